@@ -1,0 +1,212 @@
+//! The command line: every verb calyx understands, with complete `--help` texts.
+
+use clap::{Args, Parser, Subcommand};
+
+/// calyx: a terminal multiplexer for running and supervising coding agents.
+///
+/// With no command, attaches to the default session (creating it with one pane running $SHELL).
+/// Panes live in a per-user server started on demand; detach with the prefix (Ctrl-b) then d.
+#[derive(Debug, Parser)]
+#[command(name = "calyx", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a new session and attach to it (or leave it running in the background with -d).
+    #[command(visible_alias = "new-session")]
+    New(NewArgs),
+    /// Attach this terminal to a session (the most recent one, or the one named by -t).
+    #[command(visible_alias = "a")]
+    Attach(AttachArgs),
+    /// List sessions.
+    #[command(visible_alias = "list-sessions")]
+    Ls,
+    /// Kill a session and every pane in it.
+    #[command(visible_alias = "kill-session")]
+    Kill(TargetArgs),
+    /// Stop the server, killing every session.
+    KillServer,
+    /// Split a pane, starting a new one beside (-h) or below (-v, the default) it.
+    #[command(visible_alias = "split-window", disable_help_flag = true)]
+    Split(SplitArgs),
+    /// Type keys into a pane: tmux key names (Enter, Escape, C-c, Up, F1, M-x) or literal text.
+    SendKeys(SendKeysArgs),
+    /// Print a pane's text: the visible screen, or with --scrollback its whole history.
+    #[command(visible_alias = "capture-pane")]
+    Capture(CaptureArgs),
+    /// List panes with id, session, window, size, command, pid, title and cwd.
+    ListPanes(ListPanesArgs),
+    /// Focus a pane (and its window).
+    #[command(visible_alias = "select-pane")]
+    Select(TargetArgs),
+    /// Rename a session (-t SESSION NAME) or, with -w, a window (-t SESSION:WINDOW NAME).
+    Rename(RenameArgs),
+    /// Create a new window (tab) in a session.
+    NewWindow(NewWindowArgs),
+    /// List agent rows: what the agent in each pane is doing.
+    Agents(AgentsArgs),
+    /// Forward an agent CLI hook payload (stdin) to the calyx server. Installed by `calyx setup`.
+    Hook(HookArgs),
+    /// Run the server in the foreground (normally started on demand by the first client).
+    Server(ServerArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// Session name (default: the next free number).
+    #[arg(short = 's', long = "session-name")]
+    pub name: Option<String>,
+    /// Do not attach: leave the session running in the background.
+    #[arg(short = 'd', long)]
+    pub detached: bool,
+    /// Working directory of the first pane (default: the current directory).
+    #[arg(short = 'c', long = "cwd")]
+    pub cwd: Option<String>,
+    /// Command and arguments for the first pane (default: $SHELL).
+    #[arg(last = true)]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct AttachArgs {
+    /// Session to attach to (name or id; default: the most recently used).
+    #[arg(short = 't', long)]
+    pub target: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct TargetArgs {
+    /// Target: a pane id (%3 or 3), a session name, or session:window.pane.
+    #[arg(short = 't', long)]
+    pub target: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SplitArgs {
+    /// Print help (-h means horizontal here, as in tmux).
+    #[arg(long, action = clap::ArgAction::Help)]
+    pub help: Option<bool>,
+    /// Pane to split (default: the focused pane of the most recent session).
+    #[arg(short = 't', long)]
+    pub target: Option<String>,
+    /// Split left/right: the new pane goes to the right.
+    #[arg(short = 'h', long = "horizontal", conflicts_with = "vertical")]
+    pub horizontal: bool,
+    /// Split top/bottom: the new pane goes below (the default).
+    #[arg(short = 'v', long = "vertical")]
+    pub vertical: bool,
+    /// Keep focus on the current pane instead of moving it to the new one.
+    #[arg(short = 'd', long)]
+    pub detached: bool,
+    /// Working directory of the new pane (default: the split pane's).
+    #[arg(short = 'c', long = "cwd")]
+    pub cwd: Option<String>,
+    /// Command and arguments for the new pane (default: $SHELL).
+    #[arg(last = true)]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SendKeysArgs {
+    /// Pane to type into.
+    #[arg(short = 't', long)]
+    pub target: Option<String>,
+    /// Send every argument as literal text, with no key-name lookup.
+    #[arg(short = 'l', long)]
+    pub literal: bool,
+    /// Keys: names like Enter, Escape, Tab, C-c, M-x, Up, F1, PageUp, or literal text.
+    #[arg(required = true, allow_hyphen_values = true)]
+    pub keys: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CaptureArgs {
+    /// Pane to read.
+    #[arg(short = 't', long)]
+    pub target: Option<String>,
+    /// Include the whole retained history above the screen.
+    #[arg(short = 'S', long)]
+    pub scrollback: bool,
+    /// Keep colors and attributes as ANSI escape sequences.
+    #[arg(short = 'e', long)]
+    pub ansi: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ListPanesArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Only panes of this session.
+    #[arg(short = 't', long)]
+    pub target: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RenameArgs {
+    /// Session (or with -w, window as SESSION:WINDOW) to rename (default: the most recent).
+    #[arg(short = 't', long)]
+    pub target: Option<String>,
+    /// Rename a window instead of a session.
+    #[arg(short = 'w', long)]
+    pub window: bool,
+    /// The new name.
+    pub name: String,
+}
+
+#[derive(Debug, Args)]
+pub struct NewWindowArgs {
+    /// Session to add the window to.
+    #[arg(short = 't', long)]
+    pub target: Option<String>,
+    /// Window name.
+    #[arg(short = 'n', long)]
+    pub name: Option<String>,
+    /// Working directory of the window's pane.
+    #[arg(short = 'c', long = "cwd")]
+    pub cwd: Option<String>,
+    /// Keep the current window selected.
+    #[arg(short = 'd', long)]
+    pub detached: bool,
+    /// Command and arguments (default: $SHELL).
+    #[arg(last = true)]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct AgentsArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Option<AgentsCommand>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AgentsCommand {
+    /// Show the last events received for a pane and which rule put its agent in its state.
+    Explain {
+        /// Pane id.
+        pane: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// Agent CLI kind: claude-code, codex, opencode, hermes, grok, pi, gemini, copilot, kimi,
+    /// antigravity, cursor.
+    pub kind: String,
+    /// This hook is a permission gate: wait for the human's answer and print it for the CLI.
+    #[arg(long)]
+    pub approval: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    /// Stay attached to the terminal instead of detaching into the background (for debugging).
+    #[arg(long)]
+    pub foreground: bool,
+}

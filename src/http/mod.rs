@@ -1,0 +1,56 @@
+//! The agent endpoint: one HTTP/1.1 server (hyper on tokio) on 127.0.0.1, serving agent CLI hooks
+//! (`/agent-event`), permission gates (`/approval-request`), MCP (`/mcp`) and `/health`.
+//!
+//! The HTTP layer owns no calyx state. It authenticates, enforces limits, parses, and turns each
+//! request into an [`EndpointRequest`] sent to the server's owner loop, then waits for the reply.
+
+use tokio::sync::{mpsc, oneshot};
+
+/// Who is calling: the identity headers an agent's hook or MCP client sends.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    /// `X-Calyx-Session-ID`: the pane's persistent record id (tried first).
+    pub session_id: Option<String>,
+    /// `X-Calyx-Surface-ID`: the pane's surface UUID.
+    pub surface_id: Option<String>,
+    /// `X-Calyx-Agent-Kind`: which CLI is calling (claude-code when absent on hook routes).
+    pub agent_kind: Option<String>,
+}
+
+/// What a request asks of the owner loop.
+#[derive(Debug)]
+pub enum EndpointCall {
+    /// `POST /agent-event`: a lifecycle hook payload, forwarded verbatim.
+    AgentEvent {
+        identity: Identity,
+        payload: serde_json::Value,
+    },
+    /// `POST /approval-request`: a permission gate that waits for the human.
+    ApprovalRequest {
+        identity: Identity,
+        payload: serde_json::Value,
+    },
+}
+
+/// The owner loop's answer to an [`EndpointCall`].
+#[derive(Debug, PartialEq)]
+pub enum EndpointReply {
+    /// 204, no body (an accepted lifecycle event).
+    NoContent,
+    /// 200 with this JSON body (an approval decision).
+    Json(serde_json::Value),
+    /// 200 with an empty body (a gate calyx does not decide: the CLI asks itself).
+    EmptyOk,
+    /// 400 with `{"error": message}` (for example: the pane does not resolve).
+    BadRequest(String),
+}
+
+/// A request handed to the owner loop, with the channel its reply goes back on.
+#[derive(Debug)]
+pub struct EndpointRequest {
+    pub call: EndpointCall,
+    pub reply: oneshot::Sender<EndpointReply>,
+}
+
+/// The sending half the HTTP server uses to reach the owner loop.
+pub type EndpointSender = mpsc::Sender<EndpointRequest>;
