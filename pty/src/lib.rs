@@ -1,1 +1,11 @@
-//! stub
+//! calyx-pty: panes as programs in PTYs, parsed by vt100 into a screen, with a byte-log history
+//! and the answers to terminal queries that agent TUIs wait for.
+
+mod answerback;
+pub mod history;
+pub mod spawn;
+pub mod terminal;
+
+pub use answerback::Answerback;
+pub use spawn::{spawn, PaneEvents, PaneProcess, SpawnError, SpawnOptions};
+pub use terminal::{all_lines, Drained, HistoryLimits, Terminal};

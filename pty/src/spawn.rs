@@ -1,0 +1,242 @@
+//! Starting a program in a PTY, with one reader thread that parses its output into the pane's
+//! [`Terminal`] and one writer thread that feeds it input.
+//!
+//! The reader parses on its own thread (not the server's owner loop) so a flooding pane uses the
+//! second core and never delays keystrokes to another pane; the owner only hears "pane changed".
+
+use std::io::{Read, Write};
+use std::sync::mpsc as std_mpsc;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use portable_pty::{native_pty_system, ChildKiller, CommandBuilder, MasterPty, PtySize};
+
+use crate::terminal::Terminal;
+
+/// What a pane needs to start.
+#[derive(Debug, Clone, Default)]
+pub struct SpawnOptions {
+    /// Program and arguments; empty means the user's `$SHELL` (else /bin/sh).
+    pub command: Vec<String>,
+    /// Working directory (must exist; else the child starts in `$HOME`).
+    pub cwd: Option<String>,
+    /// The whole environment of the child (nothing else is inherited).
+    pub env: Vec<(String, String)>,
+    pub rows: u16,
+    pub cols: u16,
+}
+
+/// Notifications from a pane's threads to whoever owns the pane. Called from those threads.
+pub trait PaneEvents: Send + Sync + 'static {
+    /// New output was parsed into the terminal. `drained` holds replies already sent, bells and
+    /// clipboard writes.
+    fn output(&self, bells: u32, clipboard: Vec<Vec<u8>>);
+    /// The program closed the PTY and exited with this status (None when unknown).
+    fn exited(&self, status: Option<u32>);
+}
+
+/// Errors starting a pane.
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    #[error("failed to open a pty: {0}")]
+    OpenPty(String),
+    #[error("failed to start {command:?}: {reason}")]
+    Start { command: String, reason: String },
+}
+
+/// A running pane process: resize it, write to it, kill it.
+pub struct PaneProcess {
+    master: Box<dyn MasterPty + Send>,
+    input: std_mpsc::Sender<Vec<u8>>,
+    killer: Box<dyn ChildKiller + Send + Sync>,
+    pid: Option<u32>,
+}
+
+impl std::fmt::Debug for PaneProcess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PaneProcess")
+            .field("pid", &self.pid)
+            .finish()
+    }
+}
+
+/// Reads are done in chunks of this size (one `blocking` read, one parse, one notification).
+const READ_CHUNK: usize = 64 * 1024;
+
+/// Starts `options.command` in a new PTY whose output is parsed into `terminal`.
+pub fn spawn(
+    options: &SpawnOptions,
+    terminal: Arc<Mutex<Terminal>>,
+    events: Arc<dyn PaneEvents>,
+) -> Result<PaneProcess, SpawnError> {
+    let pty = native_pty_system()
+        .openpty(PtySize {
+            rows: options.rows.max(1),
+            cols: options.cols.max(1),
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .map_err(|e| SpawnError::OpenPty(e.to_string()))?;
+
+    let mut builder = if options.command.is_empty() {
+        let shell = options
+            .env
+            .iter()
+            .find(|(k, _)| k == "SHELL")
+            .map(|(_, v)| v.clone())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "/bin/sh".to_string());
+        let mut b = CommandBuilder::new(shell);
+        // A login-less interactive shell, like tmux's default-command.
+        b.args(Vec::<String>::new());
+        b
+    } else {
+        let mut b = CommandBuilder::new(&options.command[0]);
+        b.args(&options.command[1..]);
+        b
+    };
+    builder.env_clear();
+    for (k, v) in &options.env {
+        builder.env(k, v);
+    }
+    if let Some(cwd) = options
+        .cwd
+        .as_deref()
+        .filter(|c| std::path::Path::new(c).is_dir())
+    {
+        builder.cwd(cwd);
+    } else if let Some((_, home)) = options.env.iter().find(|(k, _)| k == "HOME") {
+        builder.cwd(home);
+    }
+
+    let command_text = options.command.join(" ");
+    let mut child = pty
+        .slave
+        .spawn_command(builder)
+        .map_err(|e| SpawnError::Start {
+            command: command_text.clone(),
+            reason: e.to_string(),
+        })?;
+    drop(pty.slave);
+    let pid = child.process_id();
+    let killer = child.clone_killer();
+
+    let reader = pty
+        .master
+        .try_clone_reader()
+        .map_err(|e| SpawnError::Start {
+            command: command_text.clone(),
+            reason: e.to_string(),
+        })?;
+    let writer = pty.master.take_writer().map_err(|e| SpawnError::Start {
+        command: command_text,
+        reason: e.to_string(),
+    })?;
+
+    let (input_tx, input_rx) = std_mpsc::channel::<Vec<u8>>();
+    std::thread::Builder::new()
+        .name("calyx-pane-writer".into())
+        .spawn(move || write_loop(writer, input_rx))
+        .map_err(|e| SpawnError::OpenPty(e.to_string()))?;
+
+    let replies_tx = input_tx.clone();
+    std::thread::Builder::new()
+        .name("calyx-pane-reader".into())
+        .spawn(move || {
+            read_loop(reader, &terminal, &replies_tx, events.as_ref());
+            let status = child.wait().ok().map(|s| s.exit_code());
+            events.exited(status);
+        })
+        .map_err(|e| SpawnError::OpenPty(e.to_string()))?;
+
+    Ok(PaneProcess {
+        master: pty.master,
+        input: input_tx,
+        killer,
+        pid,
+    })
+}
+
+fn read_loop(
+    mut reader: Box<dyn Read + Send>,
+    terminal: &Mutex<Terminal>,
+    replies: &std_mpsc::Sender<Vec<u8>>,
+    events: &dyn PaneEvents,
+) {
+    let mut buf = vec![0u8; READ_CHUNK];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return,
+        };
+        let drained = {
+            let mut term = terminal.lock().unwrap_or_else(PoisonError::into_inner);
+            term.process(&buf[..n]);
+            term.drain()
+        };
+        if !drained.replies.is_empty() {
+            let _ = replies.send(drained.replies);
+        }
+        events.output(drained.bells, drained.clipboard);
+    }
+}
+
+fn write_loop(mut writer: Box<dyn Write + Send>, input: std_mpsc::Receiver<Vec<u8>>) {
+    while let Ok(bytes) = input.recv() {
+        if writer
+            .write_all(&bytes)
+            .and_then(|()| writer.flush())
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+impl PaneProcess {
+    /// Queues bytes for the program's input (never blocks the caller).
+    pub fn write(&self, bytes: Vec<u8>) {
+        if !bytes.is_empty() {
+            let _ = self.input.send(bytes);
+        }
+    }
+
+    /// Tells the program its new size (SIGWINCH).
+    pub fn resize(&self, rows: u16, cols: u16) {
+        let _ = self.master.resize(PtySize {
+            rows: rows.max(1),
+            cols: cols.max(1),
+            pixel_width: 0,
+            pixel_height: 0,
+        });
+    }
+
+    /// The child's pid.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// The foreground process group leader of the PTY (what the user is running now).
+    pub fn foreground_pid(&self) -> Option<u32> {
+        self.master
+            .process_group_leader()
+            .and_then(|p| u32::try_from(p).ok())
+    }
+
+    /// Hangs up on the program: SIGHUP to its process group, as a terminal closing does.
+    pub fn hangup(&mut self) {
+        if let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) {
+            // SAFETY: kill(2) with a negative pid signals a process group; no memory is touched.
+            unsafe {
+                libc::kill(-pid, libc::SIGHUP);
+                libc::kill(pid, libc::SIGHUP);
+            }
+        }
+    }
+
+    /// Kills the program outright (SIGKILL), for one that ignores SIGHUP.
+    pub fn kill(&mut self) {
+        let _ = self.killer.kill();
+    }
+}

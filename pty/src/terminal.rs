@@ -1,0 +1,223 @@
+//! One pane's terminal: the live vt100 screen (no scrollback: fast) plus the byte-log history.
+
+use std::num::NonZeroU16;
+
+use crate::answerback::Answerback;
+use crate::history::History;
+
+/// Limits of one pane's memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryLimits {
+    /// Lines of scrollback kept (about: the byte log counts newlines, not wrapped rows).
+    pub lines: usize,
+    /// Hard cap on retained output bytes, so a runaway program cannot eat the machine.
+    pub bytes: usize,
+}
+
+impl Default for HistoryLimits {
+    fn default() -> Self {
+        Self {
+            lines: 10_000,
+            bytes: 4 << 20,
+        }
+    }
+}
+
+/// What a pane's output changed, drained after each `process` by the owner of the terminal.
+#[derive(Debug, Default)]
+pub struct Drained {
+    pub replies: Vec<u8>,
+    pub bells: u32,
+    pub clipboard: Vec<Vec<u8>>,
+}
+
+/// The terminal state of one pane.
+pub struct Terminal {
+    parser: vt100::Parser<Answerback>,
+    history: History,
+    limits: HistoryLimits,
+    /// Bumped on every change; renderers compare it to skip unchanged panes.
+    generation: u64,
+}
+
+fn dim(n: u16) -> NonZeroU16 {
+    NonZeroU16::new(n.max(1)).unwrap_or(NonZeroU16::MIN)
+}
+
+impl Terminal {
+    /// A blank terminal of the given size.
+    pub fn new(rows: u16, cols: u16, limits: HistoryLimits) -> Self {
+        Self {
+            parser: vt100::Parser::new_with_callbacks(
+                dim(rows),
+                dim(cols),
+                0,
+                Answerback::default(),
+            ),
+            history: History::new(limits.lines, limits.bytes),
+            limits,
+            generation: 0,
+        }
+    }
+
+    /// Feeds program output: it is parsed into the screen and kept in the history.
+    pub fn process(&mut self, bytes: &[u8]) {
+        self.history.push(bytes);
+        self.parser.process(bytes);
+        self.generation = self.generation.wrapping_add(1);
+    }
+
+    /// Takes what the last `process` calls produced besides screen changes.
+    pub fn drain(&mut self) -> Drained {
+        let cb = self.parser.callbacks_mut();
+        Drained {
+            replies: std::mem::take(&mut cb.replies),
+            bells: std::mem::take(&mut cb.bells),
+            clipboard: std::mem::take(&mut cb.clipboard),
+        }
+    }
+
+    /// The live screen.
+    pub fn screen(&self) -> &vt100::Screen {
+        self.parser.screen()
+    }
+
+    /// The OSC title the program set, if any.
+    pub fn title(&self) -> Option<&str> {
+        self.parser.callbacks().title.as_deref()
+    }
+
+    /// Whether the program asked for focus in/out reports (DECSET 1004).
+    pub fn wants_focus_events(&self) -> bool {
+        self.parser.callbacks().focus_events
+    }
+
+    /// Whether the program is inside a synchronized update (DECSET 2026): renderers hold the
+    /// previous frame of this pane until it ends, so agents do not flicker.
+    pub fn synchronized_output(&self) -> bool {
+        self.parser.callbacks().synchronized_output
+    }
+
+    /// Changes the size of the live screen.
+    pub fn resize(&mut self, rows: u16, cols: u16) {
+        let (r, c) = self.parser.screen().size();
+        if (r.get(), c.get()) != (rows.max(1), cols.max(1)) {
+            self.parser.screen_mut().set_size(dim(rows), dim(cols));
+            self.generation = self.generation.wrapping_add(1);
+        }
+    }
+
+    /// A counter that changes whenever the screen may have changed.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Ends a synchronized update the program never closed (used after a timeout).
+    pub fn force_end_synchronized_output(&mut self) {
+        self.parser.callbacks_mut().synchronized_output = false;
+    }
+
+    /// Retained output bytes.
+    pub fn history_bytes(&self) -> usize {
+        self.history.len_bytes()
+    }
+
+    /// Forgets the history (the screen stays).
+    pub fn clear_history(&mut self) {
+        self.history.clear();
+    }
+
+    /// Rebuilds the history as a parser with scrollback at the given width, by replaying the
+    /// retained output with query replies suppressed. The result's scrollback plus screen is the
+    /// pane's whole retained text.
+    pub fn replay_history(&self, rows: u16, cols: u16) -> vt100::Parser<Answerback> {
+        let mut replay = vt100::Parser::new_with_callbacks(
+            dim(rows),
+            dim(cols),
+            self.limits.lines,
+            Answerback {
+                mute: true,
+                ..Answerback::default()
+            },
+        );
+        for chunk in self.history.chunks() {
+            replay.process(chunk);
+        }
+        replay
+    }
+}
+
+/// Every line of a parser's scrollback and screen as plain text, oldest first, trailing blanks
+/// trimmed.
+pub fn all_lines<CB: vt100::Callbacks>(parser: &mut vt100::Parser<CB>) -> Vec<String> {
+    let (rows, cols) = parser.screen().size();
+    let rows = usize::from(rows.get());
+    parser.screen_mut().set_scrollback(usize::MAX);
+    let depth = parser.screen().scrollback();
+    let mut lines = Vec::with_capacity(depth + rows);
+    // Walk down a screen at a time from the oldest line.
+    let mut offset = depth;
+    loop {
+        parser.screen_mut().set_scrollback(offset);
+        let take = if offset == 0 { rows } else { rows.min(offset) };
+        lines.extend(
+            parser
+                .screen()
+                .rows(0, cols.get())
+                .take(take)
+                .map(|l| l.trim_end().to_string()),
+        );
+        if offset == 0 {
+            break;
+        }
+        offset = offset.saturating_sub(rows);
+    }
+    parser.screen_mut().set_scrollback(0);
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_cursor_position_and_device_attributes() {
+        let mut t = Terminal::new(24, 80, HistoryLimits::default());
+        t.process(b"hello\x1b[6n\x1b[c\x1b[>c\x1b[?2026$p");
+        let d = t.drain();
+        let text = String::from_utf8_lossy(&d.replies).to_string();
+        assert!(text.starts_with("\x1b[1;6R"), "{text:?}");
+        assert!(text.contains("\x1b[?62;22c"), "{text:?}");
+        assert!(text.contains("\x1b[>1;10;0c"), "{text:?}");
+        assert!(text.contains("\x1b[?2026;2$y"), "{text:?}");
+    }
+
+    #[test]
+    fn tracks_title_focus_and_sync_modes() {
+        let mut t = Terminal::new(24, 80, HistoryLimits::default());
+        t.process(b"\x1b]2;agent at work\x07\x1b[?1004h\x1b[?2026h");
+        assert_eq!(t.title(), Some("agent at work"));
+        assert!(t.wants_focus_events());
+        assert!(t.synchronized_output());
+        t.process(b"\x1b[?2026$p\x1b[?2026l");
+        assert!(!t.synchronized_output());
+        let replies = t.drain().replies;
+        assert_eq!(replies, b"\x1b[?2026;1$y");
+    }
+
+    #[test]
+    fn history_replays_into_scrollback_without_answering() {
+        let mut t = Terminal::new(5, 20, HistoryLimits::default());
+        for i in 0..100 {
+            t.process(format!("line {i}\r\n").as_bytes());
+        }
+        t.process(b"\x1b[6n");
+        let _ = t.drain();
+        let mut replay = t.replay_history(5, 20);
+        assert!(replay.callbacks().replies.is_empty());
+        let lines = all_lines(&mut replay);
+        assert_eq!(lines.first().map(String::as_str), Some("line 0"));
+        assert!(lines.iter().any(|l| l == "line 99"));
+        assert_eq!(lines.iter().filter(|l| l.starts_with("line ")).count(), 100);
+    }
+}
