@@ -4,6 +4,17 @@
 //! start real pieces (the HTTP endpoint, the server) in-process.
 
 pub mod agents;
+pub mod agents_cli;
 pub mod cli;
+pub mod client;
+pub mod commands;
+pub mod commands_cli;
+pub mod config;
+pub mod hook;
 pub mod http;
+pub mod input;
+pub mod keys;
+pub mod layout;
 pub mod paths;
+pub mod protocol;
+pub mod server;

@@ -27,9 +27,9 @@ pub struct SpawnOptions {
 
 /// Notifications from a pane's threads to whoever owns the pane. Called from those threads.
 pub trait PaneEvents: Send + Sync + 'static {
-    /// New output was parsed into the terminal. `drained` holds replies already sent, bells and
-    /// clipboard writes.
-    fn output(&self, bells: u32, clipboard: Vec<Vec<u8>>);
+    /// New output was parsed into the terminal (query replies were already written back; bells
+    /// and clipboard writes wait in the terminal for `take_events`).
+    fn output(&self);
     /// The program closed the PTY and exited with this status (None when unknown).
     fn exited(&self, status: Option<u32>);
 }
@@ -170,15 +170,15 @@ fn read_loop(
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => return,
         };
-        let drained = {
+        let answers = {
             let mut term = terminal.lock().unwrap_or_else(PoisonError::into_inner);
             term.process(&buf[..n]);
-            term.drain()
+            term.take_replies()
         };
-        if !drained.replies.is_empty() {
-            let _ = replies.send(drained.replies);
+        if !answers.is_empty() {
+            let _ = replies.send(answers);
         }
-        events.output(drained.bells, drained.clipboard);
+        events.output();
     }
 }
 

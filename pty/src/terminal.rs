@@ -67,7 +67,22 @@ impl Terminal {
         self.generation = self.generation.wrapping_add(1);
     }
 
-    /// Takes what the last `process` calls produced besides screen changes.
+    /// Takes the query replies the last `process` calls produced (the reader thread writes them
+    /// back to the program at once).
+    pub fn take_replies(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.parser.callbacks_mut().replies)
+    }
+
+    /// Takes the bells and clipboard writes since the last call (the owner acts on them).
+    pub fn take_events(&mut self) -> (u32, Vec<Vec<u8>>) {
+        let cb = self.parser.callbacks_mut();
+        (
+            std::mem::take(&mut cb.bells),
+            std::mem::take(&mut cb.clipboard),
+        )
+    }
+
+    /// Takes everything the last `process` calls produced besides screen changes.
     pub fn drain(&mut self) -> Drained {
         let cb = self.parser.callbacks_mut();
         Drained {

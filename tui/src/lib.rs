@@ -1,1 +1,12 @@
-//! stub
+//! calyx-tui: ratatui widgets over borrowed view data. The server builds the views from its
+//! state; nothing here knows about sessions, sockets or agents.
+
+pub mod border;
+pub mod help;
+pub mod pane;
+pub mod status;
+
+pub use border::BorderView;
+pub use help::{HelpEntry, HelpView};
+pub use pane::{Highlight, HighlightKind, PaneView};
+pub use status::{StatusView, WindowTab};

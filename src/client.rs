@@ -1,0 +1,193 @@
+//! The client side: start the server on demand, send one-shot requests, and attach a terminal.
+//!
+//! An attached client owns nothing but its terminal: raw mode, the alternate screen, mouse and
+//! paste modes; it forwards input bytes and draws what the server sends. Losing the terminal
+//! (SIGHUP from a dropped SSH connection, a killed terminal) only detaches.
+
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::UnixStream;
+
+use crate::paths;
+use crate::protocol::{
+    encode_message, encode_raw, read_frame, ClientMessage, Frame, Request, Response, ServerMessage,
+};
+
+/// Connects to the server, starting it when none runs.
+pub async fn connect_or_start() -> anyhow::Result<UnixStream> {
+    let socket = paths::socket_path();
+    if let Ok(stream) = UnixStream::connect(&socket).await {
+        return Ok(stream);
+    }
+    start_server(&socket)?;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let mut delay = Duration::from_millis(2);
+    loop {
+        match UnixStream::connect(&socket).await {
+            Ok(stream) => return Ok(stream),
+            Err(e) if tokio::time::Instant::now() >= deadline => {
+                return Err(e).with_context(|| {
+                    format!("the calyx server did not start on {}", socket.display())
+                })
+            }
+            Err(_) => {
+                tokio::time::sleep(delay).await;
+                delay = (delay * 2).min(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+/// Connects to a running server only (for commands that make no sense without one).
+pub async fn connect_existing() -> anyhow::Result<UnixStream> {
+    let socket = paths::socket_path();
+    UnixStream::connect(&socket)
+        .await
+        .with_context(|| format!("no calyx server running on {}", socket.display()))
+}
+
+/// Starts `calyx server` in the background, in its own session, detached from this terminal.
+fn start_server(socket: &Path) -> anyhow::Result<()> {
+    let exe = std::env::current_exe().context("failed to find the calyx binary")?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("server")
+        .env("CALYX_SOCKET", socket)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    // SAFETY: setsid is async-signal-safe and touches no memory of this process.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    cmd.spawn().context("failed to start the calyx server")?;
+    Ok(())
+}
+
+/// Sends one request and waits for its response.
+pub async fn request(stream: &mut UnixStream, request: Request) -> anyhow::Result<Response> {
+    stream
+        .write_all(&encode_message(&ClientMessage::Request(request)))
+        .await?;
+    loop {
+        match read_frame::<_, ServerMessage>(stream)
+            .await
+            .context("the server closed the connection")?
+        {
+            Frame::Message(ServerMessage::Response(r)) => return Ok(r),
+            Frame::Message(ServerMessage::Exit { message }) => bail!("{message}"),
+            Frame::Raw(_) => continue,
+        }
+    }
+}
+
+/// The terminal size of stdin/stdout, if it is a terminal.
+pub fn terminal_size() -> Option<(u16, u16)> {
+    crossterm::terminal::size().ok().map(|(c, r)| (r, c))
+}
+
+/// Environment passed to new sessions: this client's, without variables that would confuse a
+/// program in a pane about which multiplexer it runs in.
+pub fn session_env() -> Vec<(String, String)> {
+    std::env::vars()
+        .filter(|(k, _)| {
+            !matches!(
+                k.as_str(),
+                "TMUX" | "TMUX_PANE" | "CALYX_SOCKET" | "ZELLIJ" | "ZELLIJ_SESSION_NAME"
+            )
+        })
+        .collect()
+}
+
+/// Restores the terminal even when attach ends by an error.
+struct TerminalGuard;
+
+const ENTER: &str = "\x1b[?1049h\x1b[H\x1b[2J\x1b[?2004h\x1b[?1004h";
+const MOUSE_ON: &str = "\x1b[?1000h\x1b[?1002h\x1b[?1006h";
+const LEAVE: &str =
+    "\x1b[?1000l\x1b[?1002l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[0 q\x1b[?25h\x1b[0m\x1b[?1049l";
+
+impl TerminalGuard {
+    fn enter(mouse: bool) -> anyhow::Result<Self> {
+        crossterm::terminal::enable_raw_mode().context("failed to put the terminal in raw mode")?;
+        let mut out = std::io::stdout();
+        let _ = out.write_all(ENTER.as_bytes());
+        if mouse {
+            let _ = out.write_all(MOUSE_ON.as_bytes());
+        }
+        let _ = out.flush();
+        Ok(Self)
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        let mut out = std::io::stdout();
+        let _ = out.write_all(LEAVE.as_bytes());
+        let _ = out.flush();
+        let _ = crossterm::terminal::disable_raw_mode();
+    }
+}
+
+/// Attaches this terminal; returns the message to print after detaching.
+pub async fn attach(mut stream: UnixStream, attach: ClientMessage) -> anyhow::Result<String> {
+    use tokio::signal::unix::{signal, SignalKind};
+    if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        bail!("calyx needs a terminal to attach (stdin is not a tty); use -d to start detached");
+    }
+    stream.write_all(&encode_message(&attach)).await?;
+    let mouse = true;
+    let _guard = TerminalGuard::enter(mouse)?;
+    let (mut reader, mut writer) = stream.into_split();
+    let mut winch = signal(SignalKind::window_change())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    let mut term = signal(SignalKind::terminate())?;
+    let mut stdin = tokio::io::stdin();
+    let mut stdout = tokio::io::stdout();
+    let mut buf = vec![0u8; 64 * 1024];
+    let server_frames = async move {
+        loop {
+            match read_frame::<_, ServerMessage>(&mut reader).await {
+                Ok(Frame::Raw(bytes)) => {
+                    if stdout.write_all(&bytes).await.is_err() || stdout.flush().await.is_err() {
+                        return "lost the terminal".to_string();
+                    }
+                }
+                Ok(Frame::Message(ServerMessage::Exit { message })) => return message,
+                Ok(Frame::Message(ServerMessage::Response(Response::Error(e)))) => return e,
+                Ok(Frame::Message(_)) => {}
+                Err(_) => return "server exited".to_string(),
+            }
+        }
+    };
+    tokio::pin!(server_frames);
+    let message = loop {
+        tokio::select! {
+            message = &mut server_frames => break message,
+            n = stdin.read(&mut buf) => match n {
+                Ok(0) | Err(_) => break "detached (lost the terminal)".to_string(),
+                Ok(n) => {
+                    if writer.write_all(&encode_raw(&buf[..n])).await.is_err() {
+                        break "server exited".to_string();
+                    }
+                }
+            },
+            _ = winch.recv() => {
+                if let Some((rows, cols)) = terminal_size() {
+                    let _ = writer.write_all(&encode_message(&ClientMessage::Resize { rows, cols })).await;
+                }
+            }
+            _ = hup.recv() => break "detached (hangup)".to_string(),
+            _ = term.recv() => break "detached (terminated)".to_string(),
+        }
+    };
+    Ok(message)
+}

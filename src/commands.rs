@@ -1,0 +1,396 @@
+//! The one command table: every action a key can trigger, its name (used in the config, the
+//! `:` prompt and the help overlay), its description and default keys. The keymap refers to names,
+//! the help overlay is generated from this table, and dispatch goes through it.
+
+use std::collections::HashMap;
+
+use crate::keys::Key;
+use crate::layout::{Direction, SplitDir};
+
+/// What a binding does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    Split(SplitDir),
+    NextPane,
+    PreviousPane,
+    SelectPane(Direction),
+    ResizePane(Direction),
+    KillPane,
+    Zoom,
+    NewWindow,
+    RenameWindow,
+    RenameSession,
+    NextWindow,
+    PreviousWindow,
+    LastWindow,
+    SelectWindow(u8),
+    KillWindow,
+    Detach,
+    CopyMode,
+    Paste,
+    Help,
+    CommandPrompt,
+    SendPrefix,
+    Equalize,
+    ToggleSidebar,
+    JumpBlocked,
+    ClearHistory,
+}
+
+/// One row of the command table.
+#[derive(Debug, Clone, Copy)]
+pub struct CommandSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Keys pressed after the prefix.
+    pub default_keys: &'static [&'static str],
+    pub action: Action,
+}
+
+macro_rules! cmd {
+    ($name:expr, $desc:expr, [$($key:expr),*], $action:expr) => {
+        CommandSpec { name: $name, description: $desc, default_keys: &[$($key),*], action: $action }
+    };
+}
+
+/// Every command, in help order.
+pub const COMMANDS: &[CommandSpec] = &[
+    cmd!(
+        "split-window -h",
+        "split the pane left/right",
+        ["%"],
+        Action::Split(SplitDir::Horizontal)
+    ),
+    cmd!(
+        "split-window -v",
+        "split the pane top/bottom",
+        ["\""],
+        Action::Split(SplitDir::Vertical)
+    ),
+    cmd!(
+        "select-pane -t :.+",
+        "focus the next pane",
+        ["o"],
+        Action::NextPane
+    ),
+    cmd!(
+        "select-pane -t :.-",
+        "focus the previous pane",
+        [";"],
+        Action::PreviousPane
+    ),
+    cmd!(
+        "select-pane -L",
+        "focus the pane to the left",
+        ["Left"],
+        Action::SelectPane(Direction::Left)
+    ),
+    cmd!(
+        "select-pane -R",
+        "focus the pane to the right",
+        ["Right"],
+        Action::SelectPane(Direction::Right)
+    ),
+    cmd!(
+        "select-pane -U",
+        "focus the pane above",
+        ["Up"],
+        Action::SelectPane(Direction::Up)
+    ),
+    cmd!(
+        "select-pane -D",
+        "focus the pane below",
+        ["Down"],
+        Action::SelectPane(Direction::Down)
+    ),
+    cmd!(
+        "resize-pane -L",
+        "move the border left",
+        ["C-Left", "M-Left"],
+        Action::ResizePane(Direction::Left)
+    ),
+    cmd!(
+        "resize-pane -R",
+        "move the border right",
+        ["C-Right", "M-Right"],
+        Action::ResizePane(Direction::Right)
+    ),
+    cmd!(
+        "resize-pane -U",
+        "move the border up",
+        ["C-Up", "M-Up"],
+        Action::ResizePane(Direction::Up)
+    ),
+    cmd!(
+        "resize-pane -D",
+        "move the border down",
+        ["C-Down", "M-Down"],
+        Action::ResizePane(Direction::Down)
+    ),
+    cmd!(
+        "resize-pane -Z",
+        "zoom the pane to fill the window, or unzoom",
+        ["z"],
+        Action::Zoom
+    ),
+    cmd!(
+        "select-layout -E",
+        "make all panes in the window equal",
+        ["E"],
+        Action::Equalize
+    ),
+    cmd!(
+        "kill-pane",
+        "close the pane (its program gets SIGHUP)",
+        ["x"],
+        Action::KillPane
+    ),
+    cmd!("new-window", "create a window", ["c"], Action::NewWindow),
+    cmd!(
+        "rename-window",
+        "rename the window",
+        [","],
+        Action::RenameWindow
+    ),
+    cmd!(
+        "rename-session",
+        "rename the session",
+        ["$"],
+        Action::RenameSession
+    ),
+    cmd!(
+        "next-window",
+        "go to the next window",
+        ["n"],
+        Action::NextWindow
+    ),
+    cmd!(
+        "previous-window",
+        "go to the previous window",
+        ["p"],
+        Action::PreviousWindow
+    ),
+    cmd!(
+        "last-window",
+        "go to the last used window",
+        ["l"],
+        Action::LastWindow
+    ),
+    cmd!(
+        "kill-window",
+        "close the window and its panes",
+        ["&"],
+        Action::KillWindow
+    ),
+    cmd!(
+        "select-window -t 0",
+        "go to window 0",
+        ["0"],
+        Action::SelectWindow(0)
+    ),
+    cmd!(
+        "select-window -t 1",
+        "go to window 1",
+        ["1"],
+        Action::SelectWindow(1)
+    ),
+    cmd!(
+        "select-window -t 2",
+        "go to window 2",
+        ["2"],
+        Action::SelectWindow(2)
+    ),
+    cmd!(
+        "select-window -t 3",
+        "go to window 3",
+        ["3"],
+        Action::SelectWindow(3)
+    ),
+    cmd!(
+        "select-window -t 4",
+        "go to window 4",
+        ["4"],
+        Action::SelectWindow(4)
+    ),
+    cmd!(
+        "select-window -t 5",
+        "go to window 5",
+        ["5"],
+        Action::SelectWindow(5)
+    ),
+    cmd!(
+        "select-window -t 6",
+        "go to window 6",
+        ["6"],
+        Action::SelectWindow(6)
+    ),
+    cmd!(
+        "select-window -t 7",
+        "go to window 7",
+        ["7"],
+        Action::SelectWindow(7)
+    ),
+    cmd!(
+        "select-window -t 8",
+        "go to window 8",
+        ["8"],
+        Action::SelectWindow(8)
+    ),
+    cmd!(
+        "select-window -t 9",
+        "go to window 9",
+        ["9"],
+        Action::SelectWindow(9)
+    ),
+    cmd!(
+        "detach-client",
+        "detach; every pane keeps running",
+        ["d"],
+        Action::Detach
+    ),
+    cmd!(
+        "copy-mode",
+        "scroll, search and copy the pane's history",
+        ["["],
+        Action::CopyMode
+    ),
+    cmd!(
+        "paste-buffer",
+        "paste the last copy into the pane",
+        ["]"],
+        Action::Paste
+    ),
+    cmd!(
+        "clear-history",
+        "forget the pane's scrollback",
+        ["C-k"],
+        Action::ClearHistory
+    ),
+    cmd!(
+        "toggle-sidebar",
+        "show or hide the agents sidebar",
+        ["a"],
+        Action::ToggleSidebar
+    ),
+    cmd!(
+        "jump-blocked",
+        "go to the agent waiting longest for you",
+        ["b"],
+        Action::JumpBlocked
+    ),
+    cmd!("list-keys", "show this help", ["?"], Action::Help),
+    cmd!(
+        "command-prompt",
+        "type a command (any name in this list)",
+        [":"],
+        Action::CommandPrompt
+    ),
+    cmd!(
+        "send-prefix",
+        "send the prefix key itself to the pane",
+        ["C-b"],
+        Action::SendPrefix
+    ),
+];
+
+/// Finds a command by its name (or a unique alias without flags, like `kill-pane`).
+pub fn find(name: &str) -> Option<&'static CommandSpec> {
+    let name = name.trim();
+    COMMANDS.iter().find(|c| c.name == name).or_else(|| {
+        let short = match name {
+            "split-window" | "split" => "split-window -v",
+            "zoom" => "resize-pane -Z",
+            "detach" => "detach-client",
+            "help" => "list-keys",
+            "paste" => "paste-buffer",
+            "next" => "next-window",
+            "prev" | "previous" => "previous-window",
+            _ => return None,
+        };
+        COMMANDS.iter().find(|c| c.name == short)
+    })
+}
+
+/// Keys after the prefix mapped to actions.
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    pub prefix: Key,
+    pub bindings: HashMap<Key, Action>,
+}
+
+impl Keymap {
+    /// The default bindings with `prefix`. A prefix other than C-b moves send-prefix onto itself.
+    pub fn defaults(prefix: Key) -> Self {
+        let mut bindings = HashMap::new();
+        for spec in COMMANDS {
+            for key in spec.default_keys {
+                if let Some(k) = Key::parse(key) {
+                    bindings.insert(k, spec.action);
+                }
+            }
+        }
+        if prefix != Key::ctrl('b') {
+            bindings.remove(&Key::ctrl('b'));
+            bindings.insert(prefix, Action::SendPrefix);
+        }
+        Self { prefix, bindings }
+    }
+
+    /// The action bound to `key` after the prefix.
+    pub fn lookup(&self, key: &Key) -> Option<Action> {
+        self.bindings.get(key).copied()
+    }
+
+    /// Keys bound to an action, sorted, for the help overlay.
+    pub fn keys_for(&self, action: Action) -> Vec<String> {
+        let mut keys: Vec<String> = self
+            .bindings
+            .iter()
+            .filter(|(_, a)| **a == action)
+            .map(|(k, _)| k.name())
+            .collect();
+        keys.sort();
+        keys
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::KeyCode;
+
+    #[test]
+    fn tmux_defaults_are_bound() {
+        let km = Keymap::defaults(Key::ctrl('b'));
+        let look = |n: &str| Key::parse(n).and_then(|k| km.lookup(&k));
+        assert_eq!(look("%"), Some(Action::Split(SplitDir::Horizontal)));
+        assert_eq!(look("\""), Some(Action::Split(SplitDir::Vertical)));
+        assert_eq!(look("d"), Some(Action::Detach));
+        assert_eq!(look("z"), Some(Action::Zoom));
+        assert_eq!(look("3"), Some(Action::SelectWindow(3)));
+        assert_eq!(look("C-b"), Some(Action::SendPrefix));
+        assert_eq!(look("["), Some(Action::CopyMode));
+        assert_eq!(look("?"), Some(Action::Help));
+        assert_eq!(km.lookup(&Key::plain(KeyCode::Char('Q'))), None);
+    }
+
+    #[test]
+    fn another_prefix_sends_itself() {
+        let km = Keymap::defaults(Key::ctrl('a'));
+        assert_eq!(km.lookup(&Key::ctrl('a')), Some(Action::SendPrefix));
+        assert_eq!(km.lookup(&Key::ctrl('b')), None);
+    }
+
+    #[test]
+    fn every_command_has_a_unique_name_and_is_findable() {
+        let mut names: Vec<_> = COMMANDS.iter().map(|c| c.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), COMMANDS.len());
+        assert_eq!(find("kill-pane").map(|c| c.action), Some(Action::KillPane));
+        assert_eq!(
+            find("split-window").map(|c| c.action),
+            Some(Action::Split(SplitDir::Vertical))
+        );
+    }
+}

@@ -1,0 +1,270 @@
+//! Runs each `calyx <verb>` as a client of the server and prints the answer.
+
+use std::process::ExitCode;
+
+use crate::cli::{AgentsCommand, Command};
+use crate::client;
+use crate::protocol::{ClientMessage, NewSession, PaneInfo, Request, Response};
+
+/// The default target of a command run inside a calyx pane: that pane (like tmux's TMUX_PANE).
+fn default_target(target: Option<String>) -> Option<String> {
+    target.or_else(|| {
+        let ours =
+            std::env::var("CALYX").ok()? == crate::paths::socket_path().display().to_string();
+        ours.then(|| std::env::var("CALYX_PANE_ID").ok()).flatten()
+    })
+}
+
+fn cwd() -> Option<String> {
+    std::env::current_dir()
+        .ok()
+        .map(|p| p.display().to_string())
+}
+
+/// Runs a client command; None means plain `calyx` (attach or create the default session).
+pub async fn run(command: Option<Command>) -> ExitCode {
+    match execute(command).await {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("calyx: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn one_shot(request: Request, start: bool) -> anyhow::Result<Response> {
+    let mut stream = if start {
+        client::connect_or_start().await?
+    } else {
+        client::connect_existing().await?
+    };
+    client::request(&mut stream, request).await
+}
+
+fn print_response(response: Response) -> ExitCode {
+    match response {
+        Response::Ok | Response::Created { .. } => ExitCode::SUCCESS,
+        Response::Text(t) => {
+            print!("{t}");
+            ExitCode::SUCCESS
+        }
+        Response::Json(v) => {
+            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            ExitCode::SUCCESS
+        }
+        Response::Error(e) => {
+            eprintln!("calyx: {e}");
+            ExitCode::FAILURE
+        }
+        Response::Sessions(sessions) => {
+            if sessions.is_empty() {
+                eprintln!("calyx: no sessions");
+                return ExitCode::FAILURE;
+            }
+            for s in sessions {
+                let attached = if s.attached > 0 { " (attached)" } else { "" };
+                println!(
+                    "{}: {} windows, {} panes [{}x{}]{}",
+                    s.name, s.windows, s.panes, s.cols, s.rows, attached
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Response::Panes(panes) => {
+            print_panes(&panes);
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn print_panes(panes: &[PaneInfo]) {
+    println!(
+        "{:<6} {:<12} {:<10} {:<9} {:<8} {:<12} {:<20} CWD",
+        "ID", "SESSION", "WINDOW", "SIZE", "PID", "COMMAND", "TITLE"
+    );
+    for p in panes {
+        let focus = if p.focused { "*" } else { "" };
+        println!(
+            "{:<6} {:<12} {:<10} {:<9} {:<8} {:<12} {:<20} {}",
+            format!("{}{focus}", p.id),
+            p.session,
+            format!("{}.{}", p.window, p.index),
+            format!("{}x{}", p.cols, p.rows),
+            p.pid.map(|p| p.to_string()).unwrap_or_default(),
+            p.command,
+            p.title.chars().take(20).collect::<String>(),
+            p.cwd
+        );
+    }
+}
+
+async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
+    let (rows, cols) = client::terminal_size().unwrap_or((24, 80));
+    let attach = |target: Option<String>, create: Option<NewSession>, create_if_missing: bool| {
+        ClientMessage::Attach {
+            target,
+            create,
+            create_if_missing,
+            rows,
+            cols,
+        }
+    };
+    let response = match command {
+        None => {
+            let spec = NewSession {
+                name: None,
+                cwd: cwd(),
+                command: Vec::new(),
+                env: client::session_env(),
+            };
+            return attach_and_report(attach(None, Some(spec), true), true).await;
+        }
+        Some(Command::Attach(args)) => {
+            return attach_and_report(attach(args.target, None, false), false).await
+        }
+        Some(Command::New(args)) => {
+            let spec = NewSession {
+                name: args.name,
+                cwd: args.cwd.or_else(cwd),
+                command: args.command,
+                env: client::session_env(),
+            };
+            if args.detached {
+                one_shot(Request::NewSession { spec, rows, cols }, true).await?
+            } else {
+                return attach_and_report(attach(None, Some(spec), false), true).await;
+            }
+        }
+        Some(Command::Ls) => one_shot(Request::ListSessions, false).await?,
+        Some(Command::Kill(args)) => {
+            one_shot(
+                Request::KillSession {
+                    target: args.target,
+                },
+                false,
+            )
+            .await?
+        }
+        Some(Command::KillServer) => match one_shot(Request::KillServer, false).await {
+            Ok(r) => r,
+            Err(_) => Response::Ok,
+        },
+        Some(Command::Split(args)) => {
+            one_shot(
+                Request::Split {
+                    target: default_target(args.target),
+                    horizontal: args.horizontal,
+                    detached: args.detached,
+                    cwd: args.cwd,
+                    command: args.command,
+                },
+                false,
+            )
+            .await?
+        }
+        Some(Command::NewWindow(args)) => {
+            one_shot(
+                Request::NewWindow {
+                    target: default_target(args.target),
+                    name: args.name,
+                    cwd: args.cwd.or_else(cwd),
+                    detached: args.detached,
+                    command: args.command,
+                },
+                false,
+            )
+            .await?
+        }
+        Some(Command::SendKeys(args)) => {
+            one_shot(
+                Request::SendKeys {
+                    target: default_target(args.target),
+                    keys: args.keys,
+                    literal: args.literal,
+                },
+                false,
+            )
+            .await?
+        }
+        Some(Command::Capture(args)) => {
+            one_shot(
+                Request::Capture {
+                    target: default_target(args.target),
+                    scrollback: args.scrollback,
+                    ansi: args.ansi,
+                },
+                false,
+            )
+            .await?
+        }
+        Some(Command::ListPanes(args)) => {
+            let response = one_shot(
+                Request::ListPanes {
+                    target: args.target,
+                },
+                false,
+            )
+            .await?;
+            if let (true, Response::Panes(panes)) = (args.json, &response) {
+                println!("{}", serde_json::to_string_pretty(panes)?);
+                return Ok(ExitCode::SUCCESS);
+            }
+            response
+        }
+        Some(Command::Select(args)) => {
+            one_shot(
+                Request::Select {
+                    target: default_target(args.target),
+                },
+                false,
+            )
+            .await?
+        }
+        Some(Command::Rename(args)) => {
+            one_shot(
+                Request::Rename {
+                    target: args.target,
+                    window: args.window,
+                    name: args.name,
+                },
+                false,
+            )
+            .await?
+        }
+        Some(Command::Agents(args)) => match args.command {
+            Some(AgentsCommand::Explain { pane }) => {
+                one_shot(Request::AgentsExplain { pane }, false).await?
+            }
+            None => {
+                let response = one_shot(Request::Agents, false).await?;
+                return Ok(crate::agents_cli::print(response, args.json));
+            }
+        },
+        Some(Command::Hook(args)) => return Ok(crate::hook::run(&args.kind, args.approval)),
+        Some(Command::Server(_)) => unreachable_server(),
+    };
+    Ok(print_response(response))
+}
+
+fn unreachable_server() -> Response {
+    Response::Error("`calyx server` runs in the foreground process, not as a client".into())
+}
+
+async fn attach_and_report(message: ClientMessage, start: bool) -> anyhow::Result<ExitCode> {
+    let stream = if start {
+        client::connect_or_start().await?
+    } else {
+        client::connect_existing().await?
+    };
+    let text = client::attach(stream, message).await?;
+    println!("[{text}]");
+    let failed = text.starts_with("can't")
+        || text.starts_with("no sessions")
+        || text.starts_with("duplicate")
+        || text.starts_with("bad");
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}

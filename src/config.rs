@@ -1,0 +1,204 @@
+//! `~/.config/calyx/config.toml`. A broken file never stops calyx: the error names the file, line
+//! and key, and calyx starts with defaults (for that key, or for everything when the TOML itself
+//! does not parse).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::commands::{self, Keymap};
+use crate::keys::Key;
+
+/// The file as written by the user; every field optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    prefix: Option<String>,
+    mouse: Option<bool>,
+    scrollback_lines: Option<usize>,
+    scrollback_bytes: Option<usize>,
+    remain_on_exit: Option<bool>,
+    sidebar: Option<bool>,
+    bell: Option<bool>,
+    osc9: Option<bool>,
+    osc777: Option<bool>,
+    #[serde(default)]
+    keys: BTreeMap<String, String>,
+}
+
+/// The settings in force.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub keymap: Keymap,
+    pub mouse: bool,
+    pub scrollback_lines: usize,
+    pub scrollback_bytes: usize,
+    /// Keep a pane whose program exited, showing "[exited N]", instead of closing it.
+    pub remain_on_exit: bool,
+    /// Show the agents sidebar when a session starts.
+    pub sidebar: bool,
+    pub bell: bool,
+    pub osc9: bool,
+    pub osc777: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            keymap: Keymap::defaults(Key::ctrl('b')),
+            mouse: true,
+            scrollback_lines: 10_000,
+            scrollback_bytes: 4 << 20,
+            remain_on_exit: false,
+            sidebar: false,
+            bell: true,
+            osc9: true,
+            osc777: true,
+        }
+    }
+}
+
+impl Config {
+    /// Loads the config file; returns the config and the problems found (empty when clean).
+    pub fn load(path: &Path) -> (Config, Vec<String>) {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::parse(&text, path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Config::default(), Vec::new()),
+            Err(e) => (
+                Config::default(),
+                vec![format!(
+                    "{}: cannot read: {e}; using defaults",
+                    path.display()
+                )],
+            ),
+        }
+    }
+
+    /// Parses config text; `path` is only used in messages.
+    pub fn parse(text: &str, path: &Path) -> (Config, Vec<String>) {
+        let raw: RawConfig = match toml::from_str(text) {
+            Ok(raw) => raw,
+            Err(e) => {
+                let line = e
+                    .span()
+                    .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+                let at = line.map(|l| format!(" line {l}:")).unwrap_or_default();
+                let msg = e.message().replace('\n', " ");
+                return (
+                    Config::default(),
+                    vec![format!("{}:{at} {msg}; using defaults", path.display())],
+                );
+            }
+        };
+        let mut errors = Vec::new();
+        let mut config = Config::default();
+        let line_of = |key: &str| {
+            text.lines()
+                .position(|l| l.trim_start().trim_start_matches('"').starts_with(key))
+                .map(|i| format!(" line {}:", i + 1))
+                .unwrap_or_default()
+        };
+        if let Some(prefix) = raw.prefix {
+            match Key::parse(&prefix) {
+                Some(key) => config.keymap = Keymap::defaults(key),
+                None => errors.push(format!(
+                    "{}:{} key `prefix`: {prefix:?} is not a key name (try \"C-a\"); using C-b",
+                    path.display(),
+                    line_of("prefix")
+                )),
+            }
+        }
+        config.mouse = raw.mouse.unwrap_or(config.mouse);
+        if let Some(lines) = raw.scrollback_lines {
+            config.scrollback_lines = lines.min(1_000_000);
+        }
+        if let Some(bytes) = raw.scrollback_bytes {
+            config.scrollback_bytes = bytes.clamp(64 << 10, 1 << 30);
+        }
+        config.remain_on_exit = raw.remain_on_exit.unwrap_or(false);
+        config.sidebar = raw.sidebar.unwrap_or(false);
+        config.bell = raw.bell.unwrap_or(true);
+        config.osc9 = raw.osc9.unwrap_or(true);
+        config.osc777 = raw.osc777.unwrap_or(true);
+        for (key_name, command) in raw.keys {
+            let Some(key) = Key::parse(&key_name) else {
+                errors.push(format!(
+                    "{}:{} key `keys.{key_name}`: not a key name; binding ignored",
+                    path.display(),
+                    line_of(&key_name)
+                ));
+                continue;
+            };
+            if command == "none" || command.is_empty() {
+                config.keymap.bindings.remove(&key);
+                continue;
+            }
+            match commands::find(&command) {
+                Some(spec) => {
+                    config.keymap.bindings.insert(key, spec.action);
+                }
+                None => errors.push(format!(
+                    "{}:{} key `keys.{key_name}`: unknown command {command:?} (see prefix ?); binding ignored",
+                    path.display(),
+                    line_of(&key_name)
+                )),
+            }
+        }
+        (config, errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::Action;
+    use crate::layout::SplitDir;
+
+    fn p() -> &'static Path {
+        Path::new("/home/u/.config/calyx/config.toml")
+    }
+
+    #[test]
+    fn empty_file_is_defaults() {
+        let (c, errors) = Config::parse("", p());
+        assert!(errors.is_empty());
+        assert!(c.mouse);
+        assert_eq!(c.scrollback_lines, 10_000);
+    }
+
+    #[test]
+    fn rebinding_and_unbinding() {
+        let text = "prefix = \"C-a\"\nmouse = false\n[keys]\n\"|\" = \"split-window -h\"\n\"%\" = \"none\"\n";
+        let (c, errors) = Config::parse(text, p());
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(c.keymap.prefix, Key::ctrl('a'));
+        assert!(!c.mouse);
+        let bar = Key::parse("|").map(|k| c.keymap.lookup(&k));
+        assert_eq!(bar, Some(Some(Action::Split(SplitDir::Horizontal))));
+        assert_eq!(Key::parse("%").and_then(|k| c.keymap.lookup(&k)), None);
+    }
+
+    #[test]
+    fn broken_toml_names_file_and_line() {
+        let (c, errors) = Config::parse("mouse = true\nscrollback_lines = \"many\"\n", p());
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].contains("config.toml"), "{}", errors[0]);
+        assert!(errors[0].contains("line 2"), "{}", errors[0]);
+        assert!(c.mouse);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_bindings_are_named() {
+        let (_, errors) = Config::parse("mouse = true\nfancy = 1\n", p());
+        assert!(errors[0].contains("fancy"), "{errors:?}");
+        let (c, errors) = Config::parse("[keys]\n\"q\" = \"explode\"\n", p());
+        assert!(
+            errors[0].contains("keys.q")
+                && errors[0].contains("explode")
+                && errors[0].contains("line 2"),
+            "{errors:?}"
+        );
+        assert!(c.keymap.lookup(&Key::ctrl('b')).is_some());
+    }
+}

@@ -1,0 +1,225 @@
+//! The socket protocol between `calyx` clients and the server.
+//!
+//! A frame is a 4-byte big-endian length, a 1-byte tag and a payload. Tag 0 carries raw terminal
+//! bytes (keyboard input up, screen output down) with no encoding cost on the hot path; tag 1
+//! carries a JSON control message.
+
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+use crate::layout::PaneId;
+
+/// Largest frame accepted; a peer sending more is cut off rather than buffered.
+pub const MAX_FRAME: usize = 64 << 20;
+
+const TAG_RAW: u8 = 0;
+const TAG_JSON: u8 = 1;
+
+/// A decoded frame.
+#[derive(Debug)]
+pub enum Frame<T> {
+    Raw(Vec<u8>),
+    Message(T),
+}
+
+/// Encodes raw terminal bytes as a frame.
+pub fn encode_raw(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + 5);
+    out.extend_from_slice(&(bytes.len() as u32 + 1).to_be_bytes());
+    out.push(TAG_RAW);
+    out.extend_from_slice(bytes);
+    out
+}
+
+/// Encodes a control message as a frame.
+pub fn encode_message<T: Serialize>(msg: &T) -> Vec<u8> {
+    let body = serde_json::to_vec(msg).unwrap_or_else(|_| b"null".to_vec());
+    let mut out = Vec::with_capacity(body.len() + 5);
+    out.extend_from_slice(&(body.len() as u32 + 1).to_be_bytes());
+    out.push(TAG_JSON);
+    out.extend_from_slice(&body);
+    out
+}
+
+/// Errors reading a frame.
+#[derive(Debug, thiserror::Error)]
+pub enum FrameError {
+    #[error("connection closed")]
+    Closed,
+    #[error("frame of {0} bytes is too large")]
+    TooLarge(usize),
+    #[error("bad frame: {0}")]
+    Bad(String),
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Reads one frame.
+pub async fn read_frame<R, T>(reader: &mut R) -> Result<Frame<T>, FrameError>
+where
+    R: AsyncRead + Unpin,
+    T: for<'de> Deserialize<'de>,
+{
+    let mut len = [0u8; 4];
+    match reader.read_exact(&mut len).await {
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Err(FrameError::Closed),
+        Err(e) => return Err(e.into()),
+    }
+    let len = u32::from_be_bytes(len) as usize;
+    if len == 0 {
+        return Err(FrameError::Bad("empty frame".into()));
+    }
+    if len > MAX_FRAME {
+        return Err(FrameError::TooLarge(len));
+    }
+    let mut body = vec![0u8; len];
+    reader.read_exact(&mut body).await?;
+    let tag = body[0];
+    body.remove(0);
+    match tag {
+        TAG_RAW => Ok(Frame::Raw(body)),
+        TAG_JSON => serde_json::from_slice(&body)
+            .map(Frame::Message)
+            .map_err(|e| FrameError::Bad(e.to_string())),
+        other => Err(FrameError::Bad(format!("unknown tag {other}"))),
+    }
+}
+
+/// How to start a new session.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct NewSession {
+    pub name: Option<String>,
+    pub cwd: Option<String>,
+    pub command: Vec<String>,
+    /// The creating client's environment: the session's panes inherit it.
+    pub env: Vec<(String, String)>,
+}
+
+/// Messages from a client to the server.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ClientMessage {
+    /// Attach this connection to a session; `create` makes a new one first.
+    Attach {
+        target: Option<String>,
+        create: Option<NewSession>,
+        /// Create the default session when there is none to attach to.
+        create_if_missing: bool,
+        rows: u16,
+        cols: u16,
+    },
+    /// The client's terminal changed size.
+    Resize { rows: u16, cols: u16 },
+    /// A one-shot command (`calyx ls`, `split`, `send-keys` ...).
+    Request(Request),
+}
+
+/// One-shot commands.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Request {
+    NewSession {
+        spec: NewSession,
+        rows: u16,
+        cols: u16,
+    },
+    ListSessions,
+    KillSession {
+        target: Option<String>,
+    },
+    KillServer,
+    Split {
+        target: Option<String>,
+        horizontal: bool,
+        detached: bool,
+        cwd: Option<String>,
+        command: Vec<String>,
+    },
+    NewWindow {
+        target: Option<String>,
+        name: Option<String>,
+        cwd: Option<String>,
+        detached: bool,
+        command: Vec<String>,
+    },
+    SendKeys {
+        target: Option<String>,
+        keys: Vec<String>,
+        literal: bool,
+    },
+    Capture {
+        target: Option<String>,
+        scrollback: bool,
+        ansi: bool,
+    },
+    ListPanes {
+        target: Option<String>,
+    },
+    Select {
+        target: Option<String>,
+    },
+    Rename {
+        target: Option<String>,
+        window: bool,
+        name: String,
+    },
+    Agents,
+    AgentsExplain {
+        pane: String,
+    },
+}
+
+/// A session as `calyx ls` shows it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionInfo {
+    pub id: u32,
+    pub name: String,
+    pub windows: usize,
+    pub panes: usize,
+    pub attached: usize,
+    pub rows: u16,
+    pub cols: u16,
+}
+
+/// A pane as `calyx list-panes` shows it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PaneInfo {
+    pub id: String,
+    pub pane_id: PaneId,
+    pub session: String,
+    pub window: usize,
+    pub window_name: String,
+    pub index: usize,
+    pub rows: u16,
+    pub cols: u16,
+    pub command: String,
+    pub pid: Option<u32>,
+    pub title: String,
+    pub cwd: String,
+    pub focused: bool,
+    pub surface_id: String,
+    /// CALYX_SESSION_ID of the pane.
+    pub record_id: String,
+    pub dead: bool,
+}
+
+/// Answers to requests.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Response {
+    Ok,
+    Error(String),
+    Text(String),
+    Sessions(Vec<SessionInfo>),
+    Panes(Vec<PaneInfo>),
+    Created { session: String, pane: PaneId },
+    Json(serde_json::Value),
+}
+
+/// Messages from the server to a client.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ServerMessage {
+    Response(Response),
+    /// The client is detached (or its session ended): restore the terminal and exit.
+    Exit {
+        message: String,
+    },
+}

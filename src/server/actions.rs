@@ -1,0 +1,459 @@
+//! What bound keys, the `:` prompt and one-shot commands do to the state.
+
+use base64::Engine;
+
+use crate::commands::{self, Action};
+use crate::layout::{neighbour, Direction, PaneId};
+
+use super::copy_mode::CopyMode;
+use super::state::{ClientId, ClientMode, PromptKind, SessionId};
+use super::Server;
+
+impl Server {
+    /// The session a client is attached to.
+    pub(super) fn client_session(&self, client: ClientId) -> Option<SessionId> {
+        self.state.clients.get(&client).map(|c| c.session)
+    }
+
+    /// Shows a transient message on a client's status line.
+    pub(super) fn message(&mut self, client: ClientId, text: impl Into<String>) {
+        if let Some(c) = self.state.clients.get_mut(&client) {
+            c.message = Some((text.into(), tokio::time::Instant::now()));
+            c.dirty = true;
+        }
+        self.schedule_message_expiry();
+    }
+
+    /// Focuses `pane` (and its window), sending focus events to programs that asked for them.
+    pub(super) fn focus_pane(&mut self, pane: PaneId) {
+        let Some((session, window)) = self.state.locate(pane) else {
+            return;
+        };
+        let previous = self
+            .state
+            .sessions
+            .get(&session)
+            .and_then(|s| s.active_pane());
+        if let Some(s) = self.state.sessions.get_mut(&session) {
+            if s.active_window != window {
+                s.last_window = Some(s.active_window);
+                s.active_window = window;
+            }
+            if let Some(w) = s.windows.get_mut(window) {
+                if w.active != pane {
+                    w.last_active = Some(w.active);
+                    w.active = pane;
+                    if w.zoomed {
+                        w.zoomed = false;
+                    }
+                }
+                w.bell = false;
+            }
+        }
+        if previous != Some(pane) {
+            if let Some(prev) = previous.and_then(|p| self.state.panes.get(&p)) {
+                if prev.term().wants_focus_events() {
+                    prev.process.write(b"\x1b[O".to_vec());
+                }
+            }
+            if let Some(p) = self.state.panes.get(&pane) {
+                if p.term().wants_focus_events() {
+                    p.process.write(b"\x1b[I".to_vec());
+                }
+            }
+            self.on_focus_changed(pane);
+        }
+        self.state.relayout(session);
+    }
+
+    /// Switches a session to window `index`.
+    pub(super) fn select_window(&mut self, session: SessionId, index: usize) -> bool {
+        let pane = self
+            .state
+            .sessions
+            .get(&session)
+            .and_then(|s| s.windows.get(index))
+            .map(|w| w.active);
+        match pane {
+            Some(p) => {
+                self.focus_pane(p);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Puts text in the paste buffer and on the outer terminal's clipboard (OSC 52), which over
+    /// SSH reaches the user's own machine.
+    pub(super) fn copy_text(&mut self, client: ClientId, text: String) {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+        let osc = format!("\x1b]52;c;{b64}\x07");
+        if let Some(session) = self.client_session(client) {
+            let targets: Vec<_> = self
+                .state
+                .clients
+                .values()
+                .filter(|c| c.session == session)
+                .map(|c| c.tx.clone())
+                .collect();
+            for tx in targets {
+                let _ = tx.try_send(crate::protocol::encode_raw(osc.as_bytes()));
+            }
+        }
+        let n = text.len();
+        self.state.paste_buffer = Some(text.into_bytes());
+        self.message(client, format!("copied {n} bytes"));
+    }
+
+    /// Writes the paste buffer into a pane, bracketed when the program asked for it.
+    pub(super) fn paste_into(&mut self, pane: PaneId, data: &[u8]) {
+        let Some(p) = self.state.panes.get(&pane) else {
+            return;
+        };
+        let bracketed = p.term().screen().bracketed_paste();
+        let mut bytes = Vec::with_capacity(data.len() + 12);
+        if bracketed {
+            bytes.extend_from_slice(b"\x1b[200~");
+        }
+        // A paste must not be able to end the bracket early.
+        let cleaned: Vec<u8> = if bracketed {
+            String::from_utf8_lossy(data)
+                .replace("\x1b[201~", "")
+                .into_bytes()
+        } else {
+            data.to_vec()
+        };
+        bytes.extend_from_slice(&cleaned);
+        if bracketed {
+            bytes.extend_from_slice(b"\x1b[201~");
+        }
+        p.process.write(bytes);
+    }
+
+    /// Enters copy mode on a pane.
+    pub(super) fn enter_copy_mode(&mut self, pane: PaneId) {
+        if let Some(p) = self.state.panes.get_mut(&pane) {
+            if p.copy.is_none() {
+                let copy = CopyMode::enter(&p.term(), p.rows, p.cols);
+                p.copy = Some(copy);
+            }
+        }
+        self.state.mark_pane_dirty(pane);
+    }
+
+    /// Performs a bound action for a client.
+    pub(super) fn perform(&mut self, client: ClientId, action: Action) {
+        let Some(session) = self.client_session(client) else {
+            return;
+        };
+        let Some(active) = self
+            .state
+            .sessions
+            .get(&session)
+            .and_then(|s| s.active_pane())
+        else {
+            return;
+        };
+        let area = self
+            .state
+            .sessions
+            .get(&session)
+            .map(|s| s.window_area())
+            .unwrap_or_default();
+        match action {
+            Action::Split(dir) => {
+                if let Err(e) =
+                    self.state
+                        .split_pane(active, dir, false, None, Vec::new(), &self.tx)
+                {
+                    self.message(client, format!("split failed: {e}"));
+                } else if let Some(p) = self
+                    .state
+                    .sessions
+                    .get(&session)
+                    .and_then(|s| s.active_pane())
+                {
+                    self.on_focus_changed(p);
+                }
+            }
+            Action::NextPane | Action::PreviousPane => {
+                let panes = self
+                    .state
+                    .sessions
+                    .get(&session)
+                    .and_then(|s| s.window())
+                    .map(|w| w.layout.panes())
+                    .unwrap_or_default();
+                if let Some(i) = panes.iter().position(|p| *p == active) {
+                    let n = panes.len();
+                    let next = if action == Action::NextPane {
+                        (i + 1) % n
+                    } else {
+                        (i + n - 1) % n
+                    };
+                    self.focus_pane(panes[next]);
+                }
+            }
+            Action::SelectPane(dir) => {
+                let rects = self
+                    .state
+                    .sessions
+                    .get(&session)
+                    .and_then(|s| s.window())
+                    .map(|w| w.layout.rects(area))
+                    .unwrap_or_default();
+                if let Some(p) = neighbour(&rects, active, dir) {
+                    self.focus_pane(p);
+                }
+            }
+            Action::ResizePane(dir) => {
+                let step = match dir {
+                    Direction::Left | Direction::Right => 4,
+                    Direction::Up | Direction::Down => 2,
+                };
+                if let Some(w) = self
+                    .state
+                    .sessions
+                    .get_mut(&session)
+                    .and_then(|s| s.window_mut())
+                {
+                    w.layout.resize(active, dir, step, area);
+                }
+                self.state.relayout(session);
+            }
+            Action::Zoom => {
+                if let Some(w) = self
+                    .state
+                    .sessions
+                    .get_mut(&session)
+                    .and_then(|s| s.window_mut())
+                {
+                    if w.layout.panes().len() > 1 {
+                        w.zoomed = !w.zoomed;
+                    }
+                }
+                self.state.relayout(session);
+            }
+            Action::Equalize => {
+                if let Some(w) = self
+                    .state
+                    .sessions
+                    .get_mut(&session)
+                    .and_then(|s| s.window_mut())
+                {
+                    w.layout.equalize();
+                }
+                self.state.relayout(session);
+            }
+            Action::KillPane => {
+                self.state.close_pane(active);
+                self.after_pane_closed(active);
+            }
+            Action::NewWindow => {
+                let cwd = self.state.panes.get(&active).map(|p| p.cwd());
+                if let Err(e) =
+                    self.state
+                        .add_window(session, None, cwd, Vec::new(), false, &self.tx)
+                {
+                    self.message(client, format!("new-window failed: {e}"));
+                }
+                self.state.relayout(session);
+            }
+            Action::RenameWindow => {
+                let name = self
+                    .state
+                    .sessions
+                    .get(&session)
+                    .and_then(|s| s.window())
+                    .map(|w| w.name.clone())
+                    .unwrap_or_default();
+                self.set_mode(
+                    client,
+                    ClientMode::Prompt {
+                        kind: PromptKind::RenameWindow,
+                        text: name,
+                    },
+                );
+            }
+            Action::RenameSession => {
+                let name = self
+                    .state
+                    .sessions
+                    .get(&session)
+                    .map(|s| s.name.clone())
+                    .unwrap_or_default();
+                self.set_mode(
+                    client,
+                    ClientMode::Prompt {
+                        kind: PromptKind::RenameSession,
+                        text: name,
+                    },
+                );
+            }
+            Action::NextWindow | Action::PreviousWindow => {
+                if let Some(s) = self.state.sessions.get(&session) {
+                    let n = s.windows.len();
+                    let i = s.active_window;
+                    let next = if action == Action::NextWindow {
+                        (i + 1) % n
+                    } else {
+                        (i + n - 1) % n
+                    };
+                    self.select_window(session, next);
+                }
+            }
+            Action::LastWindow => {
+                if let Some(last) = self
+                    .state
+                    .sessions
+                    .get(&session)
+                    .and_then(|s| s.last_window)
+                {
+                    self.select_window(session, last);
+                }
+            }
+            Action::SelectWindow(n) => {
+                if !self.select_window(session, usize::from(n)) {
+                    self.message(client, format!("no window {n}"));
+                }
+            }
+            Action::KillWindow => {
+                let index = self
+                    .state
+                    .sessions
+                    .get(&session)
+                    .map(|s| s.active_window)
+                    .unwrap_or(0);
+                let panes = self
+                    .state
+                    .sessions
+                    .get(&session)
+                    .and_then(|s| s.window())
+                    .map(|w| w.layout.panes())
+                    .unwrap_or_default();
+                self.state.remove_window(session, index);
+                for p in panes {
+                    self.after_pane_closed(p);
+                }
+            }
+            Action::Detach => self.state.detach_client(client, "detached"),
+            Action::CopyMode => self.enter_copy_mode(active),
+            Action::Paste => {
+                if let Some(data) = self.state.paste_buffer.clone() {
+                    self.paste_into(active, &data);
+                }
+            }
+            Action::Help => self.set_mode(client, ClientMode::Help { scroll: 0 }),
+            Action::CommandPrompt => self.set_mode(
+                client,
+                ClientMode::Prompt {
+                    kind: PromptKind::Command,
+                    text: String::new(),
+                },
+            ),
+            Action::SendPrefix => {
+                let bytes = self.state.config.keymap.prefix.to_bytes(false);
+                if let Some(p) = self.state.panes.get(&active) {
+                    p.process.write(bytes);
+                }
+            }
+            Action::ToggleSidebar => {
+                if let Some(s) = self.state.sessions.get_mut(&session) {
+                    s.sidebar = !s.sidebar;
+                }
+                self.state.relayout(session);
+            }
+            Action::JumpBlocked => {
+                if let Some(pane) = self.oldest_blocked_pane() {
+                    self.focus_pane(pane);
+                } else {
+                    self.message(client, "no agent is waiting for you");
+                }
+            }
+            Action::ClearHistory => {
+                if let Some(p) = self.state.panes.get(&active) {
+                    p.term().clear_history();
+                }
+                self.message(client, "history cleared");
+            }
+        }
+        self.state.mark_session_dirty(session);
+    }
+
+    pub(super) fn set_mode(&mut self, client: ClientId, mode: ClientMode) {
+        if let Some(c) = self.state.clients.get_mut(&client) {
+            c.mode = mode;
+            c.dirty = true;
+        }
+    }
+
+    /// Runs a line typed at the `:` prompt.
+    pub(super) fn run_prompt_command(&mut self, client: ClientId, line: &str) {
+        let line = line.trim();
+        if line.is_empty() {
+            return;
+        }
+        if let Some(spec) = commands::find(line) {
+            self.perform(client, spec.action);
+            return;
+        }
+        let (word, rest) = line
+            .split_once(' ')
+            .map(|(w, r)| (w, r.trim()))
+            .unwrap_or((line, ""));
+        let Some(session) = self.client_session(client) else {
+            return;
+        };
+        match word {
+            "rename-window" if !rest.is_empty() => self.rename_window(session, None, rest),
+            "rename-session" if !rest.is_empty() => {
+                if let Err(e) = self.rename_session(session, rest) {
+                    self.message(client, e);
+                }
+            }
+            "select-window" => {
+                let n = rest.trim_start_matches("-t").trim().parse::<usize>();
+                match n {
+                    Ok(n) if self.select_window(session, n) => {}
+                    _ => self.message(client, format!("no window {rest}")),
+                }
+            }
+            "kill-session" => self.state.remove_session(session, "session killed"),
+            "kill-server" => self.state.quit = true,
+            _ => self.message(
+                client,
+                format!("unknown command: {word} (prefix ? lists them)"),
+            ),
+        }
+    }
+
+    pub(super) fn rename_window(&mut self, session: SessionId, index: Option<usize>, name: &str) {
+        if let Some(s) = self.state.sessions.get_mut(&session) {
+            let i = index.unwrap_or(s.active_window);
+            if let Some(w) = s.windows.get_mut(i) {
+                w.name = crate::server::render::sanitize_title(name);
+                w.auto_name = false;
+            }
+        }
+        self.state.mark_session_dirty(session);
+    }
+
+    pub(super) fn rename_session(&mut self, session: SessionId, name: &str) -> Result<(), String> {
+        if name.is_empty() || name.contains(':') || name.contains('.') {
+            return Err(format!("bad session name {name:?}"));
+        }
+        if self
+            .state
+            .sessions
+            .values()
+            .any(|s| s.name == name && s.id != session)
+        {
+            return Err(format!("duplicate session: {name}"));
+        }
+        if let Some(s) = self.state.sessions.get_mut(&session) {
+            s.name = name.to_string();
+        }
+        self.state.mark_session_dirty(session);
+        Ok(())
+    }
+}

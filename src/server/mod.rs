@@ -1,0 +1,411 @@
+//! The calyx server: one per user, started on demand, owning every session, window and pane.
+//!
+//! One owner task holds [`State`]; client connections, pane reader threads and timers send it
+//! [`Msg`]s. Rendering is coalesced: a change marks clients dirty and a frame is drawn at most
+//! every [`FRAME_INTERVAL`], only for dirty clients, sending only changed cells. With nothing
+//! changing, nothing runs.
+
+mod actions;
+mod agents_glue;
+mod client_input;
+mod copy_mode;
+mod panes;
+mod render;
+mod requests;
+mod sidebar;
+pub mod socket;
+mod state;
+mod target;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::config::Config;
+use crate::layout::PaneId;
+use crate::protocol::{encode_message, encode_raw, ClientMessage, Response, ServerMessage};
+
+pub use state::ClientId;
+use state::{Client, ClientMode, State};
+
+/// Shortest time between two frames to one client (about 60 a second).
+pub const FRAME_INTERVAL: Duration = Duration::from_millis(16);
+/// How long a status-line message stays.
+const MESSAGE_TIME: Duration = Duration::from_secs(3);
+/// Longest a synchronized update (DECSET 2026) may hold a pane's frame back.
+const SYNC_HOLD: Duration = Duration::from_millis(150);
+
+/// Everything the owner loop hears about.
+#[derive(Debug)]
+pub enum Msg {
+    /// A client connected; frames for it go to `tx`.
+    Connected {
+        id: ClientId,
+        tx: mpsc::Sender<Vec<u8>>,
+    },
+    /// A control message from a client.
+    Message { id: ClientId, msg: ClientMessage },
+    /// Terminal input from an attached client.
+    Input { id: ClientId, bytes: Vec<u8> },
+    /// A client's connection closed.
+    Disconnected { id: ClientId },
+    /// A pane parsed new output.
+    PaneOutput { pane: PaneId },
+    /// A pane's program exited.
+    PaneExited { pane: PaneId, status: Option<u32> },
+    /// SIGTERM or SIGINT: stop cleanly.
+    Shutdown,
+}
+
+/// The owner loop's state and its timers.
+pub struct Server {
+    pub(crate) state: State,
+    pub(crate) tx: mpsc::UnboundedSender<Msg>,
+    /// Connections that have not attached (one-shot requests) and attached ones alike.
+    connections: HashMap<ClientId, mpsc::Sender<Vec<u8>>>,
+    render_at: Option<Instant>,
+    last_render: Instant,
+    message_expiry: Option<Instant>,
+    sync_hold_since: Option<Instant>,
+    /// A click on a live screen opened copy mode only to start a possible selection.
+    click_started_copy: Option<PaneId>,
+}
+
+impl Server {
+    /// A server with no sessions.
+    pub fn new(
+        config: Config,
+        config_errors: Vec<String>,
+        socket_path: String,
+        tx: mpsc::UnboundedSender<Msg>,
+    ) -> Self {
+        Self {
+            state: State::new(config, config_errors, socket_path),
+            tx,
+            connections: HashMap::new(),
+            render_at: None,
+            last_render: Instant::now(),
+            message_expiry: None,
+            sync_hold_since: None,
+            click_started_copy: None,
+        }
+    }
+
+    /// Runs until the last session ends or the server is killed.
+    pub async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Msg>) {
+        loop {
+            let deadline = [self.render_at, self.message_expiry]
+                .into_iter()
+                .flatten()
+                .min();
+            tokio::select! {
+                msg = rx.recv() => match msg {
+                    Some(msg) => self.handle(msg),
+                    None => break,
+                },
+                _ = sleep_until(deadline), if deadline.is_some() => self.on_timer(),
+            }
+            if self.state.quit {
+                break;
+            }
+            self.schedule_render();
+        }
+        self.shutdown();
+    }
+
+    fn handle(&mut self, msg: Msg) {
+        match msg {
+            Msg::Connected { id, tx } => {
+                self.connections.insert(id, tx);
+            }
+            Msg::Message { id, msg } => self.client_message(id, msg),
+            Msg::Input { id, bytes } => self.client_input(id, &bytes),
+            Msg::Disconnected { id } => {
+                self.connections.remove(&id);
+                if let Some(c) = self.state.clients.remove(&id) {
+                    self.state.resize_session_to_clients(c.session);
+                }
+            }
+            Msg::PaneOutput { pane } => self.pane_output(pane),
+            Msg::PaneExited { pane, status } => self.pane_exited(pane, status),
+            Msg::Shutdown => self.state.quit = true,
+        }
+    }
+
+    fn send_to(&self, id: ClientId, frame: Vec<u8>) {
+        if let Some(tx) = self.connections.get(&id) {
+            let _ = tx.try_send(frame);
+        }
+    }
+
+    fn reply(&self, id: ClientId, response: Response) {
+        self.send_to(id, encode_message(&ServerMessage::Response(response)));
+    }
+
+    fn client_message(&mut self, id: ClientId, msg: ClientMessage) {
+        match msg {
+            ClientMessage::Request(request) => {
+                let response = self.request(request);
+                self.reply(id, response);
+            }
+            ClientMessage::Resize { rows, cols } => {
+                if let Some(c) = self.state.clients.get_mut(&id) {
+                    c.rows = rows.max(1);
+                    c.cols = cols.max(1);
+                    c.shown = None;
+                    c.dirty = true;
+                    let session = c.session;
+                    self.state.resize_session_to_clients(session);
+                }
+            }
+            ClientMessage::Attach {
+                target,
+                create,
+                create_if_missing,
+                rows,
+                cols,
+            } => {
+                let existing = self
+                    .state
+                    .resolve(target.as_deref())
+                    .ok()
+                    .map(|t| t.session);
+                let session = match (existing, create) {
+                    (Some(s), Some(_)) if create_if_missing => Ok(s),
+                    (Some(s), None) => Ok(s),
+                    (_, Some(spec)) => self
+                        .state
+                        .create_session(
+                            spec.name,
+                            spec.cwd,
+                            spec.command,
+                            spec.env,
+                            rows,
+                            cols,
+                            &self.tx,
+                        )
+                        .map(|(s, _)| s)
+                        .map_err(|e| e.to_string()),
+                    (None, None) => Err(match target {
+                        Some(t) => format!("can't find session: {t}"),
+                        None => "no sessions".to_string(),
+                    }),
+                };
+                let session = match session {
+                    Ok(s) => s,
+                    Err(message) => {
+                        self.send_to(id, encode_message(&ServerMessage::Exit { message }));
+                        return;
+                    }
+                };
+                let Some(tx) = self.connections.get(&id).cloned() else {
+                    return;
+                };
+                self.state.clients.insert(
+                    id,
+                    Client {
+                        id,
+                        tx,
+                        session,
+                        rows: rows.max(1),
+                        cols: cols.max(1),
+                        mode: ClientMode::Normal,
+                        input: Default::default(),
+                        shown: None,
+                        dirty: true,
+                        message: None,
+                        drag: None,
+                        selecting: None,
+                        cursor_style: None,
+                    },
+                );
+                if let Some(s) = self.state.sessions.get_mut(&session) {
+                    s.last_used = Instant::now();
+                }
+                self.state.resize_session_to_clients(session);
+                if !self.state.config_errors.is_empty() {
+                    let text = self.state.config_errors.join("; ");
+                    self.message(id, text);
+                }
+            }
+        }
+    }
+
+    fn pane_output(&mut self, pane: PaneId) {
+        if let Some(n) = self.state.notifiers.get(&pane) {
+            n.rearm();
+        }
+        let Some(p) = self.state.panes.get(&pane) else {
+            return;
+        };
+        let (bells, clipboard) = p.term().take_events();
+        let session = p.session;
+        if bells > 0 || !clipboard.is_empty() {
+            let visible = self
+                .state
+                .locate(pane)
+                .and_then(|(s, w)| self.state.sessions.get(&s).map(|s| s.active_window == w))
+                .unwrap_or(false);
+            if bells > 0 && !visible {
+                if let Some((s, w)) = self.state.locate(pane) {
+                    if let Some(win) = self
+                        .state
+                        .sessions
+                        .get_mut(&s)
+                        .and_then(|s| s.windows.get_mut(w))
+                    {
+                        win.bell = true;
+                    }
+                }
+            }
+            let mut out = Vec::new();
+            if bells > 0 && self.state.config.bell {
+                out.push(0x07);
+            }
+            for data in clipboard {
+                out.extend_from_slice(b"\x1b]52;c;");
+                out.extend_from_slice(&data);
+                out.push(0x07);
+            }
+            if !out.is_empty() {
+                let frame = encode_raw(&out);
+                for c in self.state.clients.values().filter(|c| c.session == session) {
+                    let _ = c.tx.try_send(frame.clone());
+                }
+            }
+            self.state.mark_session_dirty(session);
+        }
+        self.state.mark_pane_dirty(pane);
+    }
+
+    fn pane_exited(&mut self, pane: PaneId, status: Option<u32>) {
+        let Some(p) = self.state.panes.get_mut(&pane) else {
+            return;
+        };
+        if self.state.config.remain_on_exit {
+            p.exited = Some(status);
+            self.state.mark_pane_dirty(pane);
+        } else {
+            p.exited = Some(status);
+            self.state.close_pane(pane);
+        }
+        self.after_pane_closed(pane);
+    }
+
+    /// Sets the render timer when a client needs a frame: now if the last frame is old enough,
+    /// else at the next frame slot.
+    fn schedule_render(&mut self) {
+        if self.render_at.is_some() || !self.state.clients.values().any(|c| c.dirty) {
+            return;
+        }
+        self.render_at = Some((self.last_render + FRAME_INTERVAL).max(Instant::now()));
+    }
+
+    pub(super) fn schedule_message_expiry(&mut self) {
+        let next = self
+            .state
+            .clients
+            .values()
+            .filter_map(|c| c.message.as_ref().map(|m| m.1 + MESSAGE_TIME))
+            .min();
+        self.message_expiry = next;
+    }
+
+    fn on_timer(&mut self) {
+        let now = Instant::now();
+        if self.message_expiry.is_some_and(|t| t <= now) {
+            for c in self.state.clients.values_mut() {
+                if c.message
+                    .as_ref()
+                    .is_some_and(|m| m.1 + MESSAGE_TIME <= now)
+                {
+                    c.message = None;
+                    c.dirty = true;
+                }
+            }
+            self.schedule_message_expiry();
+        }
+        if self.render_at.is_some_and(|t| t <= now) {
+            self.render_at = None;
+            self.render_all();
+        }
+    }
+
+    /// Whether a client's visible panes are mid-synchronized-update.
+    fn holding_for_sync(&self, client: &Client) -> bool {
+        let Some(w) = self
+            .state
+            .sessions
+            .get(&client.session)
+            .and_then(|s| s.window())
+        else {
+            return false;
+        };
+        w.layout.panes().iter().any(|p| {
+            self.state
+                .panes
+                .get(p)
+                .is_some_and(|p| p.term().synchronized_output())
+        })
+    }
+
+    fn render_all(&mut self) {
+        let now = Instant::now();
+        let dirty: Vec<ClientId> = self
+            .state
+            .clients
+            .values()
+            .filter(|c| c.dirty)
+            .map(|c| c.id)
+            .collect();
+        let mut held = false;
+        for id in dirty {
+            let hold = self
+                .state
+                .clients
+                .get(&id)
+                .is_some_and(|c| self.holding_for_sync(c));
+            if hold {
+                let since = *self.sync_hold_since.get_or_insert(now);
+                if now.duration_since(since) < SYNC_HOLD {
+                    held = true;
+                    continue;
+                }
+            }
+            if let Some(frame) = render::render_client(&mut self.state, id) {
+                if let Some(c) = self.state.clients.get_mut(&id) {
+                    if c.tx.try_send(encode_raw(&frame.bytes)).is_err() {
+                        // The client is behind: redraw it whole next time instead of queueing.
+                        c.shown = None;
+                        c.dirty = true;
+                    }
+                }
+            }
+        }
+        if !held {
+            self.sync_hold_since = None;
+        }
+        self.last_render = now;
+    }
+
+    fn shutdown(&mut self) {
+        let ids: Vec<ClientId> = self.state.clients.keys().copied().collect();
+        for id in ids {
+            self.state.detach_client(id, "server exited");
+        }
+        for p in self.state.panes.values_mut() {
+            p.process.hangup();
+            p.process.kill();
+        }
+        self.connections.clear();
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
+    }
+}

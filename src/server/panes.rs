@@ -1,0 +1,437 @@
+//! Starting, closing and sizing panes, windows and sessions.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use calyx_pty::{HistoryLimits, PaneEvents, SpawnOptions, Terminal};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::layout::{Layout, PaneId, SplitDir};
+
+use super::state::{Pane, Session, SessionId, State, Window};
+use super::Msg;
+
+/// Tells the owner loop about a pane's output, at most one message in flight per pane: a
+/// flooding pane costs one wake-up per render, not one per read.
+pub struct PaneNotifier {
+    pane: PaneId,
+    tx: mpsc::UnboundedSender<Msg>,
+    pending: AtomicBool,
+}
+
+impl PaneNotifier {
+    /// Called by the owner when it handles the notification, so the next output notifies again.
+    pub fn rearm(&self) {
+        self.pending.store(false, Ordering::Release);
+    }
+}
+
+impl PaneEvents for PaneNotifier {
+    fn output(&self) {
+        if !self.pending.swap(true, Ordering::AcqRel) {
+            let _ = self.tx.send(Msg::PaneOutput { pane: self.pane });
+        }
+    }
+
+    fn exited(&self, status: Option<u32>) {
+        let _ = self.tx.send(Msg::PaneExited {
+            pane: self.pane,
+            status,
+        });
+    }
+}
+
+/// Content size of a pane whose outer rectangle (border included) is `w` x `h`.
+pub fn inner_size(w: u16, h: u16) -> (u16, u16) {
+    (h.saturating_sub(2).max(1), w.saturating_sub(2).max(1))
+}
+
+/// The environment a pane starts with: the session's, plus calyx's identity variables.
+fn pane_env(
+    session_env: &[(String, String)],
+    surface: &str,
+    record: &str,
+    pane: PaneId,
+    socket: &str,
+) -> Vec<(String, String)> {
+    let ours = [
+        "TERM",
+        "COLORTERM",
+        "CALYX",
+        "CALYX_SURFACE_ID",
+        "CALYX_SESSION_ID",
+        "CALYX_PANE_ID",
+        "TMUX",
+        "TMUX_PANE",
+    ];
+    let mut env: Vec<(String, String)> = session_env
+        .iter()
+        .filter(|(k, _)| !ours.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    env.push(("TERM".into(), "xterm-256color".into()));
+    env.push(("COLORTERM".into(), "truecolor".into()));
+    env.push(("CALYX".into(), socket.into()));
+    env.push(("CALYX_SURFACE_ID".into(), surface.into()));
+    env.push(("CALYX_SESSION_ID".into(), record.into()));
+    env.push(("CALYX_PANE_ID".into(), format!("%{pane}")));
+    env
+}
+
+impl State {
+    /// Starts a pane in `session` with the given content size. It is not placed in a layout.
+    pub fn spawn_pane(
+        &mut self,
+        session: SessionId,
+        cwd: Option<String>,
+        command: Vec<String>,
+        rows: u16,
+        cols: u16,
+        tx: &mpsc::UnboundedSender<Msg>,
+    ) -> anyhow::Result<PaneId> {
+        let env = self
+            .sessions
+            .get(&session)
+            .map(|s| s.env.clone())
+            .unwrap_or_default();
+        let id = self.next_pane;
+        self.next_pane += 1;
+        let surface = uuid::Uuid::new_v4().to_string();
+        let record = surface.clone();
+        let limits = HistoryLimits {
+            lines: self.config.scrollback_lines,
+            bytes: self.config.scrollback_bytes,
+        };
+        let terminal = Arc::new(Mutex::new(Terminal::new(rows, cols, limits)));
+        let notifier = Arc::new(PaneNotifier {
+            pane: id,
+            tx: tx.clone(),
+            pending: AtomicBool::new(false),
+        });
+        let cwd = cwd.or_else(|| env.iter().find(|(k, _)| k == "PWD").map(|(_, v)| v.clone()));
+        let options = SpawnOptions {
+            command: command.clone(),
+            cwd: cwd.clone(),
+            env: pane_env(&env, &surface, &record, id, &self.socket_path),
+            rows,
+            cols,
+        };
+        let process = calyx_pty::spawn(&options, terminal.clone(), notifier.clone())?;
+        self.notifiers.insert(id, notifier);
+        self.panes.insert(
+            id,
+            Pane {
+                id,
+                surface_id: surface,
+                record_id: record,
+                terminal,
+                process,
+                command,
+                start_cwd: cwd.unwrap_or_default(),
+                rows,
+                cols,
+                exited: None,
+                copy: None,
+                session,
+            },
+        );
+        Ok(id)
+    }
+
+    /// Creates a session with one window and one pane.
+    pub fn create_session(
+        &mut self,
+        name: Option<String>,
+        cwd: Option<String>,
+        command: Vec<String>,
+        env: Vec<(String, String)>,
+        rows: u16,
+        cols: u16,
+        tx: &mpsc::UnboundedSender<Msg>,
+    ) -> anyhow::Result<(SessionId, PaneId)> {
+        let id = self.next_session;
+        let name = match name {
+            Some(n) if self.sessions.values().any(|s| s.name == n) => {
+                anyhow::bail!("duplicate session: {n}")
+            }
+            Some(n) if n.is_empty() || n.contains(':') || n.contains('.') => {
+                anyhow::bail!("bad session name {n:?}: it may not be empty or contain ':' or '.'")
+            }
+            Some(n) => n,
+            None => {
+                let mut n = id;
+                while self.sessions.values().any(|s| s.name == n.to_string()) {
+                    n += 1;
+                }
+                n.to_string()
+            }
+        };
+        self.next_session += 1;
+        let session = Session {
+            id,
+            name,
+            windows: Vec::new(),
+            active_window: 0,
+            last_window: None,
+            env,
+            rows: rows.max(2),
+            cols: cols.max(2),
+            last_used: Instant::now(),
+            sidebar: self.config.sidebar,
+        };
+        self.sessions.insert(id, session);
+        match self.add_window(id, None, cwd, command, false, tx) {
+            Ok(pane) => Ok((id, pane)),
+            Err(e) => {
+                self.sessions.remove(&id);
+                Err(e)
+            }
+        }
+    }
+
+    /// Adds a window with one pane to a session and (unless `detached`) selects it.
+    pub fn add_window(
+        &mut self,
+        session: SessionId,
+        name: Option<String>,
+        cwd: Option<String>,
+        command: Vec<String>,
+        detached: bool,
+        tx: &mpsc::UnboundedSender<Msg>,
+    ) -> anyhow::Result<PaneId> {
+        let area = self
+            .sessions
+            .get(&session)
+            .map(|s| s.window_area())
+            .ok_or_else(|| anyhow::anyhow!("no such session"))?;
+        let (rows, cols) = inner_size(area.width, area.height);
+        let pane = self.spawn_pane(session, cwd, command, rows, cols, tx)?;
+        let auto_name = name.is_none();
+        let label = name.unwrap_or_else(|| {
+            self.panes
+                .get(&pane)
+                .map(|p| p.current_command())
+                .unwrap_or_default()
+        });
+        if let Some(s) = self.sessions.get_mut(&session) {
+            s.windows.push(Window {
+                name: label,
+                auto_name,
+                layout: Layout::Pane(pane),
+                active: pane,
+                last_active: None,
+                zoomed: false,
+                bell: false,
+            });
+            if !detached || s.windows.len() == 1 {
+                s.last_window = Some(s.active_window);
+                s.active_window = s.windows.len() - 1;
+            }
+        }
+        self.mark_session_dirty(session);
+        Ok(pane)
+    }
+
+    /// Splits `target`, starting a new pane beside or below it.
+    pub fn split_pane(
+        &mut self,
+        target: PaneId,
+        dir: SplitDir,
+        detached: bool,
+        cwd: Option<String>,
+        command: Vec<String>,
+        tx: &mpsc::UnboundedSender<Msg>,
+    ) -> anyhow::Result<PaneId> {
+        let (session, window) = self
+            .locate(target)
+            .ok_or_else(|| anyhow::anyhow!("no such pane"))?;
+        let cwd = cwd.or_else(|| self.panes.get(&target).map(|p| p.cwd()));
+        let (rows, cols) = self
+            .panes
+            .get(&target)
+            .map(|p| (p.rows, p.cols))
+            .unwrap_or((24, 80));
+        let (rows, cols) = match dir {
+            SplitDir::Horizontal => (rows, (cols / 2).max(1)),
+            SplitDir::Vertical => ((rows / 2).max(1), cols),
+        };
+        let pane = self.spawn_pane(session, cwd, command, rows, cols, tx)?;
+        if let Some(w) = self
+            .sessions
+            .get_mut(&session)
+            .and_then(|s| s.windows.get_mut(window))
+        {
+            w.layout.split(target, pane, dir);
+            w.zoomed = false;
+            if !detached {
+                w.last_active = Some(w.active);
+                w.active = pane;
+            }
+        }
+        self.relayout(session);
+        Ok(pane)
+    }
+
+    /// Removes a pane from its window (closing the window, and the session, when it was the
+    /// last). Its program gets SIGHUP; one that ignores it is killed.
+    pub fn close_pane(&mut self, pane: PaneId) {
+        let located = self.locate(pane);
+        if let Some(mut p) = self.panes.remove(&pane) {
+            if p.exited.is_none() {
+                p.process.hangup();
+                p.process.kill();
+            }
+        }
+        self.notifiers.remove(&pane);
+        let Some((session, window)) = located else {
+            return;
+        };
+        let mut window_gone = false;
+        if let Some(s) = self.sessions.get_mut(&session) {
+            if let Some(w) = s.windows.get_mut(window) {
+                if w.layout.remove(pane) {
+                    if w.active == pane {
+                        let fallback = w
+                            .last_active
+                            .filter(|p| *p != pane && w.layout.contains(*p));
+                        w.active = fallback
+                            .or_else(|| w.layout.panes().first().copied())
+                            .unwrap_or(0);
+                    }
+                    if w.last_active == Some(pane) {
+                        w.last_active = None;
+                    }
+                    w.zoomed = false;
+                } else {
+                    window_gone = true;
+                }
+            }
+        }
+        if window_gone {
+            self.remove_window(session, window);
+        } else {
+            self.relayout(session);
+        }
+    }
+
+    /// Removes a window whose panes are gone (or kills them first).
+    pub fn remove_window(&mut self, session: SessionId, window: usize) {
+        let Some(s) = self.sessions.get_mut(&session) else {
+            return;
+        };
+        if window >= s.windows.len() {
+            return;
+        }
+        let w = s.windows.remove(window);
+        if s.active_window >= window && s.active_window > 0 {
+            s.active_window -= 1;
+        }
+        s.last_window = None;
+        let empty = s.windows.is_empty();
+        for pane in w.layout.panes() {
+            if let Some(mut p) = self.panes.remove(&pane) {
+                p.process.hangup();
+                p.process.kill();
+            }
+            self.notifiers.remove(&pane);
+        }
+        if empty {
+            self.remove_session(session, "session ended");
+        } else {
+            self.relayout(session);
+        }
+    }
+
+    /// Kills a session: its panes, and detaches its clients.
+    pub fn remove_session(&mut self, session: SessionId, why: &str) {
+        let Some(s) = self.sessions.remove(&session) else {
+            return;
+        };
+        for w in &s.windows {
+            for pane in w.layout.panes() {
+                if let Some(mut p) = self.panes.remove(&pane) {
+                    p.process.hangup();
+                    p.process.kill();
+                }
+                self.notifiers.remove(&pane);
+            }
+        }
+        let gone: Vec<_> = self
+            .clients
+            .values()
+            .filter(|c| c.session == session)
+            .map(|c| c.id)
+            .collect();
+        for id in gone {
+            self.detach_client(id, why);
+        }
+        if self.sessions.is_empty() {
+            self.quit = true;
+        }
+    }
+
+    /// Recomputes a session's size from its clients (the smallest wins, as in tmux) and lays out
+    /// every window again.
+    pub fn resize_session_to_clients(&mut self, session: SessionId) {
+        let sizes: Vec<(u16, u16)> = self
+            .clients
+            .values()
+            .filter(|c| c.session == session)
+            .map(|c| (c.rows, c.cols))
+            .collect();
+        if sizes.is_empty() {
+            return;
+        }
+        let rows = sizes.iter().map(|s| s.0).min().unwrap_or(24).max(2);
+        let cols = sizes.iter().map(|s| s.1).min().unwrap_or(80).max(2);
+        if let Some(s) = self.sessions.get_mut(&session) {
+            if (s.rows, s.cols) != (rows, cols) {
+                s.rows = rows;
+                s.cols = cols;
+            }
+        }
+        self.relayout(session);
+    }
+
+    /// Resizes every pane of a session to its place in the layout.
+    pub fn relayout(&mut self, session: SessionId) {
+        let Some(s) = self.sessions.get(&session) else {
+            return;
+        };
+        let area = s.window_area();
+        let mut sizes = Vec::new();
+        for w in &s.windows {
+            if w.zoomed {
+                let (rows, cols) = inner_size(area.width, area.height);
+                sizes.push((w.active, rows, cols));
+                for p in w.layout.panes().into_iter().filter(|p| *p != w.active) {
+                    if let Some((_, r)) = w.layout.rects(area).into_iter().find(|(id, _)| *id == p)
+                    {
+                        let (rows, cols) = inner_size(r.width, r.height);
+                        sizes.push((p, rows, cols));
+                    }
+                }
+            } else {
+                for (p, r) in w.layout.rects(area) {
+                    let (rows, cols) = inner_size(r.width, r.height);
+                    sizes.push((p, rows, cols));
+                }
+            }
+        }
+        for (pane, rows, cols) in sizes {
+            if let Some(p) = self.panes.get_mut(&pane) {
+                if (p.rows, p.cols) != (rows, cols) {
+                    p.rows = rows;
+                    p.cols = cols;
+                    p.term().resize(rows, cols);
+                    p.process.resize(rows, cols);
+                    if p.copy.is_some() {
+                        p.copy = None;
+                    }
+                }
+            }
+        }
+        self.mark_session_dirty(session);
+    }
+}

@@ -1,0 +1,307 @@
+//! Composes each client's frame from the session's panes, borders, status line and overlays,
+//! and sends only the cells that changed since the client's last frame.
+
+use calyx_tui::{BorderView, HelpEntry, HelpView, PaneView, StatusView, WindowTab};
+use ratatui::backend::{Backend, CrosstermBackend};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style};
+use ratatui::widgets::Widget;
+
+use crate::commands::COMMANDS;
+use crate::layout::PaneId;
+
+use super::state::{ClientId, ClientMode, PromptKind, State};
+
+/// A frame to send: the diff bytes.
+pub struct Rendered {
+    pub bytes: Vec<u8>,
+}
+
+/// Where the terminal cursor goes and how it looks.
+struct CursorSpot {
+    x: u16,
+    y: u16,
+    style: u8,
+}
+
+fn cursor_style_code(style: vt100::CursorStyle) -> u8 {
+    match style {
+        vt100::CursorStyle::Default => 0,
+        vt100::CursorStyle::BlinkBlock => 1,
+        vt100::CursorStyle::SteadyBlock => 2,
+        vt100::CursorStyle::BlinkUnderline => 3,
+        vt100::CursorStyle::SteadyUnderline => 4,
+        vt100::CursorStyle::BlinkVerticalBar => 5,
+        vt100::CursorStyle::SteadyVerticalBar => 6,
+    }
+}
+
+/// The help overlay's rows, from the command table and the keymap in force.
+pub fn help_entries(state: &State) -> Vec<HelpEntry> {
+    COMMANDS
+        .iter()
+        .map(|spec| HelpEntry {
+            keys: state.config.keymap.keys_for(spec.action).join(" "),
+            command: spec.name.to_string(),
+            description: spec.description.to_string(),
+        })
+        .collect()
+}
+
+/// Draws the client's whole screen into a buffer; returns it and the cursor.
+fn compose(state: &mut State, client: ClientId) -> Option<(Buffer, Option<CursorSpot>)> {
+    let (rows, cols, session_id, mode, message) = {
+        let c = state.clients.get(&client)?;
+        (
+            c.rows,
+            c.cols,
+            c.session,
+            c.mode.clone(),
+            c.message.as_ref().map(|m| m.0.clone()),
+        )
+    };
+    let full = Rect::new(0, 0, cols, rows);
+    let mut buf = Buffer::empty(full);
+    let session = state.sessions.get(&session_id)?;
+    let srows = session.rows.min(rows);
+    let scols = session.cols.min(cols);
+    // Outside the session's size (a bigger client than the smallest one): dotted, as tmux.
+    if scols < cols || srows < rows {
+        let dots = Style::default().fg(Color::DarkGray);
+        for y in 0..rows {
+            for x in 0..cols {
+                if x >= scols || y >= srows {
+                    if let Some(cell) = buf.cell_mut((x, y)) {
+                        cell.set_symbol("·").set_style(dots);
+                    }
+                }
+            }
+        }
+    }
+    let area = session
+        .window_area()
+        .intersection(Rect::new(0, 0, scols, srows.saturating_sub(1)));
+    let window = session.window()?;
+    let zoomed = window.zoomed;
+    let active = window.active;
+    let rects: Vec<(PaneId, Rect)> = if zoomed {
+        vec![(active, area)]
+    } else {
+        window.layout.rects(area)
+    };
+    let window_tabs: Vec<(usize, String, bool, bool)> = session
+        .windows
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (i, w.name.clone(), i == session.active_window, w.bell))
+        .collect();
+    let session_name = session.name.clone();
+    let sidebar = session.sidebar;
+    let status_y = srows.saturating_sub(1);
+
+    if sidebar {
+        let side = Rect::new(0, 0, area.x, status_y);
+        super::sidebar::render(state, session_id, side, &mut buf);
+    }
+
+    let mut cursor = None;
+    let show_cursor_mode = matches!(mode, ClientMode::Normal | ClientMode::Prefix);
+    for (index, (pane_id, rect)) in rects.iter().enumerate() {
+        let focused = *pane_id == active;
+        let badge = super::sidebar::badge(state, *pane_id);
+        let Some(pane) = state.panes.get_mut(pane_id) else {
+            continue;
+        };
+        let label = {
+            let title = pane
+                .term()
+                .title()
+                .map(str::to_string)
+                .filter(|t| !t.trim().is_empty());
+            title.unwrap_or_else(|| pane.current_command())
+        };
+        let exited_text = pane.exited.map(|s| match s {
+            Some(code) => format!("[exited {code}]"),
+            None => "[exited]".to_string(),
+        });
+        let footer = pane
+            .copy
+            .as_ref()
+            .map(|c| c.position_text())
+            .or(exited_text);
+        BorderView {
+            index,
+            title: &sanitize_title(&label),
+            focused,
+            badge: badge.as_ref().map(|(t, c)| (t.as_str(), *c)),
+            footer: footer.as_deref(),
+            zoomed,
+        }
+        .render(*rect, &mut buf);
+        let inner = Rect::new(
+            rect.x + 1,
+            rect.y + 1,
+            rect.width.saturating_sub(2),
+            rect.height.saturating_sub(2),
+        );
+        if let Some(copy) = pane.copy.as_mut() {
+            let highlights = copy.highlights();
+            let screen_cursor = copy.screen_cursor();
+            PaneView {
+                screen: copy.screen(),
+                highlights: &highlights,
+            }
+            .render(inner, &mut buf);
+            if focused && show_cursor_mode {
+                cursor = screen_cursor.map(|(r, c)| CursorSpot {
+                    x: inner.x + c,
+                    y: inner.y + r,
+                    style: 2,
+                });
+            }
+        } else {
+            let term = pane.term();
+            let screen = term.screen();
+            PaneView {
+                screen,
+                highlights: &[],
+            }
+            .render(inner, &mut buf);
+            if focused && show_cursor_mode && !screen.hide_cursor() {
+                let (r, c) = screen.cursor_position();
+                if r < inner.height && c < inner.width {
+                    cursor = Some(CursorSpot {
+                        x: inner.x + c,
+                        y: inner.y + r,
+                        style: cursor_style_code(screen.cursor_style()),
+                    });
+                }
+            }
+        }
+    }
+
+    let (blocked, working) = super::sidebar::counts(state);
+    let focused_label = state
+        .panes
+        .get(&active)
+        .map(|p| format!("%{} {}", p.id, sanitize_title(&p.current_command())))
+        .unwrap_or_default();
+    let prompt = match &mode {
+        ClientMode::Prompt { kind, text } => Some((prompt_label(*kind), text.as_str())),
+        _ => None,
+    };
+    let in_copy = state.panes.get(&active).is_some_and(|p| p.copy.is_some());
+    let mode_badge = match mode {
+        ClientMode::Prefix => Some("PREFIX"),
+        ClientMode::Help { .. } => Some("HELP"),
+        _ if in_copy => Some("COPY"),
+        _ => None,
+    };
+    let status_area = Rect::new(0, status_y, scols, 1);
+    StatusView {
+        session: &session_name,
+        windows: window_tabs
+            .iter()
+            .map(|(i, name, active, bell)| WindowTab {
+                index: *i,
+                name,
+                active: *active,
+                bell: *bell,
+            })
+            .collect(),
+        pane: &focused_label,
+        mode: mode_badge,
+        blocked,
+        working,
+        message: message.as_deref(),
+        prompt,
+    }
+    .render(status_area, &mut buf);
+    if let Some((_, text)) = prompt {
+        let x = (prompt_label_width(&mode) + text.chars().count() as u16 + 1)
+            .min(scols.saturating_sub(1));
+        cursor = Some(CursorSpot {
+            x,
+            y: status_y,
+            style: 0,
+        });
+    }
+
+    if let ClientMode::Help { scroll } = mode {
+        let entries = help_entries(state);
+        let prefix = state.config.keymap.prefix.name();
+        HelpView {
+            prefix: &prefix,
+            entries: &entries,
+            scroll,
+        }
+        .render(Rect::new(0, 0, scols, status_y), &mut buf);
+        cursor = None;
+    }
+    Some((buf, cursor))
+}
+
+fn prompt_label(kind: PromptKind) -> &'static str {
+    match kind {
+        PromptKind::Command => ":",
+        PromptKind::RenameWindow => "(rename-window)",
+        PromptKind::RenameSession => "(rename-session)",
+        PromptKind::SearchForward => "(search down)",
+        PromptKind::SearchBackward => "(search up)",
+    }
+}
+
+fn prompt_label_width(mode: &ClientMode) -> u16 {
+    match mode {
+        ClientMode::Prompt { kind, .. } => prompt_label(*kind).chars().count() as u16 + 1,
+        _ => 0,
+    }
+}
+
+/// Titles come from programs: keep them to printable characters so no escape reaches the
+/// outer terminal.
+pub fn sanitize_title(title: &str) -> String {
+    title
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(200)
+        .collect()
+}
+
+/// Renders a client's frame and returns the bytes that bring its terminal up to date, or None
+/// when nothing changed.
+pub fn render_client(state: &mut State, client: ClientId) -> Option<Rendered> {
+    let (buf, cursor) = compose(state, client)?;
+    let c = state.clients.get_mut(&client)?;
+    let mut out: Vec<u8> = Vec::with_capacity(16 * 1024);
+    out.extend_from_slice(b"\x1b[?2026h");
+    let previous = match c.shown.take() {
+        Some(prev) if prev.area == buf.area => prev,
+        _ => {
+            out.extend_from_slice(b"\x1b[0m\x1b[H\x1b[2J");
+            Buffer::empty(buf.area)
+        }
+    };
+    let changes = previous.diff(&buf);
+    let mut backend = CrosstermBackend::new(&mut out);
+    let _ = backend.draw(changes.into_iter());
+    drop(backend);
+    out.extend_from_slice(b"\x1b[0m");
+    match cursor {
+        Some(spot) => {
+            if c.cursor_style != Some(spot.style) {
+                out.extend_from_slice(format!("\x1b[{} q", spot.style).as_bytes());
+                c.cursor_style = Some(spot.style);
+            }
+            out.extend_from_slice(
+                format!("\x1b[{};{}H\x1b[?25h", spot.y + 1, spot.x + 1).as_bytes(),
+            );
+        }
+        None => out.extend_from_slice(b"\x1b[?25l"),
+    }
+    out.extend_from_slice(b"\x1b[?2026l");
+    c.shown = Some(buf);
+    c.dirty = false;
+    Some(Rendered { bytes: out })
+}

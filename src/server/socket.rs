@@ -1,0 +1,194 @@
+//! The server's Unix socket: a private directory (0700, ours), a socket only our uid may use,
+//! and one reader and one writer task per connection.
+
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use anyhow::Context;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::mpsc;
+
+use crate::paths;
+use crate::protocol::{read_frame, Frame, FrameError};
+
+use super::{Msg, Server};
+
+/// Frames queued for one client before it counts as behind (it then gets a full redraw).
+const CLIENT_QUEUE: usize = 256;
+
+/// Creates (or checks) the socket's directory: it must be ours and private.
+pub fn prepare_dir(dir: &Path) -> anyhow::Result<()> {
+    if !dir.exists() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .with_context(|| format!("failed to create {}", dir.display()))?;
+    }
+    let meta =
+        std::fs::metadata(dir).with_context(|| format!("failed to inspect {}", dir.display()))?;
+    if meta.uid() != paths::current_uid() {
+        anyhow::bail!(
+            "{} belongs to another user; refusing to use it",
+            dir.display()
+        );
+    }
+    if meta.mode() & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+            .with_context(|| format!("failed to make {} private", dir.display()))?;
+    }
+    Ok(())
+}
+
+/// Binds the socket, replacing a stale one. Fails when a live server already listens there.
+pub async fn bind(path: &Path) -> anyhow::Result<UnixListener> {
+    if let Some(dir) = path.parent() {
+        prepare_dir(dir)?;
+    }
+    if path.exists() {
+        if UnixStream::connect(path).await.is_ok() {
+            anyhow::bail!("a calyx server is already running on {}", path.display());
+        }
+        std::fs::remove_file(path)
+            .with_context(|| format!("failed to remove stale socket {}", path.display()))?;
+    }
+    let listener = UnixListener::bind(path)
+        .with_context(|| format!("failed to listen on {}", path.display()))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        .with_context(|| format!("failed to restrict {}", path.display()))?;
+    Ok(listener)
+}
+
+static NEXT_CLIENT: AtomicU64 = AtomicU64::new(1);
+
+/// Accepts connections forever, refusing other users.
+async fn accept_loop(listener: UnixListener, tx: mpsc::UnboundedSender<Msg>) {
+    let uid = paths::current_uid();
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        match stream.peer_cred() {
+            Ok(cred) if cred.uid() == uid => {}
+            _ => {
+                tracing::warn!("refused a connection from another user");
+                continue;
+            }
+        }
+        let id = NEXT_CLIENT.fetch_add(1, Ordering::Relaxed);
+        tokio::spawn(connection(stream, id, tx.clone()));
+    }
+}
+
+async fn connection(stream: UnixStream, id: u64, tx: mpsc::UnboundedSender<Msg>) {
+    let (mut reader, mut writer) = stream.into_split();
+    let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(CLIENT_QUEUE);
+    if tx.send(Msg::Connected { id, tx: out_tx }).is_err() {
+        return;
+    }
+    let writer_task = tokio::spawn(async move {
+        while let Some(frame) = out_rx.recv().await {
+            if writer.write_all(&frame).await.is_err() {
+                break;
+            }
+        }
+        let _ = writer.shutdown().await;
+    });
+    loop {
+        match read_frame(&mut reader).await {
+            Ok(Frame::Raw(bytes)) => {
+                if tx.send(Msg::Input { id, bytes }).is_err() {
+                    break;
+                }
+            }
+            Ok(Frame::Message(msg)) => {
+                if tx.send(Msg::Message { id, msg }).is_err() {
+                    break;
+                }
+            }
+            Err(FrameError::Closed) => break,
+            Err(e) => {
+                tracing::warn!("client {id}: {e}");
+                break;
+            }
+        }
+    }
+    let _ = tx.send(Msg::Disconnected { id });
+    let _ = writer_task.await;
+}
+
+/// Sends a log line to `server.log` in the state directory.
+fn init_logging() {
+    let dir = paths::state_dir();
+    let _ = std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("server.log"));
+    if let Ok(file) = file {
+        let filter = tracing_subscriber::EnvFilter::try_from_env("CALYX_LOG")
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_ansi(false)
+            .with_writer(std::sync::Mutex::new(file))
+            .try_init();
+    }
+}
+
+/// Runs the server on `socket` until it exits. Blocks the calling thread.
+pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
+    init_logging();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("failed to start the async runtime")?;
+    runtime.block_on(async move {
+        let listener = bind(&socket).await?;
+        let (config, errors) = crate::config::Config::load(&paths::config_file());
+        for e in &errors {
+            tracing::warn!("{e}");
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(accept_loop(listener, tx.clone()));
+        let signal_tx = tx.clone();
+        tokio::spawn(async move {
+            use tokio::signal::unix::{signal, SignalKind};
+            let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+                signal(SignalKind::terminate()),
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::hangup()),
+            ) else {
+                return;
+            };
+            loop {
+                tokio::select! {
+                    _ = term.recv() => break,
+                    _ = int.recv() => break,
+                    // The server has no terminal of its own: a hangup means nothing to it.
+                    _ = hup.recv() => continue,
+                }
+            }
+            let _ = signal_tx.send(Msg::Shutdown);
+        });
+        tracing::info!(
+            "calyx server {} listening on {}",
+            env!("CARGO_PKG_VERSION"),
+            socket.display()
+        );
+        let server = Server::new(config, errors, socket.display().to_string(), tx);
+        server.run(rx).await;
+        let _ = std::fs::remove_file(&socket);
+        tracing::info!("calyx server exiting");
+        Ok::<(), anyhow::Error>(())
+    })?;
+    // Give writer tasks no chance to linger: the runtime is dropped here.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    Ok(())
+}

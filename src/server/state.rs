@@ -1,0 +1,277 @@
+//! The server's state: sessions, windows, panes and attached clients. Owned by the one owner
+//! loop; nothing else touches it (pane terminals are shared with their reader threads, see
+//! docs/design.md).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use calyx_pty::{PaneProcess, Terminal};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::config::Config;
+use crate::input::InputParser;
+use crate::layout::{Layout, PaneId};
+
+use super::copy_mode::CopyMode;
+
+/// A client connection's id.
+pub type ClientId = u64;
+/// A session's id.
+pub type SessionId = u32;
+
+/// One pane: a program in a PTY and its terminal.
+pub struct Pane {
+    pub id: PaneId,
+    /// CALYX_SURFACE_ID: a UUID unique to this pane, for agent hooks and MCP identity.
+    pub surface_id: String,
+    /// CALYX_SESSION_ID: the pane's persistent record id (equal to the surface id for now).
+    pub record_id: String,
+    pub terminal: Arc<Mutex<Terminal>>,
+    pub process: PaneProcess,
+    /// The command as started, for labels when the program set no title.
+    pub command: Vec<String>,
+    pub start_cwd: String,
+    /// Content size (inside the border).
+    pub rows: u16,
+    pub cols: u16,
+    /// Exit status once the program ended (only kept with remain-on-exit).
+    pub exited: Option<Option<u32>>,
+    /// Copy mode, when the pane is in it.
+    pub copy: Option<CopyMode>,
+    /// The session this pane belongs to.
+    pub session: SessionId,
+}
+
+impl Pane {
+    /// Locks the terminal (a poisoned lock still holds a usable screen).
+    pub fn term(&self) -> std::sync::MutexGuard<'_, Terminal> {
+        self.terminal.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The name of the program in the foreground (tmux's pane_current_command).
+    pub fn current_command(&self) -> String {
+        let pid = self.process.foreground_pid().or(self.process.pid());
+        if let Some(name) =
+            pid.and_then(|p| std::fs::read_to_string(format!("/proc/{p}/comm")).ok())
+        {
+            return name.trim().to_string();
+        }
+        self.command
+            .first()
+            .map(|c| c.rsplit('/').next().unwrap_or(c).to_string())
+            .unwrap_or_else(|| "shell".to_string())
+    }
+
+    /// The foreground program's working directory (falls back to where the pane started).
+    pub fn cwd(&self) -> String {
+        let pid = self.process.foreground_pid().or(self.process.pid());
+        pid.and_then(|p| std::fs::read_link(format!("/proc/{p}/cwd")).ok())
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| self.start_cwd.clone())
+    }
+}
+
+/// A window (tab): a layout of panes.
+#[derive(Debug)]
+pub struct Window {
+    pub name: String,
+    /// Whether the name follows the focused pane's command (until the user renames it).
+    pub auto_name: bool,
+    pub layout: Layout,
+    pub active: PaneId,
+    pub last_active: Option<PaneId>,
+    pub zoomed: bool,
+    /// A pane here rang the bell while the window was not shown.
+    pub bell: bool,
+}
+
+/// A session: windows, the environment its panes inherit, its size.
+#[derive(Debug)]
+pub struct Session {
+    pub id: SessionId,
+    pub name: String,
+    pub windows: Vec<Window>,
+    pub active_window: usize,
+    pub last_window: Option<usize>,
+    pub env: Vec<(String, String)>,
+    pub rows: u16,
+    pub cols: u16,
+    pub last_used: Instant,
+    /// Whether the agents sidebar takes the left columns.
+    pub sidebar: bool,
+}
+
+impl Session {
+    pub fn window(&self) -> Option<&Window> {
+        self.windows.get(self.active_window)
+    }
+
+    pub fn window_mut(&mut self) -> Option<&mut Window> {
+        self.windows.get_mut(self.active_window)
+    }
+
+    /// The focused pane.
+    pub fn active_pane(&self) -> Option<PaneId> {
+        self.window().map(|w| w.active)
+    }
+
+    /// The area windows are laid out in: everything but the status line and the sidebar.
+    pub fn window_area(&self) -> Rect {
+        let sidebar = if self.sidebar {
+            SIDEBAR_WIDTH.min(self.cols / 3)
+        } else {
+            0
+        };
+        Rect::new(
+            sidebar,
+            0,
+            self.cols.saturating_sub(sidebar),
+            self.rows.saturating_sub(1),
+        )
+    }
+}
+
+/// Columns the agents sidebar takes.
+pub const SIDEBAR_WIDTH: u16 = 32;
+
+/// What the client's keyboard is doing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClientMode {
+    Normal,
+    /// The prefix was pressed; the next key is a command.
+    Prefix,
+    /// The key help overlay is open.
+    Help {
+        scroll: u16,
+    },
+    /// A line prompt on the status line.
+    Prompt {
+        kind: PromptKind,
+        text: String,
+    },
+}
+
+/// What a prompt's text is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    Command,
+    RenameWindow,
+    RenameSession,
+    SearchForward,
+    SearchBackward,
+}
+
+/// A border being dragged with the mouse.
+#[derive(Debug, Clone)]
+pub struct Drag {
+    pub path: Vec<bool>,
+}
+
+/// An attached client.
+pub struct Client {
+    pub id: ClientId,
+    pub tx: mpsc::Sender<Vec<u8>>,
+    pub session: SessionId,
+    pub rows: u16,
+    pub cols: u16,
+    pub mode: ClientMode,
+    pub input: InputParser,
+    /// The frame this client's terminal shows now, to send only differences.
+    pub shown: Option<Buffer>,
+    pub dirty: bool,
+    pub message: Option<(String, Instant)>,
+    pub drag: Option<Drag>,
+    /// A copy-mode mouse selection in progress: the pane it started in.
+    pub selecting: Option<PaneId>,
+    pub cursor_style: Option<u8>,
+}
+
+/// Everything the server owns.
+pub struct State {
+    pub config: Config,
+    pub config_errors: Vec<String>,
+    pub sessions: BTreeMap<SessionId, Session>,
+    pub panes: HashMap<PaneId, Pane>,
+    pub clients: HashMap<ClientId, Client>,
+    /// Each pane's output notifier, re-armed when its notification is handled.
+    pub notifiers: HashMap<PaneId, Arc<super::panes::PaneNotifier>>,
+    pub next_pane: PaneId,
+    pub next_session: SessionId,
+    /// The last copied text, pasted by `prefix ]`.
+    pub paste_buffer: Option<Vec<u8>>,
+    pub socket_path: String,
+    /// Set when the server should stop.
+    pub quit: bool,
+}
+
+impl State {
+    pub fn new(config: Config, config_errors: Vec<String>, socket_path: String) -> Self {
+        Self {
+            config,
+            config_errors,
+            sessions: BTreeMap::new(),
+            panes: HashMap::new(),
+            clients: HashMap::new(),
+            notifiers: HashMap::new(),
+            next_pane: 1,
+            next_session: 0,
+            paste_buffer: None,
+            socket_path,
+            quit: false,
+        }
+    }
+
+    /// The session and window index holding `pane`.
+    pub fn locate(&self, pane: PaneId) -> Option<(SessionId, usize)> {
+        let session = self.panes.get(&pane)?.session;
+        let s = self.sessions.get(&session)?;
+        let w = s.windows.iter().position(|w| w.layout.contains(pane))?;
+        Some((session, w))
+    }
+
+    /// Marks every client of `session` for a redraw.
+    pub fn mark_session_dirty(&mut self, session: SessionId) {
+        for c in self.clients.values_mut() {
+            if c.session == session {
+                c.dirty = true;
+            }
+        }
+    }
+
+    /// Marks clients that show `pane` right now.
+    pub fn mark_pane_dirty(&mut self, pane: PaneId) {
+        let Some((session, window)) = self.locate(pane) else {
+            return;
+        };
+        let visible = self
+            .sessions
+            .get(&session)
+            .is_some_and(|s| s.active_window == window);
+        if visible {
+            self.mark_session_dirty(session);
+        }
+    }
+
+    /// Detaches a client: it is told why, restores its terminal and exits; the session's size
+    /// is reconciled with the clients that remain.
+    pub fn detach_client(&mut self, client: ClientId, why: &str) {
+        if let Some(c) = self.clients.remove(&client) {
+            let exit = crate::protocol::ServerMessage::Exit {
+                message: why.to_string(),
+            };
+            let _ = c.tx.try_send(crate::protocol::encode_message(&exit));
+            self.resize_session_to_clients(c.session);
+        }
+    }
+
+    /// The most recently used session.
+    pub fn latest_session(&self) -> Option<SessionId> {
+        self.sessions
+            .values()
+            .max_by_key(|s| s.last_used)
+            .map(|s| s.id)
+    }
+}
