@@ -5,10 +5,12 @@
 //! second core and never delays keystrokes to another pane; the owner only hears "pane changed".
 
 use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
-use portable_pty::{native_pty_system, ChildKiller, CommandBuilder, MasterPty, PtySize};
+use portable_pty::{native_pty_system, CommandBuilder, MasterPty, PtySize};
 
 use crate::terminal::Terminal;
 
@@ -47,8 +49,10 @@ pub enum SpawnError {
 pub struct PaneProcess {
     master: Box<dyn MasterPty + Send>,
     input: std_mpsc::Sender<Vec<u8>>,
-    killer: Box<dyn ChildKiller + Send + Sync>,
     pid: Option<u32>,
+    /// Set by the reader thread once the child is reaped, so a delayed SIGKILL never hits a
+    /// recycled pid.
+    reaped: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for PaneProcess {
@@ -118,7 +122,8 @@ pub fn spawn(
         })?;
     drop(pty.slave);
     let pid = child.process_id();
-    let killer = child.clone_killer();
+    let reaped = Arc::new(AtomicBool::new(false));
+    let reaped_by_reader = reaped.clone();
 
     let reader = pty
         .master
@@ -144,6 +149,7 @@ pub fn spawn(
         .spawn(move || {
             read_loop(reader, &terminal, &replies_tx, events.as_ref());
             let status = child.wait().ok().map(|s| s.exit_code());
+            reaped_by_reader.store(true, Ordering::Release);
             events.exited(status);
         })
         .map_err(|e| SpawnError::OpenPty(e.to_string()))?;
@@ -151,8 +157,8 @@ pub fn spawn(
     Ok(PaneProcess {
         master: pty.master,
         input: input_tx,
-        killer,
         pid,
+        reaped,
     })
 }
 
@@ -235,8 +241,26 @@ impl PaneProcess {
         }
     }
 
-    /// Kills the program outright (SIGKILL), for one that ignores SIGHUP.
-    pub fn kill(&mut self) {
-        let _ = self.killer.kill();
+    /// Closes the pane's program: SIGHUP to its process group now, as a closing terminal does,
+    /// and SIGKILL after `grace` if it is still there (a program that ignores SIGHUP).
+    /// The returned thread ends within `grace`; join it before the process exits so the kill
+    /// is not lost.
+    pub fn terminate(&mut self, grace: Duration) -> Option<std::thread::JoinHandle<()>> {
+        self.hangup();
+        let pid = self.pid.and_then(|p| i32::try_from(p).ok())?;
+        let reaped = self.reaped.clone();
+        std::thread::Builder::new()
+            .name("calyx-pane-reaper".into())
+            .spawn(move || {
+                std::thread::sleep(grace);
+                if !reaped.load(Ordering::Acquire) {
+                    // SAFETY: kill(2) on a pid we started and have not reaped; no memory is touched.
+                    unsafe {
+                        libc::kill(-pid, libc::SIGKILL);
+                        libc::kill(pid, libc::SIGKILL);
+                    }
+                }
+            })
+            .ok()
     }
 }

@@ -33,7 +33,7 @@ use state::{Client, ClientMode, State};
 /// Shortest time between two frames to one client (about 60 a second).
 pub const FRAME_INTERVAL: Duration = Duration::from_millis(16);
 /// How long a status-line message stays.
-const MESSAGE_TIME: Duration = Duration::from_secs(3);
+const MESSAGE_TIME: Duration = Duration::from_secs(4);
 /// Longest a synchronized update (DECSET 2026) may hold a pane's frame back.
 const SYNC_HOLD: Duration = Duration::from_millis(150);
 
@@ -395,11 +395,15 @@ impl Server {
         for id in ids {
             self.state.detach_client(id, "server exited");
         }
+        let mut reapers = std::mem::take(&mut self.state.reapers);
         for p in self.state.panes.values_mut() {
-            p.process.hangup();
-            p.process.kill();
+            reapers.extend(p.process.terminate(panes::KILL_GRACE));
         }
         self.connections.clear();
+        // Programs that ignore SIGHUP are killed before the server goes away.
+        for r in reapers {
+            let _ = r.join();
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use calyx_pty::{HistoryLimits, PaneEvents, SpawnOptions, Terminal};
 use tokio::sync::mpsc;
@@ -11,6 +12,9 @@ use crate::layout::{Layout, PaneId, SplitDir};
 
 use super::state::{Pane, Session, SessionId, State, Window};
 use super::Msg;
+
+/// How long a closed pane's program has after SIGHUP before it is killed.
+pub const KILL_GRACE: Duration = Duration::from_millis(1000);
 
 /// Tells the owner loop about a pane's output, at most one message in flight per pane: a
 /// flooding pane costs one wake-up per render, not one per read.
@@ -80,6 +84,12 @@ fn pane_env(
 }
 
 impl State {
+    /// Remembers a pane's reaper thread so the server can wait for it before exiting.
+    fn keep_reaper(&mut self, reaper: Option<std::thread::JoinHandle<()>>) {
+        self.reapers.retain(|r| !r.is_finished());
+        self.reapers.extend(reaper);
+    }
+
     /// Starts a pane in `session` with the given content size. It is not placed in a layout.
     pub fn spawn_pane(
         &mut self,
@@ -252,6 +262,15 @@ impl State {
             .get(&target)
             .map(|p| (p.rows, p.cols))
             .unwrap_or((24, 80));
+        // Each half needs its border and at least one cell; like tmux, refuse rather than
+        // squeeze a pane to nothing.
+        let room = match dir {
+            SplitDir::Horizontal => cols + 2 >= 6,
+            SplitDir::Vertical => rows + 2 >= 6,
+        };
+        if !room {
+            anyhow::bail!("no space for new pane");
+        }
         let (rows, cols) = match dir {
             SplitDir::Horizontal => (rows, (cols / 2).max(1)),
             SplitDir::Vertical => ((rows / 2).max(1), cols),
@@ -279,8 +298,8 @@ impl State {
         let located = self.locate(pane);
         if let Some(mut p) = self.panes.remove(&pane) {
             if p.exited.is_none() {
-                p.process.hangup();
-                p.process.kill();
+                let reaper = p.process.terminate(KILL_GRACE);
+                self.keep_reaper(reaper);
             }
         }
         self.notifiers.remove(&pane);
@@ -331,8 +350,8 @@ impl State {
         let empty = s.windows.is_empty();
         for pane in w.layout.panes() {
             if let Some(mut p) = self.panes.remove(&pane) {
-                p.process.hangup();
-                p.process.kill();
+                let reaper = p.process.terminate(KILL_GRACE);
+                self.keep_reaper(reaper);
             }
             self.notifiers.remove(&pane);
         }
@@ -351,8 +370,8 @@ impl State {
         for w in &s.windows {
             for pane in w.layout.panes() {
                 if let Some(mut p) = self.panes.remove(&pane) {
-                    p.process.hangup();
-                    p.process.kill();
+                    let reaper = p.process.terminate(KILL_GRACE);
+                    self.keep_reaper(reaper);
                 }
                 self.notifiers.remove(&pane);
             }

@@ -94,7 +94,19 @@ fn compose(state: &mut State, client: ClientId) -> Option<(Buffer, Option<Cursor
         .windows
         .iter()
         .enumerate()
-        .map(|(i, w)| (i, w.name.clone(), i == session.active_window, w.bell))
+        .map(|(i, w)| {
+            // An unrenamed window is named after what its focused pane runs, as tmux does.
+            let name = if w.auto_name {
+                state
+                    .panes
+                    .get(&w.active)
+                    .map(|p| sanitize_title(&p.current_command()))
+                    .unwrap_or_else(|| w.name.clone())
+            } else {
+                w.name.clone()
+            };
+            (i, name, i == session.active_window, w.bell)
+        })
         .collect();
     let session_name = session.name.clone();
     let sidebar = session.sidebar;

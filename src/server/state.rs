@@ -203,6 +203,8 @@ pub struct State {
     /// The last copied text, pasted by `prefix ]`.
     pub paste_buffer: Option<Vec<u8>>,
     pub socket_path: String,
+    /// Threads that SIGKILL closed panes' programs which ignore SIGHUP; joined at exit.
+    pub reapers: Vec<std::thread::JoinHandle<()>>,
     /// Set when the server should stop.
     pub quit: bool,
 }
@@ -221,6 +223,7 @@ impl State {
             paste_buffer: None,
             socket_path,
             quit: false,
+            reapers: Vec::new(),
         }
     }
 

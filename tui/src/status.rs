@@ -47,6 +47,18 @@ impl Widget for StatusView<'_> {
             buf.set_line(area.x, area.y, &line, area.width);
             return;
         }
+        if let Some(message) = self.message {
+            // Like tmux's display-message: the message takes the whole line until it expires.
+            let style = Style::default().bg(Color::Yellow).fg(Color::Black);
+            buf.set_style(area, style);
+            buf.set_line(
+                area.x,
+                area.y,
+                &Line::from(Span::styled(format!(" {message}"), style)),
+                area.width,
+            );
+            return;
+        }
         let mut spans = vec![Span::styled(
             format!(" [{}] ", self.session),
             base.fg(Color::Black).bg(Color::Green),
@@ -82,9 +94,6 @@ impl Widget for StatusView<'_> {
         buf.set_line(area.x, area.y, &left, area.width);
 
         let mut right: Vec<Span> = Vec::new();
-        if let Some(message) = self.message {
-            right.push(Span::styled(format!("{message} "), base.fg(Color::Yellow)));
-        }
         if self.blocked > 0 {
             right.push(Span::styled(
                 format!(" {} blocked ", self.blocked),

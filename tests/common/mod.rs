@@ -1,0 +1,324 @@
+//! Test harness: a private calyx server per test (its own runtime, state and config dirs) and
+//! real clients running inside PTYs the test owns, whose screens are parsed by vt100 the way a
+//! user's terminal would show them. Everything polls with deadlines; nothing sleeps and hopes.
+
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use portable_pty::{native_pty_system, CommandBuilder, PtySize};
+
+fn nz(n: u16) -> std::num::NonZeroU16 {
+    std::num::NonZeroU16::new(n.max(1)).unwrap_or(std::num::NonZeroU16::MIN)
+}
+
+/// How long any single wait may take before the test fails.
+pub const DEADLINE: Duration = Duration::from_secs(15);
+
+/// The calyx binary under test.
+pub fn calyx_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_calyx"))
+}
+
+/// Polls `check` until it returns Some or the deadline passes.
+pub fn wait_until<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    let mut delay = Duration::from_millis(5);
+    loop {
+        if let Some(v) = check() {
+            return v;
+        }
+        if start.elapsed() > DEADLINE {
+            panic!("timed out waiting for {what}");
+        }
+        std::thread::sleep(delay);
+        delay = (delay * 2).min(Duration::from_millis(100));
+    }
+}
+
+/// A private calyx world: runtime, state, config and home directories of its own.
+pub struct Env {
+    pub dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("calyx-test")
+            .tempdir()
+            .expect("tempdir");
+        for sub in ["run", "state", "config/calyx", "home"] {
+            std::fs::create_dir_all(dir.path().join(sub)).expect("mkdir");
+        }
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            dir.path().join("run"),
+            std::fs::Permissions::from_mode(0o700),
+        )
+        .expect("chmod");
+        Self { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn vars(&self) -> Vec<(String, String)> {
+        let p = self.path();
+        vec![
+            (
+                "XDG_RUNTIME_DIR".into(),
+                p.join("run").display().to_string(),
+            ),
+            (
+                "XDG_STATE_HOME".into(),
+                p.join("state").display().to_string(),
+            ),
+            (
+                "XDG_CONFIG_HOME".into(),
+                p.join("config").display().to_string(),
+            ),
+            ("HOME".into(), p.join("home").display().to_string()),
+            ("SHELL".into(), "/bin/sh".into()),
+            ("TERM".into(), "xterm-256color".into()),
+            ("PS1".into(), "$ ".into()),
+            ("ENV".into(), "".into()),
+            ("LANG".into(), "C.UTF-8".into()),
+            ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
+        ]
+    }
+
+    /// Writes the calyx config file.
+    pub fn write_config(&self, text: &str) -> PathBuf {
+        let path = self.path().join("config/calyx/config.toml");
+        std::fs::write(&path, text).expect("write config");
+        path
+    }
+
+    /// Runs `calyx ARGS` to completion.
+    pub fn run(&self, args: &[&str]) -> Output {
+        let mut cmd = Command::new(calyx_bin());
+        cmd.args(args).env_clear();
+        for (k, v) in self.vars() {
+            cmd.env(k, v);
+        }
+        cmd.output().expect("run calyx")
+    }
+
+    /// Runs `calyx ARGS`, asserting success, and returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "calyx {args:?} failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    }
+
+    /// `calyx list-panes --json`, parsed.
+    pub fn panes(&self) -> Vec<serde_json::Value> {
+        serde_json::from_str(&self.ok(&["list-panes", "--json"])).expect("list-panes json")
+    }
+
+    /// Waits until `calyx capture -t PANE` contains `needle`.
+    pub fn wait_capture(&self, pane: &str, needle: &str) -> String {
+        wait_until(&format!("{needle:?} in pane {pane}"), || {
+            let out = self.run(&["capture", "-t", pane]);
+            let text = String::from_utf8_lossy(&out.stdout).to_string();
+            text.contains(needle).then_some(text)
+        })
+    }
+
+    /// Starts a client in a PTY of the given size.
+    pub fn client(&self, args: &[&str], rows: u16, cols: u16) -> Client {
+        Client::spawn(self, args, rows, cols)
+    }
+}
+
+impl Drop for Env {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+/// What the test's "terminal" has received from a client.
+struct Outer {
+    parser: vt100::Parser,
+    raw: Vec<u8>,
+    closed: bool,
+}
+
+/// A calyx client running in a PTY owned by the test.
+pub struct Client {
+    outer: Arc<Mutex<Outer>>,
+    writer: Box<dyn Write + Send>,
+    master: Box<dyn portable_pty::MasterPty + Send>,
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+}
+
+impl Client {
+    fn spawn(env: &Env, args: &[&str], rows: u16, cols: u16) -> Self {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("openpty");
+        let mut cmd = CommandBuilder::new(calyx_bin());
+        cmd.args(args);
+        cmd.env_clear();
+        for (k, v) in env.vars() {
+            cmd.env(k, v);
+        }
+        cmd.cwd(env.path());
+        let child = pty.slave.spawn_command(cmd).expect("spawn client");
+        drop(pty.slave);
+        let mut reader = pty.master.try_clone_reader().expect("reader");
+        let writer = pty.master.take_writer().expect("writer");
+        let outer = Arc::new(Mutex::new(Outer {
+            parser: vt100::Parser::new(nz(rows), nz(cols), 0),
+            raw: Vec::new(),
+            closed: false,
+        }));
+        let sink = outer.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 65536];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        let mut o = sink.lock().unwrap_or_else(|e| e.into_inner());
+                        o.parser.process(&buf[..n]);
+                        o.raw.extend_from_slice(&buf[..n]);
+                    }
+                }
+            }
+            sink.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
+        });
+        Self {
+            outer,
+            writer,
+            master: pty.master,
+            child,
+        }
+    }
+
+    /// Types bytes into the client's terminal.
+    pub fn send(&mut self, bytes: impl AsRef<[u8]>) {
+        self.writer
+            .write_all(bytes.as_ref())
+            .expect("write to client");
+        self.writer.flush().expect("flush");
+    }
+
+    /// Presses the prefix (C-b) and then `key`.
+    pub fn prefix(&mut self, key: &str) {
+        self.send(b"\x02");
+        self.send(key.as_bytes());
+    }
+
+    /// The screen text as the outer terminal shows it.
+    pub fn screen(&self) -> String {
+        self.outer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .parser
+            .screen()
+            .contents()
+    }
+
+    /// Every byte the client wrote to its terminal so far.
+    pub fn raw(&self) -> Vec<u8> {
+        self.outer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .raw
+            .clone()
+    }
+
+    /// The outer terminal's cell at (row, col).
+    pub fn cell_fg_is_green(&self, row: u16, col: u16) -> bool {
+        let o = self.outer.lock().unwrap_or_else(|e| e.into_inner());
+        o.parser
+            .screen()
+            .cell(row, col)
+            .is_some_and(|c| c.fgcolor() == vt100::Color::Idx(2))
+    }
+
+    /// Waits until the screen satisfies `check`; returns the screen.
+    pub fn wait_screen(&self, what: &str, check: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if check(&s) {
+                return s;
+            }
+            if start.elapsed() > DEADLINE {
+                panic!("timed out waiting for {what}; screen:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Waits until the screen shows `needle`.
+    pub fn wait_for(&self, needle: &str) -> String {
+        self.wait_screen(&format!("{needle:?} on screen"), |s| s.contains(needle))
+    }
+
+    /// Waits until the client process exits; returns what it printed last.
+    pub fn wait_exit(&mut self) -> String {
+        wait_until("client exit", || {
+            self.child.try_wait().ok().flatten().map(|_| ())
+        });
+        wait_until("client output closed", || {
+            self.outer
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .closed
+                .then_some(())
+        });
+        String::from_utf8_lossy(&self.raw()).to_string()
+    }
+
+    /// Resizes the client's terminal (SIGWINCH).
+    pub fn resize(&mut self, rows: u16, cols: u16) {
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("resize");
+        self.outer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .parser
+            .screen_mut()
+            .set_size(nz(rows), nz(cols));
+    }
+
+    /// The client's pid.
+    pub fn pid(&self) -> u32 {
+        self.child.process_id().expect("pid")
+    }
+
+    /// Whether the client process has exited.
+    pub fn exited(&mut self) -> bool {
+        self.child.try_wait().ok().flatten().is_some()
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
