@@ -14,6 +14,7 @@ mod state;
 mod view;
 
 pub use book::{AgentBook, BLOCKED_GRACE, QUIET_MIN, WORKING_STALE_AFTER};
+pub use notify::{osc_sequences, Notification, Notifier, NotifyConfig};
 pub use state::{AgentRow, AgentState, Rule, SubagentRow, Transition};
 pub use view::{short_duration, AgentRowView, SubagentView};
 
