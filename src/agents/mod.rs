@@ -10,11 +10,13 @@ mod child;
 mod explain;
 pub mod notify;
 mod rules;
+mod sidebar;
 mod state;
 mod view;
 
 pub use book::{AgentBook, BLOCKED_GRACE, QUIET_MIN, WORKING_STALE_AFTER};
 pub use notify::{osc_sequences, Notification, Notifier, NotifyConfig};
+pub use sidebar::{row_state, sidebar_row};
 pub use state::{AgentRow, AgentState, Rule, SubagentRow, Transition};
 pub use view::{short_duration, AgentRowView, SubagentView};
 
