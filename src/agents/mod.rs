@@ -22,3 +22,6 @@ pub use view::{short_duration, AgentRowView, SubagentView};
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod child_tests;
