@@ -1,1 +1,8 @@
-//! stub
+//! What calyx knows about other programs: which agent CLIs exist and the shapes of the hook
+//! payloads they send, normalized into one event model the agent state machine understands.
+
+pub mod events;
+pub mod kind;
+
+pub use events::{normalize, EventKind, NormalizeError, NormalizedEvent};
+pub use kind::AgentKind;

@@ -4,6 +4,7 @@
 pub mod border;
 pub mod help;
 pub mod pane;
+pub mod sidebar;
 pub mod status;
 
 pub use border::BorderView;

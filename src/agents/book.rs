@@ -1,0 +1,229 @@
+//! The agent book: one row per pane with an agent, updated by events, exits and the clock.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use calyx_integrations::{AgentKind, EventKind, NormalizedEvent};
+use tokio::time::Instant;
+
+use super::child::{apply_child, child_id, retire_all};
+use super::rules::{is_forward_moving, main_target};
+use super::state::{AgentRow, AgentState, HistoryEntry, PendingTool, Rule, Transition};
+
+/// How long after a row became blocked a PreToolUse is assumed to predate the dialog. Hooks
+/// are delivered asynchronously, so the PreToolUse of the very call that asks for permission
+/// can arrive after the PermissionRequest.
+pub const BLOCKED_GRACE: Duration = Duration::from_millis(1500);
+
+/// Working with no event for this long becomes unknown: an interrupt that fires no hook
+/// (Claude's Esc) or a hung agent must not look busy forever. Blocked never ages: a dialog
+/// waits for a human however long it takes.
+pub const WORKING_STALE_AFTER: Duration = Duration::from_secs(15 * 60);
+
+/// [`AgentBook::pane_evidence_idle`] only acts when no hook arrived for this long, so the
+/// owner's "pane went quiet" guess cannot overrule a hook that is in flight.
+pub const QUIET_MIN: Duration = Duration::from_secs(2);
+
+/// Every agent row, keyed by pane. Owned by the server's owner loop; pure logic.
+#[derive(Debug, Default)]
+pub struct AgentBook {
+    rows: BTreeMap<u64, AgentRow>,
+}
+
+impl AgentBook {
+    /// Applies one normalized hook event from the agent in `pane`, returning the state changes
+    /// it caused (the main row's and its subagents').
+    pub fn apply(
+        &mut self,
+        pane: u64,
+        kind: AgentKind,
+        ev: &NormalizedEvent,
+        now: Instant,
+    ) -> Vec<Transition> {
+        let mut out = Vec::new();
+        let row = match self.rows.get_mut(&pane) {
+            Some(row) => row,
+            // Nothing to end for a pane we never saw.
+            None if matches!(ev.kind, EventKind::SessionEnd | EventKind::SubagentStop) => {
+                return out
+            }
+            None => self
+                .rows
+                .entry(pane)
+                .or_insert_with(|| AgentRow::new(pane, kind, now)),
+        };
+
+        if let Some(id) = child_id(row, ev) {
+            apply_child(row, &id, ev, now, &mut out);
+            let state = row.state;
+            row.record(entry(ev, now, Some(id), Rule::SubagentEvent, state));
+            return out;
+        }
+
+        let other_session = matches!((&row.session_id, &ev.session_id),
+            (Some(old), Some(new)) if old != new);
+        if other_session || row.kind != kind {
+            if !is_forward_moving(ev.kind) {
+                let state = row.state;
+                row.record(entry(ev, now, None, Rule::StaleOldSession, state));
+                return out;
+            }
+            retire_all(row, &mut out);
+            row.kind = kind;
+            row.session_id = None;
+            row.last_tool = None;
+            row.pending = None;
+            row.rule = Rule::NewSession;
+            let state = row.state;
+            row.record(entry(ev, now, None, Rule::NewSession, state));
+        }
+
+        let stale = row.state == AgentState::Done && !is_forward_moving(ev.kind);
+        if !stale {
+            row.last_event = now;
+            if row.session_id.is_none() {
+                row.session_id = ev.session_id.clone();
+            }
+            if ev.cwd.is_some() {
+                row.cwd = ev.cwd.clone();
+            }
+            if ev.tool_name.is_some()
+                && matches!(
+                    ev.kind,
+                    EventKind::PreToolUse | EventKind::PostToolUse | EventKind::PermissionRequest
+                )
+            {
+                row.last_tool = ev.tool_name.clone();
+            }
+        }
+        if matches!(ev.kind, EventKind::SessionStart | EventKind::SessionEnd) {
+            retire_all(row, &mut out);
+        }
+        let (to, rule) = main_target(row, ev, now);
+        if ev.kind == EventKind::PermissionRequest {
+            row.pending = Some(PendingTool {
+                tool_name: ev.tool_name.clone(),
+                tool_input: ev.tool_input.clone(),
+            });
+        }
+        row.set_state(to, rule, ev.tool_name.clone(), now, &mut out);
+        row.record(entry(ev, now, None, rule, to));
+        out
+    }
+
+    /// The pane's process exited: its row must not keep looking alive. Children are retired
+    /// and the row becomes done (it stays as a record until [`AgentBook::remove`]).
+    pub fn pane_exited(&mut self, pane: u64, now: Instant) -> Vec<Transition> {
+        let mut out = Vec::new();
+        if let Some(row) = self.rows.get_mut(&pane) {
+            retire_all(row, &mut out);
+            row.set_state(AgentState::Done, Rule::PaneExited, None, now, &mut out);
+            row.record(synthetic(
+                "<pane exit>",
+                now,
+                Rule::PaneExited,
+                AgentState::Done,
+            ));
+        }
+        out
+    }
+
+    /// Evidence from the pane itself: the owner saw its output go quiet with the agent's
+    /// prompt back. Claude's Esc interrupt fires no hook, so without this the row would stay
+    /// working until it ages. Acts only on a working row whose last hook is at least
+    /// [`QUIET_MIN`] old; never touches blocked (a dialog is also quiet).
+    pub fn pane_evidence_idle(&mut self, pane: u64, now: Instant) -> Vec<Transition> {
+        let mut out = Vec::new();
+        if let Some(row) = self.rows.get_mut(&pane) {
+            if row.state == AgentState::Working && now.duration_since(row.last_event) >= QUIET_MIN {
+                row.set_state(AgentState::Idle, Rule::PaneQuiet, None, now, &mut out);
+                row.record(synthetic(
+                    "<pane quiet>",
+                    now,
+                    Rule::PaneQuiet,
+                    AgentState::Idle,
+                ));
+            }
+        }
+        out
+    }
+
+    /// Forgets a pane's row (the pane was closed).
+    pub fn remove(&mut self, pane: u64) -> Option<AgentRow> {
+        self.rows.remove(&pane)
+    }
+
+    /// Applies time-based rules: working rows silent for [`WORKING_STALE_AFTER`] become
+    /// unknown. Call it at [`AgentBook::next_deadline`].
+    pub fn tick(&mut self, now: Instant) -> Vec<Transition> {
+        let mut out = Vec::new();
+        for row in self.rows.values_mut() {
+            if row.state == AgentState::Working
+                && now.duration_since(row.last_event) >= WORKING_STALE_AFTER
+            {
+                row.set_state(AgentState::Unknown, Rule::Aged, None, now, &mut out);
+                row.record(synthetic("<aged>", now, Rule::Aged, AgentState::Unknown));
+            }
+        }
+        out
+    }
+
+    /// When the next time-based change is due, so the owner sleeps exactly until then instead
+    /// of polling. `None` when nothing can change with time alone.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.rows
+            .values()
+            .filter(|r| r.state == AgentState::Working)
+            .map(|r| r.last_event + WORKING_STALE_AFTER)
+            .min()
+    }
+
+    /// One pane's row.
+    pub fn row(&self, pane: u64) -> Option<&AgentRow> {
+        self.rows.get(&pane)
+    }
+
+    /// All rows, unordered (by pane).
+    pub fn iter(&self) -> impl Iterator<Item = &AgentRow> {
+        self.rows.values()
+    }
+
+    /// How many rows are blocked and working (status line, `calyx agents` summary).
+    pub fn counts(&self) -> (usize, usize) {
+        self.rows.values().fold((0, 0), |(b, w), r| match r.state {
+            AgentState::Blocked => (b + 1, w),
+            AgentState::Working => (b, w + 1),
+            _ => (b, w),
+        })
+    }
+}
+
+fn entry(
+    ev: &NormalizedEvent,
+    now: Instant,
+    subagent: Option<String>,
+    rule: Rule,
+    state_after: AgentState,
+) -> HistoryEntry {
+    HistoryEntry {
+        at: now,
+        what: ev.raw_event_name.clone(),
+        event_kind: Some(ev.kind),
+        session_id: ev.session_id.clone(),
+        subagent,
+        rule,
+        state_after,
+    }
+}
+
+fn synthetic(what: &str, now: Instant, rule: Rule, state_after: AgentState) -> HistoryEntry {
+    HistoryEntry {
+        at: now,
+        what: what.to_string(),
+        event_kind: None,
+        session_id: None,
+        subagent: None,
+        rule,
+        state_after,
+    }
+}

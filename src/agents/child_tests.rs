@@ -1,0 +1,124 @@
+//! Subagent rules: child rows under their parent, and what retires them.
+
+use calyx_integrations::{AgentKind, EventKind};
+use std::time::Duration;
+use tokio::time::Instant;
+
+use super::tests::{ev, secs, state, sub, working, CLAUDE, P};
+use super::*;
+
+#[test]
+fn parent_stop_keeps_children_session_end_retires_them() {
+    let t0 = Instant::now();
+    let mut book = AgentBook::default();
+    working(&mut book, t0);
+    let tr = book.apply(
+        P,
+        CLAUDE,
+        &sub(EventKind::SubagentStart, "s1", "a1"),
+        secs(t0, 1),
+    );
+    assert_eq!(tr.len(), 1);
+    assert_eq!(tr[0].subagent.as_deref(), Some("a1"));
+    let mut pre = sub(EventKind::PreToolUse, "s1", "a1");
+    pre.tool_name = Some("Read".into());
+    book.apply(P, CLAUDE, &pre, secs(t0, 2));
+    let child = book.row(P).and_then(|r| r.subagents.first().cloned());
+    assert_eq!(
+        child.as_ref().and_then(|c| c.last_tool.clone()).as_deref(),
+        Some("Read")
+    );
+    assert_eq!(
+        child.as_ref().and_then(|c| c.agent_type.clone()).as_deref(),
+        Some("general-purpose")
+    );
+    assert_eq!(
+        book.row(P).and_then(|r| r.last_tool.clone()),
+        None,
+        "child tools stay on the child"
+    );
+    book.apply(P, CLAUDE, &ev(EventKind::Stop, "s1"), secs(t0, 3));
+    assert_eq!(state(&book), AgentState::Idle);
+    assert_eq!(book.row(P).map(|r| r.subagents.len()), Some(1));
+    let views = book.rows(secs(t0, 31));
+    assert_eq!(views[0].subagents[0].elapsed, Duration::from_secs(30));
+    let tr = book.apply(P, CLAUDE, &ev(EventKind::SessionEnd, "s1"), secs(t0, 40));
+    assert!(tr
+        .iter()
+        .any(|t| t.subagent.as_deref() == Some("a1") && t.to == AgentState::Done));
+    assert_eq!(book.row(P).map(|r| r.subagents.len()), Some(0));
+    assert_eq!(state(&book), AgentState::Done);
+}
+
+#[test]
+fn subagent_stop_retires_only_that_child() {
+    let t0 = Instant::now();
+    let mut book = AgentBook::default();
+    working(&mut book, t0);
+    book.apply(P, CLAUDE, &sub(EventKind::SubagentStart, "s1", "a1"), t0);
+    book.apply(P, CLAUDE, &sub(EventKind::SubagentStart, "s1", "a2"), t0);
+    book.apply(
+        P,
+        CLAUDE,
+        &sub(EventKind::SubagentStop, "s1", "a1"),
+        secs(t0, 5),
+    );
+    let ids: Vec<String> = book
+        .row(P)
+        .map(|r| r.subagents.iter().map(|c| c.agent_id.clone()).collect())
+        .unwrap_or_default();
+    assert_eq!(ids, vec!["a2".to_string()]);
+    assert_eq!(state(&book), AgentState::Working);
+}
+
+#[test]
+fn agent_type_without_agent_id_is_the_main_thread() {
+    let t0 = Instant::now();
+    let mut book = AgentBook::default();
+    working(&mut book, t0);
+    let mut e = ev(EventKind::Stop, "s1");
+    e.agent_type = Some("reviewer".into());
+    book.apply(P, CLAUDE, &e, secs(t0, 1));
+    assert_eq!(state(&book), AgentState::Idle);
+    assert_eq!(book.row(P).map(|r| r.subagents.len()), Some(0));
+}
+
+#[test]
+fn child_teardown_as_session_end_retires_the_child_not_the_parent() {
+    // Grok: subagent_start carries the parent's sessionId and the child's id; the child's
+    // teardown arrives as SessionEnd with the child's id as session.
+    let t0 = Instant::now();
+    let mut book = AgentBook::default();
+    let grok = AgentKind::Grok;
+    book.apply(P, grok, &ev(EventKind::UserPromptSubmit, "parent"), t0);
+    book.apply(
+        P,
+        grok,
+        &sub(EventKind::SubagentStart, "parent", "child"),
+        t0,
+    );
+    book.apply(P, grok, &ev(EventKind::SessionEnd, "child"), secs(t0, 5));
+    assert_eq!(state(&book), AgentState::Working);
+    assert_eq!(book.row(P).map(|r| r.subagents.len()), Some(0));
+    assert_eq!(
+        book.row(P).and_then(|r| r.session_id.clone()).as_deref(),
+        Some("parent")
+    );
+}
+
+#[test]
+fn subagent_permission_request_blocks_the_pane() {
+    let t0 = Instant::now();
+    let mut book = AgentBook::default();
+    working(&mut book, t0);
+    let mut perm = sub(EventKind::PermissionRequest, "s1", "a1");
+    perm.tool_name = Some("Bash".into());
+    let tr = book.apply(P, CLAUDE, &perm, secs(t0, 1));
+    assert!(tr
+        .iter()
+        .any(|t| t.subagent.is_none() && t.to == AgentState::Blocked));
+    let mut post = sub(EventKind::PostToolUse, "s1", "a1");
+    post.tool_name = Some("Bash".into());
+    book.apply(P, CLAUDE, &post, secs(t0, 9));
+    assert_eq!(state(&book), AgentState::Working);
+}

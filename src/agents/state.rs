@@ -1,0 +1,266 @@
+//! The data of one agent row and the transitions between states.
+
+use std::collections::VecDeque;
+
+use calyx_integrations::{AgentKind, EventKind};
+use serde_json::Value;
+use tokio::time::Instant;
+
+/// What the agent in a pane is doing, as far as its hooks tell us.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AgentState {
+    /// In a turn: thinking or running tools.
+    Working,
+    /// Waiting for a human to approve something: the most urgent state.
+    Blocked,
+    /// Turn over, waiting for the next prompt.
+    Idle,
+    /// Session over or the agent process exited: the row stays only as a record.
+    Done,
+    /// No trustworthy signal: a fresh row, or working with no event for too long.
+    Unknown,
+}
+
+impl AgentState {
+    /// Sort key for the sidebar: what needs a human comes first.
+    pub fn urgency(self) -> u8 {
+        match self {
+            AgentState::Blocked => 0,
+            AgentState::Working => 1,
+            AgentState::Idle => 2,
+            AgentState::Unknown => 3,
+            AgentState::Done => 4,
+        }
+    }
+
+    /// Lowercase name for CLI output and explain texts.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentState::Working => "working",
+            AgentState::Blocked => "blocked",
+            AgentState::Idle => "idle",
+            AgentState::Done => "done",
+            AgentState::Unknown => "unknown",
+        }
+    }
+}
+
+/// Which rule last decided a row's state (or decided to leave it alone). Kept on the row and
+/// in its history so `calyx agents explain` can say *why* a pane shows what it shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// The row was just created from its first event.
+    Created,
+    /// SessionStart stamps the session and means idle.
+    SessionStarted,
+    /// A prompt began a turn.
+    PromptSubmitted,
+    /// A tool event means the turn is running.
+    ToolActivity,
+    /// PreToolUse within [`BLOCKED_GRACE`](super::BLOCKED_GRACE) of blocking: hooks are
+    /// delivered asynchronously, so it may predate the dialog.
+    BlockedGrace,
+    /// A PostToolUse for a different tool than the one waiting for approval.
+    UnrelatedToolWhileBlocked,
+    /// A permission request or permission notification.
+    PermissionAsked,
+    /// Stop: the turn ended.
+    TurnEnded,
+    /// The user interrupted the turn.
+    Interrupted,
+    /// Compaction is mid-turn: the state is kept.
+    CompactionKeepsState,
+    /// Unspecific activity moved the row to working.
+    ActivityObserved,
+    /// Unspecific activity never clears blocked.
+    ActivityWhileBlocked,
+    /// An informational notification: no state change.
+    NotificationOnly,
+    /// SessionEnd: the agent is done.
+    SessionEnded,
+    /// A trailing event of an older session (or another CLI) in this pane: ignored.
+    StaleOldSession,
+    /// A trailing event after the row was done: ignored.
+    StaleAfterDone,
+    /// A forward-moving event of a new session (or CLI) replaced the row.
+    NewSession,
+    /// Working with no event for [`WORKING_STALE_AFTER`](super::WORKING_STALE_AFTER).
+    Aged,
+    /// The pane's process exited.
+    PaneExited,
+    /// The owner saw the pane go quiet with its prompt back (e.g. Claude's Esc interrupt,
+    /// which fires no hook).
+    PaneQuiet,
+    /// A subagent event (the parent's state is unchanged unless noted).
+    SubagentEvent,
+}
+
+impl Rule {
+    /// One line for explain output.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Rule::Created => "row created from its first event",
+            Rule::SessionStarted => "SessionStart stamps the session: idle",
+            Rule::PromptSubmitted => "a prompt started a turn: working",
+            Rule::ToolActivity => "tool activity: working",
+            Rule::BlockedGrace => {
+                "PreToolUse within 1.5 s of blocking may predate the dialog: still blocked"
+            }
+            Rule::UnrelatedToolWhileBlocked => {
+                "PostToolUse of another tool does not answer the dialog: still blocked"
+            }
+            Rule::PermissionAsked => "permission requested: blocked",
+            Rule::TurnEnded => "Stop ended the turn: idle",
+            Rule::Interrupted => "interrupted: idle",
+            Rule::CompactionKeepsState => "compaction happens mid-turn: state kept",
+            Rule::ActivityObserved => "activity observed: working",
+            Rule::ActivityWhileBlocked => "activity never clears blocked",
+            Rule::NotificationOnly => "informational notification: state kept",
+            Rule::SessionEnded => "SessionEnd: done",
+            Rule::StaleOldSession => "trailing event of an older session: ignored",
+            Rule::StaleAfterDone => "trailing event after done: ignored",
+            Rule::NewSession => "a new session took over the pane: row replaced",
+            Rule::Aged => "working with no event for 15 min: unknown",
+            Rule::PaneExited => "the pane's process exited: done",
+            Rule::PaneQuiet => "pane went quiet with its prompt back: idle",
+            Rule::SubagentEvent => "subagent event",
+        }
+    }
+}
+
+/// A state change, the input of the notification policy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transition {
+    /// The pane whose row changed.
+    pub pane: u64,
+    /// The CLI in that pane, for notification titles.
+    pub kind: AgentKind,
+    /// `Some(agent_id)` when a subagent's child row changed (these never notify).
+    pub subagent: Option<String>,
+    /// State before.
+    pub from: AgentState,
+    /// State after.
+    pub to: AgentState,
+    /// The tool involved, for notification bodies ("wants to run Bash").
+    pub tool: Option<String>,
+}
+
+/// A running subagent shown as a child row under its parent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubagentRow {
+    /// The CLI's id for the subagent (Claude `agent_id`, Grok `subagentId` ...).
+    pub agent_id: String,
+    /// Its type or role, shown in the child row.
+    pub agent_type: Option<String>,
+    /// Its last tool, shown in the child row.
+    pub last_tool: Option<String>,
+    /// When it started, for the elapsed time.
+    pub started: Instant,
+    /// When it last reported anything.
+    pub last_event: Instant,
+}
+
+/// The tool waiting for approval, so a PostToolUse of another tool does not clear blocked.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct PendingTool {
+    pub(super) tool_name: Option<String>,
+    pub(super) tool_input: Option<Value>,
+}
+
+/// One line of a row's history, for explain.
+#[derive(Debug, Clone)]
+pub(super) struct HistoryEntry {
+    pub(super) at: Instant,
+    /// The CLI's event name, or a synthetic one (`<tick>`, `<pane exit>`).
+    pub(super) what: String,
+    pub(super) event_kind: Option<EventKind>,
+    pub(super) session_id: Option<String>,
+    pub(super) subagent: Option<String>,
+    pub(super) rule: Rule,
+    pub(super) state_after: AgentState,
+}
+
+/// How many history entries a row keeps for explain.
+pub(super) const HISTORY_LEN: usize = 20;
+
+/// Everything calyx knows about the agent in one pane.
+#[derive(Debug, Clone)]
+pub struct AgentRow {
+    /// The pane this row describes.
+    pub pane: u64,
+    /// The CLI in the pane.
+    pub kind: AgentKind,
+    /// What it is doing.
+    pub state: AgentState,
+    /// When it entered `state`, for "blocked for 3m".
+    pub since: Instant,
+    /// When the last event arrived (aging, tie-breaking the sort).
+    pub last_event: Instant,
+    /// The session the row belongs to, to tell a new session from stale trailing events.
+    pub session_id: Option<String>,
+    /// The agent's working directory as the hooks report it.
+    pub cwd: Option<String>,
+    /// The last tool the main agent used.
+    pub last_tool: Option<String>,
+    /// Running subagents, oldest first.
+    pub subagents: Vec<SubagentRow>,
+    /// The rule that last acted on the row.
+    pub rule: Rule,
+    pub(super) pending: Option<PendingTool>,
+    pub(super) history: VecDeque<HistoryEntry>,
+}
+
+impl AgentRow {
+    pub(super) fn new(pane: u64, kind: AgentKind, now: Instant) -> Self {
+        AgentRow {
+            pane,
+            kind,
+            state: AgentState::Unknown,
+            since: now,
+            last_event: now,
+            session_id: None,
+            cwd: None,
+            last_tool: None,
+            subagents: Vec::new(),
+            rule: Rule::Created,
+            pending: None,
+            history: VecDeque::with_capacity(HISTORY_LEN),
+        }
+    }
+
+    /// Moves to `to` (recording a transition if it is a change) and remembers the rule.
+    pub(super) fn set_state(
+        &mut self,
+        to: AgentState,
+        rule: Rule,
+        tool: Option<String>,
+        now: Instant,
+        out: &mut Vec<Transition>,
+    ) {
+        self.rule = rule;
+        if to != AgentState::Blocked {
+            self.pending = None;
+        }
+        if to == self.state {
+            return;
+        }
+        out.push(Transition {
+            pane: self.pane,
+            kind: self.kind,
+            subagent: None,
+            from: self.state,
+            to,
+            tool,
+        });
+        self.state = to;
+        self.since = now;
+    }
+
+    /// Appends a history line, dropping the oldest beyond [`HISTORY_LEN`].
+    pub(super) fn record(&mut self, entry: HistoryEntry) {
+        if self.history.len() == HISTORY_LEN {
+            self.history.pop_front();
+        }
+        self.history.push_back(entry);
+    }
+}
