@@ -5,5 +5,6 @@
 
 pub mod agents;
 pub mod cli;
+pub mod hook;
 pub mod http;
 pub mod paths;

@@ -4,6 +4,8 @@ use clap::Parser;
 
 fn main() -> std::process::ExitCode {
     let cli = calyx::cli::Cli::parse();
-    let _ = cli;
-    std::process::ExitCode::SUCCESS
+    match cli.command {
+        Some(calyx::cli::Command::Hook(args)) => calyx::hook::run(&args.kind, args.approval),
+        _ => std::process::ExitCode::SUCCESS,
+    }
 }
