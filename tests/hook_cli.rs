@@ -143,11 +143,14 @@ async fn approval_without_a_decision_prints_nothing() {
     assert_silent_success(&output);
 }
 
+/// Hook arguments and the extra environment of one guard case.
+type GuardCase<'a> = (&'a [&'a str], Vec<(&'a str, &'a str)>);
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn guards_stand_down_without_contacting_the_server() {
     let mut server = start_server().await;
     let home = server.state_home.path().to_owned();
-    let cases: [(&[&str], Vec<(&str, &str)>); 4] = [
+    let cases: [GuardCase; 4] = [
         (&["claude-code", "--approval"], vec![]),
         (
             &["codex", "--approval"],
