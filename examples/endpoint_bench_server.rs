@@ -1,11 +1,13 @@
 //! A standalone agent endpoint for measuring `calyx hook` (docs/performance.md): an owner that
 //! accepts every event (204) and leaves every approval to the CLI (200, empty). It writes the
 //! endpoint file where `calyx hook` looks (`$XDG_STATE_HOME/calyx/agent-endpoint.json`), prints
-//! the port and the file's path, and runs until Ctrl-C.
+//! the port and the file's path, and runs until SIGINT or SIGTERM (then shuts down cleanly,
+//! removing the file).
 //!
 //! Not a calyx feature: the real server runs the endpoint inside `calyx server`.
 
 use calyx::http::{self, EndpointCall, EndpointOptions, EndpointReply, EndpointRequest};
+use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::mpsc;
 
 #[tokio::main]
@@ -24,6 +26,10 @@ async fn main() -> anyhow::Result<()> {
     let handle = http::start(sender, options).await?;
     println!("port {}", handle.port());
     println!("endpoint file {}", handle.endpoint_file().display());
-    tokio::signal::ctrl_c().await?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    tokio::select! {
+        result = tokio::signal::ctrl_c() => result?,
+        _ = terminate.recv() => {}
+    }
     handle.shutdown().await
 }
