@@ -1,9 +1,123 @@
-//! `calyx hook` (placeholder until the endpoint lands): prints nothing and exits 0, so agent CLIs
-//! fall back to their own behaviour.
+//! `calyx hook <kind> [--approval]`: forward an agent CLI's hook payload (stdin) to the running
+//! calyx server and, for a permission gate, print its decision.
+//!
+//! The contract with the CLI: always exit 0, print nothing unless the server returned a decision,
+//! never print an "allow" of our own. Any failure (no server, stale endpoint file, timeout, an
+//! error status) is silence, and silence makes the CLI ask the user itself. The hook is installed
+//! in the user's global config, so it must stand down quickly outside calyx.
 
+pub mod client;
+
+use std::io::{Read, Write};
 use std::process::ExitCode;
+use std::time::Duration;
 
-/// Runs the hook command.
-pub fn run(_kind: &str, _approval: bool) -> ExitCode {
+use crate::http::endpoint_file;
+
+/// Lifecycle pings are fire-and-forget state updates; they must never stall the agent's turn.
+pub const EVENT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A gate waits for a human. Above the server's 570 s approval expiry and below the CLI's 600 s
+/// hook timeout, so the server answers before we give up and we answer before the CLI kills us.
+pub const APPROVAL_TIMEOUT: Duration = Duration::from_secs(585);
+
+/// Largest payload forwarded; the server refuses more than 1 MiB anyway.
+const MAX_PAYLOAD_BYTES: u64 = 1024 * 1024 + 1;
+
+/// Runs the hook and always exits 0.
+pub fn run(kind: &str, approval: bool) -> ExitCode {
+    if should_stand_down(kind, |name| std::env::var(name).ok()) {
+        return ExitCode::SUCCESS;
+    }
+    if let Some(decision) = forward(kind, approval) {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(&decision);
+        let _ = stdout.flush();
+    }
     ExitCode::SUCCESS
+}
+
+/// Whether the hook must do nothing: no calyx pane identity (the agent runs outside calyx), a
+/// nested herdr pane (its shells inherit a calyx id that is not theirs), or Grok running Claude
+/// Code's hooks (its stdout would become a Grok decision in a vocabulary Grok does not know).
+pub fn should_stand_down(kind: &str, env: impl Fn(&str) -> Option<String>) -> bool {
+    let set = |name: &str| env(name).is_some_and(|v| !v.is_empty());
+    if !set("CALYX_SURFACE_ID") && !set("CALYX_SESSION_ID") {
+        return true;
+    }
+    if set("HERDR_PANE_ID") {
+        return true;
+    }
+    kind == "claude-code" && set("GROK_HOOK_EVENT")
+}
+
+/// Posts stdin to the endpoint; the body to print, if the server gave a decision.
+fn forward(kind: &str, approval: bool) -> Option<Vec<u8>> {
+    let mut payload = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_PAYLOAD_BYTES)
+        .read_to_end(&mut payload)
+        .ok()?;
+    let endpoint = endpoint_file::read(&crate::paths::endpoint_file())?;
+    let authorization = format!("Bearer {}", endpoint.token);
+    let mut headers = vec![("Authorization", authorization.as_str())];
+    let session = std::env::var("CALYX_SESSION_ID").ok();
+    let surface = std::env::var("CALYX_SURFACE_ID").ok();
+    for (name, value) in [
+        ("X-Calyx-Session-ID", session.as_deref()),
+        ("X-Calyx-Surface-ID", surface.as_deref()),
+        ("X-Calyx-Agent-Kind", Some(kind)),
+    ] {
+        if let Some(value) = value.filter(|v| !v.is_empty() && client::header_safe(v)) {
+            headers.push((name, value));
+        }
+    }
+    let (path, timeout) = if approval {
+        ("/approval-request", APPROVAL_TIMEOUT)
+    } else {
+        ("/agent-event", EVENT_TIMEOUT)
+    };
+    let response = client::post(endpoint.port, path, &headers, &payload, timeout).ok()?;
+    let decided = approval && (200..300).contains(&response.status) && !response.body.is_empty();
+    decided.then_some(response.body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(vars: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn stands_down_outside_calyx() {
+        assert!(should_stand_down("codex", env(&[])));
+        assert!(should_stand_down("codex", env(&[("CALYX_SURFACE_ID", "")])));
+        assert!(!should_stand_down(
+            "codex",
+            env(&[("CALYX_SURFACE_ID", "s")])
+        ));
+        assert!(!should_stand_down(
+            "codex",
+            env(&[("CALYX_SESSION_ID", "p")])
+        ));
+    }
+
+    #[test]
+    fn stands_down_in_herdr_and_for_grok_reading_claude_hooks() {
+        let herdr = env(&[("CALYX_SURFACE_ID", "s"), ("HERDR_PANE_ID", "3")]);
+        assert!(should_stand_down("codex", herdr));
+        let grok = &[
+            ("CALYX_SURFACE_ID", "s"),
+            ("GROK_HOOK_EVENT", "pre_tool_use"),
+        ];
+        assert!(should_stand_down("claude-code", env(grok)));
+        assert!(!should_stand_down("grok", env(grok)));
+    }
 }

@@ -6,6 +6,23 @@
 
 use tokio::sync::{mpsc, oneshot};
 
+mod auth;
+mod body;
+pub mod endpoint_file;
+mod identity;
+mod options;
+mod response;
+mod routes;
+mod server;
+pub mod token;
+
+pub use identity::{DEFAULT_HOOK_KIND, KIND_HEADER, SESSION_HEADER, SURFACE_HEADER};
+pub use options::{
+    EndpointOptions, PortChoice, APPROVAL_TIMEOUT, DEFAULT_PORTS, MAX_BODY_BYTES, MAX_HEADER_BYTES,
+    REQUEST_TIMEOUT, SHUTDOWN_GRACE,
+};
+pub use server::{start, EndpointHandle};
+
 /// Who is calling: the identity headers an agent's hook or MCP client sends.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Identity {

@@ -1,0 +1,54 @@
+//! The identity headers: which pane (and which CLI) a request comes from.
+
+use hyper::header::HeaderMap;
+
+use super::Identity;
+
+/// `X-Calyx-Session-ID`: the pane's persistent record id.
+pub const SESSION_HEADER: &str = "x-calyx-session-id";
+/// `X-Calyx-Surface-ID`: the pane's surface UUID.
+pub const SURFACE_HEADER: &str = "x-calyx-surface-id";
+/// `X-Calyx-Agent-Kind`: which CLI is calling.
+pub const KIND_HEADER: &str = "x-calyx-agent-kind";
+
+/// The agent kind hook routes assume when none is sent: Claude Code's MCP and hook entries
+/// carry no kind header.
+pub const DEFAULT_HOOK_KIND: &str = "claude-code";
+
+/// Reads the identity headers. Empty values count as absent: Claude Code sends
+/// `${CALYX_SURFACE_ID:-}` as an empty string outside a calyx pane.
+pub fn from_headers(headers: &HeaderMap, default_kind: Option<&str>) -> Identity {
+    Identity {
+        session_id: header(headers, SESSION_HEADER),
+        surface_id: header(headers, SURFACE_HEADER),
+        agent_kind: header(headers, KIND_HEADER).or_else(|| default_kind.map(str::to_owned)),
+    }
+}
+
+fn header(headers: &HeaderMap, name: &str) -> Option<String> {
+    let value = headers.get(name)?.to_str().ok()?.trim();
+    (!value.is_empty()).then(|| value.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hyper::header::HeaderValue;
+
+    #[test]
+    fn reads_and_defaults() {
+        let mut headers = HeaderMap::new();
+        headers.insert(SURFACE_HEADER, HeaderValue::from_static(" s-1 "));
+        headers.insert(SESSION_HEADER, HeaderValue::from_static(""));
+        let id = from_headers(&headers, Some(DEFAULT_HOOK_KIND));
+        assert_eq!(id.surface_id.as_deref(), Some("s-1"));
+        assert_eq!(id.session_id, None);
+        assert_eq!(id.agent_kind.as_deref(), Some("claude-code"));
+        headers.insert(KIND_HEADER, HeaderValue::from_static("codex"));
+        assert_eq!(
+            from_headers(&headers, None).agent_kind.as_deref(),
+            Some("codex")
+        );
+        assert_eq!(from_headers(&HeaderMap::new(), None).agent_kind, None);
+    }
+}

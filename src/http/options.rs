@@ -1,0 +1,85 @@
+//! How the endpoint binds and which limits it enforces. Production uses [`EndpointOptions::default`];
+//! tests override the port, the endpoint-file path and the timeouts so they never depend on the
+//! fixed port range being free or on waiting ten real seconds.
+
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The fixed ports tried in order before a kernel-assigned one. Fixed ports make the URLs written
+/// into agent CLI configs (MCP entries hold the port literally) stable across restarts.
+pub const DEFAULT_PORTS: RangeInclusive<u16> = 41830..=41839;
+
+/// Largest request head (request line plus headers) accepted; hyper answers 431 beyond it.
+pub const MAX_HEADER_BYTES: usize = 8 * 1024;
+
+/// Largest request body accepted; larger bodies get 413.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// How long a client may take to send a request's head, and then its body.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// When the server stops waiting for a human on `/approval-request` and answers "no decision".
+/// It must stay below the hook's own 585 s deadline, which stays below the CLI's 600 s hook
+/// timeout, so each inner layer gives up before the layer outside it.
+pub const APPROVAL_TIMEOUT: Duration = Duration::from_secs(570);
+
+/// How long a graceful shutdown waits for in-flight requests before dropping them.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
+/// Which port to listen on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PortChoice {
+    /// The port remembered in the endpoint file if it is free, then [`DEFAULT_PORTS`] in order,
+    /// then a kernel-assigned port.
+    #[default]
+    Default,
+    /// Exactly this port (0: kernel-assigned). A remembered token is reused only when the
+    /// remembered port is this one (or, for 0, any free remembered port).
+    Fixed(u16),
+}
+
+/// Everything [`super::start`] needs besides the owner channel.
+#[derive(Debug, Clone)]
+pub struct EndpointOptions {
+    /// Port selection; see [`PortChoice`].
+    pub port: PortChoice,
+    /// Where `{"port":N,"token":"..."}` is written (default: `paths::endpoint_file()`).
+    pub endpoint_file: PathBuf,
+    /// Time allowed for the request head, and separately for the body (408 / connection closed).
+    pub request_timeout: Duration,
+    /// Time an approval request may wait for the owner before answering "no decision".
+    pub approval_timeout: Duration,
+    /// Body size limit in bytes (413 beyond it).
+    pub max_body_bytes: usize,
+    /// Request head size limit in bytes (431 beyond it). Must be at least 8192 (hyper's floor).
+    pub max_header_bytes: usize,
+    /// How long `shutdown()` waits for in-flight requests.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for EndpointOptions {
+    fn default() -> Self {
+        Self {
+            port: PortChoice::Default,
+            endpoint_file: crate::paths::endpoint_file(),
+            request_timeout: REQUEST_TIMEOUT,
+            approval_timeout: APPROVAL_TIMEOUT,
+            max_body_bytes: MAX_BODY_BYTES,
+            max_header_bytes: MAX_HEADER_BYTES,
+            shutdown_grace: SHUTDOWN_GRACE,
+        }
+    }
+}
+
+impl EndpointOptions {
+    /// Options for tests and tools: a kernel-assigned port and the given endpoint file, with the
+    /// production limits.
+    pub fn ephemeral(endpoint_file: impl Into<PathBuf>) -> Self {
+        Self {
+            port: PortChoice::Fixed(0),
+            endpoint_file: endpoint_file.into(),
+            ..Self::default()
+        }
+    }
+}

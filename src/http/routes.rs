@@ -1,0 +1,183 @@
+//! Routing: authenticate, pick the handler, turn the request into an [`EndpointCall`] for the
+//! owner loop and its [`EndpointReply`] back into a response. Every path returns a response; no
+//! handler can fail or panic, so a bad request only ever costs its own connection.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hyper::body::Incoming;
+use hyper::header::{HeaderValue, ALLOW};
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::{json, Value};
+use tokio::sync::oneshot;
+
+use super::body::{self, BodyError};
+use super::response::{self, ResponseBody};
+use super::{auth, identity, EndpointCall, EndpointReply, EndpointRequest, EndpointSender};
+
+/// What every request handler shares: the secret, the way to the owner, and the limits.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub token: String,
+    pub sender: EndpointSender,
+    pub started: Instant,
+    pub max_body_bytes: usize,
+    pub request_timeout: Duration,
+    pub approval_timeout: Duration,
+}
+
+/// The two hook routes differ only in which call they make and what silence means.
+#[derive(Debug, Clone, Copy)]
+enum HookRoute {
+    AgentEvent,
+    ApprovalRequest,
+}
+
+/// The service function: one request in, one response out.
+pub(crate) async fn handle(
+    req: Request<Incoming>,
+    shared: Arc<Shared>,
+) -> Result<Response<ResponseBody>, Infallible> {
+    if !auth::authorized(req.headers(), &shared.token) {
+        tracing::debug!(path = req.uri().path(), "endpoint: unauthorized request");
+        return Ok(response::error(
+            StatusCode::UNAUTHORIZED,
+            "missing or wrong bearer token",
+        ));
+    }
+    let response = match req.uri().path() {
+        "/agent-event" if req.method() == Method::POST => {
+            hook_route(req, &shared, HookRoute::AgentEvent).await
+        }
+        "/approval-request" if req.method() == Method::POST => {
+            hook_route(req, &shared, HookRoute::ApprovalRequest).await
+        }
+        "/agent-event" | "/approval-request" => method_not_allowed("POST"),
+        "/mcp" => mcp_route(req, &shared).await,
+        "/health" if req.method() == Method::GET => health(&shared),
+        "/health" => method_not_allowed("GET"),
+        path => {
+            tracing::debug!(path, "endpoint: unknown route");
+            response::error(StatusCode::NOT_FOUND, "no such route")
+        }
+    };
+    Ok(response)
+}
+
+/// `/mcp`: the MCP endpoint. The MCP issue replaces this body with the real JSON-RPC handler;
+/// until then every MCP client is told plainly that it is not there yet.
+pub(crate) async fn mcp_route(_req: Request<Incoming>, _shared: &Shared) -> Response<ResponseBody> {
+    response::error(StatusCode::NOT_IMPLEMENTED, "not yet")
+}
+
+/// `GET /health`: liveness for `calyx setup` and scripts. Version and uptime only, no secrets.
+fn health(shared: &Shared) -> Response<ResponseBody> {
+    let body = json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "uptime_secs": shared.started.elapsed().as_secs(),
+    });
+    response::json(StatusCode::OK, &body)
+}
+
+fn method_not_allowed(allow: &'static str) -> Response<ResponseBody> {
+    let mut response = response::error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed");
+    response
+        .headers_mut()
+        .insert(ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+/// `/agent-event` and `/approval-request`: read the JSON payload, ask the owner, answer.
+async fn hook_route(
+    req: Request<Incoming>,
+    shared: &Shared,
+    route: HookRoute,
+) -> Response<ResponseBody> {
+    if body::announced_too_large(req.headers(), shared.max_body_bytes) {
+        tracing::warn!(?route, "endpoint: refused a body announced over the limit");
+        return response::error_and_close(StatusCode::PAYLOAD_TOO_LARGE, "body too large");
+    }
+    let identity = identity::from_headers(req.headers(), Some(identity::DEFAULT_HOOK_KIND));
+    let bytes = match body::read_limited(
+        req.into_body(),
+        shared.max_body_bytes,
+        shared.request_timeout,
+    )
+    .await
+    {
+        Ok(bytes) => bytes,
+        Err(BodyError::TooLarge) => {
+            tracing::warn!(?route, "endpoint: body over the limit");
+            return response::error_and_close(StatusCode::PAYLOAD_TOO_LARGE, "body too large");
+        }
+        Err(BodyError::Timeout) => {
+            tracing::warn!(?route, "endpoint: body did not arrive in time");
+            return response::error_and_close(
+                StatusCode::REQUEST_TIMEOUT,
+                "request body timed out",
+            );
+        }
+        Err(BodyError::Read(e)) => {
+            tracing::warn!(?route, error = %e, "endpoint: failed to read body");
+            return response::error_and_close(StatusCode::BAD_REQUEST, "unreadable body");
+        }
+    };
+    let payload: Value = match serde_json::from_slice(&bytes) {
+        Ok(value) => value,
+        Err(e) => {
+            tracing::warn!(?route, error = %e, ?identity, "endpoint: malformed JSON payload");
+            return response::error(StatusCode::BAD_REQUEST, &format!("malformed JSON: {e}"));
+        }
+    };
+    let call = match route {
+        HookRoute::AgentEvent => EndpointCall::AgentEvent { identity, payload },
+        HookRoute::ApprovalRequest => EndpointCall::ApprovalRequest { identity, payload },
+    };
+    match ask_owner(shared, call, route).await {
+        Some(reply) => reply_response(reply),
+        // Silence on a gate hands the question back to the CLI's own prompt.
+        None if matches!(route, HookRoute::ApprovalRequest) => response::empty(StatusCode::OK),
+        None => response::error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "calyx is not handling events",
+        ),
+    }
+}
+
+/// Sends the call to the owner loop and waits for its reply. `None` when the owner is gone,
+/// dropped the reply sender, or (for approvals) did not answer within the approval timeout.
+async fn ask_owner(shared: &Shared, call: EndpointCall, route: HookRoute) -> Option<EndpointReply> {
+    let (reply, receiver) = oneshot::channel();
+    if shared
+        .sender
+        .send(EndpointRequest { call, reply })
+        .await
+        .is_err()
+    {
+        tracing::warn!(?route, "endpoint: owner loop is gone");
+        return None;
+    }
+    let answer = match route {
+        HookRoute::ApprovalRequest => tokio::time::timeout(shared.approval_timeout, receiver)
+            .await
+            .unwrap_or_else(|_| {
+                tracing::info!("endpoint: approval request expired without a decision");
+                Ok(EndpointReply::EmptyOk)
+            }),
+        HookRoute::AgentEvent => receiver.await,
+    };
+    answer.ok()
+}
+
+fn reply_response(reply: EndpointReply) -> Response<ResponseBody> {
+    match reply {
+        EndpointReply::NoContent => response::empty(StatusCode::NO_CONTENT),
+        EndpointReply::Json(value) => response::json(StatusCode::OK, &value),
+        EndpointReply::EmptyOk => response::empty(StatusCode::OK),
+        EndpointReply::BadRequest(message) => {
+            tracing::info!(%message, "endpoint: owner refused a request");
+            response::error(StatusCode::BAD_REQUEST, &message)
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! Binding, accepting and shutting down: one tokio task accepts, one task per connection serves
+//! it with hyper's HTTP/1.1 state machine, so a slow or hostile client holds only its own task.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::{JoinHandle, JoinSet};
+
+use super::endpoint_file::{self, EndpointInfo};
+use super::options::{EndpointOptions, PortChoice, DEFAULT_PORTS};
+use super::routes::{self, Shared};
+use super::{token, EndpointSender};
+
+/// A running endpoint. Dropping it stops the server too; [`EndpointHandle::shutdown`] also waits
+/// for in-flight requests and removes the endpoint file.
+#[derive(Debug)]
+pub struct EndpointHandle {
+    info: EndpointInfo,
+    endpoint_file: PathBuf,
+    stop: watch::Sender<bool>,
+    accept_task: Option<JoinHandle<()>>,
+    removed: bool,
+}
+
+impl EndpointHandle {
+    /// The loopback port the server listens on.
+    pub fn port(&self) -> u16 {
+        self.info.port
+    }
+
+    /// The bearer token every request must carry.
+    pub fn token(&self) -> &str {
+        &self.info.token
+    }
+
+    /// Where the port and token were written.
+    pub fn endpoint_file(&self) -> &Path {
+        &self.endpoint_file
+    }
+
+    /// Stops accepting, lets in-flight requests finish (within the shutdown grace), then removes
+    /// the endpoint file so hooks stop calling a server that is gone.
+    pub async fn shutdown(mut self) -> anyhow::Result<()> {
+        self.stop.send_replace(true);
+        if let Some(task) = self.accept_task.take() {
+            if let Err(e) = task.await {
+                tracing::warn!(error = %e, "endpoint: accept task ended abnormally");
+            }
+        }
+        self.removed = true;
+        endpoint_file::remove_if_ours(&self.endpoint_file, &self.info)
+            .with_context(|| format!("failed to remove {}", self.endpoint_file.display()))
+    }
+}
+
+impl Drop for EndpointHandle {
+    fn drop(&mut self) {
+        self.stop.send_replace(true);
+        if !self.removed {
+            let _ = endpoint_file::remove_if_ours(&self.endpoint_file, &self.info);
+        }
+    }
+}
+
+/// Starts the endpoint: binds 127.0.0.1 (see [`PortChoice`]), writes the endpoint file, and
+/// serves until the handle is shut down or dropped. Requests go to the owner through `sender`.
+pub async fn start(
+    sender: EndpointSender,
+    options: EndpointOptions,
+) -> anyhow::Result<EndpointHandle> {
+    let remembered = endpoint_file::read(&options.endpoint_file);
+    let (listener, token) = bind(remembered, options.port).await?;
+    let port = listener
+        .local_addr()
+        .context("failed to read the endpoint's local address")?
+        .port();
+    let info = EndpointInfo { port, token };
+    endpoint_file::write(&options.endpoint_file, &info)
+        .with_context(|| format!("failed to write {}", options.endpoint_file.display()))?;
+
+    let shared = Arc::new(Shared {
+        token: info.token.clone(),
+        sender,
+        started: Instant::now(),
+        max_body_bytes: options.max_body_bytes,
+        request_timeout: options.request_timeout,
+        approval_timeout: options.approval_timeout,
+    });
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(options.request_timeout)
+        .max_header_size(options.max_header_bytes)
+        .max_buf_size(options.max_header_bytes.max(64 * 1024));
+    let (stop, stopped) = watch::channel(false);
+    let accept_task = tokio::spawn(accept_loop(
+        listener,
+        http,
+        shared,
+        stopped,
+        options.shutdown_grace,
+    ));
+    tracing::info!(port, file = %options.endpoint_file.display(), "endpoint: listening on 127.0.0.1");
+    Ok(EndpointHandle {
+        info,
+        endpoint_file: options.endpoint_file,
+        stop,
+        accept_task: Some(accept_task),
+        removed: false,
+    })
+}
+
+/// Binds a listener and picks the token: the remembered port and token when that port is free
+/// (so configs written earlier keep working), else the configured ports with a fresh token.
+async fn bind(
+    remembered: Option<EndpointInfo>,
+    choice: PortChoice,
+) -> anyhow::Result<(TcpListener, String)> {
+    if let Some(info) = remembered {
+        let usable = match choice {
+            PortChoice::Default | PortChoice::Fixed(0) => true,
+            PortChoice::Fixed(port) => port == info.port,
+        };
+        if usable {
+            if let Ok(listener) = listen(info.port).await {
+                return Ok((listener, info.token));
+            }
+        }
+    }
+    let token = token::generate()
+        .map_err(|e| anyhow::anyhow!("failed to generate the endpoint token: {e}"))?;
+    let candidates: Vec<u16> = match choice {
+        PortChoice::Default => DEFAULT_PORTS.chain(std::iter::once(0)).collect(),
+        PortChoice::Fixed(port) => vec![port],
+    };
+    let mut last_error = None;
+    for port in candidates {
+        match listen(port).await {
+            Ok(listener) => return Ok((listener, token)),
+            Err(e) => last_error = Some(e),
+        }
+    }
+    Err(last_error
+        .map(anyhow::Error::from)
+        .unwrap_or_else(|| anyhow::anyhow!("no port to try")))
+    .context("failed to bind the agent endpoint on 127.0.0.1")
+}
+
+async fn listen(port: u16) -> std::io::Result<TcpListener> {
+    TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    http: http1::Builder,
+    shared: Arc<Shared>,
+    mut stopped: watch::Receiver<bool>,
+    grace: Duration,
+) {
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            // Also fires when the handle is dropped (the sender is gone).
+            _ = stopped.changed() => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    let task = serve(stream, http.clone(), shared.clone(), stopped.clone());
+                    connections.spawn(task);
+                }
+                Err(e) => {
+                    // Usually EMFILE: back off instead of spinning; existing connections go on.
+                    tracing::warn!(error = %e, "endpoint: accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    drop(listener);
+    let drained = tokio::time::timeout(grace, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        tracing::info!(
+            left = connections.len(),
+            "endpoint: dropping requests still in flight at shutdown"
+        );
+    }
+    connections.shutdown().await;
+}
+
+/// Serves one connection until it closes or the server stops (then gracefully: the request in
+/// flight is answered, the connection closed).
+async fn serve(
+    stream: TcpStream,
+    http: http1::Builder,
+    shared: Arc<Shared>,
+    mut stopped: watch::Receiver<bool>,
+) {
+    let _ = stream.set_nodelay(true);
+    let service = service_fn(move |req| routes::handle(req, shared.clone()));
+    let connection = http.serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(connection);
+    tokio::select! {
+        result = connection.as_mut() => {
+            if let Err(e) = result {
+                tracing::debug!(error = %e, "endpoint: connection ended with an error");
+            }
+        }
+        _ = stopped.changed() => {
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
+        }
+    }
+}

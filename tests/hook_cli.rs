@@ -1,0 +1,343 @@
+//! `calyx hook` as a real process against a real endpoint (or a scripted one), pointed at a temp
+//! state dir through `XDG_STATE_HOME`.
+
+#[path = "support_endpoint/mod.rs"]
+mod common;
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use calyx::http::endpoint_file::{self, EndpointInfo};
+use common::*;
+use serde_json::{json, Value};
+
+const PAYLOAD: &str = r#"{"session_id":"5f0c","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls -la"}}"#;
+
+/// Variables that would change the hook's behaviour and must not leak in from the test's env.
+const GUARDS: [&str; 4] = [
+    "CALYX_SURFACE_ID",
+    "CALYX_SESSION_ID",
+    "HERDR_PANE_ID",
+    "GROK_HOOK_EVENT",
+];
+
+/// Runs `calyx hook` with `args`, the given extra env and `stdin`; returns its output and how
+/// long it ran.
+async fn run_hook(
+    state_home: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    stdin: &str,
+) -> (Output, Duration) {
+    let state_home = state_home.to_owned();
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let env: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let stdin = stdin.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_calyx"));
+        command
+            .arg("hook")
+            .args(&args)
+            .env("XDG_STATE_HOME", &state_home)
+            .env("HOME", &state_home);
+        for name in GUARDS {
+            command.env_remove(name);
+        }
+        command.envs(env);
+        let started = Instant::now();
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn calyx hook");
+        if let Some(mut pipe) = child.stdin.take() {
+            // A hook that stands down exits without reading; a broken pipe is fine.
+            let _ = pipe.write_all(stdin.as_bytes());
+        }
+        let output = child.wait_with_output().expect("wait for calyx hook");
+        (output, started.elapsed())
+    })
+    .await
+    .expect("hook runner")
+}
+
+fn assert_silent_success(output: &Output) {
+    assert!(output.status.success(), "exit: {:?}", output.status);
+    assert!(
+        output.stdout.is_empty(),
+        "stdout: {:?}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
+const IN_PANE: [(&str, &str); 2] = [
+    ("CALYX_SURFACE_ID", KNOWN_SURFACE),
+    ("CALYX_SESSION_ID", "session-7"),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_reaches_the_server_with_identity_and_payload() {
+    let mut server = start_server().await;
+    let (output, _) = run_hook(server.state_home.path(), &["codex"], &IN_PANE, PAYLOAD).await;
+    assert_silent_success(&output);
+    let seen = server
+        .seen
+        .try_recv()
+        .expect("the event arrived before the hook exited");
+    assert!(!seen.approval);
+    assert_eq!(seen.identity.surface_id.as_deref(), Some(KNOWN_SURFACE));
+    assert_eq!(seen.identity.session_id.as_deref(), Some("session-7"));
+    assert_eq!(seen.identity.agent_kind.as_deref(), Some("codex"));
+    assert_eq!(
+        seen.payload,
+        serde_json::from_str::<Value>(PAYLOAD).expect("json")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approval_prints_the_decision() {
+    let mut server = start_server().await;
+    let (output, _) = run_hook(
+        server.state_home.path(),
+        &["claude-code", "--approval"],
+        &IN_PANE,
+        PAYLOAD,
+    )
+    .await;
+    assert!(output.status.success());
+    let printed: Value =
+        serde_json::from_slice(&output.stdout).expect("stdout is the decision JSON");
+    assert_eq!(printed, allow_decision());
+    let seen = server.seen.try_recv().expect("the approval arrived");
+    assert!(seen.approval);
+    assert_eq!(seen.identity.agent_kind.as_deref(), Some("claude-code"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approval_without_a_decision_prints_nothing() {
+    let server = start_server().await;
+    // The owner drops the request: 200 with an empty body.
+    let dropped = r#"{"owner":"drop"}"#;
+    let (output, _) = run_hook(
+        server.state_home.path(),
+        &["codex", "--approval"],
+        &IN_PANE,
+        dropped,
+    )
+    .await;
+    assert_silent_success(&output);
+    // An unknown pane: 400 with a JSON error body, which must not reach the CLI.
+    let stranger = [("CALYX_SURFACE_ID", "nobody")];
+    let (output, _) = run_hook(
+        server.state_home.path(),
+        &["codex", "--approval"],
+        &stranger,
+        PAYLOAD,
+    )
+    .await;
+    assert_silent_success(&output);
+}
+
+/// Hook arguments and the extra environment of one guard case.
+type GuardCase<'a> = (&'a [&'a str], Vec<(&'a str, &'a str)>);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn guards_stand_down_without_contacting_the_server() {
+    let mut server = start_server().await;
+    let home = server.state_home.path().to_owned();
+    let cases: [GuardCase; 4] = [
+        (&["claude-code", "--approval"], vec![]),
+        (
+            &["codex", "--approval"],
+            vec![("CALYX_SURFACE_ID", ""), ("CALYX_SESSION_ID", "")],
+        ),
+        (
+            &["codex", "--approval"],
+            vec![IN_PANE[0], ("HERDR_PANE_ID", "w1:p2")],
+        ),
+        (
+            &["claude-code", "--approval"],
+            vec![IN_PANE[0], ("GROK_HOOK_EVENT", "pre_tool_use")],
+        ),
+    ];
+    for (args, env) in cases {
+        let (output, elapsed) = run_hook(&home, args, &env, PAYLOAD).await;
+        assert_silent_success(&output);
+        assert!(
+            elapsed < Duration::from_secs(2),
+            "{args:?} {env:?} took {elapsed:?}"
+        );
+        assert!(
+            server.seen.try_recv().is_err(),
+            "{args:?} {env:?} reached the server"
+        );
+    }
+    // GROK_HOOK_EVENT only silences the Claude Code hook: Grok's own hook still reports.
+    let env = [IN_PANE[0], ("GROK_HOOK_EVENT", "pre_tool_use")];
+    let (output, _) = run_hook(&home, &["grok"], &env, PAYLOAD).await;
+    assert_silent_success(&output);
+    assert_eq!(
+        server.seen.try_recv().map(|s| s.identity.agent_kind),
+        Ok(Some("grok".into()))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_endpoint_file_is_silent_and_quick() {
+    let state_home = tempfile::tempdir().expect("tempdir");
+    let (output, elapsed) = run_hook(
+        state_home.path(),
+        &["claude-code", "--approval"],
+        &IN_PANE,
+        PAYLOAD,
+    )
+    .await;
+    assert_silent_success(&output);
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(elapsed < Duration::from_secs(1), "{elapsed:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_endpoint_file_is_silent_and_quick() {
+    let state_home = tempfile::tempdir().expect("tempdir");
+    let closed_port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.local_addr().expect("addr").port()
+    };
+    let stale = EndpointInfo {
+        port: closed_port,
+        token: "cd".repeat(32),
+    };
+    endpoint_file::write(&endpoint_path(state_home.path()), &stale).expect("write");
+    let (output, elapsed) = run_hook(
+        state_home.path(),
+        &["claude-code", "--approval"],
+        &IN_PANE,
+        PAYLOAD,
+    )
+    .await;
+    assert_silent_success(&output);
+    assert!(elapsed < Duration::from_secs(1), "{elapsed:?}");
+}
+
+/// A one-connection scripted server: records the request bytes, answers `reply`.
+fn scripted_server(state_home: &Path, reply: &'static [u8]) -> std::thread::JoinHandle<Vec<u8>> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let info = EndpointInfo {
+        port,
+        token: "ef".repeat(32),
+    };
+    endpoint_file::write(&endpoint_path(state_home), &info).expect("write");
+    std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().expect("accept");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("timeout");
+        let mut got = Vec::new();
+        let mut chunk = [0u8; 4096];
+        loop {
+            if let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&got[..end]).to_lowercase();
+                let len: usize = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .and_then(|v| v.trim().parse().ok())
+                    .unwrap_or(0);
+                if got.len() >= end + 4 + len {
+                    break;
+                }
+            }
+            match stream.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&chunk[..n]),
+            }
+        }
+        let _ = stream.write_all(reply);
+        got
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_request_carries_the_payload_verbatim() {
+    let state_home = tempfile::tempdir().expect("tempdir");
+    let server = scripted_server(state_home.path(), b"HTTP/1.1 204 No Content\r\n\r\n");
+    let (output, _) = run_hook(state_home.path(), &["opencode"], &IN_PANE, PAYLOAD).await;
+    assert_silent_success(&output);
+    let request = String::from_utf8(server.join().expect("server")).expect("utf-8");
+    let (head, body) = request.split_once("\r\n\r\n").expect("head and body");
+    assert_eq!(body, PAYLOAD);
+    assert!(head.starts_with("POST /agent-event HTTP/1.1\r\n"), "{head}");
+    for line in [
+        format!("Authorization: Bearer {}", "ef".repeat(32)),
+        format!("X-Calyx-Surface-ID: {KNOWN_SURFACE}"),
+        "X-Calyx-Session-ID: session-7".to_owned(),
+        "X-Calyx-Agent-Kind: opencode".to_owned(),
+        "Connection: close".to_owned(),
+        format!("Content-Length: {}", PAYLOAD.len()),
+    ] {
+        assert!(
+            head.lines().any(|l| l == line),
+            "missing {line:?} in {head}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_non_2xx_answer_prints_nothing() {
+    let state_home = tempfile::tempdir().expect("tempdir");
+    let body = json!({"hookSpecificOutput": {"decision": {"behavior": "allow"}}}).to_string();
+    let reply: &'static [u8] = format!(
+        "HTTP/1.1 500 Internal Server Error\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+    .leak();
+    let server = scripted_server(state_home.path(), reply);
+    let (output, _) = run_hook(
+        state_home.path(),
+        &["claude-code", "--approval"],
+        &IN_PANE,
+        PAYLOAD,
+    )
+    .await;
+    assert_silent_success(&output);
+    let request = String::from_utf8(server.join().expect("server")).expect("utf-8");
+    assert!(
+        request.starts_with("POST /approval-request HTTP/1.1\r\n"),
+        "{request}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_answers_an_event_is_abandoned_after_two_seconds() {
+    let state_home = tempfile::tempdir().expect("tempdir");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    endpoint_file::write(
+        &endpoint_path(state_home.path()),
+        &EndpointInfo {
+            port,
+            token: "ab".repeat(32),
+        },
+    )
+    .expect("write");
+    // The kernel accepts the connection into the backlog; nobody ever reads or answers.
+    let (output, elapsed) = run_hook(state_home.path(), &["codex"], &IN_PANE, PAYLOAD).await;
+    assert_silent_success(&output);
+    assert!(
+        elapsed >= Duration::from_millis(1900) && elapsed < Duration::from_secs(4),
+        "{elapsed:?}"
+    );
+    drop(listener);
+}
