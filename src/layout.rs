@@ -318,7 +318,11 @@ pub fn neighbour(rects: &[(PaneId, Rect)], from: PaneId, dir: Direction) -> Opti
             };
             (adjacent && shared > 0).then_some((*id, shared))
         })
-        .max_by_key(|(_, shared)| *shared)
+        // On a tie, the first in layout order (top or left) wins.
+        .fold(None, |best: Option<(PaneId, u16)>, (id, shared)| match best {
+            Some((_, b)) if b >= shared => best,
+            _ => Some((id, shared)),
+        })
         .map(|(id, _)| id)
 }
 

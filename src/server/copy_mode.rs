@@ -388,9 +388,12 @@ mod tests {
             .iter()
             .any(|h| h.kind == HighlightKind::CurrentMatch));
         c.start_search("alpha".into(), true);
+        assert_eq!(c.cursor, (7, 6));
+        c.key(Key::plain(KeyCode::Char('n')));
         assert_eq!(c.cursor, (8, 6));
         c.key(Key::plain(KeyCode::Char('N')));
-        assert_eq!(c.cursor, (7, 6));
+        c.key(Key::plain(KeyCode::Char('N')));
+        assert_eq!(c.cursor, (6, 6));
     }
 
     #[test]
