@@ -319,10 +319,13 @@ pub fn neighbour(rects: &[(PaneId, Rect)], from: PaneId, dir: Direction) -> Opti
             (adjacent && shared > 0).then_some((*id, shared))
         })
         // On a tie, the first in layout order (top or left) wins.
-        .fold(None, |best: Option<(PaneId, u16)>, (id, shared)| match best {
-            Some((_, b)) if b >= shared => best,
-            _ => Some((id, shared)),
-        })
+        .fold(
+            None,
+            |best: Option<(PaneId, u16)>, (id, shared)| match best {
+                Some((_, b)) if b >= shared => best,
+                _ => Some((id, shared)),
+            },
+        )
         .map(|(id, _)| id)
 }
 

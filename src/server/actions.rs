@@ -358,8 +358,22 @@ impl Server {
                 }
             }
             Action::ToggleSidebar => {
-                if let Some(s) = self.state.sessions.get_mut(&session) {
-                    s.sidebar = !s.sidebar;
+                // Hidden -> shown with the keyboard; shown -> take the keyboard; focused -> hide.
+                let shown = self.state.sessions.get(&session).is_some_and(|s| s.sidebar);
+                let focused = matches!(
+                    self.state.clients.get(&client).map(|c| &c.mode),
+                    Some(ClientMode::Sidebar { .. })
+                );
+                if shown && focused {
+                    if let Some(s) = self.state.sessions.get_mut(&session) {
+                        s.sidebar = false;
+                    }
+                    self.set_mode(client, ClientMode::Normal);
+                } else {
+                    if let Some(s) = self.state.sessions.get_mut(&session) {
+                        s.sidebar = true;
+                    }
+                    self.set_mode(client, ClientMode::Sidebar { selected: 0 });
                 }
                 self.state.relayout(session);
             }

@@ -1,28 +1,267 @@
-//! Where the multiplexer meets agent rows: focus, pane exits, the blocked-agent jump and the
-//! `calyx agents` answers. Agent state is filled in by the agent endpoint.
+//! Where the multiplexer meets agent rows: hook events from the endpoint, pane exits, quiet
+//! panes, focus, notifications, the blocked-agent jump and the `calyx agents` answers.
 
+use std::str::FromStr;
+use std::time::Duration;
+
+use calyx_integrations::{normalize, AgentKind};
+use tokio::time::Instant;
+
+use crate::agents::{osc_sequences, AgentState, Transition};
+use crate::http::{EndpointCall, EndpointReply, EndpointRequest, Identity};
 use crate::layout::PaneId;
-use crate::protocol::Response;
+use crate::protocol::{encode_raw, Response};
 
 use super::Server;
 
-impl Server {
-    /// A pane got focus.
-    pub(super) fn on_focus_changed(&mut self, _pane: PaneId) {}
+/// A working agent whose pane printed nothing for this long is taken as idle: Claude Code's Esc
+/// interrupt fires no hook, but its spinner stops. Long enough that a tool running quietly is
+/// not mistaken for idle by much.
+pub const QUIET_AS_IDLE: Duration = Duration::from_secs(30);
 
-    /// A pane is gone (closed, or its program exited).
-    pub(super) fn after_pane_closed(&mut self, _pane: PaneId) {}
+impl Server {
+    /// The pane an identity names: the session id (persistent record) first, then the surface.
+    fn pane_for(&self, identity: &Identity) -> Option<PaneId> {
+        let by_record = identity
+            .session_id
+            .as_deref()
+            .and_then(|id| self.state.panes.values().find(|p| p.record_id == id));
+        let by_surface = || {
+            identity
+                .surface_id
+                .as_deref()
+                .and_then(|id| self.state.panes.values().find(|p| p.surface_id == id))
+        };
+        by_record.or_else(by_surface).map(|p| p.id)
+    }
+
+    /// Handles a request from the HTTP endpoint.
+    pub(super) fn endpoint_request(&mut self, request: EndpointRequest) {
+        let EndpointRequest { call, reply } = request;
+        let (identity, payload, gate) = match call {
+            EndpointCall::AgentEvent { identity, payload } => (identity, payload, false),
+            EndpointCall::ApprovalRequest { identity, payload } => (identity, payload, true),
+        };
+        let answer = match self.agent_event(&identity, &payload) {
+            Err(message) => EndpointReply::BadRequest(message),
+            // Approvals are answered by the human in calyx (the approvals issue); until then the
+            // CLI asks in its own dialog, and the row shows blocked from the event itself.
+            Ok(()) if gate => EndpointReply::EmptyOk,
+            Ok(()) => EndpointReply::NoContent,
+        };
+        let _ = reply.send(answer);
+    }
+
+    fn agent_event(
+        &mut self,
+        identity: &Identity,
+        payload: &serde_json::Value,
+    ) -> Result<(), String> {
+        let pane = self.pane_for(identity).ok_or_else(|| {
+            format!(
+                "no calyx pane has session id {:?} or surface id {:?}",
+                identity.session_id.as_deref().unwrap_or(""),
+                identity.surface_id.as_deref().unwrap_or("")
+            )
+        })?;
+        let kind_name = identity.agent_kind.as_deref().unwrap_or("claude-code");
+        let kind = AgentKind::from_str(kind_name)
+            .map_err(|_| format!("unknown agent kind {kind_name:?}"))?;
+        let event = match normalize(kind, payload) {
+            Ok(Some(event)) => event,
+            Ok(None) => return Ok(()),
+            Err(e) => {
+                // An unknown shape is logged and ignored: a CLI release must never break calyx.
+                tracing::warn!("pane %{pane}: ignored {kind_name} payload: {e}");
+                return Ok(());
+            }
+        };
+        let now = Instant::now();
+        let transitions = self.agents.apply(u64::from(pane), kind, &event, now);
+        self.after_transitions(&transitions, now);
+        self.state.mark_pane_dirty(pane);
+        self.mark_sidebars_dirty();
+        Ok(())
+    }
+
+    /// Rings bells and sends desktop notifications for transitions the user should hear about.
+    fn after_transitions(&mut self, transitions: &[Transition], now: Instant) {
+        if transitions.is_empty() {
+            return;
+        }
+        let state = &self.state;
+        let is_focused = |pane: u64| -> bool {
+            let Ok(pane) = PaneId::try_from(pane) else {
+                return false;
+            };
+            let Some((session, window)) = state.locate(pane) else {
+                return false;
+            };
+            let watched = state.clients.values().any(|c| c.session == session);
+            watched
+                && state
+                    .sessions
+                    .get(&session)
+                    .is_some_and(|s| s.active_window == window && s.active_pane() == Some(pane))
+        };
+        let notifications = self.notifier.decide(transitions, &is_focused, now);
+        for n in notifications {
+            let bytes = osc_sequences(&n, self.notifier.config());
+            if bytes.is_empty() {
+                continue;
+            }
+            let frame = encode_raw(&bytes);
+            let session = PaneId::try_from(n.pane)
+                .ok()
+                .and_then(|p| self.state.locate(p))
+                .map(|(s, _)| s);
+            let mut sent = false;
+            for c in self
+                .state
+                .clients
+                .values()
+                .filter(|c| Some(c.session) == session)
+            {
+                sent |= c.tx.try_send(frame.clone()).is_ok();
+            }
+            if !sent {
+                // Nobody looks at that session: tell whoever is attached anywhere.
+                for c in self.state.clients.values() {
+                    let _ = c.tx.try_send(frame.clone());
+                }
+            }
+        }
+        for t in transitions {
+            if let Ok(pane) = PaneId::try_from(t.pane) {
+                self.state.mark_pane_dirty(pane);
+            }
+        }
+        self.mark_sidebars_dirty();
+    }
+
+    /// Redraws every client that shows the sidebar or agent counts.
+    fn mark_sidebars_dirty(&mut self) {
+        for c in self.state.clients.values_mut() {
+            c.dirty = true;
+        }
+    }
+
+    /// Time-based agent changes (aging, quiet panes) are due.
+    pub(super) fn agent_timer(&mut self, now: Instant) {
+        let mut transitions = self.agents.tick(now);
+        let quiet: Vec<PaneId> = self
+            .agents
+            .iter()
+            .filter(|row| row.state == AgentState::Working)
+            .filter_map(|row| PaneId::try_from(row.pane).ok())
+            .filter(|pane| {
+                self.last_output
+                    .get(pane)
+                    .is_some_and(|t| now.duration_since(*t) >= QUIET_AS_IDLE)
+            })
+            .collect();
+        for pane in quiet {
+            transitions.extend(self.agents.pane_evidence_idle(u64::from(pane), now));
+            self.last_output.remove(&pane);
+        }
+        self.after_transitions(&transitions, now);
+    }
+
+    /// When the next time-based agent change is due.
+    pub(super) fn agent_deadline(&self) -> Option<Instant> {
+        let quiet = self
+            .agents
+            .iter()
+            .filter(|row| row.state == AgentState::Working)
+            .filter_map(|row| PaneId::try_from(row.pane).ok())
+            .filter_map(|pane| self.last_output.get(&pane).map(|t| *t + QUIET_AS_IDLE))
+            .min();
+        [self.agents.next_deadline(), quiet]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// A pane printed something (evidence that its agent is alive).
+    pub(super) fn note_pane_output(&mut self, pane: PaneId) {
+        if self.agents.row(u64::from(pane)).is_some() {
+            self.last_output.insert(pane, Instant::now());
+        }
+    }
+
+    /// A pane got focus.
+    pub(super) fn on_focus_changed(&mut self, _pane: PaneId) {
+        self.mark_sidebars_dirty();
+    }
+
+    /// A pane is gone (closed, or its program exited): its agent is done, never live-looking.
+    pub(super) fn after_pane_closed(&mut self, pane: PaneId) {
+        let now = Instant::now();
+        let transitions = self.agents.pane_exited(u64::from(pane), now);
+        self.last_output.remove(&pane);
+        self.after_transitions(&transitions, now);
+        if !self.state.panes.contains_key(&pane) {
+            // The pane itself is gone: nothing left to show the row on.
+            self.agents.remove(u64::from(pane));
+        }
+    }
 
     /// The pane whose agent has waited longest for the human.
     pub(super) fn oldest_blocked_pane(&self) -> Option<PaneId> {
-        None
+        self.agents
+            .rows(Instant::now())
+            .into_iter()
+            .filter(|r| r.state == AgentState::Blocked)
+            .max_by_key(|r| r.in_state)
+            .and_then(|r| PaneId::try_from(r.pane).ok())
+    }
+
+    /// Blocked and working agent counts.
+    pub(super) fn agent_counts(&self) -> (usize, usize) {
+        self.agents.counts()
     }
 
     pub(super) fn agents_response(&self) -> Response {
-        Response::Json(serde_json::json!({ "agents": [] }))
+        let now = Instant::now();
+        let rows: Vec<serde_json::Value> = self
+            .agents
+            .rows(now)
+            .into_iter()
+            .map(|r| {
+                let pane = PaneId::try_from(r.pane).ok();
+                let p = pane.and_then(|p| self.state.panes.get(&p));
+                serde_json::json!({
+                    "pane": pane.map(|p| format!("%{p}")),
+                    "agent": r.kind.as_str(),
+                    "agent_name": r.kind.display_name(),
+                    "state": r.state.as_str(),
+                    "seconds_in_state": r.in_state.as_secs(),
+                    "seconds_since_event": r.since_last_event.as_secs(),
+                    "session_id": r.session_id,
+                    "cwd": r.cwd,
+                    "last_tool": r.last_tool,
+                    "rule": r.rule.describe(),
+                    "title": p.map(|p| p.term().title().unwrap_or("").to_string()),
+                    "subagents": r.subagents.iter().map(|s| serde_json::json!({
+                        "agent_id": s.agent_id,
+                        "agent_type": s.agent_type,
+                        "last_tool": s.last_tool,
+                        "seconds": s.elapsed.as_secs(),
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        Response::Json(serde_json::json!({ "agents": rows }))
     }
 
     pub(super) fn agents_explain_response(&self, pane: &str) -> Response {
-        Response::Error(format!("no agent has reported from pane {pane}"))
+        let id = match self.state.resolve(Some(pane)) {
+            Ok(t) => t.pane,
+            Err(e) => return Response::Error(e),
+        };
+        if self.agents.row(u64::from(id)).is_none() {
+            return Response::Error(format!("no agent has reported from pane %{id}"));
+        }
+        Response::Text(self.agents.explain(u64::from(id), Instant::now()))
     }
 }

@@ -56,6 +56,10 @@ impl Server {
                 );
             }
             (ClientMode::Help { .. }, _) => {}
+            (ClientMode::Sidebar { selected }, InputEvent::Key { key, .. }) => {
+                self.sidebar_key(client, selected, key)
+            }
+            (ClientMode::Sidebar { .. }, _) => {}
             (ClientMode::Prompt { kind, text }, event) => {
                 self.prompt_event(client, kind, text, event)
             }
@@ -113,6 +117,46 @@ impl Server {
                     p.process.write(raw);
                 }
             }
+        }
+    }
+
+    fn sidebar_key(&mut self, client: ClientId, selected: usize, key: Key) {
+        if key == self.state.config.keymap.prefix {
+            self.set_mode(client, ClientMode::Prefix);
+            return;
+        }
+        let rows: Vec<PaneId> = self
+            .agents
+            .rows(tokio::time::Instant::now())
+            .into_iter()
+            .filter_map(|r| PaneId::try_from(r.pane).ok())
+            .collect();
+        let last = rows.len().saturating_sub(1);
+        match key.code {
+            KeyCode::Up | KeyCode::Char('k') => self.set_mode(
+                client,
+                ClientMode::Sidebar {
+                    selected: selected.saturating_sub(1),
+                },
+            ),
+            KeyCode::Down | KeyCode::Char('j') => self.set_mode(
+                client,
+                ClientMode::Sidebar {
+                    selected: (selected + 1).min(last),
+                },
+            ),
+            KeyCode::Enter => {
+                self.set_mode(client, ClientMode::Normal);
+                if let Some(pane) = rows.get(selected) {
+                    self.focus_pane(*pane);
+                }
+            }
+            KeyCode::Char('b') => {
+                self.set_mode(client, ClientMode::Normal);
+                self.perform(client, crate::commands::Action::JumpBlocked);
+            }
+            KeyCode::Escape | KeyCode::Char('q') => self.set_mode(client, ClientMode::Normal),
+            _ => {}
         }
     }
 

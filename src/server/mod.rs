@@ -55,6 +55,8 @@ pub enum Msg {
     PaneOutput { pane: PaneId },
     /// A pane's program exited.
     PaneExited { pane: PaneId, status: Option<u32> },
+    /// A request from the agent endpoint (hook events, permission gates).
+    Endpoint(crate::http::EndpointRequest),
     /// SIGTERM or SIGINT: stop cleanly.
     Shutdown,
 }
@@ -71,6 +73,12 @@ pub struct Server {
     sync_hold_since: Option<Instant>,
     /// A click on a live screen opened copy mode only to start a possible selection.
     click_started_copy: Option<PaneId>,
+    /// What the agent in each pane is doing.
+    pub(crate) agents: crate::agents::AgentBook,
+    /// Decides which agent transitions ring the bell or notify the desktop.
+    notifier: crate::agents::Notifier,
+    /// When each pane with an agent row last printed something (evidence of life).
+    last_output: HashMap<PaneId, Instant>,
 }
 
 impl Server {
@@ -81,6 +89,12 @@ impl Server {
         socket_path: String,
         tx: mpsc::UnboundedSender<Msg>,
     ) -> Self {
+        let notify_config = crate::agents::NotifyConfig {
+            bell: config.bell,
+            osc9: config.osc9,
+            osc777: config.osc777,
+            ..Default::default()
+        };
         Self {
             state: State::new(config, config_errors, socket_path),
             tx,
@@ -90,6 +104,9 @@ impl Server {
             message_expiry: None,
             sync_hold_since: None,
             click_started_copy: None,
+            agents: crate::agents::AgentBook::default(),
+            notifier: crate::agents::Notifier::new(notify_config),
+            last_output: HashMap::new(),
         }
     }
 
@@ -130,6 +147,7 @@ impl Server {
             }
             Msg::PaneOutput { pane } => self.pane_output(pane),
             Msg::PaneExited { pane, status } => self.pane_exited(pane, status),
+            Msg::Endpoint(request) => self.endpoint_request(request),
             Msg::Shutdown => self.state.quit = true,
         }
     }
@@ -237,6 +255,7 @@ impl Server {
         if let Some(n) = self.state.notifiers.get(&pane) {
             n.rearm();
         }
+        self.note_pane_output(pane);
         let Some(p) = self.state.panes.get(&pane) else {
             return;
         };
@@ -327,6 +346,9 @@ impl Server {
             }
             self.schedule_message_expiry();
         }
+        if self.agent_deadline().is_some_and(|t| t <= now) {
+            self.agent_timer(now);
+        }
         if self.render_at.is_some_and(|t| t <= now) {
             self.render_at = None;
             self.render_all();
@@ -361,6 +383,7 @@ impl Server {
             .map(|c| c.id)
             .collect();
         let mut held = false;
+        let agents = sidebar::AgentsView::build(self);
         for id in dirty {
             let hold = self
                 .state
@@ -374,7 +397,7 @@ impl Server {
                     continue;
                 }
             }
-            if let Some(frame) = render::render_client(&mut self.state, id) {
+            if let Some(frame) = render::render_client(&mut self.state, &agents, id) {
                 if let Some(c) = self.state.clients.get_mut(&id) {
                     if c.tx.try_send(encode_raw(&frame.bytes)).is_err() {
                         // The client is behind: redraw it whole next time instead of queueing.

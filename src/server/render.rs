@@ -11,6 +11,7 @@ use ratatui::widgets::Widget;
 use crate::commands::COMMANDS;
 use crate::layout::PaneId;
 
+use super::sidebar::AgentsView;
 use super::state::{ClientId, ClientMode, PromptKind, State};
 
 /// A frame to send: the diff bytes.
@@ -50,7 +51,11 @@ pub fn help_entries(state: &State) -> Vec<HelpEntry> {
 }
 
 /// Draws the client's whole screen into a buffer; returns it and the cursor.
-fn compose(state: &mut State, client: ClientId) -> Option<(Buffer, Option<CursorSpot>)> {
+fn compose(
+    state: &mut State,
+    agents: &AgentsView,
+    client: ClientId,
+) -> Option<(Buffer, Option<CursorSpot>)> {
     let (rows, cols, session_id, mode, message) = {
         let c = state.clients.get(&client)?;
         (
@@ -114,14 +119,18 @@ fn compose(state: &mut State, client: ClientId) -> Option<(Buffer, Option<Cursor
 
     if sidebar {
         let side = Rect::new(0, 0, area.x, status_y);
-        super::sidebar::render(state, session_id, side, &mut buf);
+        let (selected, focused) = match mode {
+            ClientMode::Sidebar { selected } => (Some(selected), true),
+            _ => (None, false),
+        };
+        super::sidebar::render(agents, selected, focused, side, &mut buf);
     }
 
     let mut cursor = None;
     let show_cursor_mode = matches!(mode, ClientMode::Normal | ClientMode::Prefix);
     for (index, (pane_id, rect)) in rects.iter().enumerate() {
         let focused = *pane_id == active;
-        let badge = super::sidebar::badge(state, *pane_id);
+        let badge = agents.badges.get(pane_id).cloned();
         let Some(pane) = state.panes.get_mut(pane_id) else {
             continue;
         };
@@ -193,7 +202,7 @@ fn compose(state: &mut State, client: ClientId) -> Option<(Buffer, Option<Cursor
         }
     }
 
-    let (blocked, working) = super::sidebar::counts(state);
+    let (blocked, working) = (agents.blocked, agents.working);
     let focused_label = state
         .panes
         .get(&active)
@@ -207,6 +216,7 @@ fn compose(state: &mut State, client: ClientId) -> Option<(Buffer, Option<Cursor
     let mode_badge = match mode {
         ClientMode::Prefix => Some("PREFIX"),
         ClientMode::Help { .. } => Some("HELP"),
+        ClientMode::Sidebar { .. } => Some("AGENTS"),
         _ if in_copy => Some("COPY"),
         _ => None,
     };
@@ -283,8 +293,8 @@ pub fn sanitize_title(title: &str) -> String {
 
 /// Renders a client's frame and returns the bytes that bring its terminal up to date, or None
 /// when nothing changed.
-pub fn render_client(state: &mut State, client: ClientId) -> Option<Rendered> {
-    let (buf, cursor) = compose(state, client)?;
+pub fn render_client(state: &mut State, agents: &AgentsView, client: ClientId) -> Option<Rendered> {
+    let (buf, cursor) = compose(state, agents, client)?;
     let c = state.clients.get_mut(&client)?;
     let mut out: Vec<u8> = Vec::with_capacity(16 * 1024);
     out.extend_from_slice(b"\x1b[?2026h");

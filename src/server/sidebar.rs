@@ -1,29 +1,85 @@
-//! The agents sidebar, pane badges and status counts. Filled from agent rows by the agent
-//! endpoint; until an agent reports, there is nothing to show.
+//! The agents sidebar, pane badges and status counts, built once per frame from agent rows.
 
+use std::collections::HashMap;
+
+use calyx_tui::sidebar::{SidebarRow, SidebarView};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Style};
-use ratatui::widgets::{Block, Borders, Paragraph, Widget};
+use ratatui::style::Color;
+use ratatui::widgets::Widget;
+use tokio::time::Instant;
 
+use crate::agents::{row_state, sidebar_row};
 use crate::layout::PaneId;
 
-use super::state::{SessionId, State};
+use super::render::sanitize_title;
+use super::Server;
 
-/// Draws the sidebar for a session.
-pub fn render(_state: &State, _session: SessionId, area: Rect, buf: &mut Buffer) {
-    Paragraph::new("no agents yet")
-        .style(Style::default().fg(Color::DarkGray))
-        .block(Block::default().borders(Borders::ALL).title(" agents "))
-        .render(area, buf);
+/// What the agent rows contribute to a frame.
+#[derive(Default)]
+pub struct AgentsView {
+    /// Sidebar rows in urgency order, with the pane each belongs to.
+    pub rows: Vec<(PaneId, SidebarRow)>,
+    /// Per pane: the badge on its border.
+    pub badges: HashMap<PaneId, (String, Color)>,
+    pub blocked: usize,
+    pub working: usize,
 }
 
-/// The agent badge on a pane's border.
-pub fn badge(_state: &State, _pane: PaneId) -> Option<(String, Color)> {
-    None
+impl AgentsView {
+    /// Builds the view from the server's agent rows.
+    pub fn build(server: &Server) -> Self {
+        let now = Instant::now();
+        let mut view = AgentsView::default();
+        for row in server.agents.rows(now) {
+            let Ok(pane) = PaneId::try_from(row.pane) else {
+                continue;
+            };
+            let Some(p) = server.state.panes.get(&pane) else {
+                continue;
+            };
+            let title = p.term().title().map(sanitize_title).unwrap_or_default();
+            let (glyph, style) = row_state(row.state).glyph();
+            let color = style.fg.unwrap_or(Color::Gray);
+            let subagents = if row.subagents.is_empty() {
+                String::new()
+            } else {
+                format!(" +{}", row.subagents.len())
+            };
+            view.badges.insert(
+                pane,
+                (
+                    format!(
+                        "{} {glyph} {}{subagents}",
+                        row.kind.display_name(),
+                        row.state.as_str()
+                    ),
+                    color,
+                ),
+            );
+            view.rows
+                .push((pane, sidebar_row(&row, format!("%{pane}"), title)));
+        }
+        let (blocked, working) = server.agent_counts();
+        view.blocked = blocked;
+        view.working = working;
+        view
+    }
 }
 
-/// Blocked and working agent counts for the status line.
-pub fn counts(_state: &State) -> (usize, usize) {
-    (0, 0)
+/// Draws the sidebar.
+pub fn render(
+    view: &AgentsView,
+    selected: Option<usize>,
+    focused: bool,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let rows: Vec<SidebarRow> = view.rows.iter().map(|(_, r)| r.clone()).collect();
+    SidebarView {
+        rows: &rows,
+        selected,
+        focused,
+    }
+    .render(area, buf);
 }

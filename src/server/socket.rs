@@ -141,6 +141,29 @@ fn init_logging() {
     }
 }
 
+/// Starts the agent endpoint and forwards its requests into the owner loop. A failure is
+/// logged, not fatal: the multiplexer works without agent events.
+async fn start_endpoint(tx: mpsc::UnboundedSender<Msg>) -> Option<crate::http::EndpointHandle> {
+    let (sender, mut requests) = mpsc::channel(256);
+    match crate::http::start(sender, crate::http::EndpointOptions::default()).await {
+        Ok(handle) => {
+            tracing::info!("agent endpoint on 127.0.0.1:{}", handle.port());
+            tokio::spawn(async move {
+                while let Some(request) = requests.recv().await {
+                    if tx.send(Msg::Endpoint(request)).is_err() {
+                        break;
+                    }
+                }
+            });
+            Some(handle)
+        }
+        Err(e) => {
+            tracing::error!("agent endpoint did not start: {e:#}");
+            None
+        }
+    }
+}
+
 /// Runs the server on `socket` until it exits. Blocks the calling thread.
 pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
     init_logging();
@@ -157,6 +180,7 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
         }
         let (tx, rx) = mpsc::unbounded_channel();
         tokio::spawn(accept_loop(listener, tx.clone()));
+        let endpoint = start_endpoint(tx.clone()).await;
         let signal_tx = tx.clone();
         tokio::spawn(async move {
             use tokio::signal::unix::{signal, SignalKind};
@@ -184,6 +208,11 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
         );
         let server = Server::new(config, errors, socket.display().to_string(), tx);
         server.run(rx).await;
+        if let Some(handle) = endpoint {
+            if let Err(e) = handle.shutdown().await {
+                tracing::warn!("agent endpoint shutdown: {e:#}");
+            }
+        }
         let _ = std::fs::remove_file(&socket);
         tracing::info!("calyx server exiting");
         Ok::<(), anyhow::Error>(())

@@ -147,6 +147,10 @@ pub enum ClientMode {
     Help {
         scroll: u16,
     },
+    /// The agents sidebar has the keyboard: up/down choose, Enter jumps to the agent's pane.
+    Sidebar {
+        selected: usize,
+    },
     /// A line prompt on the status line.
     Prompt {
         kind: PromptKind,
