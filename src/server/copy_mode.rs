@@ -137,11 +137,9 @@ impl CopyMode {
         match key.code {
             KeyCode::Char('q') if !ctrl => return CopyOutcome::Exit,
             KeyCode::Char('c') if ctrl => return CopyOutcome::Exit,
-            KeyCode::Escape => {
-                if self.selection.take().is_none() {
-                    return CopyOutcome::Exit;
-                }
-            }
+            // Esc first drops a selection, then leaves.
+            KeyCode::Escape if self.selection.take().is_none() => return CopyOutcome::Exit,
+            KeyCode::Escape => {}
             KeyCode::Up | KeyCode::Char('k') if !ctrl => self.move_lines(-1),
             KeyCode::Down | KeyCode::Char('j') if !ctrl => self.move_lines(1),
             KeyCode::Left | KeyCode::Char('h') if !ctrl => {

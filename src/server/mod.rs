@@ -195,15 +195,7 @@ impl Server {
                     (Some(s), None) => Ok(s),
                     (_, Some(spec)) => self
                         .state
-                        .create_session(
-                            spec.name,
-                            spec.cwd,
-                            spec.command,
-                            spec.env,
-                            rows,
-                            cols,
-                            &self.tx,
-                        )
+                        .create_session(spec, rows, cols, &self.tx)
                         .map(|(s, _)| s)
                         .map_err(|e| e.to_string()),
                     (None, None) => Err(match target {

@@ -9,6 +9,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::layout::{Layout, PaneId, SplitDir};
+use crate::protocol::NewSession;
 
 use super::state::{Pane, Session, SessionId, State, Window};
 use super::Msg;
@@ -152,14 +153,17 @@ impl State {
     /// Creates a session with one window and one pane.
     pub fn create_session(
         &mut self,
-        name: Option<String>,
-        cwd: Option<String>,
-        command: Vec<String>,
-        env: Vec<(String, String)>,
+        spec: NewSession,
         rows: u16,
         cols: u16,
         tx: &mpsc::UnboundedSender<Msg>,
     ) -> anyhow::Result<(SessionId, PaneId)> {
+        let NewSession {
+            name,
+            cwd,
+            command,
+            env,
+        } = spec;
         let id = self.next_session;
         let name = match name {
             Some(n) if self.sessions.values().any(|s| s.name == n) => {

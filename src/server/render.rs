@@ -306,9 +306,10 @@ pub fn render_client(state: &mut State, agents: &AgentsView, client: ClientId) -
         }
     };
     let changes = previous.diff(&buf);
-    let mut backend = CrosstermBackend::new(&mut out);
-    let _ = backend.draw(changes.into_iter());
-    drop(backend);
+    {
+        let mut backend = CrosstermBackend::new(&mut out);
+        let _ = backend.draw(changes.into_iter());
+    }
     out.extend_from_slice(b"\x1b[0m");
     match cursor {
         Some(spot) => {

@@ -11,15 +11,7 @@ impl Server {
     pub(super) fn request(&mut self, request: Request) -> Response {
         match request {
             Request::NewSession { spec, rows, cols } => {
-                match self.state.create_session(
-                    spec.name,
-                    spec.cwd,
-                    spec.command,
-                    spec.env,
-                    rows,
-                    cols,
-                    &self.tx,
-                ) {
+                match self.state.create_session(spec, rows, cols, &self.tx) {
                     Ok((session, pane)) => Response::Created {
                         session: self
                             .state
