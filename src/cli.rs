@@ -65,6 +65,12 @@ pub struct NewArgs {
     /// Working directory of the first pane (default: the current directory).
     #[arg(short = 'c', long = "cwd")]
     pub cwd: Option<String>,
+    /// Width of a detached session (default: this terminal's, else 80).
+    #[arg(short = 'x', long = "width")]
+    pub width: Option<u16>,
+    /// Height of a detached session (default: this terminal's, else 24).
+    #[arg(short = 'y', long = "height")]
+    pub height: Option<u16>,
     /// Command and arguments for the first pane (default: $SHELL).
     #[arg(last = true)]
     pub command: Vec<String>,

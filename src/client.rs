@@ -11,7 +11,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::UnixStream;
 
 use crate::paths;
@@ -137,6 +137,60 @@ impl Drop for TerminalGuard {
     }
 }
 
+type SharedWriter = std::sync::Arc<std::sync::Mutex<std::os::unix::net::UnixStream>>;
+
+/// Writes one whole frame to the server. The socket is shared with the async reader and so is
+/// non-blocking: a full socket buffer is waited out briefly rather than failing.
+fn send_frame(writer: &SharedWriter, frame: &[u8]) -> std::io::Result<()> {
+    let mut stream = writer
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut rest = frame;
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !rest.is_empty() {
+        match stream.write(rest) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => rest = &rest[n..],
+            Err(e)
+                if e.kind() == std::io::ErrorKind::WouldBlock
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Reads stdin on its own thread and sends each read to the server as an input frame. The
+/// channel says why it stopped.
+fn spawn_stdin_forwarder(writer: SharedWriter) -> tokio::sync::mpsc::UnboundedReceiver<String> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let _ = std::thread::Builder::new()
+        .name("calyx-stdin".into())
+        .spawn(move || {
+            use std::io::Read;
+            let mut stdin = std::io::stdin();
+            let mut buf = vec![0u8; 64 * 1024];
+            let why = loop {
+                match stdin.read(&mut buf) {
+                    Ok(0) => break "detached (lost the terminal)",
+                    Ok(n) => {
+                        if send_frame(&writer, &encode_raw(&buf[..n])).is_err() {
+                            break "server exited";
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => break "detached (lost the terminal)",
+                }
+            };
+            let _ = tx.send(why.to_string());
+        });
+    rx
+}
+
 /// Attaches this terminal; returns the message to print after detaching.
 pub async fn attach(mut stream: UnixStream, attach: ClientMessage) -> anyhow::Result<String> {
     use tokio::signal::unix::{signal, SignalKind};
@@ -146,18 +200,29 @@ pub async fn attach(mut stream: UnixStream, attach: ClientMessage) -> anyhow::Re
     stream.write_all(&encode_message(&attach)).await?;
     let mouse = true;
     let _guard = TerminalGuard::enter(mouse)?;
-    let (mut reader, mut writer) = stream.into_split();
+    // Input frames go from the stdin thread straight to the socket (no hop through the async
+    // runtime on the keystroke path); the async side shares the same writer for resizes.
+    let std_stream = stream.into_std()?;
+    let writer = std::sync::Arc::new(std::sync::Mutex::new(std_stream.try_clone()?));
+    std_stream.set_nonblocking(true)?;
+    let mut reader = UnixStream::from_std(std_stream)?;
     let mut winch = signal(SignalKind::window_change())?;
     let mut hup = signal(SignalKind::hangup())?;
     let mut term = signal(SignalKind::terminate())?;
-    let mut stdin = tokio::io::stdin();
-    let mut stdout = tokio::io::stdout();
-    let mut buf = vec![0u8; 64 * 1024];
+    // Keystrokes are read by a plain thread (tokio's stdin would hop through its blocking pool
+    // on every key) and frames are written to the terminal directly: both sit on the
+    // keystroke-to-echo path.
+    let mut stdin_closed = spawn_stdin_forwarder(writer.clone());
     let server_frames = async move {
+        let mut stdout = std::io::stdout();
         loop {
             match read_frame::<_, ServerMessage>(&mut reader).await {
                 Ok(Frame::Raw(bytes)) => {
-                    if stdout.write_all(&bytes).await.is_err() || stdout.flush().await.is_err() {
+                    if stdout
+                        .write_all(&bytes)
+                        .and_then(|()| stdout.flush())
+                        .is_err()
+                    {
                         return "lost the terminal".to_string();
                     }
                 }
@@ -172,17 +237,10 @@ pub async fn attach(mut stream: UnixStream, attach: ClientMessage) -> anyhow::Re
     let message = loop {
         tokio::select! {
             message = &mut server_frames => break message,
-            n = stdin.read(&mut buf) => match n {
-                Ok(0) | Err(_) => break "detached (lost the terminal)".to_string(),
-                Ok(n) => {
-                    if writer.write_all(&encode_raw(&buf[..n])).await.is_err() {
-                        break "server exited".to_string();
-                    }
-                }
-            },
+            why = stdin_closed.recv() => break why.unwrap_or_else(|| "detached (lost the terminal)".to_string()),
             _ = winch.recv() => {
                 if let Some((rows, cols)) = terminal_size() {
-                    let _ = writer.write_all(&encode_message(&ClientMessage::Resize { rows, cols })).await;
+                    let _ = send_frame(&writer, &encode_message(&ClientMessage::Resize { rows, cols }));
                 }
             }
             _ = hup.recv() => break "detached (hangup)".to_string(),

@@ -354,6 +354,18 @@ impl Keymap {
     }
 }
 
+/// The help overlay's rows: every command with the keys bound to it in `keymap`.
+pub fn help_entries(keymap: &Keymap) -> Vec<calyx_tui::HelpEntry> {
+    COMMANDS
+        .iter()
+        .map(|spec| calyx_tui::HelpEntry {
+            keys: keymap.keys_for(spec.action).join(" "),
+            command: spec.name.to_string(),
+            description: spec.description.to_string(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -130,6 +130,8 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
                 env: client::session_env(),
             };
             if args.detached {
+                let rows = args.height.unwrap_or(rows);
+                let cols = args.width.unwrap_or(cols);
                 one_shot(Request::NewSession { spec, rows, cols }, true).await?
             } else {
                 return attach_and_report(attach(None, Some(spec), false), true).await;

@@ -418,3 +418,60 @@ fn many_panes_and_tiny_or_huge_terminals_are_survived() {
     env.ok(&["send-keys", "-t", ":0.0", "echo big-enough", "Enter"]);
     c.wait_for("big-enough");
 }
+
+fn server_rss_kb(env: &Env) -> u64 {
+    let sock = env.path().join("run/calyx/server.sock");
+    let out = std::process::Command::new("pgrep")
+        .args(["-f", "calyx server"])
+        .output()
+        .expect("pgrep");
+    for pid in String::from_utf8_lossy(&out.stdout).split_whitespace() {
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        if String::from_utf8_lossy(&environ).contains(&*sock.display().to_string()) {
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+            return status
+                .lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+        }
+    }
+    panic!("server process not found");
+}
+
+#[test]
+fn a_flooding_pane_and_a_client_killed_mid_frame_leave_the_server_bounded() {
+    let env = Env::new();
+    env.write_config("scrollback_bytes = 1048576\n");
+    let mut c = env.client(&["new", "-s", "flood"], 30, 100);
+    c.wait_for("$ ");
+    // 100 MB of output through one pane while a client is drawing it.
+    c.send("yes 'calyx flood line with some text' | head -c 100000000; echo FLOOD-DONE\r");
+    c.wait_screen("flood running", |s| s.contains("calyx flood line"));
+    // Kill the client mid-frame; the server must not care.
+    unsafe {
+        libc::kill(c.pid() as i32, libc::SIGKILL);
+    }
+    wait_until("flood finished", || {
+        let text =
+            String::from_utf8_lossy(&env.run(&["capture", "-t", "flood"]).stdout).to_string();
+        text.contains("FLOOD-DONE").then_some(())
+    });
+    // History is capped by bytes: the retained text is about 1 MiB, not 100 MB.
+    let history = env.ok(&["capture", "-t", "flood", "--scrollback"]);
+    assert!(
+        history.len() < 2 << 20,
+        "history is {} bytes",
+        history.len()
+    );
+    let rss = server_rss_kb(&env);
+    assert!(
+        rss < 200 * 1024,
+        "server RSS {rss} KiB after 100 MB of output"
+    );
+    // Other panes and new clients work.
+    env.ok(&["split", "-t", "flood", "--", "sh"]);
+    let again = env.client(&["attach", "-t", "flood"], 30, 100);
+    again.wait_for("FLOOD-DONE");
+}

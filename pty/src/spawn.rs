@@ -53,6 +53,9 @@ pub struct PaneProcess {
     /// Set by the reader thread once the child is reaped, so a delayed SIGKILL never hits a
     /// recycled pid.
     reaped: Arc<AtomicBool>,
+    /// Whether the pane is in the background (not focused): its reader thread lowers its
+    /// priority.
+    background: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for PaneProcess {
@@ -124,6 +127,8 @@ pub fn spawn(
     let pid = child.process_id();
     let reaped = Arc::new(AtomicBool::new(false));
     let reaped_by_reader = reaped.clone();
+    let background = Arc::new(AtomicBool::new(false));
+    let background_for_reader = background.clone();
 
     let reader = pty
         .master
@@ -147,7 +152,13 @@ pub fn spawn(
     std::thread::Builder::new()
         .name("calyx-pane-reader".into())
         .spawn(move || {
-            read_loop(reader, &terminal, &replies_tx, events.as_ref());
+            read_loop(
+                &background_for_reader,
+                reader,
+                &terminal,
+                &replies_tx,
+                events.as_ref(),
+            );
             let status = child.wait().ok().map(|s| s.exit_code());
             reaped_by_reader.store(true, Ordering::Release);
             events.exited(status);
@@ -159,17 +170,25 @@ pub fn spawn(
         input: input_tx,
         pid,
         reaped,
+        background,
     })
 }
 
 fn read_loop(
+    background: &AtomicBool,
     mut reader: Box<dyn Read + Send>,
     terminal: &Mutex<Terminal>,
     replies: &std_mpsc::Sender<Vec<u8>>,
     events: &dyn PaneEvents,
 ) {
+    let mut niced = false;
     let mut buf = vec![0u8; READ_CHUNK];
     loop {
+        let want = background.load(Ordering::Relaxed);
+        if want != niced {
+            set_thread_priority(if want { BACKGROUND_NICE } else { 0 });
+            niced = want;
+        }
         let n = match reader.read(&mut buf) {
             Ok(0) => return,
             Ok(n) => n,
@@ -185,6 +204,21 @@ fn read_loop(
             let _ = replies.send(answers);
         }
         events.output();
+    }
+}
+
+/// Niceness of a background pane's reader thread.
+const BACKGROUND_NICE: i32 = 10;
+
+/// Parsing a flooding pane that nobody types into must not starve the threads that carry
+/// keystrokes and frames: its reader runs at a lower priority. With spare CPU this changes
+/// nothing; the focused pane's reader keeps normal priority, so its throughput is untouched.
+fn set_thread_priority(nice: i32) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: gettid and setpriority on the calling thread; no memory is touched.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, nice);
     }
 }
 
@@ -216,6 +250,11 @@ impl PaneProcess {
             pixel_width: 0,
             pixel_height: 0,
         });
+    }
+
+    /// Marks the pane as in the background (nobody looks at or types into it) or not.
+    pub fn set_background(&self, background: bool) {
+        self.background.store(background, Ordering::Relaxed);
     }
 
     /// The child's pid.

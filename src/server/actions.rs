@@ -66,6 +66,20 @@ impl Server {
         self.state.relayout(session);
     }
 
+    /// Gives every pane that has focus in its session normal priority and the rest background
+    /// priority, so floods in unwatched panes do not slow typing.
+    pub(super) fn update_background_panes(&mut self) {
+        let focused: std::collections::HashSet<PaneId> = self
+            .state
+            .sessions
+            .values()
+            .filter_map(|s| s.active_pane())
+            .collect();
+        for (id, p) in &self.state.panes {
+            p.process.set_background(!focused.contains(id));
+        }
+    }
+
     /// Switches a session to window `index`.
     pub(super) fn select_window(&mut self, session: SessionId, index: usize) -> bool {
         let pane = self

@@ -77,6 +77,10 @@ pub struct Server {
     pub(crate) agents: crate::agents::AgentBook,
     /// Decides which agent transitions ring the bell or notify the desktop.
     notifier: crate::agents::Notifier,
+    /// Panes that were just typed into: their next output (the echo) is drawn at once instead
+    /// of waiting for the next frame slot, so typing feels immediate even at 60 frames a second.
+    pub(super) echo_pending: std::collections::HashSet<PaneId>,
+    render_now: bool,
     /// When each pane with an agent row last printed something (evidence of life).
     last_output: HashMap<PaneId, Instant>,
 }
@@ -107,13 +111,20 @@ impl Server {
             agents: crate::agents::AgentBook::default(),
             notifier: crate::agents::Notifier::new(notify_config),
             last_output: HashMap::new(),
+            echo_pending: Default::default(),
+            render_now: false,
         }
     }
 
     /// Runs until the last session ends or the server is killed.
     pub async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Msg>) {
         loop {
-            let deadline = [self.render_at, self.message_expiry]
+            // A frame that is due now is drawn now: tokio's timer has millisecond granularity,
+            // and a keystroke's echo should not wait for the next tick.
+            if self.render_at.is_some_and(|t| t <= Instant::now()) {
+                self.on_timer();
+            }
+            let deadline = [self.render_at, self.message_expiry, self.agent_deadline()]
                 .into_iter()
                 .flatten()
                 .min();
@@ -133,19 +144,37 @@ impl Server {
     }
 
     fn handle(&mut self, msg: Msg) {
+        // Focus can change with any message but pane output and endpoint events.
+        let focus_may_change = matches!(
+            msg,
+            Msg::Message { .. } | Msg::Input { .. } | Msg::PaneExited { .. }
+        );
+        self.dispatch(msg);
+        if focus_may_change {
+            self.update_background_panes();
+        }
+    }
+
+    fn dispatch(&mut self, msg: Msg) {
         match msg {
             Msg::Connected { id, tx } => {
                 self.connections.insert(id, tx);
             }
             Msg::Message { id, msg } => self.client_message(id, msg),
-            Msg::Input { id, bytes } => self.client_input(id, &bytes),
+            Msg::Input { id, bytes } => {
+                tracing::trace!("input from client {id}");
+                self.client_input(id, &bytes)
+            }
             Msg::Disconnected { id } => {
                 self.connections.remove(&id);
                 if let Some(c) = self.state.clients.remove(&id) {
                     self.state.resize_session_to_clients(c.session);
                 }
             }
-            Msg::PaneOutput { pane } => self.pane_output(pane),
+            Msg::PaneOutput { pane } => {
+                tracing::trace!("output from pane {pane}");
+                self.pane_output(pane)
+            }
             Msg::PaneExited { pane, status } => self.pane_exited(pane, status),
             Msg::Endpoint(request) => self.endpoint_request(request),
             Msg::Shutdown => self.state.quit = true,
@@ -248,6 +277,9 @@ impl Server {
             n.rearm();
         }
         self.note_pane_output(pane);
+        if self.echo_pending.remove(&pane) {
+            self.render_now = true;
+        }
         let Some(p) = self.state.panes.get(&pane) else {
             return;
         };
@@ -308,7 +340,14 @@ impl Server {
     /// Sets the render timer when a client needs a frame: now if the last frame is old enough,
     /// else at the next frame slot.
     fn schedule_render(&mut self) {
-        if self.render_at.is_some() || !self.state.clients.values().any(|c| c.dirty) {
+        if !self.state.clients.values().any(|c| c.dirty) {
+            return;
+        }
+        if std::mem::take(&mut self.render_now) {
+            self.render_at = Some(Instant::now());
+            return;
+        }
+        if self.render_at.is_some() {
             return;
         }
         self.render_at = Some((self.last_render + FRAME_INTERVAL).max(Instant::now()));
@@ -389,7 +428,10 @@ impl Server {
                     continue;
                 }
             }
-            if let Some(frame) = render::render_client(&mut self.state, &agents, id) {
+            let started = std::time::Instant::now();
+            let rendered = render::render_client(&mut self.state, &agents, id);
+            tracing::trace!("frame for client {id} in {:?}", started.elapsed());
+            if let Some(frame) = rendered {
                 if let Some(c) = self.state.clients.get_mut(&id) {
                     if c.tx.try_send(encode_raw(&frame.bytes)).is_err() {
                         // The client is behind: redraw it whole next time instead of queueing.

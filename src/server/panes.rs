@@ -145,6 +145,7 @@ impl State {
                 exited: None,
                 copy: None,
                 session,
+                label_cache: Default::default(),
             },
         );
         Ok(id)

@@ -1,14 +1,13 @@
 //! Composes each client's frame from the session's panes, borders, status line and overlays,
 //! and sends only the cells that changed since the client's last frame.
 
-use calyx_tui::{BorderView, HelpEntry, HelpView, PaneView, StatusView, WindowTab};
+use calyx_tui::{BorderView, HelpView, PaneView, StatusView, WindowTab};
 use ratatui::backend::{Backend, CrosstermBackend};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 use ratatui::widgets::Widget;
 
-use crate::commands::COMMANDS;
 use crate::layout::PaneId;
 
 use super::sidebar::AgentsView;
@@ -36,18 +35,6 @@ fn cursor_style_code(style: vt100::CursorStyle) -> u8 {
         vt100::CursorStyle::BlinkVerticalBar => 5,
         vt100::CursorStyle::SteadyVerticalBar => 6,
     }
-}
-
-/// The help overlay's rows, from the command table and the keymap in force.
-pub fn help_entries(state: &State) -> Vec<HelpEntry> {
-    COMMANDS
-        .iter()
-        .map(|spec| HelpEntry {
-            keys: state.config.keymap.keys_for(spec.action).join(" "),
-            command: spec.name.to_string(),
-            description: spec.description.to_string(),
-        })
-        .collect()
 }
 
 /// Draws the client's whole screen into a buffer; returns it and the cursor.
@@ -105,7 +92,7 @@ fn compose(
                 state
                     .panes
                     .get(&w.active)
-                    .map(|p| sanitize_title(&p.current_command()))
+                    .map(|p| sanitize_title(&p.command_label()))
                     .unwrap_or_else(|| w.name.clone())
             } else {
                 w.name.clone()
@@ -140,7 +127,7 @@ fn compose(
                 .title()
                 .map(str::to_string)
                 .filter(|t| !t.trim().is_empty());
-            title.unwrap_or_else(|| pane.current_command())
+            title.unwrap_or_else(|| pane.command_label())
         };
         let exited_text = pane.exited.map(|s| match s {
             Some(code) => format!("[exited {code}]"),
@@ -206,7 +193,7 @@ fn compose(
     let focused_label = state
         .panes
         .get(&active)
-        .map(|p| format!("%{} {}", p.id, sanitize_title(&p.current_command())))
+        .map(|p| format!("%{} {}", p.id, sanitize_title(&p.command_label())))
         .unwrap_or_default();
     let prompt = match &mode {
         ClientMode::Prompt { kind, text } => Some((prompt_label(*kind), text.as_str())),
@@ -251,7 +238,7 @@ fn compose(
     }
 
     if let ClientMode::Help { scroll } = mode {
-        let entries = help_entries(state);
+        let entries = crate::commands::help_entries(&state.config.keymap);
         let prefix = state.config.keymap.prefix.name();
         HelpView {
             prefix: &prefix,
@@ -291,6 +278,39 @@ pub fn sanitize_title(title: &str) -> String {
         .collect()
 }
 
+/// The cells to send: every cell of each row that changed at all. Whole rows rather than single
+/// cells keep each line of text contiguous in the byte stream (a scrolled line is rewritten, not
+/// patched by its differing digits), which is what tools that read a terminal's output, and
+/// terminals without cell-level damage tracking, handle best; the cost is a few hundred bytes
+/// per changed row.
+fn changed_rows<'a>(
+    previous: &Buffer,
+    next: &'a Buffer,
+) -> Vec<(u16, u16, &'a ratatui::buffer::Cell)> {
+    let area = next.area;
+    let mut out = Vec::new();
+    for y in area.top()..area.bottom() {
+        let differs = (area.left()..area.right()).any(|x| previous[(x, y)] != next[(x, y)]);
+        if !differs {
+            continue;
+        }
+        let mut skip = 0usize;
+        for x in area.left()..area.right() {
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            let cell = &next[(x, y)];
+            if cell.diff_option == ratatui::buffer::CellDiffOption::Skip {
+                continue;
+            }
+            out.push((x, y, cell));
+            skip = unicode_width::UnicodeWidthStr::width(cell.symbol()).saturating_sub(1);
+        }
+    }
+    out
+}
+
 /// Renders a client's frame and returns the bytes that bring its terminal up to date, or None
 /// when nothing changed.
 pub fn render_client(state: &mut State, agents: &AgentsView, client: ClientId) -> Option<Rendered> {
@@ -305,7 +325,7 @@ pub fn render_client(state: &mut State, agents: &AgentsView, client: ClientId) -
             Buffer::empty(buf.area)
         }
     };
-    let changes = previous.diff(&buf);
+    let changes = changed_rows(&previous, &buf);
     {
         let mut backend = CrosstermBackend::new(&mut out);
         let _ = backend.draw(changes.into_iter());

@@ -167,8 +167,10 @@ async fn start_endpoint(tx: mpsc::UnboundedSender<Msg>) -> Option<crate::http::E
 /// Runs the server on `socket` until it exits. Blocks the calling thread.
 pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
     init_logging();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One thread for the owner, the connections and the HTTP endpoint: they do little work each
+    // (parsing happens on pane reader threads), and keeping them together saves a cross-thread
+    // wake-up on every hop of the keystroke-to-echo path.
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("failed to start the async runtime")?;

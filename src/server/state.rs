@@ -43,12 +43,29 @@ pub struct Pane {
     pub copy: Option<CopyMode>,
     /// The session this pane belongs to.
     pub session: SessionId,
+    /// The last foreground command name and when it was read (see `command_label`).
+    pub label_cache: std::cell::RefCell<Option<(Instant, String)>>,
 }
 
 impl Pane {
     /// Locks the terminal (a poisoned lock still holds a usable screen).
     pub fn term(&self) -> std::sync::MutexGuard<'_, Terminal> {
         self.terminal.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The foreground command's name, read at most once a second: renders ask for it every
+    /// frame, and /proc reads are not free on the keystroke path.
+    pub fn command_label(&self) -> String {
+        let now = Instant::now();
+        let cached = self.label_cache.borrow().clone();
+        match cached {
+            Some((at, name)) if now.duration_since(at) < std::time::Duration::from_secs(1) => name,
+            _ => {
+                let name = self.current_command();
+                *self.label_cache.borrow_mut() = Some((now, name.clone()));
+                name
+            }
+        }
     }
 
     /// The name of the program in the foreground (tmux's pane_current_command).

@@ -1,0 +1,182 @@
+//! Snapshot tests of what calyx draws: layouts with borders, the status line and the help
+//! overlay, rendered with ratatui's TestBackend from the same widgets and layout code the server
+//! uses.
+
+use calyx::commands::{help_entries, Keymap};
+use calyx::keys::Key;
+use calyx::layout::{Layout, SplitDir};
+use calyx_tui::{BorderView, HelpView, PaneView, StatusView, WindowTab};
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use ratatui::style::Color;
+use ratatui::Terminal;
+
+fn screen_with(text: &str, rows: u16, cols: u16) -> vt100::Parser {
+    let nz = |n: u16| std::num::NonZeroU16::new(n.max(1)).unwrap_or(std::num::NonZeroU16::MIN);
+    let mut p = vt100::Parser::new(nz(rows), nz(cols), 0);
+    p.process(text.as_bytes());
+    p
+}
+
+fn render(width: u16, height: u16, draw: impl FnOnce(&mut ratatui::Frame)) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
+    terminal.draw(draw).expect("draw");
+    let buffer = terminal.backend().buffer().clone();
+    let mut out = String::new();
+    for y in 0..buffer.area.height {
+        let mut line = String::new();
+        for x in 0..buffer.area.width {
+            line.push_str(buffer[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn three_panes_with_borders_titles_and_focus() {
+    let mut layout = Layout::Pane(1);
+    layout.split(1, 2, SplitDir::Horizontal);
+    layout.split(2, 3, SplitDir::Vertical);
+    let area = Rect::new(0, 0, 60, 16);
+    let texts = [
+        "$ make test\r\nok 12 passed",
+        "$ claude\r\n> fix the bug",
+        "$ tail -f log\r\n[info] ready",
+    ];
+    let out = render(60, 17, |f| {
+        for (i, (pane, rect)) in layout.rects(area).into_iter().enumerate() {
+            let inner = Rect::new(rect.x + 1, rect.y + 1, rect.width - 2, rect.height - 2);
+            let parser = screen_with(texts[i], inner.height, inner.width);
+            let badge = (pane == 2).then_some(("Claude Code ! blocked", Color::LightRed));
+            f.render_widget(
+                BorderView {
+                    index: i,
+                    title: ["make", "claude", "tail"][i],
+                    focused: pane == 2,
+                    badge,
+                    footer: None,
+                    zoomed: false,
+                },
+                rect,
+            );
+            f.render_widget(
+                PaneView {
+                    screen: parser.screen(),
+                    highlights: &[],
+                },
+                inner,
+            );
+        }
+        f.render_widget(
+            StatusView {
+                session: "work",
+                windows: vec![
+                    WindowTab {
+                        index: 0,
+                        name: "code",
+                        active: true,
+                        bell: false,
+                    },
+                    WindowTab {
+                        index: 1,
+                        name: "logs",
+                        active: false,
+                        bell: true,
+                    },
+                ],
+                pane: "%2 claude",
+                mode: None,
+                blocked: 1,
+                working: 2,
+                message: None,
+                prompt: None,
+            },
+            Rect::new(0, 16, 60, 1),
+        );
+    });
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn zoomed_pane_with_copy_mode_footer() {
+    let out = render(40, 8, |f| {
+        let parser = screen_with("line one\r\nline two", 6, 38);
+        f.render_widget(
+            BorderView {
+                index: 0,
+                title: "bash",
+                focused: true,
+                badge: None,
+                footer: Some("[12/400]"),
+                zoomed: true,
+            },
+            Rect::new(0, 0, 40, 8),
+        );
+        f.render_widget(
+            PaneView {
+                screen: parser.screen(),
+                highlights: &[],
+            },
+            Rect::new(1, 1, 38, 6),
+        );
+    });
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn status_line_modes_prompt_and_message() {
+    let base = || StatusView {
+        session: "0",
+        windows: vec![WindowTab {
+            index: 0,
+            name: "sh",
+            active: true,
+            bell: false,
+        }],
+        pane: "%1 sh",
+        mode: Some("PREFIX"),
+        blocked: 0,
+        working: 0,
+        message: None,
+        prompt: None,
+    };
+    let prefix = render(50, 1, |f| f.render_widget(base(), f.area()));
+    let prompt = render(50, 1, |f| {
+        f.render_widget(
+            StatusView {
+                prompt: Some(("(rename-window)", "logs")),
+                ..base()
+            },
+            f.area(),
+        )
+    });
+    let message = render(50, 1, |f| {
+        f.render_widget(
+            StatusView {
+                message: Some("copied 12 bytes"),
+                ..base()
+            },
+            f.area(),
+        )
+    });
+    insta::assert_snapshot!(format!("{prefix}{prompt}{message}"));
+}
+
+#[test]
+fn help_overlay_from_the_command_table() {
+    let keymap = Keymap::defaults(Key::ctrl('b'));
+    let entries = help_entries(&keymap);
+    let out = render(100, 46, |f| {
+        f.render_widget(
+            HelpView {
+                prefix: "C-b",
+                entries: &entries,
+                scroll: 0,
+            },
+            f.area(),
+        )
+    });
+    insta::assert_snapshot!(out);
+}
