@@ -162,9 +162,15 @@ mod tests {
         let link = dir.path().join("settings.json");
         symlink("dotfiles/settings.json", &link).unwrap();
         write_atomic(&link, b"new", 0o600).unwrap();
-        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
         assert_eq!(fs::read_to_string(&real).unwrap(), "new");
-        assert_eq!(fs::metadata(&real).unwrap().permissions().mode() & 0o777, 0o640);
+        assert_eq!(
+            fs::metadata(&real).unwrap().permissions().mode() & 0o777,
+            0o640
+        );
         let bak = dir.path().join("dotfiles/settings.json.calyx.bak");
         assert_eq!(fs::read_to_string(bak).unwrap(), "old");
     }
@@ -174,7 +180,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a/b/c.json");
         write_atomic(&path, b"{}", 0o600).unwrap();
-        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
         assert_eq!(read_text(&path).unwrap().as_deref(), Some("{}"));
         remove(&path).unwrap();
         assert_eq!(read_text(&path).unwrap(), None);

@@ -59,7 +59,11 @@ impl J {
     fn render_into(&self, out: &mut String, unit: &str, base: &str, nl: &str) {
         let inner = format!("{base}{unit}");
         let (open, close, items): (char, char, Vec<(Option<&str>, &J)>) = match self {
-            J::Obj(pairs) => ('{', '}', pairs.iter().map(|(k, v)| (Some(k.as_str()), v)).collect()),
+            J::Obj(pairs) => (
+                '{',
+                '}',
+                pairs.iter().map(|(k, v)| (Some(k.as_str()), v)).collect(),
+            ),
             J::Arr(items) => ('[', ']', items.iter().map(|v| (None, v)).collect()),
             J::Str(s) => return out.push_str(&Value::String(s.clone()).to_string()),
             J::Int(n) => return out.push_str(&n.to_string()),
@@ -124,7 +128,11 @@ impl JsonDoc {
         let body = if body.trim().is_empty() { "{}" } else { body };
         let root = json_parse::parse(body)?;
         if !matches!(root.kind, NodeKind::Object(_)) {
-            return Err(EditError::at(body, root.start, "the top level is not a JSON object"));
+            return Err(EditError::at(
+                body,
+                root.start,
+                "the top level is not a JSON object",
+            ));
         }
         Ok(Self {
             bom: if bom.is_empty() { "" } else { "\u{feff}" },
@@ -156,8 +164,9 @@ impl JsonDoc {
         text.push_str(&self.text[..start]);
         text.push_str(with);
         text.push_str(&self.text[end..]);
-        let root = json_parse::parse(&text)
-            .map_err(|e| EditError::new(format!("internal error: edit produced invalid JSON ({e})")))?;
+        let root = json_parse::parse(&text).map_err(|e| {
+            EditError::new(format!("internal error: edit produced invalid JSON ({e})"))
+        })?;
         self.text = text;
         self.root = root;
         Ok(())
@@ -239,10 +248,16 @@ impl JsonDoc {
                 let rendered = value.render(&self.unit, &base, self.nl);
                 if inner.trim().is_empty() {
                     // `{}` (or `{ }`): write the member on its own lines.
-                    let text = format!("{nl}{base}{key_text}{rendered}{nl}{open_indent}", nl = self.nl);
+                    let text = format!(
+                        "{nl}{base}{key_text}{rendered}{nl}{open_indent}",
+                        nl = self.nl
+                    );
                     (container.start + 1, text)
                 } else {
-                    (container.start + 1, format!("{}{base}{key_text}{rendered}", self.nl))
+                    (
+                        container.start + 1,
+                        format!("{}{base}{key_text}{rendered}", self.nl),
+                    )
                 }
             }
         }
@@ -264,7 +279,8 @@ impl JsonDoc {
         let Some(i) = members.iter().rposition(|m| m.key == *key) else {
             return Ok(false);
         };
-        let spans: Vec<(usize, usize)> = members.iter().map(|m| (m.key_start, m.value.end)).collect();
+        let spans: Vec<(usize, usize)> =
+            members.iter().map(|m| (m.key_start, m.value.end)).collect();
         let (start, end) = removal_span(&self.text, parent, &spans, i);
         if spans.len() == 1 && prune > 0 && !parents.is_empty() {
             return self.remove(parents, prune - 1);
@@ -293,7 +309,11 @@ impl JsonDoc {
             }
             Some(_) => {}
         }
-        let ours: Vec<Value> = self.entries(path).into_iter().filter(|v| is_ours(v)).collect();
+        let ours: Vec<Value> = self
+            .entries(path)
+            .into_iter()
+            .filter(|v| is_ours(v))
+            .collect();
         let want: Vec<Value> = desired.iter().map(J::to_value).collect();
         let all = self.entries(path);
         let tail_is_ours = all.len() >= want.len() && all[all.len() - want.len()..] == want[..];
@@ -302,7 +322,11 @@ impl JsonDoc {
         }
         self.remove_entries(path, is_ours, 0)?;
         for entry in desired {
-            let node = self.root.get(path).cloned().ok_or_else(|| EditError::new("array vanished"))?;
+            let node = self
+                .root
+                .get(path)
+                .cloned()
+                .ok_or_else(|| EditError::new("array vanished"))?;
             let (at, text) = self.insertion(&node, None, entry);
             self.splice(at, at, &text)?;
         }
@@ -357,7 +381,12 @@ impl JsonDoc {
 /// The byte range to delete to remove item `i` (given as `(start, end)` spans) of `container`:
 /// the last item takes the separator before it (undoing an append), any other item the
 /// separator after it, a lone item everything between the brackets.
-fn removal_span(text: &str, container: &Node, spans: &[(usize, usize)], i: usize) -> (usize, usize) {
+fn removal_span(
+    text: &str,
+    container: &Node,
+    spans: &[(usize, usize)],
+    i: usize,
+) -> (usize, usize) {
     if spans.len() == 1 {
         let before = &text[container.start + 1..spans[0].0];
         let after = &text[spans[0].1..container.end - 1];
@@ -413,7 +442,9 @@ mod tests {
     }
 
     fn ours(v: &Value) -> bool {
-        v.get("command").and_then(Value::as_str).is_some_and(|c| c.starts_with("calyx"))
+        v.get("command")
+            .and_then(Value::as_str)
+            .is_some_and(|c| c.starts_with("calyx"))
     }
 
     #[test]
@@ -442,13 +473,22 @@ mod tests {
         let original = "{\"hooks\": {\"Stop\": [\n  {\"command\": \"mine\"}\n]}}";
         let mut doc = JsonDoc::parse(original).unwrap();
         let want = [entry("calyx a"), entry("calyx b")];
-        assert_eq!(doc.set_entries(&["hooks", "Stop"], &want, &ours).unwrap(), EntriesOutcome::Changed);
+        assert_eq!(
+            doc.set_entries(&["hooks", "Stop"], &want, &ours).unwrap(),
+            EntriesOutcome::Changed
+        );
         let once = doc.text();
-        assert_eq!(doc.set_entries(&["hooks", "Stop"], &want, &ours).unwrap(), EntriesOutcome::Unchanged);
+        assert_eq!(
+            doc.set_entries(&["hooks", "Stop"], &want, &ours).unwrap(),
+            EntriesOutcome::Unchanged
+        );
         assert!(once.contains("mine"));
         doc.remove_entries(&["hooks", "Stop"], &ours, 2).unwrap();
         assert_eq!(doc.text(), original);
         let mut doc = JsonDoc::parse("{\"hooks\": {\"Stop\": 3}}").unwrap();
-        assert_eq!(doc.set_entries(&["hooks", "Stop"], &want, &ours).unwrap(), EntriesOutcome::SkippedShape);
+        assert_eq!(
+            doc.set_entries(&["hooks", "Stop"], &want, &ours).unwrap(),
+            EntriesOutcome::SkippedShape
+        );
     }
 }

@@ -49,7 +49,11 @@ impl Node {
 
 /// Parses `text` (without a BOM) into a node tree, or says where it stops making sense.
 pub fn parse(text: &str) -> Result<Node, EditError> {
-    let mut p = Parser { text, pos: 0, depth: 0 };
+    let mut p = Parser {
+        text,
+        pos: 0,
+        depth: 0,
+    };
     p.skip_ws()?;
     let node = p.value()?;
     p.skip_ws()?;
@@ -145,7 +149,10 @@ impl Parser<'_> {
 
     fn number(&mut self) -> Result<(), EditError> {
         let start = self.pos;
-        while matches!(self.peek(), Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')) {
+        while matches!(
+            self.peek(),
+            Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+        ) {
             self.pos += 1;
         }
         let text = &self.text[start..self.pos];
@@ -175,7 +182,11 @@ impl Parser<'_> {
         self.pos += 1;
         let raw = &self.text[start..self.pos.min(bytes.len())];
         serde_json::from_str::<String>(raw).map_err(|_| {
-            let mut at = Self { text: self.text, pos: start, depth: 0 };
+            let mut at = Self {
+                text: self.text,
+                pos: start,
+                depth: 0,
+            };
             at.pos = start;
             at.error("malformed escape in a string")
         })
@@ -203,7 +214,11 @@ impl Parser<'_> {
             self.pos += 1;
             self.skip_ws()?;
             let value = self.value()?;
-            members.push(Member { key, key_start, value });
+            members.push(Member {
+                key,
+                key_start,
+                value,
+            });
             self.skip_ws()?;
             match self.peek() {
                 Some(b',') => self.pos += 1,
@@ -259,7 +274,9 @@ pub fn strip_jsonc(text: &str) -> String {
                 i += 1;
             }
         } else if b == b'/' && bytes.get(i + 1) == Some(&b'*') {
-            i = text[i + 2..].find("*/").map_or(bytes.len(), |j| i + 2 + j + 2);
+            i = text[i + 2..]
+                .find("*/")
+                .map_or(bytes.len(), |j| i + 2 + j + 2);
         } else if b == b',' {
             pending_comma = true;
             i += 1;

@@ -57,7 +57,11 @@ impl std::error::Error for EditError {}
 /// The 1-based line number of byte offset `pos`.
 pub fn line_of(text: &str, pos: usize) -> usize {
     let pos = pos.min(text.len());
-    text.as_bytes()[..pos].iter().filter(|&&b| b == b'\n').count() + 1
+    text.as_bytes()[..pos]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 /// The line ending a file uses: CRLF when its first line break is one, else LF. New lines
