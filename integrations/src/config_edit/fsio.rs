@@ -80,6 +80,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8], new_mode: u32) -> io::Result<()> 
         .as_ref()
         .map(|m| m.permissions().mode() & 0o7777)
         .unwrap_or(new_mode);
+    // A rename would replace a read-only file just the same; a user who made it read-only
+    // (often root, to whom permissions do not apply) meant nobody to change it.
+    if existing.is_some() && mode & 0o222 == 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} is read-only (mode {mode:o}); calyx will not replace it",
+                real.display()
+            ),
+        ));
+    }
     // Lock the existing file (or, for a new one, the directory) for the read-compare-rename.
     let lock_target = if existing.is_some() { &real } else { &dir };
     let _lock = Lock::acquire(lock_target)?;
