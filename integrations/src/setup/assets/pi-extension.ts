@@ -1,4 +1,4 @@
-// calyx's pi extension: reports this pi session's state to calyx, the terminal multiplexer it
+// calyx's pi extension (plain JavaScript, which pi loads as TypeScript): reports this pi session's state to calyx, the terminal multiplexer it
 // runs in, gates every tool call through calyx's approval inbox, and gives the model one tool,
 // `calyx`, that dispatches to calyx's MCP tools (one tool rather than one per MCP tool, because
 // pi puts every tool's description into every prompt). Written by `calyx setup`;
@@ -6,7 +6,7 @@
 // registers nothing: a gate with no calyx behind it would block every tool call.
 import { readFileSync, statSync } from "node:fs";
 
-const ENDPOINT_FILE: string = __CALYX_ENDPOINT_FILE__;
+const ENDPOINT_FILE = __CALYX_ENDPOINT_FILE__;
 const KIND = "pi";
 const EVENT_TIMEOUT_MS = 2000;
 // Inside the server's 570 s approval expiry plus margin; see calyx's hook timeouts.
@@ -14,8 +14,8 @@ const APPROVAL_TIMEOUT_MS = 585000;
 const EVENTS = ["session_start", "input", "agent_start", "turn_start", "tool_execution_end",
   "agent_end", "session_compact", "session_shutdown"];
 
-let cached: { mtimeMs: number; value: any } = { mtimeMs: -1, value: null };
-function endpoint(): { port: number; token: string } | null {
+let cached = { mtimeMs: -1, value: null };
+function endpoint() {
   try {
     const st = statSync(ENDPOINT_FILE);
     if (st.mtimeMs !== cached.mtimeMs) {
@@ -28,7 +28,7 @@ function endpoint(): { port: number; token: string } | null {
   }
 }
 
-function json(value: any): string {
+function json(value) {
   const seen = new WeakSet();
   return JSON.stringify(value, (k, v) => {
     if (typeof v === "bigint") return String(v);
@@ -38,13 +38,13 @@ function json(value: any): string {
   });
 }
 
-let mcpSession: string | null = null;
+let mcpSession = null;
 
 // Posts to calyx; the response text, or null on any failure.
-async function post(path: string, body: any, timeoutMs: number): Promise<string | null> {
+async function post(path, body, timeoutMs) {
   const ep = endpoint();
   if (!ep) return null;
-  const h: Record<string, string> = {
+  const h = {
     "Content-Type": "application/json", Accept: "application/json, text/event-stream",
     Authorization: `Bearer ${ep.token}`, "X-Calyx-Agent-Kind": KIND,
   };
@@ -63,14 +63,14 @@ async function post(path: string, body: any, timeoutMs: number): Promise<string 
 }
 
 // pi's events carry no session id or directory: both come from ctx.
-function payload(event: any, ctx: any) {
-  let sessionId: string | undefined;
+function payload(event, ctx) {
+  let sessionId;
   try { sessionId = ctx?.sessionManager?.getSessionId?.(); } catch { sessionId = undefined; }
   return { event, ctx: { cwd: ctx?.cwd, hasUI: ctx?.hasUI, sessionId } };
 }
 
 let rpcId = 0;
-async function rpc(method: string, params: any): Promise<any> {
+async function rpc(method, params) {
   const text = await post("/mcp", { jsonrpc: "2.0", id: ++rpcId, method, params }, 60000);
   if (text === null) throw new Error("calyx is not reachable");
   const line = text.split("\n").find((l) => l.startsWith("data:"));
@@ -79,11 +79,11 @@ async function rpc(method: string, params: any): Promise<any> {
   return msg.result;
 }
 
-export default function (pi: any) {
+export default function (pi) {
   const env = process.env;
   if ((!env.CALYX_SURFACE_ID && !env.CALYX_SESSION_ID) || env.HERDR_PANE_ID) return;
   for (const name of EVENTS) {
-    pi.on(name, async (event: any, ctx: any) => {
+    pi.on(name, async (event, ctx) => {
       void post("/agent-event", payload(event, ctx), EVENT_TIMEOUT_MS);
       if (name === "session_start") {
         // Binds this pane to an MCP session, so calyx's tools know who is calling.
@@ -94,10 +94,10 @@ export default function (pi: any) {
   }
   // pi has no permission prompt of its own: this is the only gate. Unreachable calyx fails
   // open (a thrown error would block every call); calyx's deny blocks with its reason.
-  pi.on("tool_call", async (event: any, ctx: any) => {
+  pi.on("tool_call", async (event, ctx) => {
     const text = await post("/approval-request", payload(event, ctx), APPROVAL_TIMEOUT_MS);
     if (!text) return undefined;
-    let answer: any;
+    let answer;
     try { answer = JSON.parse(text); } catch { return undefined; }
     if (answer && (answer.decision === "deny" || answer.decision === "block" || answer.block === true)) {
       return { block: true, reason: answer.reason || "Denied in calyx." };
@@ -114,12 +114,12 @@ export default function (pi: any) {
       properties: { tool: { type: "string" }, args: { type: "object" } },
       required: ["tool"],
     },
-    async execute(_id: string, params: any) {
+    async execute(_id, params) {
       const result = params.tool === "list"
         ? await rpc("tools/list", {})
         : await rpc("tools/call", { name: params.tool, arguments: params.args || {} });
       const text = Array.isArray(result?.content)
-        ? result.content.map((c: any) => c.text ?? json(c)).join("\n")
+        ? result.content.map((c) => c.text ?? json(c)).join("\n")
         : json(result);
       return { content: [{ type: "text", text }], details: {} };
     },
