@@ -142,3 +142,22 @@ fn a_write_that_fails_midway_leaves_the_original() {
         "someone else's entry is not deleted"
     );
 }
+
+#[test]
+fn a_file_changed_after_planning_is_not_overwritten_and_a_replan_keeps_the_change() {
+    let home = tempfile::tempdir().unwrap();
+    let path = write(home.path(), ".claude.json", "{\"numStartups\": 1}\n");
+    let c = ctx(home.path());
+    let plan = setup::plan(AgentKind::ClaudeCode, &c, Op::Install).unwrap();
+    // Claude Code rewrites its file meanwhile.
+    fs::write(&path, "{\"numStartups\": 2}\n").unwrap();
+    let err = setup::apply(&plan).unwrap_err();
+    assert!(err.changed(), "{err}");
+    assert_eq!(fs::read_to_string(&path).unwrap(), "{\"numStartups\": 2}\n");
+    setup::plan_and_apply(AgentKind::ClaudeCode, &c, Op::Install).unwrap();
+    let text = fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains("\"numStartups\": 2") && text.contains("calyx-ipc"),
+        "{text}"
+    );
+}

@@ -116,7 +116,13 @@ async fn execute(args: SetupArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     for plan in &plans_to_apply {
-        match plans::apply(plan) {
+        // A running CLI may have rewritten its file since the diff was read (Claude Code updates
+        // ~/.claude.json constantly): plan again over its new contents and apply the same entries.
+        let result = match plans::apply(plan) {
+            Err(e) if e.changed() => plans::plan_and_apply(plan.kind, &ctx, op).map(|_| ()),
+            other => other,
+        };
+        match result {
             Ok(()) => {
                 let verb = if op == Op::Install {
                     "set up"
@@ -275,12 +281,8 @@ pub fn resync_installed(endpoint: &EndpointInfo, calyx_bin: &Path) -> Vec<String
             if !installed {
                 return Ok(None);
             }
-            let plan = plans::plan(kind, &ctx, Op::Install)?;
-            if plan.changes.is_empty() {
-                return Ok(None);
-            }
-            plans::apply(&plan)?;
-            Ok(Some(plan))
+            let plan = plans::plan_and_apply(kind, &ctx, Op::Install)?;
+            Ok((!plan.changes.is_empty()).then_some(plan))
         });
         match result {
             Ok(Some(plan)) => {

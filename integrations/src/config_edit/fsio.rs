@@ -56,9 +56,25 @@ pub fn read_text(path: &Path) -> io::Result<Option<String>> {
     }
 }
 
+/// The message of the error [`replace`] returns when the file is not what the caller read.
+pub const CHANGED: &str = "the file changed since calyx read it";
+
 /// Replaces (or creates) `path` with `bytes` atomically. `new_mode` is used only when the file
 /// does not exist yet; an existing file keeps its mode. Parent directories are created.
 pub fn write_atomic(path: &Path, bytes: &[u8], new_mode: u32) -> io::Result<()> {
+    replace(path, None, bytes, new_mode)
+}
+
+/// [`write_atomic`], but only if the file still holds `expected` (`Some(None)`: still does not
+/// exist) when the lock is held: a CLI rewriting its config (Claude Code updates ~/.claude.json
+/// all the time) between calyx's read and write must not lose its change. On a mismatch the
+/// error is `CHANGED` and nothing is written; the caller plans again.
+pub fn replace(
+    path: &Path,
+    expected: Option<Option<&[u8]>>,
+    bytes: &[u8],
+    new_mode: u32,
+) -> io::Result<()> {
     let real = resolve(path)?;
     let dir = real
         .parent()
@@ -94,6 +110,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8], new_mode: u32) -> io::Result<()> 
     // Lock the existing file (or, for a new one, the directory) for the read-compare-rename.
     let lock_target = if existing.is_some() { &real } else { &dir };
     let _lock = Lock::acquire(lock_target)?;
+    if let Some(expected) = expected {
+        let current = match fs::read(&real) {
+            Ok(b) => Some(b),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e),
+        };
+        if current.as_deref() != expected {
+            return Err(io::Error::other(CHANGED));
+        }
+    }
     if existing.is_some() {
         let backup = dir.join(format!("{name}.calyx.bak"));
         let old = fs::read(&real)?;
@@ -112,9 +138,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8], new_mode: u32) -> io::Result<()> 
     Ok(())
 }
 
-/// Removes a file calyx owns outright (a plugin, an extension, a hook file). Missing is fine.
-pub fn remove(path: &Path) -> io::Result<()> {
+/// Removes a file calyx owns outright (a plugin, an extension, a hook file), or one calyx's
+/// uninstall left empty, if it still holds `expected` (when given). Missing is fine.
+pub fn remove(path: &Path, expected: Option<&[u8]>) -> io::Result<()> {
     let real = resolve(path)?;
+    if let Some(expected) = expected {
+        let _lock = Lock::acquire(&real);
+        match fs::read(&real) {
+            Ok(current) if current != expected => return Err(io::Error::other(CHANGED)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+            _ => {}
+        }
+    }
     match fs::remove_file(&real) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
@@ -196,7 +231,7 @@ mod tests {
             0o600
         );
         assert_eq!(read_text(&path).unwrap().as_deref(), Some("{}"));
-        remove(&path).unwrap();
+        remove(&path, Some(b"{}")).unwrap();
         assert_eq!(read_text(&path).unwrap(), None);
     }
 

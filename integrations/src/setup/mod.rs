@@ -133,6 +133,12 @@ impl fmt::Display for SetupError {
 impl std::error::Error for SetupError {}
 
 impl SetupError {
+    /// Whether the write was refused because the file changed after it was read (planning
+    /// again and re-applying is safe).
+    pub fn changed(&self) -> bool {
+        self.message == fsio::CHANGED
+    }
+
     fn edit(path: &Path, e: EditError) -> Self {
         Self {
             path: path.to_path_buf(),
@@ -233,17 +239,38 @@ pub fn plan(kind: AgentKind, ctx: &Ctx, op: Op) -> Result<Plan, SetupError> {
     Ok(plan)
 }
 
-/// Writes a plan: each file atomically, in order. Stops at the first failure; files already
-/// written stay written (each is complete and valid on its own).
+/// Writes a plan: each file atomically, in order, and only if it still holds what the plan
+/// read (see [`SetupError::changed`]). Stops at the first failure; files already written stay
+/// written (each is complete and valid on its own).
 pub fn apply(plan: &Plan) -> Result<(), SetupError> {
     for change in &plan.changes {
+        let expected = change.before.as_deref().map(str::as_bytes);
         match &change.after {
-            Some(text) => fsio::write_atomic(&change.path, text.as_bytes(), change.new_mode),
-            None => fsio::remove(&change.path),
+            Some(text) => fsio::replace(
+                &change.path,
+                Some(expected),
+                text.as_bytes(),
+                change.new_mode,
+            ),
+            None => fsio::remove(&change.path, expected),
         }
         .map_err(|e| SetupError::io(&change.path, e))?;
     }
     Ok(())
+}
+
+/// Plans and applies, planning again (up to three times) when a file changed between the read
+/// and the write, as config files of running CLIs do. Returns the plan that was applied.
+pub fn plan_and_apply(kind: AgentKind, ctx: &Ctx, op: Op) -> Result<Plan, SetupError> {
+    let mut attempt = 0;
+    loop {
+        let plan = plan(kind, ctx, op)?;
+        match apply(&plan) {
+            Err(e) if e.changed() && attempt < 2 => attempt += 1,
+            Err(e) => return Err(e),
+            Ok(()) => return Ok(plan),
+        }
+    }
 }
 
 /// Whether calyx's entries are installed for this CLI (an uninstall would change something).
