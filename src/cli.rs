@@ -52,6 +52,10 @@ pub enum Command {
     Hook(HookArgs),
     /// Run the server in the foreground (normally started on demand by the first client).
     Server(ServerArgs),
+    /// Wire calyx into the agent CLIs' own configs (MCP entry, hooks, plugin): shows a diff, asks.
+    Setup(SetupArgs),
+    /// Check each agent CLI's calyx wiring and the endpoint; exits non-zero when something is wrong.
+    Doctor(DoctorArgs),
 }
 
 #[derive(Debug, Args)]
@@ -215,4 +219,31 @@ pub struct ServerArgs {
     /// Stay attached to the terminal instead of detaching into the background (for debugging).
     #[arg(long)]
     pub foreground: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SetupArgs {
+    /// Only these CLIs (space- or comma-separated), even when not found on PATH: claude-code,
+    /// codex, opencode, hermes, grok, pi, gemini, copilot, kimi, antigravity, cursor.
+    #[arg(long = "agent", value_name = "NAME", num_args = 1.., value_delimiter = ',')]
+    pub agents: Vec<String>,
+    /// Apply without asking.
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+    /// Only print the diff; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Remove exactly what calyx wrote (same diff and confirmation).
+    #[arg(long)]
+    pub uninstall: bool,
+    /// Report the state of each CLI instead (same as `calyx doctor`).
+    #[arg(long)]
+    pub status: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Only these CLIs (space- or comma-separated).
+    #[arg(long = "agent", value_name = "NAME", num_args = 1.., value_delimiter = ',')]
+    pub agents: Vec<String>,
 }

@@ -243,6 +243,8 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
             }
         },
         Some(Command::Hook(args)) => return Ok(crate::hook::run(&args.kind, args.approval)),
+        Some(Command::Setup(args)) => return Ok(crate::setup::run(args).await),
+        Some(Command::Doctor(args)) => return Ok(crate::setup::doctor::run(&args.agents, None)),
         Some(Command::Server(_)) => unreachable_server(),
     };
     Ok(print_response(response))

@@ -18,3 +18,4 @@ pub mod layout;
 pub mod paths;
 pub mod protocol;
 pub mod server;
+pub mod setup;

@@ -6,3 +6,5 @@ pub mod kind;
 
 pub use events::{normalize, EventKind, NormalizeError, NormalizedEvent};
 pub use kind::AgentKind;
+pub mod config_edit;
+pub mod setup;

@@ -1,0 +1,127 @@
+// calyx's pi extension (plain JavaScript, which pi loads as TypeScript): reports this pi session's state to calyx, the terminal multiplexer it
+// runs in, gates every tool call through calyx's approval inbox, and gives the model one tool,
+// `calyx`, that dispatches to calyx's MCP tools (one tool rather than one per MCP tool, because
+// pi puts every tool's description into every prompt). Written by `calyx setup`;
+// `calyx setup --uninstall` removes it. Outside a calyx pane, or inside a herdr pane, it
+// registers nothing: a gate with no calyx behind it would block every tool call.
+import { readFileSync, statSync } from "node:fs";
+
+const ENDPOINT_FILE = __CALYX_ENDPOINT_FILE__;
+const KIND = "pi";
+const EVENT_TIMEOUT_MS = 2000;
+// Inside the server's 570 s approval expiry plus margin; see calyx's hook timeouts.
+const APPROVAL_TIMEOUT_MS = 585000;
+const EVENTS = ["session_start", "input", "agent_start", "turn_start", "tool_execution_end",
+  "agent_end", "session_compact", "session_shutdown"];
+
+let cached = { mtimeMs: -1, value: null };
+function endpoint() {
+  try {
+    const st = statSync(ENDPOINT_FILE);
+    if (st.mtimeMs !== cached.mtimeMs) {
+      cached = { mtimeMs: st.mtimeMs, value: JSON.parse(readFileSync(ENDPOINT_FILE, "utf8")) };
+    }
+    const ep = cached.value;
+    return ep && ep.port && ep.token ? ep : null;
+  } catch {
+    return null;
+  }
+}
+
+function json(value) {
+  const seen = new WeakSet();
+  return JSON.stringify(value, (k, v) => {
+    if (typeof v === "bigint") return String(v);
+    if (typeof v === "function") return undefined;
+    if (v && typeof v === "object") { if (seen.has(v)) return undefined; seen.add(v); }
+    return v;
+  });
+}
+
+let mcpSession = null;
+
+// Posts to calyx; the response text, or null on any failure.
+async function post(path, body, timeoutMs) {
+  const ep = endpoint();
+  if (!ep) return null;
+  const h = {
+    "Content-Type": "application/json", Accept: "application/json, text/event-stream",
+    Authorization: `Bearer ${ep.token}`, "X-Calyx-Agent-Kind": KIND,
+  };
+  if (process.env.CALYX_SURFACE_ID) h["X-Calyx-Surface-ID"] = process.env.CALYX_SURFACE_ID;
+  if (process.env.CALYX_SESSION_ID) h["X-Calyx-Session-ID"] = process.env.CALYX_SESSION_ID;
+  if (path === "/mcp" && mcpSession) h["Mcp-Session-Id"] = mcpSession;
+  try {
+    const res = await fetch(`http://127.0.0.1:${ep.port}${path}`, {
+      method: "POST", headers: h, body: json(body), signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (path === "/mcp") mcpSession = res.headers.get("mcp-session-id") || mcpSession;
+    return res.ok ? await res.text() : null;
+  } catch {
+    return null;
+  }
+}
+
+// pi's events carry no session id or directory: both come from ctx.
+function payload(event, ctx) {
+  let sessionId;
+  try { sessionId = ctx?.sessionManager?.getSessionId?.(); } catch { sessionId = undefined; }
+  return { event, ctx: { cwd: ctx?.cwd, hasUI: ctx?.hasUI, sessionId } };
+}
+
+let rpcId = 0;
+async function rpc(method, params) {
+  const text = await post("/mcp", { jsonrpc: "2.0", id: ++rpcId, method, params }, 60000);
+  if (text === null) throw new Error("calyx is not reachable");
+  const line = text.split("\n").find((l) => l.startsWith("data:"));
+  const msg = JSON.parse(line ? line.slice(5) : text);
+  if (msg.error) throw new Error(msg.error.message || "calyx error");
+  return msg.result;
+}
+
+export default function (pi) {
+  const env = process.env;
+  if ((!env.CALYX_SURFACE_ID && !env.CALYX_SESSION_ID) || env.HERDR_PANE_ID) return;
+  for (const name of EVENTS) {
+    pi.on(name, async (event, ctx) => {
+      void post("/agent-event", payload(event, ctx), EVENT_TIMEOUT_MS);
+      if (name === "session_start") {
+        // Binds this pane to an MCP session, so calyx's tools know who is calling.
+        void rpc("initialize", { protocolVersion: "2025-06-18", capabilities: {},
+          clientInfo: { name: "calyx-pi-extension", version: "1" } }).catch(() => undefined);
+      }
+    });
+  }
+  // pi has no permission prompt of its own: this is the only gate. Unreachable calyx fails
+  // open (a thrown error would block every call); calyx's deny blocks with its reason.
+  pi.on("tool_call", async (event, ctx) => {
+    const text = await post("/approval-request", payload(event, ctx), APPROVAL_TIMEOUT_MS);
+    if (!text) return undefined;
+    let answer;
+    try { answer = JSON.parse(text); } catch { return undefined; }
+    if (answer && (answer.decision === "deny" || answer.decision === "block" || answer.block === true)) {
+      return { block: true, reason: answer.reason || "Denied in calyx." };
+    }
+    return undefined;
+  });
+  pi.registerTool({
+    name: "calyx",
+    label: "calyx",
+    description: "Use calyx, the terminal multiplexer this session runs in (panes, other agents, " +
+      "command history). Pass {tool, args}; tool \"list\" returns the available tools and their arguments.",
+    parameters: {
+      type: "object",
+      properties: { tool: { type: "string" }, args: { type: "object" } },
+      required: ["tool"],
+    },
+    async execute(_id, params) {
+      const result = params.tool === "list"
+        ? await rpc("tools/list", {})
+        : await rpc("tools/call", { name: params.tool, arguments: params.args || {} });
+      const text = Array.isArray(result?.content)
+        ? result.content.map((c) => c.text ?? json(c)).join("\n")
+        : json(result);
+      return { content: [{ type: "text", text }], details: {} };
+    },
+  });
+}

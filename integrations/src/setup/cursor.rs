@@ -1,0 +1,65 @@
+//! Cursor Agent (unverified: from Cursor's published notes, 3.11): hooks in
+//! `~/.cursor/hooks.json` as `{"version":1,"hooks":{event:[{"command":...}]}}`, MCP servers in
+//! `~/.cursor/mcp.json` with `${env:VAR}` interpolation. Cursor has no permission event
+//! calyx can answer, so state pings only. Wired only with `--agent cursor`.
+
+use super::hooks::{by_event, edit_hooks, edit_member, ping, Ev};
+use super::{edit_file, Ctx, Op, Plan, SetupError};
+use crate::config_edit::{JsonDoc, J};
+use crate::kind::AgentKind;
+
+const KIND: AgentKind = AgentKind::Cursor;
+
+const EVENTS: [Ev; 8] = [
+    ping("beforeSubmitPrompt", 5),
+    ping("beforeShellExecution", 5),
+    ping("beforeMCPExecution", 5),
+    ping("afterShellExecution", 5),
+    ping("afterMCPExecution", 5),
+    ping("afterFileEdit", 5),
+    ping("preCompact", 5),
+    ping("stop", 5),
+];
+
+fn mcp_entry(ctx: &Ctx) -> J {
+    J::obj([
+        ("url", J::s(ctx.mcp_url())),
+        (
+            "headers",
+            J::obj([
+                ("Authorization", J::s(ctx.bearer())),
+                ("X-Calyx-Surface-ID", J::s("${env:CALYX_SURFACE_ID}")),
+                ("X-Calyx-Session-ID", J::s("${env:CALYX_SESSION_ID}")),
+                ("X-Calyx-Agent-Kind", J::s("cursor")),
+            ]),
+        ),
+    ])
+}
+
+pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError> {
+    let install = op == Op::Install;
+    let dir = super::config_dir(KIND, ctx);
+    let events = by_event(&EVENTS, |ev| {
+        J::obj([("command", J::s(ctx.hook_command(KIND, ev.gate)))])
+    });
+    let mut notes = Vec::new();
+    edit_file(plan, &dir.join("hooks.json"), 0o644, op, |text| {
+        let mut doc = JsonDoc::parse(text)?;
+        if install && doc.root().get(&["version"]).is_none() {
+            doc.set(&["version"], &J::Int(1))?;
+        }
+        edit_hooks(&mut doc, &["hooks"], &events, install, &mut notes)?;
+        Ok(doc.text())
+    })?;
+    plan.notes.extend(notes);
+    edit_file(plan, &dir.join("mcp.json"), 0o600, op, |text| {
+        let mut doc = JsonDoc::parse(text)?;
+        edit_member(
+            &mut doc,
+            &["mcpServers", "calyx-ipc"],
+            &mcp_entry(ctx),
+            install,
+        )?;
+        Ok(doc.text())
+    })
+}

@@ -1,0 +1,87 @@
+//! Gemini CLI (verified on 0.61.0): MCP entry and hooks in `~/.gemini/settings.json`. Hook
+//! timeouts are milliseconds. Gemini has no permission event (`BeforeTool` fires for every
+//! call and its `allow` does not skip the dialog), so calyx registers state pings only.
+
+use super::hooks::{by_event, edit_hooks, edit_member, ping, Ev};
+use super::{edit_file, Ctx, Op, Plan, SetupError};
+use crate::config_edit::{JsonDoc, J};
+use crate::kind::AgentKind;
+
+const KIND: AgentKind = AgentKind::Gemini;
+
+const fn tool(mut ev: Ev) -> Ev {
+    ev.matcher = Some(".*");
+    ev
+}
+
+const EVENTS: [Ev; 8] = [
+    ping("SessionStart", 5000),
+    ping("BeforeAgent", 5000),
+    tool(ping("BeforeTool", 5000)),
+    tool(ping("AfterTool", 5000)),
+    ping("Notification", 5000),
+    ping("AfterAgent", 5000),
+    ping("PreCompress", 5000),
+    ping("SessionEnd", 5000),
+];
+
+/// A Gemini-style group: `{matcher?, hooks: [{type, name, command, timeout(ms)}]}`.
+pub(super) fn group(ctx: &Ctx, kind: AgentKind, ev: &Ev) -> J {
+    let hook = J::obj([
+        ("type", J::s("command")),
+        ("name", J::s("calyx")),
+        ("command", J::s(ctx.hook_command(kind, ev.gate))),
+        ("timeout", J::Int(ev.timeout as i64)),
+    ]);
+    let mut g = Vec::new();
+    if let Some(m) = ev.matcher {
+        g.push(("matcher", J::s(m)));
+    }
+    g.push(("hooks", J::Arr(vec![hook])));
+    J::obj(g)
+}
+
+fn mcp_entry(ctx: &Ctx) -> J {
+    J::obj([
+        ("httpUrl", J::s(ctx.mcp_url())),
+        (
+            "headers",
+            J::obj([
+                ("Authorization", J::s(ctx.bearer())),
+                ("X-Calyx-Surface-ID", J::s("${CALYX_SURFACE_ID}")),
+                ("X-Calyx-Session-ID", J::s("${CALYX_SESSION_ID}")),
+                ("X-Calyx-Agent-Kind", J::s("gemini")),
+            ]),
+        ),
+    ])
+}
+
+pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError> {
+    let install = op == Op::Install;
+    let events = by_event(&EVENTS, |ev| group(ctx, KIND, ev));
+    let mut notes = Vec::new();
+    edit_file(
+        plan,
+        &ctx.home.join(".gemini/settings.json"),
+        0o600,
+        op,
+        |text| {
+            let mut doc = JsonDoc::parse(text)?;
+            edit_member(
+                &mut doc,
+                &["mcpServers", "calyx-ipc"],
+                &mcp_entry(ctx),
+                install,
+            )?;
+            edit_hooks(&mut doc, &["hooks"], &events, install, &mut notes)?;
+            if install
+                && doc.value_at(&["hooksConfig", "enabled"]) == Some(serde_json::Value::Bool(false))
+            {
+                notes.push("hooksConfig.enabled is false in ~/.gemini/settings.json: Gemini will not run calyx's hooks until it is turned on".into());
+            }
+            Ok(doc.text())
+        },
+    )?;
+    plan.notes.extend(notes);
+    Ok(())
+}

@@ -1,0 +1,103 @@
+//! Hermes (verified on 0.19.0): `$HERMES_HOME/config.yaml` (default `~/.hermes`), edited by
+//! text splice: a `calyx-ipc:` child under `mcp_servers:` with `${VAR}` headers, and calyx's
+//! items under `hooks: <event>:`. Hermes runs hooks through shlex without a shell, which
+//! handles the quoted binary path. Hermes asks the user before running shell hooks
+//! (`hooks_auto_accept`); calyx does not flip that switch for the user.
+//!
+//! No gate: Hermes' only blocking hook is `pre_tool_call`, which fires for every tool call, and
+//! its approval events are observe-only; calyx shows them as state.
+
+use super::{edit_file, Ctx, Op, Plan, SetupError};
+use crate::config_edit::{is_calyx_command, yaml};
+use crate::kind::AgentKind;
+
+const KIND: AgentKind = AgentKind::Hermes;
+
+const EVENTS: [&str; 10] = [
+    "on_session_start",
+    "pre_llm_call",
+    "pre_tool_call",
+    "post_tool_call",
+    "pre_approval_request",
+    "post_approval_response",
+    "on_session_end",
+    "on_session_finalize",
+    "subagent_start",
+    "subagent_stop",
+];
+
+/// Whether a sequence item's first line (`command: '...'`) runs calyx's hook verb.
+fn is_ours(first: &str) -> bool {
+    let Some(value) = first.strip_prefix("command:") else {
+        return false;
+    };
+    let v = value.trim();
+    let unquoted = if let Some(s) = v.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+        s.replace("''", "'")
+    } else if v.starts_with('"') {
+        serde_json::from_str::<String>(v).unwrap_or_default()
+    } else {
+        v.to_string()
+    };
+    is_calyx_command(&unquoted)
+}
+
+fn mcp_child(ctx: &Ctx) -> Vec<yaml::Line> {
+    let q = |s: &str| yaml::quote(s);
+    vec![
+        (0, "calyx-ipc:".into()),
+        (1, format!("url: {}", q(&ctx.mcp_url()))),
+        (1, "headers:".into()),
+        (2, format!("Authorization: {}", q(&ctx.bearer()))),
+        (
+            2,
+            format!("X-Calyx-Surface-ID: {}", q("${CALYX_SURFACE_ID}")),
+        ),
+        (
+            2,
+            format!("X-Calyx-Session-ID: {}", q("${CALYX_SESSION_ID}")),
+        ),
+        (2, format!("X-Calyx-Agent-Kind: {}", q("hermes"))),
+    ]
+}
+
+pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError> {
+    let path = super::config_dir(KIND, ctx).join("config.yaml");
+    let events: Vec<(String, Vec<Vec<yaml::Line>>)> = EVENTS
+        .iter()
+        .map(|e| {
+            let item = vec![
+                (
+                    0,
+                    format!("command: {}", yaml::quote(&ctx.hook_command(KIND, false))),
+                ),
+                (0, "timeout: 5".to_string()),
+            ];
+            (e.to_string(), vec![item])
+        })
+        .collect();
+    let mut notes = Vec::new();
+    edit_file(plan, &path, 0o600, op, |text| match op {
+        Op::Install => {
+            // Take out what is there first, so that a re-install lands exactly where a first
+            // install would (and changes nothing when it is current).
+            let text = uninstall(text)?;
+            let text = yaml::set_child(&text, "mcp_servers", "calyx-ipc", &mcp_child(ctx))?;
+            let (text, skipped) = yaml::set_items(&text, "hooks", &events, &is_ours)?;
+            for e in skipped {
+                notes.push(format!(
+                    "hooks.{e} is not a list: calyx's hook for it was not added"
+                ));
+            }
+            Ok(text)
+        }
+        Op::Uninstall => uninstall(text),
+    })?;
+    plan.notes.extend(notes);
+    Ok(())
+}
+
+fn uninstall(text: &str) -> Result<String, crate::config_edit::EditError> {
+    let text = yaml::remove_items(text, "hooks", &is_ours)?;
+    yaml::remove_child(&text, "mcp_servers", "calyx-ipc")
+}

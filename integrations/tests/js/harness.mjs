@@ -1,0 +1,63 @@
+// Drives calyx's OpenCode plugin or pi extension under node against a recording endpoint,
+// feeding it the payloads captured from the real CLIs. Prints what reached the endpoint.
+// Usage: node harness.mjs opencode|pi MODULE ENDPOINT_FILE FIXTURES_DIR
+import http from "node:http";
+import { writeFileSync, readdirSync, readFileSync } from "node:fs";
+
+const [kind, modulePath, endpointFile, fixtures] = process.argv.slice(2);
+const requests = [];
+const server = http.createServer((req, res) => {
+  let body = "";
+  req.on("data", (c) => (body += c));
+  req.on("end", () => {
+    requests.push({ path: req.url, headers: req.headers, body: JSON.parse(body || "null") });
+    res.setHeader("Content-Type", "application/json");
+    if (req.url === "/approval-request") res.end(JSON.stringify({ decision: "deny", reason: "no" }));
+    else if (req.url === "/mcp") res.end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "ok" }] } }));
+    else res.end("{}");
+  });
+});
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+writeFileSync(endpointFile, JSON.stringify({ port: server.address().port, token: "t0k" }));
+const outside = process.env.CALYX_SURFACE_ID === undefined;
+const mod = await import(modulePath);
+const results = {};
+const files = readdirSync(fixtures).filter((f) => f.startsWith(kind + "-")).sort();
+const load = (f) => JSON.parse(readFileSync(`${fixtures}/${f}`, "utf8")).payload;
+const name = (f) => f.replace(/^[a-z]+-[0-9.]+-/, "").replace(/\.json$/, "");
+if (kind === "opencode") {
+  const hooks = await mod.CalyxPlugin({ directory: "/home/dev/src/app" });
+  results.registered = Object.keys(hooks);
+  if (!outside) {
+    for (const f of files) {
+      const n = name(f);
+      const p = load(f);
+      if (n.startsWith("event_")) await hooks.event({ event: p });
+      else if (hooks[n]) await hooks[n](p.input, p.output);
+    }
+    // A pending permission suppresses session.idle until it is replied to.
+    const sid = "ses_pending";
+    await hooks.event({ event: { type: "permission.asked", properties: { id: "per_1", sessionID: sid, permission: "bash" } } });
+    await hooks.event({ event: { type: "session.idle", properties: { sessionID: sid } } });
+    await hooks.event({ event: { type: "permission.replied", properties: { requestID: "per_1", sessionID: sid, reply: "once" } } });
+    await hooks.event({ event: { type: "session.idle", properties: { sessionID: sid } } });
+  }
+} else {
+  const handlers = {};
+  const pi = { on: (n, f) => (handlers[n] ||= []).push(f), registerTool: (t) => (results.tool = t.name) };
+  mod.default(pi);
+  results.registered = Object.keys(handlers);
+  const ctx = { cwd: "/home/dev/src/app", hasUI: false, sessionManager: { getSessionId: () => "pi-sess" } };
+  for (const f of files) {
+    const p = load(f);
+    const type = p.event && p.event.type;
+    for (const h of handlers[type] || []) {
+      const r = await h(p.event, ctx);
+      if (r !== undefined) results[type] = r;
+    }
+  }
+}
+await new Promise((r) => setTimeout(r, 300));
+server.close();
+console.log(JSON.stringify({ requests, results }));
+process.exit(0);

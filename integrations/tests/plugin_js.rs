@@ -1,0 +1,166 @@
+//! The OpenCode plugin and pi extension calyx writes, run under node against a recording
+//! endpoint with the payloads captured from the real CLIs: every post carries the bearer
+//! token and identity headers, and every body is a shape calyx's normalizer accepts. Skipped
+//! when node is not installed.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use calyx_integrations::setup::{self, Ctx, Op};
+use calyx_integrations::{normalize, AgentKind};
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+/// Writes the module for `kind` and runs the harness; None when node is missing.
+fn run(kind: AgentKind, surface: Option<&str>) -> Option<Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = Ctx {
+        home: dir.path().join("home"),
+        env: BTreeMap::new(),
+        calyx_bin: "/c/calyx".into(),
+        endpoint_file: dir.path().join("ep.json"),
+        port: 1,
+        token: "x".into(),
+    };
+    let plan = setup::plan(kind, &ctx, Op::Install).unwrap();
+    let source = plan
+        .changes
+        .iter()
+        .find(|c| c.path.extension().is_some_and(|e| e == "js" || e == "ts"))
+        .and_then(|c| c.after.clone())
+        .unwrap();
+    let module = dir.path().join("module.mjs");
+    std::fs::write(&module, source).unwrap();
+    let mut cmd = Command::new("node");
+    cmd.arg(root().join("tests/js/harness.mjs"))
+        .arg(if kind == AgentKind::Pi {
+            "pi"
+        } else {
+            "opencode"
+        })
+        .arg(&module)
+        .arg(dir.path().join("ep.json"))
+        .arg(root().join("../fixtures/payloads"))
+        .env_remove("CALYX_SURFACE_ID")
+        .env_remove("CALYX_SESSION_ID")
+        .env_remove("HERDR_PANE_ID");
+    if let Some(s) = surface {
+        cmd.env("CALYX_SURFACE_ID", s);
+    }
+    let out = match cmd.output() {
+        Ok(out) => out,
+        Err(_) => {
+            eprintln!("node not available: skipped");
+            return None;
+        }
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+fn check_headers(req: &Value, kind: &str) {
+    let h = &req["headers"];
+    assert_eq!(h["authorization"], "Bearer t0k", "{req}");
+    assert_eq!(h["x-calyx-agent-kind"], kind);
+    assert_eq!(h["x-calyx-surface-id"], "surf-1");
+    assert!(h.get("x-calyx-session-id").is_none());
+}
+
+#[test]
+fn opencode_plugin_posts_what_the_normalizer_reads() {
+    let Some(out) = run(AgentKind::OpenCode, Some("surf-1")) else {
+        return;
+    };
+    let requests = out["requests"].as_array().unwrap();
+    assert!(requests.len() >= 8, "{out}");
+    let mut kinds = Vec::new();
+    for req in requests {
+        assert_eq!(req["path"], "/agent-event");
+        check_headers(req, "opencode");
+        let ev = normalize(AgentKind::OpenCode, &req["body"])
+            .unwrap_or_else(|e| panic!("{e}: {}", req["body"]));
+        if let Some(ev) = ev {
+            kinds.push(format!("{:?}", ev.kind));
+        }
+    }
+    for want in [
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "PermissionRequest",
+        "Stop",
+    ] {
+        assert!(
+            kinds.iter().any(|k| k == want),
+            "{want} missing from {kinds:?}"
+        );
+    }
+    // The idle sent while the permission was pending was held back; the one after the reply was not.
+    let idles: Vec<&Value> = requests
+        .iter()
+        .filter(|r| {
+            r["body"]["type"] == "session.idle"
+                && r["body"]["properties"]["sessionID"] == "ses_pending"
+        })
+        .collect();
+    assert_eq!(idles.len(), 1, "{idles:?}");
+    let plugin_hook = requests
+        .iter()
+        .find(|r| r["body"]["hook"] == "tool.execute.before")
+        .unwrap();
+    assert_eq!(plugin_hook["body"]["directory"], "/home/dev/src/app");
+}
+
+#[test]
+fn pi_extension_posts_events_gates_tool_calls_and_registers_one_tool() {
+    let Some(out) = run(AgentKind::Pi, Some("surf-1")) else {
+        return;
+    };
+    assert_eq!(out["results"]["tool"], "calyx");
+    assert_eq!(
+        out["results"]["tool_call"],
+        serde_json::json!({"block": true, "reason": "no"})
+    );
+    let requests = out["requests"].as_array().unwrap();
+    let paths: Vec<&str> = requests.iter().filter_map(|r| r["path"].as_str()).collect();
+    assert!(
+        paths.contains(&"/approval-request") && paths.contains(&"/mcp"),
+        "{paths:?}"
+    );
+    for req in requests {
+        check_headers(req, "pi");
+        if req["path"] == "/mcp" {
+            assert_eq!(req["body"]["method"], "initialize");
+            continue;
+        }
+        let ev = normalize(AgentKind::Pi, &req["body"])
+            .unwrap_or_else(|e| panic!("{e}: {}", req["body"]));
+        let ev = ev.unwrap_or_else(|| panic!("ignored: {}", req["body"]));
+        assert_eq!(ev.session_id.as_deref(), Some("pi-sess"));
+        assert_eq!(ev.cwd.as_deref(), Some("/home/dev/src/app"));
+    }
+}
+
+#[test]
+fn outside_calyx_nothing_is_registered() {
+    for kind in [AgentKind::OpenCode, AgentKind::Pi] {
+        let Some(out) = run(kind, None) else {
+            return;
+        };
+        assert_eq!(
+            out["results"]["registered"],
+            serde_json::json!([]),
+            "{kind}"
+        );
+        assert_eq!(out["requests"], serde_json::json!([]), "{kind}");
+    }
+}
