@@ -2,6 +2,7 @@
 //! and the answers to terminal queries that agent TUIs wait for.
 
 mod answerback;
+mod charset;
 pub mod history;
 pub mod spawn;
 pub mod terminal;

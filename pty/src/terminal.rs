@@ -38,6 +38,7 @@ pub struct Terminal {
     limits: HistoryLimits,
     /// Bumped on every change; renderers compare it to skip unchanged panes.
     generation: u64,
+    charset: crate::charset::Charset,
 }
 
 fn dim(n: u16) -> NonZeroU16 {
@@ -57,13 +58,15 @@ impl Terminal {
             history: History::new(limits.lines, limits.bytes),
             limits,
             generation: 0,
+            charset: crate::charset::Charset::default(),
         }
     }
 
     /// Feeds program output: it is parsed into the screen and kept in the history.
     pub fn process(&mut self, bytes: &[u8]) {
-        self.history.push(bytes);
-        self.parser.process(bytes);
+        let bytes = self.charset.translate(bytes);
+        self.history.push(&bytes);
+        self.parser.process(&bytes);
         self.generation = self.generation.wrapping_add(1);
     }
 
