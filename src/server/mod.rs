@@ -283,7 +283,11 @@ impl Server {
         let Some(p) = self.state.panes.get(&pane) else {
             return;
         };
-        let (bells, clipboard) = p.term().take_events();
+        // A busy reader will notify again when done; its events wait in the terminal till then.
+        let Some((bells, clipboard)) = p.try_term().map(|mut t| t.take_events()) else {
+            self.state.mark_pane_dirty(pane);
+            return;
+        };
         let session = p.session;
         if bells > 0 || !clipboard.is_empty() {
             let visible = self
@@ -400,7 +404,7 @@ impl Server {
             self.state
                 .panes
                 .get(p)
-                .is_some_and(|p| p.term().synchronized_output())
+                .is_some_and(|p| p.try_term().is_some_and(|t| t.synchronized_output()))
         })
     }
 

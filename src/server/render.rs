@@ -42,7 +42,8 @@ fn compose(
     state: &mut State,
     agents: &AgentsView,
     client: ClientId,
-) -> Option<(Buffer, Option<CursorSpot>)> {
+    previous: Option<&Buffer>,
+) -> Option<Composed> {
     let (rows, cols, session_id, mode, message) = {
         let c = state.clients.get(&client)?;
         (
@@ -114,6 +115,7 @@ fn compose(
     }
 
     let mut cursor = None;
+    let mut incomplete = false;
     let show_cursor_mode = matches!(mode, ClientMode::Normal | ClientMode::Prefix);
     for (index, (pane_id, rect)) in rects.iter().enumerate() {
         let focused = *pane_id == active;
@@ -121,11 +123,18 @@ fn compose(
         let Some(pane) = state.panes.get_mut(pane_id) else {
             continue;
         };
+        // The focused pane's reader runs at normal priority: waiting for it is short. Any other
+        // pane that is mid-parse keeps last frame's cells (see `Pane::try_term`).
+        let terminal = pane.terminal.clone();
+        let term = if focused {
+            Some(super::state::lock_terminal(&terminal))
+        } else {
+            super::state::try_lock_terminal(&terminal)
+        };
         let label = {
-            let title = pane
-                .term()
-                .title()
-                .map(str::to_string)
+            let title = term
+                .as_ref()
+                .and_then(|t| t.title().map(str::to_string))
                 .filter(|t| !t.trim().is_empty());
             title.unwrap_or_else(|| pane.command_label())
         };
@@ -154,6 +163,7 @@ fn compose(
             rect.height.saturating_sub(2),
         );
         if let Some(copy) = pane.copy.as_mut() {
+            drop(term);
             let highlights = copy.highlights();
             let screen_cursor = copy.screen_cursor();
             PaneView {
@@ -168,8 +178,7 @@ fn compose(
                     style: 2,
                 });
             }
-        } else {
-            let term = pane.term();
+        } else if let Some(term) = term {
             let screen = term.screen();
             PaneView {
                 screen,
@@ -184,6 +193,16 @@ fn compose(
                         y: inner.y + r,
                         style: cursor_style_code(screen.cursor_style()),
                     });
+                }
+            }
+        } else {
+            // Busy: show what this client saw last, and draw again next frame.
+            incomplete = true;
+            if let Some(prev) = previous.filter(|p| p.area == buf.area) {
+                for y in inner.top()..inner.bottom() {
+                    for x in inner.left()..inner.right() {
+                        buf[(x, y)] = prev[(x, y)].clone();
+                    }
                 }
             }
         }
@@ -248,7 +267,19 @@ fn compose(
         .render(Rect::new(0, 0, scols, status_y), &mut buf);
         cursor = None;
     }
-    Some((buf, cursor))
+    Some(Composed {
+        buf,
+        cursor,
+        incomplete,
+    })
+}
+
+/// A composed frame.
+struct Composed {
+    buf: Buffer,
+    cursor: Option<CursorSpot>,
+    /// Some pane was busy and shows its previous cells: draw again soon.
+    incomplete: bool,
 }
 
 fn prompt_label(kind: PromptKind) -> &'static str {
@@ -314,11 +345,22 @@ fn changed_rows<'a>(
 /// Renders a client's frame and returns the bytes that bring its terminal up to date, or None
 /// when nothing changed.
 pub fn render_client(state: &mut State, agents: &AgentsView, client: ClientId) -> Option<Rendered> {
-    let (buf, cursor) = compose(state, agents, client)?;
+    let previous = state.clients.get_mut(&client)?.shown.take();
+    let Some(Composed {
+        buf,
+        cursor,
+        incomplete,
+    }) = compose(state, agents, client, previous.as_ref())
+    else {
+        if let Some(c) = state.clients.get_mut(&client) {
+            c.shown = previous;
+        }
+        return None;
+    };
     let c = state.clients.get_mut(&client)?;
     let mut out: Vec<u8> = Vec::with_capacity(16 * 1024);
     out.extend_from_slice(b"\x1b[?2026h");
-    let previous = match c.shown.take() {
+    let previous = match previous {
         Some(prev) if prev.area == buf.area => prev,
         _ => {
             out.extend_from_slice(b"\x1b[0m\x1b[H\x1b[2J");
@@ -345,6 +387,6 @@ pub fn render_client(state: &mut State, agents: &AgentsView, client: ClientId) -
     }
     out.extend_from_slice(b"\x1b[?2026l");
     c.shown = Some(buf);
-    c.dirty = false;
+    c.dirty = incomplete;
     Some(Rendered { bytes: out })
 }

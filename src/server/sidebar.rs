@@ -38,7 +38,10 @@ impl AgentsView {
             let Some(p) = server.state.panes.get(&pane) else {
                 continue;
             };
-            let title = p.term().title().map(sanitize_title).unwrap_or_default();
+            let title = p
+                .try_term()
+                .and_then(|t| t.title().map(sanitize_title))
+                .unwrap_or_else(|| p.command_label());
             let (glyph, style) = row_state(row.state).glyph();
             let color = style.fg.unwrap_or(Color::Gray);
             let subagents = if row.subagents.is_empty() {

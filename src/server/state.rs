@@ -48,6 +48,13 @@ pub struct Pane {
 }
 
 impl Pane {
+    /// The terminal if no reader thread is parsing into it right now. The owner uses this on
+    /// hot paths so a background pane's reader (which runs at low priority and may be
+    /// descheduled while holding the lock) can never stall rendering or typing.
+    pub fn try_term(&self) -> Option<std::sync::MutexGuard<'_, Terminal>> {
+        try_lock_terminal(&self.terminal)
+    }
+
     /// Locks the terminal (a poisoned lock still holds a usable screen).
     pub fn term(&self) -> std::sync::MutexGuard<'_, Terminal> {
         self.terminal.lock().unwrap_or_else(PoisonError::into_inner)
@@ -88,6 +95,20 @@ impl Pane {
         pid.and_then(|p| std::fs::read_link(format!("/proc/{p}/cwd")).ok())
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| self.start_cwd.clone())
+    }
+}
+
+/// Locks a pane terminal, waiting (a poisoned lock still holds a usable screen).
+pub fn lock_terminal(terminal: &Mutex<Terminal>) -> std::sync::MutexGuard<'_, Terminal> {
+    terminal.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Locks a pane terminal unless its reader holds it right now.
+pub fn try_lock_terminal(terminal: &Mutex<Terminal>) -> Option<std::sync::MutexGuard<'_, Terminal>> {
+    match terminal.try_lock() {
+        Ok(guard) => Some(guard),
+        Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+        Err(std::sync::TryLockError::WouldBlock) => None,
     }
 }
 

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# A real Claude Code session (../shared/realcli, driven offline by its fake model server) in a
+# calyx pane: `calyx setup` writes its hooks, and the agent row moves working -> idle -> done.
+# Usage: tests/realcli/claude_rows.sh   (after `cargo build`; CALYX_BIN overrides the binary)
+# Prints "realcli claude: PASS" or FAIL lines, or "SKIP: reason" when the CLI cannot be installed.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+R=${REALCLI:-$(realpath "$ROOT/../shared/realcli/realcli.sh" 2>/dev/null)}
+CALYX=${CALYX_BIN:-$ROOT/target/debug/calyx}
+[ -x "$R" ] || { echo "realcli claude: SKIP: no ../shared/realcli/realcli.sh"; exit 0; }
+[ -x "$CALYX" ] || { echo "realcli claude: FAIL: no calyx binary at $CALYX"; exit 1; }
+T=$(mktemp -d /tmp/calyx-realcli.XXXXXX); chmod 700 "$T"
+P=18401
+if ! "$R" install claude > "$T/install.log" 2>&1; then
+  echo "realcli claude: SKIP: install failed: $(tail -n 3 "$T/install.log" | tr '\n' ' ')"
+  exit 0
+fi
+"$R" prepare claude "$T/home" "$T/project" $P > "$T/env.sh"
+"$R" cmd claude tui "SCENARIO:basic write marker" > "$T/argv"
+mkdir -p "$T/config/calyx" "$T/run" && chmod 700 "$T/run"
+echo 'remain_on_exit = true' > "$T/config/calyx/config.toml"
+cat > "$T/inner.sh" <<'INNER'
+set -uo pipefail
+. "$T/env.sh"
+export XDG_RUNTIME_DIR=$T/run XDG_STATE_HOME=$T/state XDG_CONFIG_HOME=$T/config
+"$R" fake claude $P "$T/fake.jsonl" > "$T/fake.out" 2>&1 & FAKE=$!
+"$R" waitport $P 20
+c() { "$CALYX" "$@"; }
+fail() { echo "realcli claude: FAIL: $*"; c capture -t agent 2>/dev/null | tail -n 20; c agents explain agent 2>/dev/null; c kill-server; kill $FAKE; exit 1; }
+state() { c agents --json 2>/dev/null | python3 -c 'import json,sys; a=json.load(sys.stdin)["agents"]; print(a[0]["state"] if a else "none")'; }
+wait_state() { for _ in $(seq 150); do s=$(state); [ "$s" = "$1" ] && return 0; sleep 0.2; done; return 1; }
+# The server first (setup needs its endpoint), then calyx's own config writing, then Claude.
+c new -d -s setup -x 160 -y 45 -- sleep 600 || fail "server did not start"
+c setup --yes --agent claude-code > "$T/setup.out" 2>&1 || fail "calyx setup: $(cat "$T/setup.out")"
+mapfile -t A < "$T/argv"
+c new -d -s agent -x 160 -y 45 -c "$T/project" -- timeout --foreground 180 "${A[@]}" || fail "no agent pane"
+seen_working=no
+for _ in $(seq 300); do
+  s=$(state)
+  [ "$s" = working ] && seen_working=yes
+  [ "$seen_working" = yes ] && [ "$s" = idle ] && break
+  sleep 0.1
+done
+[ "$seen_working" = yes ] || fail "row never went working (last: $(state))"
+wait_state idle || fail "row did not settle idle (last: $(state))"
+[ -f "$T/project/marker.txt" ] || fail "the tool did not run"
+c send-keys -t agent "/exit" Enter
+sleep 0.5; c send-keys -t agent Enter
+wait_state done || fail "row did not go done after /exit (last: $(state))"
+c kill-server; kill $FAKE 2>/dev/null
+echo "realcli claude: PASS (working -> idle -> done, $(c --version 2>/dev/null), claude $("$R" version claude))"
+INNER
+T=$T R=$R P=$P CALYX=$CALYX "$R" netns -- bash "$T/inner.sh"
