@@ -148,6 +148,18 @@ async fn start_endpoint(tx: mpsc::UnboundedSender<Msg>) -> Option<crate::http::E
     match crate::http::start(sender, crate::http::EndpointOptions::default()).await {
         Ok(handle) => {
             tracing::info!("agent endpoint on 127.0.0.1:{}", handle.port());
+            // Entries `calyx setup` wrote earlier must never point at a dead endpoint: bring
+            // the installed ones up to date with this port, token and binary (off the loop).
+            let info = crate::http::endpoint_file::EndpointInfo {
+                port: handle.port(),
+                token: handle.token().to_string(),
+            };
+            tokio::task::spawn_blocking(move || {
+                let Ok(bin) = crate::setup::calyx_binary() else { return };
+                for message in crate::setup::resync_installed(&info, &bin) {
+                    tracing::info!("{message}");
+                }
+            });
             tokio::spawn(async move {
                 while let Some(request) = requests.recv().await {
                     if tx.send(Msg::Endpoint(request)).is_err() {
