@@ -98,7 +98,7 @@ def main():
                     made += 1
         sock = os.path.join(tmp, "calyx", "server.sock")
         pid = int(subprocess.run(["pgrep", "-f", f"{calyx} server"], capture_output=True, text=True).stdout.split()[0])
-        wait_until(lambda: all(" 9999" in c("capture", "-t", f"bench:{w}.{p}").stdout for w in range(4) for p in range(4)))
+        wait_until(lambda: all("9999" in c("capture", "-t", f"bench:{w}.{p}").stdout for w in range(4) for p in range(4)))
         measure(f"calyx (panes={made})", pid, a.idle_seconds)
         c("kill-server")
 

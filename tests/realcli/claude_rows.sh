@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A real Claude Code session (../shared/realcli, driven offline by its fake model server) in a
-# calyx pane: `calyx setup` writes its hooks, and the agent row moves working -> idle -> done.
+# calyx pane: `calyx setup` writes its hooks, and the agent row moves working -> blocked (its
+# permission dialog) -> idle (answered in the pane) -> done (/exit).
 # Usage: tests/realcli/claude_rows.sh   (after `cargo build`; CALYX_BIN overrides the binary)
 # Prints "realcli claude: PASS" or FAIL lines, or "SKIP: reason" when the CLI cannot be installed.
 set -uo pipefail
@@ -38,16 +39,20 @@ seen_working=no
 for _ in $(seq 300); do
   s=$(state)
   [ "$s" = working ] && seen_working=yes
-  [ "$seen_working" = yes ] && [ "$s" = idle ] && break
+  [ "$s" = blocked ] && break
   sleep 0.1
 done
 [ "$seen_working" = yes ] || fail "row never went working (last: $(state))"
-wait_state idle || fail "row did not settle idle (last: $(state))"
+# Claude asks before running Bash; the hook told calyx at once, so the row is blocked.
+[ "$(state)" = blocked ] || fail "row did not go blocked at the permission dialog (last: $(state))"
+for _ in $(seq 100); do c capture -t agent | grep -q "Do you want to proceed" && break; sleep 0.2; done
+c send-keys -t agent Enter
+wait_state idle || fail "row did not settle idle after the dialog was answered (last: $(state))"
 [ -f "$T/project/marker.txt" ] || fail "the tool did not run"
 c send-keys -t agent "/exit" Enter
 sleep 0.5; c send-keys -t agent Enter
 wait_state done || fail "row did not go done after /exit (last: $(state))"
 c kill-server; kill $FAKE 2>/dev/null
-echo "realcli claude: PASS (working -> idle -> done, $(c --version 2>/dev/null), claude $("$R" version claude))"
+echo "realcli claude: PASS (working -> blocked -> idle -> done, $(c --version 2>/dev/null), claude $("$R" version claude))"
 INNER
 T=$T R=$R P=$P CALYX=$CALYX "$R" netns -- bash "$T/inner.sh"
