@@ -155,7 +155,9 @@ async fn start_endpoint(tx: mpsc::UnboundedSender<Msg>) -> Option<crate::http::E
                 token: handle.token().to_string(),
             };
             tokio::task::spawn_blocking(move || {
-                let Ok(bin) = crate::setup::calyx_binary() else { return };
+                let Ok(bin) = crate::setup::calyx_binary() else {
+                    return;
+                };
                 for message in crate::setup::resync_installed(&info, &bin) {
                     tracing::info!("{message}");
                 }

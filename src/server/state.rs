@@ -104,7 +104,9 @@ pub fn lock_terminal(terminal: &Mutex<Terminal>) -> std::sync::MutexGuard<'_, Te
 }
 
 /// Locks a pane terminal unless its reader holds it right now.
-pub fn try_lock_terminal(terminal: &Mutex<Terminal>) -> Option<std::sync::MutexGuard<'_, Terminal>> {
+pub fn try_lock_terminal(
+    terminal: &Mutex<Terminal>,
+) -> Option<std::sync::MutexGuard<'_, Terminal>> {
     match terminal.try_lock() {
         Ok(guard) => Some(guard),
         Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),

@@ -25,14 +25,23 @@ pub fn calyx_bin() -> PathBuf {
 }
 
 /// Polls `check` until it returns Some or the deadline passes.
-pub fn wait_until<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+pub fn wait_until<T>(what: &str, check: impl FnMut() -> Option<T>) -> T {
+    wait_until_within(what, DEADLINE, check)
+}
+
+/// Polls `check` until it returns Some or `limit` passes (for work that is slow by design).
+pub fn wait_until_within<T>(
+    what: &str,
+    limit: Duration,
+    mut check: impl FnMut() -> Option<T>,
+) -> T {
     let start = Instant::now();
     let mut delay = Duration::from_millis(5);
     loop {
         if let Some(v) = check() {
             return v;
         }
-        if start.elapsed() > DEADLINE {
+        if start.elapsed() > limit {
             panic!("timed out waiting for {what}");
         }
         std::thread::sleep(delay);
