@@ -48,6 +48,12 @@ pub enum Command {
     NewWindow(NewWindowArgs),
     /// List agent rows: what the agent in each pane is doing.
     Agents(AgentsArgs),
+    /// List approval requests: pending ones with their ids, and recent decisions.
+    Approvals(ApprovalsArgs),
+    /// Allow a pending approval request (by the id `calyx approvals` shows).
+    Approve(ApproveArgs),
+    /// Deny a pending approval request, optionally with a message for the agent.
+    Deny(DenyArgs),
     /// Forward an agent CLI hook payload (stdin) to the calyx server. Installed by `calyx setup`.
     Hook(HookArgs),
     /// Run the server in the foreground (normally started on demand by the first client).
@@ -246,4 +252,29 @@ pub struct DoctorArgs {
     /// Only these CLIs (space- or comma-separated).
     #[arg(long = "agent", value_name = "NAME", num_args = 1.., value_delimiter = ',')]
     pub agents: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ApprovalsArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Only requests still waiting.
+    #[arg(long)]
+    pub pending: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ApproveArgs {
+    /// The request id.
+    pub id: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct DenyArgs {
+    /// The request id.
+    pub id: u64,
+    /// A message for the agent (CLIs that take one pass it to the model).
+    #[arg(short = 'm', long)]
+    pub message: Option<String>,
 }

@@ -34,6 +34,7 @@ pub enum Action {
     Equalize,
     ToggleSidebar,
     JumpBlocked,
+    ShowApprovals,
     ClearHistory,
 }
 
@@ -277,6 +278,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         "go to the agent waiting longest for you",
         ["b"],
         Action::JumpBlocked
+    ),
+    cmd!(
+        "show-approvals",
+        "show the approval panel again",
+        ["i"],
+        Action::ShowApprovals
     ),
     cmd!("list-keys", "show this help", ["?"], Action::Help),
     cmd!(

@@ -242,6 +242,38 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
                 return Ok(crate::agents_cli::print(response, args.json));
             }
         },
+        Some(Command::Approvals(args)) => {
+            let response = one_shot(
+                Request::Approvals {
+                    pending_only: args.pending,
+                },
+                false,
+            )
+            .await?;
+            return Ok(print_approvals(response, args.json));
+        }
+        Some(Command::Approve(args)) => {
+            one_shot(
+                Request::Decide {
+                    id: args.id,
+                    allow: true,
+                    message: None,
+                },
+                false,
+            )
+            .await?
+        }
+        Some(Command::Deny(args)) => {
+            one_shot(
+                Request::Decide {
+                    id: args.id,
+                    allow: false,
+                    message: args.message,
+                },
+                false,
+            )
+            .await?
+        }
         Some(Command::Hook(args)) => return Ok(crate::hook::run(&args.kind, args.approval)),
         Some(Command::Setup(args)) => return Ok(crate::setup::run(args).await),
         Some(Command::Doctor(args)) => return Ok(crate::setup::doctor::run(&args.agents, None)),
@@ -271,4 +303,50 @@ async fn attach_and_report(message: ClientMessage, start: bool) -> anyhow::Resul
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Prints `calyx approvals` as a table or JSON.
+fn print_approvals(response: Response, json: bool) -> ExitCode {
+    let Response::Json(value) = response else {
+        return print_response(response);
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).unwrap_or_default()
+        );
+        return ExitCode::SUCCESS;
+    }
+    let rows = |key: &str| {
+        value
+            .get(key)
+            .and_then(|v| v.as_array())
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (pending, recent) = (rows("pending"), rows("recent"));
+    if pending.is_empty() && recent.is_empty() {
+        println!("no approval requests");
+    }
+    for r in pending.iter().chain(recent.iter()) {
+        let field = |k: &str| {
+            r.get(k)
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| v.to_string())
+                })
+                .unwrap_or_default()
+        };
+        println!(
+            "{:<5} {:<5} {:<12} {:<10} {:<30} {}",
+            field("id"),
+            field("pane"),
+            field("cli"),
+            field("tool"),
+            field("state"),
+            field("summary")
+        );
+    }
+    ExitCode::SUCCESS
 }

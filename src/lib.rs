@@ -5,6 +5,7 @@
 
 pub mod agents;
 pub mod agents_cli;
+pub mod approvals;
 pub mod cli;
 pub mod client;
 pub mod commands;

@@ -162,6 +162,14 @@ pub enum Request {
         window: bool,
         name: String,
     },
+    Approvals {
+        pending_only: bool,
+    },
+    Decide {
+        id: u64,
+        allow: bool,
+        message: Option<String>,
+    },
     Agents,
     AgentsExplain {
         pane: String,

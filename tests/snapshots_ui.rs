@@ -90,6 +90,7 @@ fn three_panes_with_borders_titles_and_focus() {
                 mode: None,
                 blocked: 1,
                 working: 2,
+                approvals: 2,
                 message: None,
                 prompt: None,
             },
@@ -139,6 +140,7 @@ fn status_line_modes_prompt_and_message() {
         mode: Some("PREFIX"),
         blocked: 0,
         working: 0,
+        approvals: 0,
         message: None,
         prompt: None,
     };

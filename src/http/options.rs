@@ -22,7 +22,7 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// When the server stops waiting for a human on `/approval-request` and answers "no decision".
 /// It must stay below the hook's own 585 s deadline, which stays below the CLI's 600 s hook
 /// timeout, so each inner layer gives up before the layer outside it.
-pub const APPROVAL_TIMEOUT: Duration = Duration::from_secs(570);
+pub const APPROVAL_TIMEOUT: Duration = Duration::from_secs(575);
 
 /// How long a graceful shutdown waits for in-flight requests before dropping them.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);

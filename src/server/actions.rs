@@ -398,6 +398,7 @@ impl Server {
                     self.message(client, "no agent is waiting for you");
                 }
             }
+            Action::ShowApprovals => self.show_panel(client),
             Action::ClearHistory => {
                 if let Some(p) = self.state.panes.get(&active) {
                     p.term().clear_history();

@@ -21,7 +21,7 @@ pub const QUIET_AS_IDLE: Duration = Duration::from_secs(30);
 
 impl Server {
     /// The pane an identity names: the session id (persistent record) first, then the surface.
-    fn pane_for(&self, identity: &Identity) -> Option<PaneId> {
+    pub(super) fn pane_for_identity(&self, identity: &Identity) -> Option<PaneId> {
         let by_record = identity
             .session_id
             .as_deref()
@@ -38,18 +38,18 @@ impl Server {
     /// Handles a request from the HTTP endpoint.
     pub(super) fn endpoint_request(&mut self, request: EndpointRequest) {
         let EndpointRequest { call, reply } = request;
-        let (identity, payload, gate) = match call {
-            EndpointCall::AgentEvent { identity, payload } => (identity, payload, false),
-            EndpointCall::ApprovalRequest { identity, payload } => (identity, payload, true),
-        };
-        let answer = match self.agent_event(&identity, &payload) {
-            Err(message) => EndpointReply::BadRequest(message),
-            // Approvals are answered by the human in calyx (the approvals issue); until then the
-            // CLI asks in its own dialog, and the row shows blocked from the event itself.
-            Ok(()) if gate => EndpointReply::EmptyOk,
-            Ok(()) => EndpointReply::NoContent,
-        };
-        let _ = reply.send(answer);
+        match call {
+            EndpointCall::AgentEvent { identity, payload } => {
+                let answer = match self.agent_event(&identity, &payload) {
+                    Err(message) => EndpointReply::BadRequest(message),
+                    Ok(()) => EndpointReply::NoContent,
+                };
+                let _ = reply.send(answer);
+            }
+            EndpointCall::ApprovalRequest { identity, payload } => {
+                self.approval_request(identity, payload, reply);
+            }
+        }
     }
 
     fn agent_event(
@@ -57,7 +57,7 @@ impl Server {
         identity: &Identity,
         payload: &serde_json::Value,
     ) -> Result<(), String> {
-        let pane = self.pane_for(identity).ok_or_else(|| {
+        let pane = self.pane_for_identity(identity).ok_or_else(|| {
             format!(
                 "no calyx pane has session id {:?} or surface id {:?}",
                 identity.session_id.as_deref().unwrap_or(""),
@@ -76,12 +76,22 @@ impl Server {
                 return Ok(());
             }
         };
+        self.apply_agent_event(pane, kind, &event);
+        Ok(())
+    }
+
+    /// Feeds one normalized event to the agent rows and acts on the transitions.
+    pub(super) fn apply_agent_event(
+        &mut self,
+        pane: PaneId,
+        kind: AgentKind,
+        event: &calyx_integrations::NormalizedEvent,
+    ) {
         let now = Instant::now();
-        let transitions = self.agents.apply(u64::from(pane), kind, &event, now);
+        let transitions = self.agents.apply(u64::from(pane), kind, event, now);
         self.after_transitions(&transitions, now);
         self.state.mark_pane_dirty(pane);
         self.mark_sidebars_dirty();
-        Ok(())
     }
 
     /// Rings bells and sends desktop notifications for transitions the user should hear about.
@@ -196,6 +206,7 @@ impl Server {
 
     /// A pane is gone (closed, or its program exited): its agent is done, never live-looking.
     pub(super) fn after_pane_closed(&mut self, pane: PaneId) {
+        self.approvals_pane_closed(pane);
         let now = Instant::now();
         let transitions = self.agents.pane_exited(u64::from(pane), now);
         self.last_output.remove(&pane);

@@ -75,6 +75,10 @@ impl Server {
                     self.set_mode(client, ClientMode::Prefix);
                     return;
                 }
+                // A shown approval panel takes the keyboard until it is answered or hidden.
+                if self.panel_key(client, key) {
+                    return;
+                }
                 let Some(pane) = self.focused_pane(client) else {
                     return;
                 };

@@ -7,6 +7,7 @@
 
 mod actions;
 mod agents_glue;
+mod approvals_glue;
 mod client_input;
 mod copy_mode;
 mod panes;
@@ -57,6 +58,8 @@ pub enum Msg {
     PaneExited { pane: PaneId, status: Option<u32> },
     /// A request from the agent endpoint (hook events, permission gates).
     Endpoint(crate::http::EndpointRequest),
+    /// The hook process behind a pending approval went away.
+    ApprovalWithdrawn { id: u64 },
     /// SIGTERM or SIGINT: stop cleanly.
     Shutdown,
 }
@@ -73,6 +76,8 @@ pub struct Server {
     sync_hold_since: Option<Instant>,
     /// A click on a live screen opened copy mode only to start a possible selection.
     click_started_copy: Option<PaneId>,
+    /// Tool calls waiting for the human.
+    pub(crate) approvals: crate::approvals::ApprovalQueue,
     /// What the agent in each pane is doing.
     pub(crate) agents: crate::agents::AgentBook,
     /// Decides which agent transitions ring the bell or notify the desktop.
@@ -109,6 +114,10 @@ impl Server {
             sync_hold_since: None,
             click_started_copy: None,
             agents: crate::agents::AgentBook::default(),
+            approvals: crate::approvals::ApprovalQueue::new(Some(
+                crate::paths::state_dir().join("approvals.jsonl"),
+            ))
+            .with_expiry(approval_expiry()),
             notifier: crate::agents::Notifier::new(notify_config),
             last_output: HashMap::new(),
             echo_pending: Default::default(),
@@ -124,10 +133,15 @@ impl Server {
             if self.render_at.is_some_and(|t| t <= Instant::now()) {
                 self.on_timer();
             }
-            let deadline = [self.render_at, self.message_expiry, self.agent_deadline()]
-                .into_iter()
-                .flatten()
-                .min();
+            let deadline = [
+                self.render_at,
+                self.message_expiry,
+                self.agent_deadline(),
+                self.approvals.next_expiry(),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
             tokio::select! {
                 msg = rx.recv() => match msg {
                     Some(msg) => self.handle(msg),
@@ -177,6 +191,7 @@ impl Server {
             }
             Msg::PaneExited { pane, status } => self.pane_exited(pane, status),
             Msg::Endpoint(request) => self.endpoint_request(request),
+            Msg::ApprovalWithdrawn { id } => self.approval_withdrawn(id),
             Msg::Shutdown => self.state.quit = true,
         }
     }
@@ -258,6 +273,7 @@ impl Server {
                         drag: None,
                         selecting: None,
                         cursor_style: None,
+                        panel: Default::default(),
                     },
                 );
                 if let Some(s) = self.state.sessions.get_mut(&session) {
@@ -381,6 +397,9 @@ impl Server {
             }
             self.schedule_message_expiry();
         }
+        if self.approvals.next_expiry().is_some_and(|t| t <= now) {
+            self.approvals_expire(now);
+        }
         if self.agent_deadline().is_some_and(|t| t <= now) {
             self.agent_timer(now);
         }
@@ -433,7 +452,8 @@ impl Server {
                 }
             }
             let started = std::time::Instant::now();
-            let rendered = render::render_client(&mut self.state, &agents, id);
+            let panel = self.panel_data(id);
+            let rendered = render::render_client(&mut self.state, &agents, panel.as_ref(), id);
             tracing::trace!("frame for client {id} in {:?}", started.elapsed());
             if let Some(frame) = rendered {
                 if let Some(c) = self.state.clients.get_mut(&id) {
@@ -466,6 +486,16 @@ impl Server {
             let _ = r.join();
         }
     }
+}
+
+/// How long approval requests wait: 570 s, or less with `CALYX_APPROVAL_EXPIRY_SECS` (for
+/// end-to-end tests of expiry; it can only shorten the wait).
+fn approval_expiry() -> Duration {
+    std::env::var("CALYX_APPROVAL_EXPIRY_SECS")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .map(Duration::from_secs)
+        .unwrap_or(crate::approvals::EXPIRY)
 }
 
 async fn sleep_until(deadline: Option<Instant>) {

@@ -10,6 +10,7 @@ use ratatui::widgets::Widget;
 
 use crate::layout::PaneId;
 
+use super::approvals_glue::PanelData;
 use super::sidebar::AgentsView;
 use super::state::{ClientId, ClientMode, PromptKind, State};
 
@@ -43,6 +44,7 @@ fn compose(
     agents: &AgentsView,
     client: ClientId,
     previous: Option<&Buffer>,
+    panel: Option<&PanelData>,
 ) -> Option<Composed> {
     let (rows, cols, session_id, mode, message) = {
         let c = state.clients.get(&client)?;
@@ -242,6 +244,7 @@ fn compose(
         mode: mode_badge,
         blocked,
         working,
+        approvals: agents.approvals,
         message: message.as_deref(),
         prompt,
     }
@@ -256,6 +259,12 @@ fn compose(
         });
     }
 
+    if let Some(panel) = panel {
+        panel.render(Rect::new(0, 0, scols, status_y), &mut buf);
+        if matches!(mode, ClientMode::Normal) {
+            cursor = None;
+        }
+    }
     if let ClientMode::Help { scroll } = mode {
         let entries = crate::commands::help_entries(&state.config.keymap);
         let prefix = state.config.keymap.prefix.name();
@@ -344,13 +353,18 @@ fn changed_rows<'a>(
 
 /// Renders a client's frame and returns the bytes that bring its terminal up to date, or None
 /// when nothing changed.
-pub fn render_client(state: &mut State, agents: &AgentsView, client: ClientId) -> Option<Rendered> {
+pub fn render_client(
+    state: &mut State,
+    agents: &AgentsView,
+    panel: Option<&PanelData>,
+    client: ClientId,
+) -> Option<Rendered> {
     let previous = state.clients.get_mut(&client)?.shown.take();
     let Some(Composed {
         buf,
         cursor,
         incomplete,
-    }) = compose(state, agents, client, previous.as_ref())
+    }) = compose(state, agents, client, previous.as_ref(), panel)
     else {
         if let Some(c) = state.clients.get_mut(&client) {
             c.shown = previous;

@@ -175,6 +175,8 @@ impl Server {
                     }
                 }
             }
+            Request::Approvals { pending_only } => self.approvals_response(pending_only),
+            Request::Decide { id, allow, message } => self.approve_response(id, allow, message),
             Request::Agents => self.agents_response(),
             Request::AgentsExplain { pane } => self.agents_explain_response(&pane),
         }

@@ -24,6 +24,8 @@ pub struct AgentsView {
     pub badges: HashMap<PaneId, (String, Color)>,
     pub blocked: usize,
     pub working: usize,
+    /// Tool calls waiting for the human.
+    pub approvals: usize,
 }
 
 impl AgentsView {
@@ -66,6 +68,7 @@ impl AgentsView {
         let (blocked, working) = server.agent_counts();
         view.blocked = blocked;
         view.working = working;
+        view.approvals = server.approvals.pending().len();
         view
     }
 }

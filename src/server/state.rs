@@ -231,6 +231,8 @@ pub struct Client {
     /// A copy-mode mouse selection in progress: the pane it started in.
     pub selecting: Option<PaneId>,
     pub cursor_style: Option<u8>,
+    /// The approval panel as this client sees it.
+    pub panel: super::approvals_glue::PanelState,
 }
 
 /// Everything the server owns.

@@ -173,6 +173,17 @@ pub struct Client {
 
 impl Client {
     fn spawn(env: &Env, args: &[&str], rows: u16, cols: u16) -> Self {
+        Self::spawn_with(env, args, rows, cols, &env.vars())
+    }
+
+    /// Starts a client with exactly these environment variables.
+    pub fn spawn_with(
+        env: &Env,
+        args: &[&str],
+        rows: u16,
+        cols: u16,
+        vars: &[(String, String)],
+    ) -> Self {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows,
@@ -184,7 +195,7 @@ impl Client {
         let mut cmd = CommandBuilder::new(calyx_bin());
         cmd.args(args);
         cmd.env_clear();
-        for (k, v) in env.vars() {
+        for (k, v) in vars {
             cmd.env(k, v);
         }
         cmd.cwd(env.path());

@@ -1,12 +1,14 @@
 //! calyx-tui: ratatui widgets over borrowed view data. The server builds the views from its
 //! state; nothing here knows about sessions, sockets or agents.
 
+pub mod approval;
 pub mod border;
 pub mod help;
 pub mod pane;
 pub mod sidebar;
 pub mod status;
 
+pub use approval::ApprovalView;
 pub use border::BorderView;
 pub use help::{HelpEntry, HelpView};
 pub use pane::{Highlight, HighlightKind, PaneView};

@@ -28,6 +28,8 @@ pub struct StatusView<'a> {
     /// Agents waiting for the human and agents working.
     pub blocked: usize,
     pub working: usize,
+    /// Tool calls waiting for approval.
+    pub approvals: usize,
     /// A transient message ("copied 120 bytes", config errors).
     pub message: Option<&'a str>,
     /// An open prompt: (label, text typed so far).
@@ -94,6 +96,18 @@ impl Widget for StatusView<'_> {
         buf.set_line(area.x, area.y, &left, area.width);
 
         let mut right: Vec<Span> = Vec::new();
+        if self.approvals > 0 {
+            right.push(Span::styled(
+                format!(
+                    " {} approval{} (prefix i) ",
+                    self.approvals,
+                    if self.approvals == 1 { "" } else { "s" }
+                ),
+                base.fg(Color::Black)
+                    .bg(Color::LightRed)
+                    .add_modifier(Modifier::BOLD),
+            ));
+        }
         if self.blocked > 0 {
             right.push(Span::styled(
                 format!(" {} blocked ", self.blocked),

@@ -12,6 +12,19 @@ use crate::kind::AgentKind;
 /// Maps one pi extension event.
 pub(super) fn normalize(p: &Value) -> Result<Option<NormalizedEvent>, NormalizeError> {
     let kind = AgentKind::Pi;
+    // The gate shape scripts and other extensions post, the same as Calyx's:
+    // `{"hook_event_name":"PermissionRequest","tool_name":...,"tool_input":{...},...}`.
+    if let Some(name) = str_at(p, &["hook_event_name"]) {
+        if name != "PermissionRequest" {
+            return Err(NormalizeError::UnknownEvent { kind, name });
+        }
+        let mut ev = NormalizedEvent::new(EventKind::PermissionRequest, name);
+        ev.session_id = first_str(p, &[&["session_id"], &["sessionId"]]);
+        ev.cwd = str_at(p, &["cwd"]);
+        ev.tool_name = str_at(p, &["tool_name"]);
+        ev.tool_input = first_value(p, &[&["tool_input"]]);
+        return Ok(Some(ev));
+    }
     let event = p.get("event").unwrap_or(p);
     let name = str_at(event, &["type"]).ok_or(NormalizeError::NoEventName { kind })?;
     let ev_kind = match name.as_str() {

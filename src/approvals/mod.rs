@@ -1,0 +1,16 @@
+//! Keyboard approval of agents' tool calls: which calls are gates, the answers each CLI reads,
+//! the queue the human answers from, and the safe summary the overlay shows.
+
+pub mod answer;
+pub mod gate;
+pub mod queue;
+pub mod redact;
+pub mod summary;
+
+#[cfg(test)]
+mod tests;
+
+pub use answer::{Decision, Silence};
+pub use gate::{gate, Schema};
+pub use queue::{ApprovalQueue, DecidedBy, NewRequest, Pending, EXPIRY};
+pub use summary::{summarize, visible, Summary};

@@ -1,0 +1,333 @@
+//! Pending approval requests, the always-allow rules the human set, and the record of every
+//! request and decision (`approvals.jsonl`).
+//!
+//! A [`Pending`] holds the only way to answer its HTTP request. Dropping it answers "no
+//! decision" (the CLI's own fallback, or an explicit deny where the CLI has none), so a request
+//! can never hang and nothing but [`ApprovalQueue::decide`] with a human's [`Decision`] (or a
+//! rule the human set) ever produces an allow.
+
+use std::collections::{HashSet, VecDeque};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use calyx_integrations::AgentKind;
+use serde_json::{json, Value};
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use super::answer::{body, silence_body, Decision, Silence};
+use super::gate::Schema;
+use super::redact::redact;
+use super::summary::Summary;
+use crate::http::EndpointReply;
+use crate::layout::PaneId;
+
+/// The server gives up on a request after this long (`calyx hook` waits 585 s, the CLI's hook
+/// entry 600 s: the innermost timer fires first, so calyx always answers before being cut off).
+pub const EXPIRY: Duration = Duration::from_secs(570);
+
+/// Who ended a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecidedBy {
+    Human,
+    Rule,
+    Expiry,
+    Withdrawn,
+}
+
+impl DecidedBy {
+    fn as_str(self) -> &'static str {
+        match self {
+            DecidedBy::Human => "human",
+            DecidedBy::Rule => "rule",
+            DecidedBy::Expiry => "expiry",
+            DecidedBy::Withdrawn => "withdrawn",
+        }
+    }
+}
+
+/// One request waiting for the human.
+pub struct Pending {
+    pub id: u64,
+    pub pane: PaneId,
+    pub kind: AgentKind,
+    pub schema: Schema,
+    pub tool: String,
+    pub summary: Summary,
+    /// Claude Code's `permission_suggestions`, offered as numbered "always" choices.
+    pub suggestions: Vec<Value>,
+    pub created: Instant,
+    pub created_wall: SystemTime,
+    answer: Option<oneshot::Sender<EndpointReply>>,
+}
+
+impl Pending {
+    fn answer(&mut self, reply: EndpointReply) {
+        if let Some(tx) = self.answer.take() {
+            let _ = tx.send(reply);
+        }
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        // No decision: the CLI's own fallback (empty body), or an explicit deny for CLIs that
+        // have none. Never an allow.
+        let reply = match silence_body(self.schema, Silence::ShuttingDown) {
+            Some(v) => EndpointReply::Json(v),
+            None => EndpointReply::EmptyOk,
+        };
+        self.answer(reply);
+    }
+}
+
+/// A decided or ended request, for `calyx approvals`.
+#[derive(Debug, Clone)]
+pub struct Record {
+    pub id: u64,
+    pub pane: PaneId,
+    pub kind: AgentKind,
+    pub tool: String,
+    pub headline: String,
+    pub outcome: String,
+    pub by: DecidedBy,
+    pub at: SystemTime,
+}
+
+/// Everything about approvals the server owns.
+pub struct ApprovalQueue {
+    pending: Vec<Pending>,
+    /// How long a request waits ([`EXPIRY`]; shorter only in tests).
+    expiry: Duration,
+    next_id: u64,
+    /// (pane or None for every pane, tool) pairs the human always allows, for this server's life.
+    rules: HashSet<(Option<PaneId>, String)>,
+    recent: VecDeque<Record>,
+    log: Option<PathBuf>,
+}
+
+/// The request as it arrived, before it is queued.
+pub struct NewRequest {
+    pub pane: PaneId,
+    pub kind: AgentKind,
+    pub schema: Schema,
+    pub tool: String,
+    pub summary: Summary,
+    pub suggestions: Vec<Value>,
+    pub answer: oneshot::Sender<EndpointReply>,
+}
+
+fn unix_seconds(t: SystemTime) -> f64 {
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+impl ApprovalQueue {
+    /// A queue recording to `log` (None: no record, for tests).
+    pub fn new(log: Option<PathBuf>) -> Self {
+        Self {
+            pending: Vec::new(),
+            expiry: EXPIRY,
+            next_id: 1,
+            rules: HashSet::new(),
+            recent: VecDeque::new(),
+            log,
+        }
+    }
+
+    /// Changes how long requests wait (end-to-end tests cannot wait 570 s; capped at EXPIRY).
+    pub fn with_expiry(mut self, expiry: Duration) -> Self {
+        self.expiry = expiry.min(EXPIRY);
+        self
+    }
+
+    /// Queues a request, or answers it at once when a rule the human set allows it. Returns the
+    /// id and whether it waits for the human.
+    pub fn add(&mut self, request: NewRequest, now: Instant) -> (u64, bool) {
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut pending = Pending {
+            id,
+            pane: request.pane,
+            kind: request.kind,
+            schema: request.schema,
+            tool: request.tool,
+            summary: request.summary,
+            suggestions: request.suggestions,
+            created: now,
+            created_wall: SystemTime::now(),
+            answer: Some(request.answer),
+        };
+        self.write_log(&pending, "requested", None);
+        let by_rule = self
+            .rules
+            .contains(&(Some(pending.pane), pending.tool.clone()))
+            || self.rules.contains(&(None, pending.tool.clone()));
+        if by_rule {
+            pending.answer(EndpointReply::Json(body(pending.schema, &Decision::Allow)));
+            self.finish(pending, "allow", DecidedBy::Rule);
+            return (id, false);
+        }
+        self.pending.push(pending);
+        (id, true)
+    }
+
+    /// The requests waiting, oldest first.
+    pub fn pending(&self) -> &[Pending] {
+        &self.pending
+    }
+
+    /// Recently ended requests, newest last.
+    pub fn recent(&self) -> impl Iterator<Item = &Record> {
+        self.recent.iter()
+    }
+
+    /// Answers a request with the human's decision. `always` adds a rule for this tool in this
+    /// pane (`Some(false)`) or in every pane (`Some(true)`). Returns the pane, or None if the
+    /// request is no longer pending.
+    pub fn decide(&mut self, id: u64, decision: Decision, always: Option<bool>) -> Option<PaneId> {
+        let at = self.pending.iter().position(|p| p.id == id)?;
+        let mut pending = self.pending.remove(at);
+        if let Some(every_pane) = always {
+            let scope = if every_pane { None } else { Some(pending.pane) };
+            self.rules.insert((scope, pending.tool.clone()));
+        }
+        let outcome = match &decision {
+            Decision::Allow => "allow".to_string(),
+            Decision::AllowRemember { .. } => "allow (remembered by the CLI)".to_string(),
+            Decision::Deny { message: Some(m) } => format!("deny: {}", redact(m)),
+            Decision::Deny { message: None } => "deny".to_string(),
+        };
+        pending.answer(EndpointReply::Json(body(pending.schema, &decision)));
+        let pane = pending.pane;
+        let tool = pending.tool.clone();
+        self.finish(pending, &outcome, DecidedBy::Human);
+        // A rule just set also answers the other requests it covers.
+        if let Some(every_pane) = always {
+            let covered: Vec<u64> = self
+                .pending
+                .iter()
+                .filter(|p| p.tool == tool && (every_pane || p.pane == pane))
+                .map(|p| p.id)
+                .collect();
+            for other in covered {
+                if let Some(i) = self.pending.iter().position(|p| p.id == other) {
+                    let mut p = self.pending.remove(i);
+                    p.answer(EndpointReply::Json(body(p.schema, &Decision::Allow)));
+                    self.finish(p, "allow", DecidedBy::Rule);
+                }
+            }
+        }
+        Some(pane)
+    }
+
+    /// The hook process went away (agent interrupted, pane closed): forget the request.
+    pub fn withdraw(&mut self, id: u64) -> Option<PaneId> {
+        let at = self.pending.iter().position(|p| p.id == id)?;
+        let mut pending = self.pending.remove(at);
+        pending.answer = None;
+        let pane = pending.pane;
+        self.finish(pending, "withdrawn", DecidedBy::Withdrawn);
+        Some(pane)
+    }
+
+    /// Withdraws every request of a pane that closed.
+    pub fn withdraw_pane(&mut self, pane: PaneId) -> bool {
+        let ids: Vec<u64> = self
+            .pending
+            .iter()
+            .filter(|p| p.pane == pane)
+            .map(|p| p.id)
+            .collect();
+        for id in &ids {
+            self.withdraw(*id);
+        }
+        !ids.is_empty()
+    }
+
+    /// Ends requests older than [`EXPIRY`]; returns their panes.
+    pub fn expire(&mut self, now: Instant) -> Vec<PaneId> {
+        let mut panes = Vec::new();
+        while let Some(at) = self
+            .pending
+            .iter()
+            .position(|p| now.duration_since(p.created) >= self.expiry)
+        {
+            let mut pending = self.pending.remove(at);
+            let reply = match silence_body(pending.schema, Silence::Expired) {
+                Some(v) => EndpointReply::Json(v),
+                None => EndpointReply::EmptyOk,
+            };
+            pending.answer(reply);
+            panes.push(pending.pane);
+            let outcome = if pending.schema.silence_falls_back() {
+                "expired (the CLI asks itself)"
+            } else {
+                "expired (denied)"
+            };
+            self.finish(pending, outcome, DecidedBy::Expiry);
+        }
+        panes
+    }
+
+    /// When the oldest pending request expires.
+    pub fn next_expiry(&self) -> Option<Instant> {
+        self.pending.iter().map(|p| p.created + self.expiry).min()
+    }
+
+    fn finish(&mut self, pending: Pending, outcome: &str, by: DecidedBy) {
+        self.write_log(&pending, outcome, Some(by));
+        self.recent.push_back(Record {
+            id: pending.id,
+            pane: pending.pane,
+            kind: pending.kind,
+            tool: pending.tool.clone(),
+            headline: redact(&pending.summary.headline),
+            outcome: outcome.to_string(),
+            by,
+            at: SystemTime::now(),
+        });
+        while self.recent.len() > 200 {
+            self.recent.pop_front();
+        }
+    }
+
+    fn write_log(&self, pending: &Pending, outcome: &str, by: Option<DecidedBy>) {
+        let Some(path) = &self.log else { return };
+        let summary: Vec<String> = pending
+            .summary
+            .lines
+            .iter()
+            .take(20)
+            .map(|l| redact(l))
+            .collect();
+        let line = json!({
+            "time": unix_seconds(SystemTime::now()),
+            "id": pending.id,
+            "pane": format!("%{}", pending.pane),
+            "cli": pending.kind.as_str(),
+            "tool": pending.tool,
+            "summary": redact(&pending.summary.headline),
+            "detail": summary,
+            "event": outcome,
+            "by": by.map(DecidedBy::as_str),
+        });
+        let _ = append_private(path, &format!("{line}\n"));
+    }
+}
+
+/// Appends to a file created 0600 (it may name commands with secrets the redaction missed).
+fn append_private(path: &PathBuf, text: &str) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)?;
+    f.write_all(text.as_bytes())
+}

@@ -1,0 +1,202 @@
+//! A readable, safe summary of a tool call for the approval panel: the command for shell tools,
+//! the path and a diff preview for edits and writes, the URL for fetches, compact JSON
+//! otherwise. Tool inputs come from a model and may carry escape sequences, bidi overrides or
+//! invisible characters: every such character is shown visibly escaped, so nothing a tool input
+//! contains can reach the terminal as a control sequence or hide what it does.
+
+use serde_json::Value;
+
+/// Longest summary kept (a 1 MB command is shown cut, with its size).
+const MAX_CHARS: usize = 64 * 1024;
+/// Most diff lines shown.
+const MAX_DIFF_LINES: usize = 400;
+
+/// The summary: a headline and body lines, all safe to draw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub headline: String,
+    pub lines: Vec<String>,
+}
+
+/// Makes one line of text safe to show: control characters, bidi controls and invisible
+/// format characters become visible escapes like `\x1b` or `\u{202e}`.
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if is_hazard(c) {
+            match c {
+                '\t' => out.push_str("    "),
+                c if (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
+                c => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn is_hazard(c: char) -> bool {
+    c.is_control()
+        || matches!(c as u32,
+            0x061c | 0x200b..=0x200f | 0x2028..=0x202e | 0x2060..=0x2069 | 0xfeff | 0xfff9..=0xfffb | 0x180e | 0x00ad)
+}
+
+fn lines_of(text: &str) -> Vec<String> {
+    let cut: String = text.chars().take(MAX_CHARS).collect();
+    let mut lines: Vec<String> = cut
+        .split('\n')
+        .map(|l| visible(l.trim_end_matches('\r')))
+        .collect();
+    if text.chars().count() > MAX_CHARS {
+        lines.push(format!("… ({} bytes in all)", text.len()));
+    }
+    lines
+}
+
+fn str_field<'a>(input: &'a Value, keys: &[&str]) -> Option<&'a str> {
+    keys.iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str))
+}
+
+/// Summarizes a tool call.
+pub fn summarize(tool: &str, input: &Value) -> Summary {
+    let lower = tool.to_ascii_lowercase();
+    if let Some(command) = str_field(input, &["command", "cmd"])
+        .or_else(|| input.get("command").and_then(Value::as_array).map(|_| ""))
+    {
+        let command = if command.is_empty() {
+            input
+                .get("command")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .unwrap_or_default()
+        } else {
+            command.to_string()
+        };
+        let mut lines = lines_of(&command);
+        if let Some(description) = str_field(input, &["description", "justification"]) {
+            lines.push(String::new());
+            lines.push(format!("# {}", visible(description)));
+        }
+        return Summary {
+            headline: format!("run: {}", visible(command.lines().next().unwrap_or(""))),
+            lines,
+        };
+    }
+    if let Some(path) = str_field(input, &["file_path", "path", "filePath", "notebook_path"]) {
+        let mut lines = Vec::new();
+        if let (Some(old), Some(new)) = (
+            str_field(input, &["old_string", "oldString"]),
+            str_field(input, &["new_string", "newString"]),
+        ) {
+            lines.extend(old.split('\n').map(|l| format!("- {}", visible(l))));
+            lines.extend(new.split('\n').map(|l| format!("+ {}", visible(l))));
+        } else if let Some(content) = str_field(input, &["content", "contents", "text"]) {
+            lines.extend(content.split('\n').map(|l| format!("+ {}", visible(l))));
+        } else if let Some(edits) = input.get("edits").and_then(Value::as_array) {
+            for e in edits {
+                if let (Some(old), Some(new)) =
+                    (str_field(e, &["old_string"]), str_field(e, &["new_string"]))
+                {
+                    lines.extend(old.split('\n').map(|l| format!("- {}", visible(l))));
+                    lines.extend(new.split('\n').map(|l| format!("+ {}", visible(l))));
+                }
+            }
+        }
+        if lines.len() > MAX_DIFF_LINES {
+            let total = lines.len();
+            lines.truncate(MAX_DIFF_LINES);
+            lines.push(format!("… {} more lines", total - MAX_DIFF_LINES));
+        }
+        let verb = if lower.contains("write") || lower.contains("create") {
+            "write"
+        } else {
+            "edit"
+        };
+        return Summary {
+            headline: format!("{verb}: {}", visible(path)),
+            lines,
+        };
+    }
+    if let Some(url) = str_field(input, &["url", "uri"]) {
+        return Summary {
+            headline: format!("fetch: {}", visible(url)),
+            lines: str_field(input, &["prompt"])
+                .map(lines_of)
+                .unwrap_or_default(),
+        };
+    }
+    let json = serde_json::to_string(input).unwrap_or_default();
+    Summary {
+        headline: format!(
+            "{}: {}",
+            visible(tool),
+            visible(&json.chars().take(120).collect::<String>())
+        ),
+        lines: lines_of(&json),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn hostile_characters_are_shown_escaped() {
+        let s = summarize(
+            "Bash",
+            &json!({"command": "echo \u{1b}[2J\u{1b}]52;c;aGk=\u{7} safe\u{202e}txt.exe\u{200b}"}),
+        );
+        let all = format!("{}{}", s.headline, s.lines.join(""));
+        assert!(
+            !all.chars()
+                .any(|c| c.is_control() || c == '\u{202e}' || c == '\u{200b}'),
+            "{all:?}"
+        );
+        assert!(
+            all.contains("\\x1b[2J") && all.contains("\\u{202e}") && all.contains("\\u{200b}"),
+            "{all}"
+        );
+    }
+
+    #[test]
+    fn shell_edit_fetch_and_other_tools() {
+        assert_eq!(
+            summarize("Bash", &json!({"command": "ls -la"})).headline,
+            "run: ls -la"
+        );
+        let e = summarize(
+            "Edit",
+            &json!({"file_path": "/a.rs", "old_string": "x", "new_string": "y"}),
+        );
+        assert_eq!(e.headline, "edit: /a.rs");
+        assert_eq!(e.lines, vec!["- x", "+ y"]);
+        assert_eq!(
+            summarize("WebFetch", &json!({"url": "https://x"})).headline,
+            "fetch: https://x"
+        );
+        assert!(summarize("mcp__x__y", &json!({"a": 1}))
+            .headline
+            .starts_with("mcp__x__y: {\"a\":1}"));
+    }
+
+    #[test]
+    fn huge_inputs_are_capped() {
+        let big = "x".repeat(1 << 20);
+        let s = summarize("Bash", &json!({"command": big}));
+        assert!(s.lines.iter().map(|l| l.len()).sum::<usize>() < 100 * 1024);
+        let diff = (0..10_000)
+            .map(|i| format!("line {i}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let s = summarize("Write", &json!({"file_path": "/big", "content": diff}));
+        assert_eq!(s.lines.len(), MAX_DIFF_LINES + 1);
+    }
+}

@@ -1,0 +1,222 @@
+//! End to end: a captured PermissionRequest piped into a real `calyx hook ... --approval` in a
+//! real calyx pane; the test answers in a real client (or with `calyx approve`) and checks the
+//! exact bytes the hook printed for the CLI.
+
+mod common;
+
+use common::{calyx_bin, wait_until, Client, Env};
+
+const CLAUDE_ALLOW: &str = r#"{"hookSpecificOutput":{"decision":{"behavior":"allow"},"hookEventName":"PermissionRequest"}}"#;
+
+/// Writes the payload of a captured fixture (or raw JSON) to a file in the test dir.
+fn payload_file(env: &Env, name: &str, json: &str) -> String {
+    let path = env.path().join(name);
+    std::fs::write(&path, json).expect("write payload");
+    path.display().to_string()
+}
+
+fn claude_payload() -> String {
+    let path = format!(
+        "{}/fixtures/payloads/claude-2.1.197-PermissionRequest.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let captured: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("json");
+    captured["payload"].to_string()
+}
+
+/// Starts `calyx hook KIND --approval < payload > out` in `pane`; when it exits the pane
+/// prints `DONE:<out file name>:<exit code>`.
+fn gate(env: &Env, pane: &str, kind: &str, payload: &str, out: &str) {
+    let tag = std::path::Path::new(out)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("out")
+        .to_string();
+    let line = format!(
+        "{} hook {kind} --approval < {payload} > {out}; echo DONE:{tag}:$?",
+        calyx_bin().display()
+    );
+    env.ok(&["send-keys", "-t", pane, "clear", "Enter"]);
+    env.ok(&["send-keys", "-t", pane, &line, "Enter"]);
+}
+
+fn output_of(env: &Env, pane: &str, out: &str) -> String {
+    let tag = std::path::Path::new(out)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("out")
+        .to_string();
+    env.wait_capture(pane, &format!("DONE:{tag}:0"));
+    std::fs::read_to_string(out).unwrap_or_default()
+}
+
+fn setup() -> (Env, Client, String) {
+    let env = Env::new();
+    let c = env.client(&["new", "-s", "gates"], 40, 150);
+    c.wait_for("$ ");
+    let pane = env.panes()[0]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    (env, c, pane)
+}
+
+#[test]
+fn y_allows_with_the_exact_claude_json_and_the_panel_escapes_hostile_input() {
+    let (env, mut c, pane) = setup();
+    let mut payload: serde_json::Value = serde_json::from_str(&claude_payload()).expect("json");
+    payload["tool_input"]["command"] =
+        serde_json::Value::from("echo \u{1b}]52;c;aGk=\u{7} rm -rf \u{202e}gpj.exe");
+    let file = payload_file(&env, "perm.json", &payload.to_string());
+    let out = env.path().join("out-y.txt").display().to_string();
+    gate(&env, &pane, "claude-code", &file, &out);
+    let screen = c.wait_for("wants Bash");
+    assert!(
+        screen.contains("\\x1b]52;c;aGk=\\x07"),
+        "escapes shown visibly:\n{screen}"
+    );
+    assert!(screen.contains("\\u{202e}"), "{screen}");
+    assert!(screen.contains("1 approval"), "status badge:\n{screen}");
+    let raw = String::from_utf8_lossy(&c.raw()).to_string();
+    assert!(
+        !raw.contains("\x1b]52;c;aGk="),
+        "the tool input reached the terminal as a sequence"
+    );
+    c.send("y");
+    assert_eq!(output_of(&env, &pane, &out), CLAUDE_ALLOW);
+    c.wait_screen("panel gone", |s| !s.contains("wants Bash"));
+}
+
+#[test]
+fn n_denies_and_m_sends_a_message() {
+    let (env, mut c, pane) = setup();
+    let file = payload_file(&env, "perm.json", &claude_payload());
+    let out = env.path().join("out-n.txt").display().to_string();
+    gate(&env, &pane, "claude-code", &file, &out);
+    c.wait_for("wants Bash");
+    c.send("n");
+    assert_eq!(
+        output_of(&env, &pane, &out),
+        r#"{"hookSpecificOutput":{"decision":{"behavior":"deny","message":"Denied by the user in calyx."},"hookEventName":"PermissionRequest"}}"#
+    );
+    let out = env.path().join("out-m.txt").display().to_string();
+    gate(&env, &pane, "claude-code", &file, &out);
+    c.wait_for("wants Bash");
+    c.send("m");
+    c.wait_for("deny with message");
+    c.send("use the staging db\r");
+    assert_eq!(
+        output_of(&env, &pane, &out),
+        r#"{"hookSpecificOutput":{"decision":{"behavior":"deny","message":"use the staging db"},"hookEventName":"PermissionRequest"}}"#
+    );
+}
+
+#[test]
+fn pi_and_grok_schemas_and_approve_from_another_process() {
+    let (env, c, pane) = setup();
+    let pi = payload_file(
+        &env,
+        "pi.json",
+        r#"{"hook_event_name":"PermissionRequest","tool_name":"bash","tool_input":{"command":"ls"},"session_id":"pi-1","cwd":"/tmp"}"#,
+    );
+    let out = env.path().join("out-pi.txt").display().to_string();
+    gate(&env, &pane, "pi", &pi, &out);
+    c.wait_for("wants bash");
+    let listed = env.ok(&["approvals", "--json", "--pending"]);
+    let v: serde_json::Value = serde_json::from_str(&listed).expect("approvals json");
+    let id = v["pending"][0]["id"]
+        .as_u64()
+        .expect("a pending id")
+        .to_string();
+    env.ok(&["approve", &id]);
+    assert_eq!(output_of(&env, &pane, &out), r#"{"decision":"allow"}"#);
+    // Deny from another process, with a message, for Grok under bypassPermissions.
+    let grok = payload_file(
+        &env,
+        "grok.json",
+        r#"{"hookEventName":"pre_tool_use","sessionId":"g-1","toolName":"bash","toolInput":{"command":"rm -rf build"},"permissionMode":"bypassPermissions","cwd":"/tmp"}"#,
+    );
+    let out = env.path().join("out-grok.txt").display().to_string();
+    gate(&env, &pane, "grok", &grok, &out);
+    c.wait_for("wants bash");
+    let v: serde_json::Value =
+        serde_json::from_str(&env.ok(&["approvals", "--json", "--pending"])).expect("json");
+    let id = v["pending"][0]["id"]
+        .as_u64()
+        .expect("a pending id")
+        .to_string();
+    env.ok(&["deny", &id, "-m", "not on main"]);
+    assert_eq!(
+        output_of(&env, &pane, &out),
+        r#"{"decision":"deny","reason":"not on main"}"#
+    );
+    // The record holds both, with who decided.
+    let log = std::fs::read_to_string(env.path().join("state/calyx/approvals.jsonl"))
+        .expect("approvals.jsonl");
+    assert!(log.lines().count() >= 4, "{log}");
+    assert!(log.contains("\"by\":\"human\""), "{log}");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(env.path().join("state/calyx/approvals.jsonl"))
+        .expect("meta")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+}
+
+#[test]
+fn grok_outside_bypass_mode_is_answered_at_once_with_nothing() {
+    let (env, _c, pane) = setup();
+    let grok = payload_file(
+        &env,
+        "grok.json",
+        r#"{"hookEventName":"pre_tool_use","sessionId":"g-1","toolName":"bash","toolInput":{"command":"ls"},"permissionMode":"default","cwd":"/tmp"}"#,
+    );
+    let out = env.path().join("out.txt").display().to_string();
+    gate(&env, &pane, "grok", &grok, &out);
+    assert_eq!(output_of(&env, &pane, &out), "");
+    let v: serde_json::Value =
+        serde_json::from_str(&env.ok(&["approvals", "--json", "--pending"])).expect("json");
+    assert_eq!(v["pending"].as_array().map(Vec::len), Some(0));
+}
+
+#[test]
+fn expiry_prints_nothing_for_claude_and_a_killed_hook_withdraws() {
+    let env = Env::new();
+    // Servers started by this test's clients see the shortened expiry.
+    let mut vars = env.vars();
+    vars.push(("CALYX_APPROVAL_EXPIRY_SECS".into(), "2".into()));
+    let c = common::Client::spawn_with(&env, &["new", "-s", "gates"], 40, 150, &vars);
+    c.wait_for("$ ");
+    let pane = env.panes()[0]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let file = payload_file(&env, "perm.json", &claude_payload());
+    let out = env.path().join("out-exp.txt").display().to_string();
+    gate(&env, &pane, "claude-code", &file, &out);
+    c.wait_for("wants Bash");
+    assert_eq!(
+        output_of(&env, &pane, &out),
+        "",
+        "expiry: the CLI asks itself"
+    );
+    c.wait_screen("panel gone after expiry", |s| !s.contains("wants Bash"));
+    // A hook that dies takes its request with it.
+    env.ok(&["send-keys", "-t", &pane, "clear", "Enter"]);
+    let line = format!(
+        "{} hook claude-code --approval < {file}",
+        calyx_bin().display()
+    );
+    env.ok(&["send-keys", "-t", &pane, &line, "Enter"]);
+    c.wait_for("wants Bash");
+    env.ok(&["send-keys", "-t", &pane, "C-c"]);
+    c.wait_screen("withdrawn request leaves the panel", |s| {
+        !s.contains("wants Bash")
+    });
+    wait_until("recorded as withdrawn", || {
+        let log = std::fs::read_to_string(env.path().join("state/calyx/approvals.jsonl"))
+            .unwrap_or_default();
+        log.contains("\"by\":\"withdrawn\"").then_some(())
+    });
+}

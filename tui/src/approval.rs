@@ -1,0 +1,181 @@
+//! The approval panel: one pending tool call, what it would do, and the keys that answer it.
+//! Its text arrives already made safe (see calyx's approvals::summary); this widget only lays
+//! it out.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Widget};
+
+/// What the panel shows.
+#[derive(Debug, Clone, Default)]
+pub struct ApprovalView<'a> {
+    /// "Claude Code".
+    pub cli: &'a str,
+    /// "%3 (work:0)".
+    pub pane: &'a str,
+    pub tool: &'a str,
+    pub headline: &'a str,
+    pub lines: &'a [String],
+    /// 1-based position among pending requests, and how many there are.
+    pub index: usize,
+    pub count: usize,
+    pub scroll: u16,
+    /// The CLI's own "always" suggestions, offered as numbered choices.
+    pub suggestions: &'a [String],
+    /// A deny message being typed (after `m`).
+    pub message: Option<&'a str>,
+    /// Asking to confirm allowing every pending request (after `!`).
+    pub confirm_all: bool,
+    /// How long it has waited.
+    pub waited: &'a str,
+}
+
+/// The panel's rectangle: the lower part of the screen, at most 20 rows.
+pub fn panel_area(area: Rect) -> Rect {
+    let height = (area.height / 2).clamp(8.min(area.height), 20.min(area.height));
+    Rect::new(area.x, area.y + area.height - height, area.width, height)
+}
+
+impl Widget for ApprovalView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let panel = panel_area(area);
+        Clear.render(panel, buf);
+        let key = |k: &str| {
+            Span::styled(
+                k.to_string(),
+                Style::default()
+                    .fg(Color::Black)
+                    .bg(Color::Yellow)
+                    .add_modifier(Modifier::BOLD),
+            )
+        };
+        let text = |t: &str| Span::raw(t.to_string());
+        let mut lines = vec![Line::from(vec![
+            Span::styled(
+                format!("{} ", self.cli),
+                Style::default()
+                    .fg(Color::Cyan)
+                    .add_modifier(Modifier::BOLD),
+            ),
+            Span::raw(format!("in {} wants ", self.pane)),
+            Span::styled(
+                self.tool.to_string(),
+                Style::default().add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(
+                format!("  (waiting {})", self.waited),
+                Style::default().fg(Color::DarkGray),
+            ),
+        ])];
+        lines.push(Line::from(Span::styled(
+            self.headline.to_string(),
+            Style::default()
+                .fg(Color::White)
+                .add_modifier(Modifier::BOLD),
+        )));
+        // Long lines are wrapped here (not by the paragraph) so the key hints always fit.
+        let width = usize::from(panel.width.saturating_sub(2)).max(1);
+        let wrapped: Vec<String> = self
+            .lines
+            .iter()
+            .flat_map(|l| {
+                let chars: Vec<char> = l.chars().collect();
+                if chars.is_empty() {
+                    return vec![String::new()];
+                }
+                chars
+                    .chunks(width)
+                    .map(|c| c.iter().collect())
+                    .collect::<Vec<String>>()
+            })
+            .collect();
+        lines.extend(wrapped.iter().skip(usize::from(self.scroll)).map(|l| {
+            let style = if l.starts_with("+ ") {
+                Style::default().fg(Color::Green)
+            } else if l.starts_with("- ") {
+                Style::default().fg(Color::Red)
+            } else {
+                Style::default()
+            };
+            Line::from(Span::styled(l.clone(), style))
+        }));
+        let inner_height = panel.height.saturating_sub(2) as usize;
+        let footer_rows = 1 + usize::from(!self.suggestions.is_empty());
+        lines.truncate(inner_height.saturating_sub(footer_rows));
+        while lines.len() < inner_height.saturating_sub(footer_rows) {
+            lines.push(Line::default());
+        }
+        if !self.suggestions.is_empty() {
+            let mut spans = vec![text("always: ")];
+            for (i, s) in self.suggestions.iter().enumerate().take(9) {
+                spans.push(key(&format!("{}", i + 1)));
+                spans.push(text(&format!(" {s}  ")));
+            }
+            lines.push(Line::from(spans));
+        }
+        let footer = if let Some(message) = self.message {
+            Line::from(vec![
+                text("deny with message: "),
+                Span::styled(format!("{message}▏"), Style::default().fg(Color::White)),
+                text("   "),
+                key("Enter"),
+                text(" send  "),
+                key("Esc"),
+                text(" back"),
+            ])
+        } else if self.confirm_all {
+            Line::from(vec![
+                Span::styled(
+                    format!("allow all {} pending requests? ", self.count),
+                    Style::default()
+                        .fg(Color::LightRed)
+                        .add_modifier(Modifier::BOLD),
+                ),
+                key("y"),
+                text(" yes  "),
+                text("any other key: no"),
+            ])
+        } else {
+            Line::from(vec![
+                key("y"),
+                text(" allow  "),
+                key("n"),
+                text(" deny  "),
+                key("m"),
+                text(" deny+msg  "),
+                key("a"),
+                text(" always here  "),
+                key("A"),
+                text(" always  "),
+                key("!"),
+                text(" all  "),
+                key("Tab"),
+                text(" next  "),
+                key("g"),
+                text(" go  "),
+                key("Esc"),
+                text(" hide"),
+            ])
+        };
+        lines.push(footer);
+        Paragraph::new(lines)
+            .block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .border_type(BorderType::Double)
+                    .border_style(Style::default().fg(Color::LightRed))
+                    .title(Span::styled(
+                        " approval ",
+                        Style::default()
+                            .fg(Color::LightRed)
+                            .add_modifier(Modifier::BOLD),
+                    ))
+                    .title(
+                        Line::from(format!(" {} of {} ", self.index, self.count)).right_aligned(),
+                    ),
+            )
+            .render(panel, buf);
+    }
+}
