@@ -5,3 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --locked
 bash tests/realcli/claude_rows.sh
+bash tests/realcli/approvals.sh

@@ -182,3 +182,52 @@ fn help_overlay_from_the_command_table() {
     });
     insta::assert_snapshot!(out);
 }
+
+fn approval_panel(tool: &str, input: serde_json::Value, suggestions: &[String]) -> String {
+    let summary = calyx::approvals::summarize(tool, &input);
+    render(80, 24, |f| {
+        f.render_widget(
+            calyx_tui::ApprovalView {
+                cli: "Claude Code",
+                pane: "%3 (work:1)",
+                tool,
+                headline: &summary.headline,
+                lines: &summary.lines,
+                index: 1,
+                count: 2,
+                scroll: 0,
+                suggestions,
+                message: None,
+                confirm_all: false,
+                waited: "4s",
+            },
+            f.area(),
+        )
+    })
+}
+
+#[test]
+fn approval_panel_with_hostile_inputs() {
+    let escapes = approval_panel(
+        "Bash",
+        serde_json::json!({"command": "echo \u{1b}[2J\u{1b}]0;pwned\u{7} && cat \u{202e}txt.exe\u{200b}", "description": "Clean up"}),
+        &["addDirectories [\"/work\"] (session)".to_string()],
+    );
+    assert!(!escapes
+        .chars()
+        .any(|c| c == '\u{1b}' || c == '\u{202e}' || c == '\u{200b}'));
+    insta::assert_snapshot!("approval_escapes", escapes);
+    let huge = approval_panel(
+        "Bash",
+        serde_json::json!({"command": "x".repeat(1 << 20)}),
+        &[],
+    );
+    insta::assert_snapshot!("approval_1mb_command", huge);
+    let diff: String = (0..10_000).map(|i| format!("line {i}\n")).collect();
+    let edit = approval_panel(
+        "Write",
+        serde_json::json!({"file_path": "/src/big.rs", "content": diff}),
+        &[],
+    );
+    insta::assert_snapshot!("approval_10k_line_write", edit);
+}

@@ -85,7 +85,18 @@ pub fn summarize(tool: &str, input: &Value) -> Summary {
             lines.push(format!("# {}", visible(description)));
         }
         return Summary {
-            headline: format!("run: {}", visible(command.lines().next().unwrap_or(""))),
+            headline: format!(
+                "run: {}",
+                visible(
+                    &command
+                        .lines()
+                        .next()
+                        .unwrap_or("")
+                        .chars()
+                        .take(200)
+                        .collect::<String>()
+                )
+            ),
             lines,
         };
     }
