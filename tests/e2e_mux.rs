@@ -479,3 +479,33 @@ fn a_flooding_pane_and_a_client_killed_mid_frame_leave_the_server_bounded() {
     let again = env.client(&["attach", "-t", "flood"], 30, 100);
     again.wait_for("FLOOD-DONE");
 }
+
+#[test]
+fn mouse_click_focuses_wheel_scrolls_and_border_drag_resizes() {
+    let env = Env::new();
+    let mut c = env.client(&[], 30, 100);
+    c.wait_for("$ ");
+    c.send("for i in $(seq 1 100); do echo wheel-$i; done\r");
+    c.wait_for("wheel-100");
+    c.prefix("%");
+    wait_until("two panes", || (pane_ids(&env).len() == 2).then_some(()));
+    let ids = pane_ids(&env);
+    assert_eq!(focused(&env), ids[1]);
+    // Click inside the left pane (SGR mouse, 1-based coordinates).
+    c.send("\x1b[<0;10;10M\x1b[<0;10;10m");
+    wait_until("click focuses the left pane", || {
+        (focused(&env) == ids[0]).then_some(())
+    });
+    // The wheel on a shell scrolls into copy mode.
+    c.send("\x1b[<64;10;10M");
+    c.wait_for("COPY");
+    c.send("q");
+    c.wait_screen("copy mode left", |s| !s.contains("COPY"));
+    // Drag the border between the panes (columns 50/51) to the left.
+    let width_before = env.panes()[0]["cols"].as_u64().unwrap_or(0);
+    c.send("\x1b[<0;50;10M\x1b[<32;30;10M\x1b[<0;30;10m");
+    wait_until("border dragged", || {
+        let w = env.panes()[0]["cols"].as_u64().unwrap_or(0);
+        (w + 10 < width_before).then_some(())
+    });
+}
