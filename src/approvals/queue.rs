@@ -74,11 +74,15 @@ impl Drop for Pending {
     fn drop(&mut self) {
         // No decision: the CLI's own fallback (empty body), or an explicit deny for CLIs that
         // have none. Never an allow.
-        let reply = match silence_body(self.schema, Silence::ShuttingDown) {
-            Some(v) => EndpointReply::Json(v),
-            None => EndpointReply::EmptyOk,
-        };
-        self.answer(reply);
+        self.answer(silence_reply(self.schema, Silence::ShuttingDown));
+    }
+}
+
+/// The reply for a request that ends without a decision.
+fn silence_reply(schema: Schema, why: Silence) -> EndpointReply {
+    match silence_body(schema, why) {
+        Some(v) => EndpointReply::Json(v),
+        None => EndpointReply::EmptyOk,
     }
 }
 
@@ -256,11 +260,7 @@ impl ApprovalQueue {
             .position(|p| now.duration_since(p.created) >= self.expiry)
         {
             let mut pending = self.pending.remove(at);
-            let reply = match silence_body(pending.schema, Silence::Expired) {
-                Some(v) => EndpointReply::Json(v),
-                None => EndpointReply::EmptyOk,
-            };
-            pending.answer(reply);
+            pending.answer(silence_reply(pending.schema, Silence::Expired));
             panes.push(pending.pane);
             let outcome = if pending.schema.silence_falls_back() {
                 "expired (the CLI asks itself)"

@@ -225,39 +225,21 @@ impl Server {
                     Direction::Left | Direction::Right => 4,
                     Direction::Up | Direction::Down => 2,
                 };
-                if let Some(w) = self
-                    .state
-                    .sessions
-                    .get_mut(&session)
-                    .and_then(|s| s.window_mut())
-                {
+                self.update_window(session, |w| {
                     w.layout.resize(active, dir, step, area);
-                }
-                self.state.relayout(session);
+                });
             }
             Action::Zoom => {
-                if let Some(w) = self
-                    .state
-                    .sessions
-                    .get_mut(&session)
-                    .and_then(|s| s.window_mut())
-                {
+                self.update_window(session, |w| {
                     if w.layout.panes().len() > 1 {
                         w.zoomed = !w.zoomed;
                     }
-                }
-                self.state.relayout(session);
+                });
             }
             Action::Equalize => {
-                if let Some(w) = self
-                    .state
-                    .sessions
-                    .get_mut(&session)
-                    .and_then(|s| s.window_mut())
-                {
+                self.update_window(session, |w| {
                     w.layout.equalize();
-                }
-                self.state.relayout(session);
+                });
             }
             Action::KillPane => {
                 self.state.close_pane(active);
@@ -407,6 +389,23 @@ impl Server {
             }
         }
         self.state.mark_session_dirty(session);
+    }
+
+    /// Changes the session's active window, then lays the session out again.
+    fn update_window(
+        &mut self,
+        session: SessionId,
+        change: impl FnOnce(&mut super::state::Window),
+    ) {
+        if let Some(w) = self
+            .state
+            .sessions
+            .get_mut(&session)
+            .and_then(|s| s.window_mut())
+        {
+            change(w);
+        }
+        self.state.relayout(session);
     }
 
     pub(super) fn set_mode(&mut self, client: ClientId, mode: ClientMode) {

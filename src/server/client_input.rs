@@ -302,13 +302,7 @@ impl Server {
     /// The pane under a client cell, with its content rectangle's origin.
     fn pane_at(&self, client: ClientId, x: u16, y: u16) -> Option<(PaneId, u16, u16, bool)> {
         let session = self.state.sessions.get(&self.client_session(client)?)?;
-        let area = session.window_area();
-        let window = session.window()?;
-        let rects = if window.zoomed {
-            vec![(window.active, area)]
-        } else {
-            window.layout.rects(area)
-        };
+        let rects = session.visible_rects();
         rects.into_iter().find_map(|(id, r)| {
             let inside = x >= r.x && x < r.right() && y >= r.y && y < r.bottom();
             let in_content = x > r.x && x + 1 < r.right() && y > r.y && y + 1 < r.bottom();
@@ -530,13 +524,7 @@ impl Server {
 
     fn pane_origin(&self, client: ClientId, pane: PaneId) -> Option<(u16, u16)> {
         let session = self.state.sessions.get(&self.client_session(client)?)?;
-        let area = session.window_area();
-        let window = session.window()?;
-        let rects = if window.zoomed {
-            vec![(window.active, area)]
-        } else {
-            window.layout.rects(area)
-        };
+        let rects = session.visible_rects();
         rects
             .into_iter()
             .find(|(id, _)| *id == pane)

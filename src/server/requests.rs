@@ -70,13 +70,7 @@ impl Server {
                         if !detached {
                             self.focus_pane(pane);
                         }
-                        let session = self
-                            .state
-                            .sessions
-                            .get(&t.session)
-                            .map(|s| s.name.clone())
-                            .unwrap_or_default();
-                        Response::Created { session, pane }
+                        self.created(t.session, pane)
                     }
                     Err(e) => Response::Error(e.to_string()),
                 }
@@ -98,13 +92,7 @@ impl Server {
                 {
                     Ok(pane) => {
                         self.state.relayout(t.session);
-                        let session = self
-                            .state
-                            .sessions
-                            .get(&t.session)
-                            .map(|s| s.name.clone())
-                            .unwrap_or_default();
-                        Response::Created { session, pane }
+                        self.created(t.session, pane)
                     }
                     Err(e) => Response::Error(e.to_string()),
                 }
@@ -180,6 +168,17 @@ impl Server {
             Request::Agents => self.agents_response(),
             Request::AgentsExplain { pane } => self.agents_explain_response(&pane),
         }
+    }
+
+    /// The answer to a request that made a pane.
+    fn created(&self, session: super::state::SessionId, pane: crate::layout::PaneId) -> Response {
+        let session = self
+            .state
+            .sessions
+            .get(&session)
+            .map(|s| s.name.clone())
+            .unwrap_or_default();
+        Response::Created { session, pane }
     }
 
     fn session_infos(&self) -> Vec<SessionInfo> {

@@ -158,6 +158,16 @@ impl Session {
         self.window().map(|w| w.active)
     }
 
+    /// Where each pane of the active window is drawn (just the focused pane when zoomed).
+    pub fn visible_rects(&self) -> Vec<(PaneId, Rect)> {
+        let area = self.window_area();
+        match self.window() {
+            Some(w) if w.zoomed => vec![(w.active, area)],
+            Some(w) => w.layout.rects(area),
+            None => Vec::new(),
+        }
+    }
+
     /// The area windows are laid out in: everything but the status line and the sidebar.
     pub fn window_area(&self) -> Rect {
         let sidebar = if self.sidebar {
