@@ -276,7 +276,12 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Hook(args)) => return Ok(crate::hook::run(&args.kind, args.approval)),
         Some(Command::Setup(args)) => return Ok(crate::setup::run(args).await),
-        Some(Command::Doctor(args)) => return Ok(crate::setup::doctor::run(&args.agents, None)),
+        Some(Command::Doctor(args)) => {
+            // The last event per CLI comes from the running server's agent rows, if any.
+            let agents = one_shot(Request::Agents, false).await.ok();
+            let last = agents.map(|r| last_events(&r));
+            return Ok(crate::setup::doctor::run(&args.agents, last.as_ref()));
+        }
         Some(Command::Server(_)) => unreachable_server(),
     };
     Ok(print_response(response))
@@ -349,4 +354,40 @@ fn print_approvals(response: Response, json: bool) -> ExitCode {
         );
     }
     ExitCode::SUCCESS
+}
+
+/// The newest event calyx received from each CLI, from `calyx agents` rows.
+fn last_events(response: &Response) -> crate::setup::doctor::LastEvents {
+    let mut out = crate::setup::doctor::LastEvents::new();
+    let Response::Json(value) = response else {
+        return out;
+    };
+    let rows = value
+        .get("agents")
+        .and_then(|a| a.as_array())
+        .cloned()
+        .unwrap_or_default();
+    for row in rows {
+        let kind = row
+            .get("agent")
+            .and_then(|k| k.as_str())
+            .and_then(|k| k.parse::<calyx_integrations::AgentKind>().ok());
+        let event = row
+            .get("last_event")
+            .and_then(|e| e.as_str())
+            .unwrap_or("event")
+            .to_string();
+        let age = row
+            .get("seconds_since_event")
+            .and_then(|s| s.as_u64())
+            .unwrap_or(0);
+        let at = std::time::SystemTime::now() - std::time::Duration::from_secs(age);
+        if let Some(kind) = kind {
+            let newer = out.get(&kind).is_none_or(|(_, t)| *t < at);
+            if newer {
+                out.insert(kind, (event, at));
+            }
+        }
+    }
+    out
 }

@@ -211,6 +211,11 @@ pub struct AgentRow {
 }
 
 impl AgentRow {
+    /// The name of the last event this row received (for `calyx doctor`).
+    pub fn last_event_name(&self) -> Option<&str> {
+        self.history.back().map(|h| h.what.as_str())
+    }
+
     pub(super) fn new(pane: u64, kind: AgentKind, now: Instant) -> Self {
         AgentRow {
             pane,
