@@ -66,7 +66,7 @@ pub enum PeerError {
     NotRegistered,
     #[error("no peer {0:?}; call list_peers for the current ids")]
     UnknownPeer(String),
-    #[error("message is {0} bytes; the limit is {MAX_MESSAGE_BYTES} bytes, so split it or send a file path instead")]
+    #[error("message is {0} bytes; the limit is 64 KiB ({MAX_MESSAGE_BYTES} bytes), so split it or send a file path instead")]
     TooLarge(usize),
     #[error("{0} must be 1 to {MAX_NAME_CHARS} characters")]
     BadName(&'static str),
