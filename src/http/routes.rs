@@ -75,7 +75,7 @@ pub(crate) async fn mcp_route(req: Request<Incoming>, shared: &Shared) -> Respon
     let Some(mcp) = &shared.mcp else {
         return response::error(StatusCode::NOT_IMPLEMENTED, "not yet");
     };
-    if let Err(reason) = crate::mcp::guard::check(req.headers(), mcp.port()) {
+    if let Err(reason) = crate::mcp::guard::check(req.headers()) {
         tracing::warn!(
             reason,
             "endpoint: refused an /mcp request (DNS rebinding check)"

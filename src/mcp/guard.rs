@@ -1,6 +1,10 @@
 //! DNS-rebinding protection for `/mcp`: a web page the user visits could point its own domain
-//! at 127.0.0.1 and reach the endpoint from the browser, so only loopback Host names with our
-//! port are served, and a browser Origin, when present, must be loopback too.
+//! at 127.0.0.1 and reach the endpoint from the browser, so only loopback Host names are served,
+//! and a browser Origin, when present, must be loopback too.
+//!
+//! The Host port is not pinned to ours: the attack lives in the host *name*, and loopback
+//! reverse proxies (the conformance suite's auth proxy, a developer's tunnel) forward the Host
+//! they were called with, which carries their own port.
 
 use hyper::header::{HeaderMap, HOST, ORIGIN};
 use hyper::http::uri::Authority;
@@ -8,13 +12,13 @@ use hyper::http::uri::Authority;
 const LOOPBACK: [&str; 3] = ["127.0.0.1", "localhost", "[::1]"];
 
 /// `Err(reason)` when the request must be refused with 403.
-pub fn check(headers: &HeaderMap, port: u16) -> Result<(), &'static str> {
+pub fn check(headers: &HeaderMap) -> Result<(), &'static str> {
     let host = headers
         .get(HOST)
         .and_then(|v| v.to_str().ok())
         .ok_or("missing or unreadable Host header")?;
-    if !loopback_authority(host, port) {
-        return Err("Host is not this loopback endpoint");
+    if !loopback_authority(host) {
+        return Err("Host is not a loopback name");
     }
     if let Some(origin) = headers.get(ORIGIN) {
         let origin = origin.to_str().map_err(|_| "unreadable Origin header")?;
@@ -22,25 +26,18 @@ pub fn check(headers: &HeaderMap, port: u16) -> Result<(), &'static str> {
             .strip_prefix("http://")
             .or_else(|| origin.strip_prefix("https://"))
             .ok_or("Origin is not a loopback http(s) origin")?;
-        if !loopback_authority(rest, port) && !loopback_any_port(rest) {
+        if !loopback_authority(rest) {
             return Err("Origin is not loopback");
         }
     }
     Ok(())
 }
 
-fn loopback_authority(value: &str, port: u16) -> bool {
-    let Ok(authority) = value.parse::<Authority>() else {
-        return false;
-    };
-    authority.port_u16() == Some(port) && is_loopback_host(authority.host())
-}
-
-/// Browser tools served from another loopback port (an inspector UI) are local too.
-fn loopback_any_port(value: &str) -> bool {
+/// `127.0.0.1`, `localhost` or `[::1]`, with any port, and nothing else (no userinfo, no path).
+fn loopback_authority(value: &str) -> bool {
     value
         .parse::<Authority>()
-        .is_ok_and(|a| is_loopback_host(a.host()) && value == a.as_str())
+        .is_ok_and(|a| a.as_str() == value && !value.contains('@') && is_loopback_host(a.host()))
 }
 
 fn is_loopback_host(host: &str) -> bool {
@@ -69,12 +66,12 @@ mod tests {
             "[::1]:4000",
             "LOCALHOST:4000",
         ] {
-            assert_eq!(check(&headers(host, None), 4000), Ok(()), "{host}");
+            assert_eq!(check(&headers(host, None)), Ok(()), "{host}");
         }
         let ok = headers("127.0.0.1:4000", Some("http://127.0.0.1:4000"));
-        assert_eq!(check(&ok, 4000), Ok(()));
+        assert_eq!(check(&ok), Ok(()));
         let other_port = headers("127.0.0.1:4000", Some("http://localhost:6274"));
-        assert_eq!(check(&other_port, 4000), Ok(()));
+        assert_eq!(check(&other_port), Ok(()));
     }
 
     #[test]
@@ -82,11 +79,11 @@ mod tests {
         for host in [
             "evil.example.com",
             "evil.example.com:4000",
-            "127.0.0.1:4001",
-            "127.0.0.1",
             "127.0.0.1.evil.com:4000",
+            "user@127.0.0.1:4000",
+            "127.0.0.2:4000",
         ] {
-            assert!(check(&headers(host, None), 4000).is_err(), "{host}");
+            assert!(check(&headers(host, None)).is_err(), "{host}");
         }
         for origin in [
             "http://evil.example.com",
@@ -95,8 +92,8 @@ mod tests {
             "http://127.0.0.1.evil:4000",
         ] {
             let h = headers("127.0.0.1:4000", Some(origin));
-            assert!(check(&h, 4000).is_err(), "{origin}");
+            assert!(check(&h).is_err(), "{origin}");
         }
-        assert!(check(&HeaderMap::new(), 4000).is_err());
+        assert!(check(&HeaderMap::new()).is_err());
     }
 }

@@ -93,7 +93,7 @@ pub fn service(options: McpOptions, port: u16, max_body_bytes: usize) -> McpServ
 }
 
 impl McpService {
-    /// The port whose Host header [`guard::check`] accepts.
+    /// The port the endpoint listens on.
     pub fn port(&self) -> u16 {
         self.port
     }
