@@ -16,6 +16,7 @@ pub mod http;
 pub mod input;
 pub mod keys;
 pub mod layout;
+pub mod mcp;
 pub mod paths;
 pub mod protocol;
 pub mod server;

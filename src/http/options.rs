@@ -56,6 +56,8 @@ pub struct EndpointOptions {
     pub max_header_bytes: usize,
     /// How long `shutdown()` waits for in-flight requests.
     pub shutdown_grace: Duration,
+    /// The MCP server behind `/mcp`; `None` answers 501 there.
+    pub mcp: Option<crate::mcp::McpOptions>,
 }
 
 impl Default for EndpointOptions {
@@ -68,6 +70,7 @@ impl Default for EndpointOptions {
             max_body_bytes: MAX_BODY_BYTES,
             max_header_bytes: MAX_HEADER_BYTES,
             shutdown_grace: SHUTDOWN_GRACE,
+            mcp: None,
         }
     }
 }

@@ -1,24 +1,24 @@
 //! Building responses without fallible builders, so no handler has an error path of its own.
 
 use bytes::Bytes;
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full};
 use hyper::header::{HeaderValue, CONNECTION, CONTENT_TYPE};
 use hyper::{Response, StatusCode};
 use serde_json::{json, Value};
 
-/// Every response body is small and complete.
-pub type ResponseBody = Full<Bytes>;
+/// Response bodies: complete JSON on the hook routes, a stream for MCP's SSE responses.
+pub type ResponseBody = crate::mcp::McpBody;
 
 /// A response with no body.
 pub fn empty(status: StatusCode) -> Response<ResponseBody> {
-    let mut response = Response::new(Full::new(Bytes::new()));
+    let mut response = Response::new(Full::new(Bytes::new()).boxed());
     *response.status_mut() = status;
     response
 }
 
 /// A JSON response.
 pub fn json(status: StatusCode, value: &Value) -> Response<ResponseBody> {
-    let mut response = Response::new(Full::new(Bytes::from(value.to_string())));
+    let mut response = Response::new(Full::new(Bytes::from(value.to_string())).boxed());
     *response.status_mut() = status;
     response
         .headers_mut()

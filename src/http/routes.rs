@@ -6,6 +6,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::header::{HeaderValue, ALLOW};
 use hyper::{Method, Request, Response, StatusCode};
@@ -25,6 +26,8 @@ pub(crate) struct Shared {
     pub max_body_bytes: usize,
     pub request_timeout: Duration,
     pub approval_timeout: Duration,
+    /// The `/mcp` service, when the server provides one.
+    pub mcp: Option<crate::mcp::McpService>,
 }
 
 /// The two hook routes differ only in which call they make and what silence means.
@@ -65,10 +68,41 @@ pub(crate) async fn handle(
     Ok(response)
 }
 
-/// `/mcp`: the MCP endpoint. The MCP issue replaces this body with the real JSON-RPC handler;
-/// until then every MCP client is told plainly that it is not there yet.
-pub(crate) async fn mcp_route(_req: Request<Incoming>, _shared: &Shared) -> Response<ResponseBody> {
-    response::error(StatusCode::NOT_IMPLEMENTED, "not yet")
+/// `/mcp`: the MCP endpoint (rmcp's Streamable HTTP service). Host and Origin are checked
+/// first (DNS rebinding), then the body is read under the same limits as the hook routes and
+/// handed over whole, so a slow or huge body costs rmcp nothing.
+pub(crate) async fn mcp_route(req: Request<Incoming>, shared: &Shared) -> Response<ResponseBody> {
+    let Some(mcp) = &shared.mcp else {
+        return response::error(StatusCode::NOT_IMPLEMENTED, "not yet");
+    };
+    if let Err(reason) = crate::mcp::guard::check(req.headers()) {
+        tracing::warn!(
+            reason,
+            "endpoint: refused an /mcp request (DNS rebinding check)"
+        );
+        return response::error(StatusCode::FORBIDDEN, reason);
+    }
+    if body::announced_too_large(req.headers(), shared.max_body_bytes) {
+        return response::error_and_close(StatusCode::PAYLOAD_TOO_LARGE, "body too large");
+    }
+    let (parts, incoming) = req.into_parts();
+    let bytes = match body::read_limited(incoming, shared.max_body_bytes, shared.request_timeout)
+        .await
+    {
+        Ok(bytes) => bytes,
+        Err(BodyError::TooLarge) => {
+            return response::error_and_close(StatusCode::PAYLOAD_TOO_LARGE, "body too large")
+        }
+        Err(BodyError::Timeout) => {
+            return response::error_and_close(StatusCode::REQUEST_TIMEOUT, "request body timed out")
+        }
+        Err(BodyError::Read(e)) => {
+            tracing::warn!(error = %e, "endpoint: failed to read an /mcp body");
+            return response::error_and_close(StatusCode::BAD_REQUEST, "unreadable body");
+        }
+    };
+    mcp.handle(Request::from_parts(parts, Full::new(bytes)))
+        .await
 }
 
 /// `GET /health`: liveness for `calyx setup` and scripts. Version and uptime only, no secrets.

@@ -93,6 +93,10 @@ pub async fn start(
         max_body_bytes: options.max_body_bytes,
         request_timeout: options.request_timeout,
         approval_timeout: options.approval_timeout,
+        mcp: options
+            .mcp
+            .clone()
+            .map(|mcp| crate::mcp::service(mcp, port, options.max_body_bytes)),
     });
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())

@@ -1,0 +1,167 @@
+//! The rmcp `ServerHandler`: one instance per MCP session (rmcp calls the factory on
+//! `initialize`). It binds the session to the caller's pane from the identity headers and
+//! dispatches tool calls to [`super::tools`].
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
+
+use hyper::header::HeaderMap;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+
+use super::backend::{McpBackend, PaneRef};
+use super::peers::PeerRegistry;
+use super::tools;
+use crate::http::{KIND_HEADER, SESSION_HEADER, SURFACE_HEADER};
+
+/// Protocol versions served with the `initialize` handshake, newest first.
+pub const PROTOCOL_VERSIONS: [ProtocolVersion; 3] = [
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_03_26,
+];
+
+/// One MCP session's handler.
+pub(crate) struct CalyxMcp {
+    backend: Arc<dyn McpBackend>,
+    peers: Arc<PeerRegistry>,
+    /// The pane this session was bound to at `initialize`.
+    bound: Mutex<Option<PaneRef>>,
+}
+
+impl CalyxMcp {
+    pub(crate) fn new(backend: Arc<dyn McpBackend>, peers: Arc<PeerRegistry>) -> Self {
+        Self {
+            backend,
+            peers,
+            bound: Mutex::new(None),
+        }
+    }
+
+    fn bound(&self) -> Option<PaneRef> {
+        self.bound.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The caller: the session's pane, else whatever this request's headers resolve to (a
+    /// client may start sending identity headers after `initialize`).
+    async fn caller(&self, context: &RequestContext<RoleServer>) -> Option<PaneRef> {
+        if let Some(pane) = self.bound() {
+            return Some(pane);
+        }
+        let headers = headers(context)?;
+        let pane = resolve(&*self.backend, headers).await?;
+        *self.bound.lock().unwrap_or_else(|e| e.into_inner()) = Some(pane.clone());
+        Some(pane)
+    }
+}
+
+fn headers(context: &RequestContext<RoleServer>) -> Option<&HeaderMap> {
+    context
+        .extensions
+        .get::<hyper::http::request::Parts>()
+        .map(|parts| &parts.headers)
+}
+
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    let value = headers.get(name)?.to_str().ok()?.trim();
+    (!value.is_empty()).then_some(value)
+}
+
+async fn resolve(backend: &dyn McpBackend, headers: &HeaderMap) -> Option<PaneRef> {
+    let surface = header(headers, SURFACE_HEADER);
+    let session = header(headers, SESSION_HEADER);
+    if surface.is_none() && session.is_none() {
+        return None;
+    }
+    backend.identity(surface, session).await
+}
+
+/// What `initialize` tells the agent about itself and the tools.
+pub(crate) fn instructions(pane: Option<&PaneRef>) -> String {
+    let who = match pane {
+        Some(p) => format!(
+            "You are running in calyx pane {pane}. Your peer id is {pane} once you call \
+             register_peer {{name}}; other agents address you by it.",
+            pane = p.pane
+        ),
+        None => "This client is not inside a calyx pane, so it can list and read panes and \
+                 agents but cannot register as a peer or exchange messages."
+            .to_owned(),
+    };
+    format!(
+        "calyx is the terminal multiplexer this agent runs in. {who}\n\
+         Tools: pane_list, pane_read and agent_list show the other panes and the agents in them; \
+         agent_wait blocks until an agent is idle, blocked or done; pane_split and window_create \
+         open new panes; pane_run and pane_send_keys type into a pane after a human approves \
+         (denied and timeout are normal answers). register_peer, list_peers, send_message, \
+         broadcast, receive_messages and get_peer_status coordinate with other agents: call \
+         receive_messages when asked to check your inbox."
+    )
+}
+
+impl ServerHandler for CalyxMcp {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("calyx", env!("CARGO_PKG_VERSION")))
+            .with_protocol_version(PROTOCOL_VERSIONS[0].clone())
+            .with_instructions(instructions(self.bound().as_ref()))
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(&PROTOCOL_VERSIONS)
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        if let Some(headers) = headers(&context) {
+            let pane = resolve(&*self.backend, headers).await;
+            if let (Some(pane), Some(kind)) = (&pane, header(headers, KIND_HEADER)) {
+                self.backend.agent_seen(pane, kind).await;
+            }
+            *self.bound.lock().unwrap_or_else(|e| e.into_inner()) = pane;
+        }
+        self.negotiate_initialize(&request)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools::list()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let caller = self.caller(&context).await;
+        let ctx = tools::Ctx {
+            backend: &self.backend,
+            peers: &self.peers,
+            caller: caller.as_ref(),
+        };
+        let args = request.arguments.unwrap_or_default();
+        match tools::call(ctx, &request.name, args).await {
+            Some(result) => Ok(result.into()),
+            None => Err(ErrorData::invalid_params(
+                format!("no tool named {:?}; call tools/list", request.name),
+                None,
+            )),
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! calyx as an MCP server for the agents in its panes (`/mcp` on the agent endpoint).
+//!
+//! The protocol (Streamable HTTP, sessions, SSE, versions, ping, cancellation) is rmcp's
+//! [`StreamableHttpService`]; this module adds calyx's tools ([`tools`]), the binding of a
+//! session to its pane ([`handler`]), peers and inboxes ([`PeerRegistry`]) and DNS-rebinding
+//! protection ([`guard`]). Everything about panes and agents comes from an [`McpBackend`] the
+//! server implements, so nothing here touches the owner loop's state directly.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::Full;
+use hyper::{Request, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tower_service::Service as _;
+
+pub mod backend;
+pub mod guard;
+mod handler;
+pub mod peers;
+mod schema;
+pub mod testing;
+mod tools;
+
+pub use backend::{
+    AgentSummary, McpBackend, PaneRef, PaneSummary, RunOutcome, RunRequest, SplitDirection,
+    SplitRequest, SubagentSummary, WindowRequest,
+};
+pub use handler::PROTOCOL_VERSIONS;
+pub use peers::{PeerInfo, PeerRegistry};
+
+/// What the endpoint needs to serve `/mcp`: put it in
+/// [`crate::http::EndpointOptions::mcp`]; without it `/mcp` answers 501.
+#[derive(Clone)]
+pub struct McpOptions {
+    /// calyx's state, through the owner loop.
+    pub backend: Arc<dyn McpBackend>,
+    /// Peers and inboxes; shared so the server can show unread counts and forget closed panes.
+    pub peers: Arc<PeerRegistry>,
+}
+
+impl McpOptions {
+    /// Options with a fresh, empty peer registry.
+    pub fn new(backend: Arc<dyn McpBackend>) -> Self {
+        Self {
+            backend,
+            peers: Arc::new(PeerRegistry::new()),
+        }
+    }
+}
+
+impl std::fmt::Debug for McpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpOptions")
+            .field("peers", &self.peers.list().len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The response body `/mcp` answers with: complete JSON or a streaming SSE body.
+pub type McpBody = BoxBody<Bytes, Infallible>;
+
+/// The running `/mcp` service: one per endpoint, cloned per request.
+#[derive(Clone)]
+pub struct McpService {
+    inner: StreamableHttpService<handler::CalyxMcp, LocalSessionManager>,
+    port: u16,
+}
+
+impl std::fmt::Debug for McpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpService")
+            .field("port", &self.port)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds the `/mcp` service for an endpoint listening on `port` with a `max_body_bytes` limit.
+pub fn service(options: McpOptions, port: u16, max_body_bytes: usize) -> McpService {
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(["127.0.0.1", "localhost", "::1"])
+        .with_max_request_body_bytes(max_body_bytes);
+    let McpOptions { backend, peers } = options;
+    let inner = StreamableHttpService::new(
+        move || Ok(handler::CalyxMcp::new(backend.clone(), peers.clone())),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    McpService { inner, port }
+}
+
+impl McpService {
+    /// The port the endpoint listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Serves one `/mcp` request whose body has already been read under the endpoint's limits
+    /// and whose Host/Origin passed [`guard::check`].
+    pub async fn handle(&self, request: Request<Full<Bytes>>) -> Response<McpBody> {
+        match self.inner.clone().call(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        }
+    }
+}

@@ -1,0 +1,444 @@
+//! The tool list and the dispatcher: argument parsing, limits, calls into the backend or the
+//! peer registry, and the rendering of every answer as structuredContent plus readable text.
+//! Every failure a model can fix is an `isError` result whose text says how.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::handler::server::common::{schema_for_output, schema_for_type};
+use rmcp::model::{CallToolResult, ContentBlock as Content, JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::backend::{McpBackend, PaneRef, RunOutcome, RunRequest, SplitRequest, WindowRequest};
+use super::peers::{PeerError, PeerRegistry};
+use super::schema::*;
+
+/// Most text `pane_read` returns; older lines are cut first.
+pub const MAX_READ_BYTES: usize = 64 * 1024;
+/// Most output `pane_run` returns with await; the start is cut first.
+pub const MAX_RUN_OUTPUT_BYTES: usize = 64 * 1024;
+const DEFAULT_WAIT_MS: u64 = 30_000;
+const MAX_WAIT_MS: u64 = 55_000;
+const DEFAULT_ACT_MS: u64 = 120_000;
+const MAX_ACT_MS: u64 = 570_000;
+
+/// Everything a tool call can use.
+pub(crate) struct Ctx<'a> {
+    pub backend: &'a Arc<dyn McpBackend>,
+    pub peers: &'a PeerRegistry,
+    /// The caller's pane; `None` for a client outside calyx.
+    pub caller: Option<&'a PaneRef>,
+}
+
+fn tool<In: JsonSchema + 'static, Out: JsonSchema + 'static>(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    annotations: ToolAnnotations,
+) -> Tool {
+    Tool::new(name, description, schema_for_type::<In>())
+        .with_title(title)
+        .with_raw_output_schema(schema_for_output::<Out>())
+        .with_annotations(annotations.with_title_str(title))
+}
+
+trait TitleExt {
+    fn with_title_str(self, title: &str) -> Self;
+}
+
+impl TitleExt for ToolAnnotations {
+    fn with_title_str(mut self, title: &str) -> Self {
+        self.title = Some(title.to_owned());
+        self
+    }
+}
+
+fn reading() -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(true)
+        .destructive(false)
+        .open_world(false)
+}
+
+fn writing(destructive: bool) -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(false)
+        .destructive(destructive)
+        .open_world(false)
+}
+
+/// The tools, in a fixed order (the set never varies per connection).
+pub(crate) fn list() -> Vec<Tool> {
+    vec![
+        tool::<NoArgs, PaneListOut>("pane_list", "List panes", "Every calyx pane: id, session, window, title, cwd, size, focus, and the agent running there with its state. Pane ids are what the other tools take as `pane`.", reading()),
+        tool::<PaneReadArgs, PaneReadOut>("pane_read", "Read a pane", "The text on a pane's screen (or its scrollback), newest lines last, capped at 64 KiB with secrets redacted.", reading()),
+        tool::<NoArgs, AgentListOut>("agent_list", "List agents", "Every agent row calyx tracks: pane, CLI kind, state (working, blocked, idle, done, unknown) and subagents.", reading()),
+        tool::<AgentWaitArgs, AgentWaitOut>("agent_wait", "Wait for an agent", "Blocks until the agent in `pane` reaches one of `until` or `timeout_ms` passes (at most 55 s); returns the state reached or `timeout`. Call again to keep waiting.", reading().idempotent(true)),
+        tool::<PaneSplitArgs, NewPaneOut>("pane_split", "Split a pane", "Splits `pane` to the right or down and starts `command` (default: a shell) in the new pane.", writing(false)),
+        tool::<WindowCreateArgs, NewPaneOut>("window_create", "Create a window", "Creates a window in your session (or the first session) running `command` (default: a shell).", writing(false)),
+        tool::<PaneRunArgs, RunOut>("pane_run", "Run a command in a pane", "Asks the human to approve, then types `command` and Enter into a shell pane. With `await`, returns the exit code and output once the shell reports it finished. `denied` and `timeout` are normal answers: do not retry a denied command unchanged.", writing(true)),
+        tool::<PaneSendKeysArgs, RunOut>("pane_send_keys", "Send keys to a pane", "Asks the human to approve, then sends keys (tmux send-keys syntax) to a pane, e.g. to answer a prompt. `denied` and `timeout` are normal answers.", writing(true)),
+        tool::<RegisterPeerArgs, PeerOut>("register_peer", "Register as a peer", "Makes your pane a peer other agents can message, under `name`. Calling it again renames you; your peer_id (your pane id) stays.", writing(false).idempotent(true)),
+        tool::<NoArgs, PeerListOut>("list_peers", "List peers", "Every registered peer with its peer_id, name, role, pane and unread count.", reading()),
+        tool::<SendMessageArgs, SendOut>("send_message", "Send a message", "Queues a message in one peer's inbox (at most 64 KiB; an inbox keeps the newest 100). Register first.", writing(false)),
+        tool::<BroadcastArgs, SendOut>("broadcast", "Broadcast a message", "Queues a message in every other peer's inbox. Register first.", writing(false)),
+        tool::<NoArgs, ReceiveOut>("receive_messages", "Receive messages", "Returns and deletes the messages waiting in your inbox, oldest first, with how many were dropped because it was full.", writing(false)),
+        tool::<PeerStatusArgs, PeerStatusOut>("get_peer_status", "Get a peer's status", "One peer's name, role, pane, unread count and its agent's state.", reading()),
+    ]
+}
+
+/// Runs tool `name`; `None` when there is no such tool (a protocol error, not a tool error).
+pub(crate) async fn call(ctx: Ctx<'_>, name: &str, args: JsonObject) -> Option<CallToolResult> {
+    let result = match name {
+        "pane_list" => pane_list(&ctx, args).await,
+        "pane_read" => pane_read(&ctx, args).await,
+        "agent_list" => agent_list(&ctx, args).await,
+        "agent_wait" => agent_wait(&ctx, args).await,
+        "pane_split" => pane_split(&ctx, args).await,
+        "window_create" => window_create(&ctx, args).await,
+        "pane_run" => pane_run(&ctx, args).await,
+        "pane_send_keys" => pane_send_keys(&ctx, args).await,
+        "register_peer" => register_peer(&ctx, args),
+        "list_peers" => list_peers(&ctx, args),
+        "send_message" => send_message(&ctx, args),
+        "broadcast" => broadcast(&ctx, args),
+        "receive_messages" => receive_messages(&ctx, args),
+        "get_peer_status" => get_peer_status(&ctx, args).await,
+        _ => return None,
+    };
+    Some(result.unwrap_or_else(|message| CallToolResult::error(vec![Content::text(message)])))
+}
+
+type ToolResult = Result<CallToolResult, String>;
+
+fn parse<T: DeserializeOwned>(tool: &str, args: JsonObject) -> Result<T, String> {
+    serde_json::from_value(serde_json::Value::Object(args))
+        .map_err(|e| format!("invalid arguments for {tool}: {e}; see its inputSchema"))
+}
+
+/// A success: the structured value plus a readable rendering.
+fn answer<T: Serialize>(value: &T, text: String) -> ToolResult {
+    let structured = serde_json::to_value(value).map_err(|e| format!("internal error: {e}"))?;
+    let mut result = CallToolResult::structured(structured);
+    result.content = vec![Content::text(text)];
+    Ok(result)
+}
+
+fn millis(value: Option<u64>, default: u64, max: u64) -> Duration {
+    Duration::from_millis(value.unwrap_or(default).min(max))
+}
+
+fn caller<'a>(ctx: &Ctx<'a>) -> Result<&'a PaneRef, String> {
+    ctx.caller.ok_or_else(|| PeerError::NoIdentity.to_string())
+}
+
+/// Keeps the last `max` bytes of `text` (on a char boundary): the newest output matters most.
+fn keep_tail(text: String, max: usize) -> (String, bool) {
+    if text.len() <= max {
+        return (text, false);
+    }
+    let mut start = text.len() - max;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    (text[start..].to_owned(), true)
+}
+
+async fn pane_list(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    parse::<NoArgs>("pane_list", args)?;
+    let panes = ctx.backend.pane_list().await;
+    let mut text = format!("{} pane(s)\n", panes.len());
+    for p in &panes {
+        text.push_str(&format!(
+            "{} {}:{} {:?} {}x{} cwd={} {}{}\n",
+            p.id,
+            p.session,
+            p.window,
+            p.title,
+            p.cols,
+            p.rows,
+            p.cwd,
+            if p.focused { "focused " } else { "" },
+            match (&p.agent_kind, &p.agent_state) {
+                (Some(k), Some(s)) => format!("agent={k} ({s})"),
+                (Some(k), None) => format!("agent={k}"),
+                _ => String::new(),
+            }
+        ));
+    }
+    answer(&PaneListOut { panes }, text)
+}
+
+async fn pane_read(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    let args: PaneReadArgs = parse("pane_read", args)?;
+    let text = ctx
+        .backend
+        .pane_read(ctx.caller, &args.pane, args.lines, args.scrollback)
+        .await?;
+    let (text, truncated) = keep_tail(text, MAX_READ_BYTES);
+    let out = PaneReadOut {
+        pane: args.pane,
+        text: text.clone(),
+        truncated,
+    };
+    answer(&out, text)
+}
+
+async fn agent_list(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    parse::<NoArgs>("agent_list", args)?;
+    let agents = ctx.backend.agent_list().await;
+    let mut text = format!("{} agent(s)\n", agents.len());
+    for a in &agents {
+        text.push_str(&format!("{} {} {}", a.pane, a.kind, a.state));
+        if let Some(detail) = &a.detail {
+            text.push_str(&format!(": {detail}"));
+        }
+        for s in &a.subagents {
+            text.push_str(&format!("\n  subagent {} {}", s.name, s.state));
+        }
+        text.push('\n');
+    }
+    answer(&AgentListOut { agents }, text)
+}
+
+async fn agent_wait(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    let args: AgentWaitArgs = parse("agent_wait", args)?;
+    if args.until.is_empty() {
+        return Err("`until` needs at least one state: idle, blocked, done or working".into());
+    }
+    let until = args.until.iter().map(|s| s.as_str().to_owned()).collect();
+    let timeout = millis(args.timeout_ms, DEFAULT_WAIT_MS, MAX_WAIT_MS);
+    let state = ctx.backend.agent_wait(&args.pane, until, timeout).await?;
+    let timed_out = state == "timeout";
+    let text = if timed_out {
+        format!(
+            "{}: still not in the awaited state after {} ms; call agent_wait again to keep waiting",
+            args.pane,
+            timeout.as_millis()
+        )
+    } else {
+        format!("{} is {state}", args.pane)
+    };
+    let out = AgentWaitOut {
+        pane: args.pane,
+        state,
+        timed_out,
+    };
+    answer(&out, text)
+}
+
+async fn pane_split(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    let args: PaneSplitArgs = parse("pane_split", args)?;
+    let request = SplitRequest {
+        pane: args.pane,
+        direction: args.direction,
+        command: args.command,
+        cwd: args.cwd,
+    };
+    let pane = ctx.backend.pane_split(ctx.caller, request).await?;
+    let text = format!(
+        "created pane {} in {}:{}",
+        pane.id, pane.session, pane.window
+    );
+    answer(&NewPaneOut { pane }, text)
+}
+
+async fn window_create(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    let args: WindowCreateArgs = parse("window_create", args)?;
+    let request = WindowRequest {
+        name: args.name,
+        cwd: args.cwd,
+        command: args.command,
+    };
+    let pane = ctx.backend.window_create(ctx.caller, request).await?;
+    let text = format!(
+        "created window {}:{} ({}) with pane {}",
+        pane.session, pane.window, pane.window_name, pane.id
+    );
+    answer(&NewPaneOut { pane }, text)
+}
+
+async fn pane_run(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    let args: PaneRunArgs = parse("pane_run", args)?;
+    if args.command.trim().is_empty() || args.command.contains(['\n', '\r']) {
+        return Err("`command` must be one non-empty line; run several commands one by one or join them with &&".into());
+    }
+    let request = RunRequest {
+        pane: args.pane.clone(),
+        command: args.command,
+        wait: args.wait,
+        timeout: millis(args.timeout_ms, DEFAULT_ACT_MS, MAX_ACT_MS),
+    };
+    let outcome = ctx.backend.pane_run(ctx.caller, request).await?;
+    run_answer(args.pane, outcome)
+}
+
+async fn pane_send_keys(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    let args: PaneSendKeysArgs = parse("pane_send_keys", args)?;
+    if args.keys.is_empty() || args.keys.len() > 256 {
+        return Err("`keys` needs 1 to 256 entries".into());
+    }
+    let timeout = millis(args.timeout_ms, DEFAULT_ACT_MS, MAX_ACT_MS);
+    let outcome = ctx
+        .backend
+        .pane_send_keys(ctx.caller, &args.pane, args.keys, timeout)
+        .await?;
+    run_answer(args.pane, outcome)
+}
+
+fn run_answer(pane: String, outcome: RunOutcome) -> ToolResult {
+    let mut out = RunOut {
+        pane,
+        status: RunStatus::Sent,
+        exit_code: None,
+        output: None,
+        reason: None,
+    };
+    let text = match outcome {
+        RunOutcome::Sent => format!("sent to {}", out.pane),
+        RunOutcome::Finished { exit_code, output } => {
+            let (output, cut) = keep_tail(output, MAX_RUN_OUTPUT_BYTES);
+            out.status = RunStatus::Finished;
+            out.exit_code = exit_code;
+            out.output = Some(output.clone());
+            let code = exit_code.map_or_else(|| "unknown".to_owned(), |c| c.to_string());
+            let cut = if cut { " (start cut)" } else { "" };
+            format!(
+                "finished in {} with exit code {code}; output{cut}:\n{output}",
+                out.pane
+            )
+        }
+        RunOutcome::Denied { reason } => {
+            out.status = RunStatus::Denied;
+            let text = format!("denied: {reason}; do not retry it unchanged");
+            out.reason = Some(reason);
+            text
+        }
+        RunOutcome::TimedOut => {
+            out.status = RunStatus::Timeout;
+            "timed out waiting for approval or for the command to finish".to_owned()
+        }
+    };
+    answer(&out, text)
+}
+
+fn register_peer(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    let args: RegisterPeerArgs = parse("register_peer", args)?;
+    let me = caller(ctx)?;
+    let peer = ctx
+        .peers
+        .register(me, &args.name, args.role.as_deref())
+        .map_err(|e| e.to_string())?;
+    let text = format!(
+        "you are peer {} ({:?}) in pane {}",
+        peer.peer_id, peer.name, peer.pane
+    );
+    answer(&PeerOut { peer }, text)
+}
+
+fn list_peers(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    parse::<NoArgs>("list_peers", args)?;
+    let peers = ctx.peers.list();
+    let mut text = format!("{} peer(s)\n", peers.len());
+    for p in &peers {
+        let role = p
+            .role
+            .as_deref()
+            .map(|r| format!(" [{r}]"))
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "{} {:?}{role} unread={}\n",
+            p.peer_id, p.name, p.unread
+        ));
+    }
+    answer(&PeerListOut { peers }, text)
+}
+
+fn send_message(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    let args: SendMessageArgs = parse("send_message", args)?;
+    let me = caller(ctx)?;
+    let delivery = ctx
+        .peers
+        .send(me, &args.to, &args.content)
+        .map_err(|e| e.to_string())?;
+    sent(ctx, vec![delivery])
+}
+
+fn broadcast(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    let args: BroadcastArgs = parse("broadcast", args)?;
+    let me = caller(ctx)?;
+    let deliveries = ctx
+        .peers
+        .broadcast(me, &args.content)
+        .map_err(|e| e.to_string())?;
+    sent(ctx, deliveries)
+}
+
+fn sent(ctx: &Ctx<'_>, deliveries: Vec<super::peers::Delivery>) -> ToolResult {
+    for d in &deliveries {
+        ctx.backend.unread_changed(&d.to, d.unread);
+    }
+    let out = SendOut {
+        delivered_to: deliveries.iter().map(|d| d.to.pane.clone()).collect(),
+        overflowed: deliveries
+            .iter()
+            .filter(|d| d.dropped_now)
+            .map(|d| d.to.pane.clone())
+            .collect(),
+    };
+    let text = if out.delivered_to.is_empty() {
+        "no other peers are registered; nobody got it".to_owned()
+    } else {
+        format!("queued for {}", out.delivered_to.join(", "))
+    };
+    answer(&out, text)
+}
+
+fn receive_messages(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    parse::<NoArgs>("receive_messages", args)?;
+    let me = caller(ctx)?;
+    let inbox = ctx.peers.receive(me).map_err(|e| e.to_string())?;
+    ctx.backend.unread_changed(me, 0);
+    let mut text = format!("{} message(s)", inbox.messages.len());
+    if inbox.dropped > 0 {
+        text.push_str(&format!(", {} older dropped (inbox full)", inbox.dropped));
+    }
+    for m in &inbox.messages {
+        text.push_str(&format!(
+            "\nfrom {} ({:?}): {}",
+            m.from, m.from_name, m.content
+        ));
+    }
+    let out = ReceiveOut {
+        messages: inbox.messages,
+        dropped: inbox.dropped,
+    };
+    answer(&out, text)
+}
+
+async fn get_peer_status(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    let args: PeerStatusArgs = parse("get_peer_status", args)?;
+    let peer = ctx.peers.get(&args.peer_id).map_err(|e| e.to_string())?;
+    let agent = ctx
+        .backend
+        .agent_list()
+        .await
+        .into_iter()
+        .find(|a| a.pane == peer.pane);
+    let out = PeerStatusOut {
+        agent_state: agent.as_ref().map(|a| a.state.clone()),
+        agent_kind: agent.map(|a| a.kind),
+        peer,
+    };
+    let text = format!(
+        "peer {} {:?} in pane {}: unread={} agent={}",
+        out.peer.peer_id,
+        out.peer.name,
+        out.peer.pane,
+        out.peer.unread,
+        out.agent_state.as_deref().unwrap_or("none")
+    );
+    answer(&out, text)
+}
