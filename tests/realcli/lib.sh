@@ -9,6 +9,7 @@
 #                         rl_calyx_env DIR    -> a private runtime dir for the calyx server
 #                         rl_pane SESSION     -> the pane id (%N) of a session's first pane
 #                         rl_row PANE         -> that pane's agent row as "agent state", or "none"
+#                         rl_mcp_status       -> HTTP status of an MCP initialize at calyx's /mcp
 rl_init() {
   RL_NAME=$1
   ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
