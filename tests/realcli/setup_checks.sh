@@ -44,7 +44,9 @@ inner() {
   "$R" waitport "$P" 20 || { report setup FAIL "the fake model did not start: $(tail -n 3 "$D/fake.out")"; return; }
   c new -d -s setup -x 160 -y 45 -- sleep 600 || { report setup FAIL "the calyx server did not start"; return; }
 
-  # 1. setup
+  # 1. setup (the CLI's own files first saved, to compare after the uninstall)
+  (cd "$HOME/.." && tar --exclude=node_modules -cf "$D/home-before.tar" "$(basename "$HOME")")
+  mkdir -p "$D/before" && tar -xf "$D/home-before.tar" -C "$D/before"
   if timeout 60 "$CALYX" setup --yes --agent "$kind" > "$D/setup.out" 2>&1; then
     report setup PASS "$(grep -c '^+++ ' "$D/setup.out") file(s): $(grep '^+++ ' "$D/setup.out" | sed 's|^+++ [ab]/||; s|^+++ ||' | sed "s|^$HOME/|~/|" | tr '\n' ' ')"
   else
@@ -117,12 +119,20 @@ inner() {
     mcp_list > "$D/mcp-list-after.out" || problems+="'$CLI mcp list' exit $?: $(tail -n 2 "$D/mcp-list-after.out" | tr '\n' ' '); "
     ! grep -q calyx-ipc "$D/mcp-list-after.out" || problems+="calyx-ipc still listed; "
   fi
+  local same=0 differ=""
   while read -r f; do
-    [ -e "$f" ] || continue
-    ! grep -qE "calyx-ipc|$(basename "$CALYX")\"? hook " "$f" || problems+="$f still names calyx; "
+    local before=$D/before/$(basename "$HOME")/${f#"$HOME"/}
+    if [ -e "$f" ]; then
+      ! grep -qE "calyx-ipc|$(basename "$CALYX")\"? hook " "$f" || problems+="$f still names calyx; "
+      if cmp -s "$f" "$before"; then same=$((same + 1)); else differ+=" ~/${f#"$HOME"/}"; fi
+    elif [ -e "$before" ]; then problems+="$f was removed; "
+    else same=$((same + 1))
+    fi
   done < <(grep '^+++ ' "$D/setup.out" | sed 's|^+++ [ab]/|/|; s|^+++ ||; s|//|/|')
+  # Informational: the CLI may rewrite its own files during the turn (Claude's ~/.claude.json).
+  local bytes="files setup touched byte-identical to before: $same${differ:+; changed since by the CLI itself:$differ}"
   if [ -z "$problems" ]; then
-    report uninstall PASS "$(grep -v WARNING <<< "$out" | head -n 1 | tr -s ' ')$([ "$CLI" != pi ] && echo "; '$CLI mcp list' exit 0 without calyx-ipc")"
+    report uninstall PASS "$(grep -v WARNING <<< "$out" | head -n 1 | tr -s ' ')$([ "$CLI" != pi ] && echo "; '$CLI mcp list' exit 0 without calyx-ipc"); $bytes"
   else
     report uninstall FAIL "$problems"
   fi
