@@ -8,6 +8,7 @@
 #   uninstall  `calyx setup --uninstall --yes --agent KIND`; the CLI still starts (--version, and its
 #              MCP listing exits 0), calyx-ipc is gone from the listing, and no file setup wrote
 #              still names calyx.
+# Also one informational `doctor (info)` line per CLI (what `calyx doctor --agent KIND` says).
 # Usage: tests/realcli/setup_checks.sh [CLI...]   (after `cargo build`; CALYX_BIN overrides the binary)
 # One line per CLI per step (PASS, FAIL or SKIP: why), then "N passed, M failed"; exits 1 if a CLI
 # that installed failed a step. A CLI that cannot be installed is a SKIP line, never silent.
@@ -108,6 +109,10 @@ inner() {
     report hooks FAIL "calyx new failed"
   fi
 
+  # Informational: what `calyx doctor` says about this CLI now (its own line, not a step).
+  timeout 60 "$CALYX" doctor --agent "$kind" > "$D/doctor.out" 2>&1; local drc=$?
+  echo "realcli setup $CLI doctor (info): exit $drc; $(grep -E '^  (binary|calyx entries|last event):' "$D/doctor.out" | sed 's/^ *//; s|binary: [^ ]*/|binary: |' | tr '\n' ';' | sed 's/;$//; s/;/; /g')"
+
   # 4. uninstall: the CLI still starts, calyx-ipc is gone, no file setup wrote names calyx
   c kill -t agent >/dev/null 2>&1
   if ! timeout 60 "$CALYX" setup --uninstall --yes --agent "$kind" > "$D/uninstall.out" 2>&1; then
@@ -169,11 +174,12 @@ for CLI in $CLIS; do
       SKIP) ;;
       FAIL) failed=$((failed + 1)) ;;
       *) failed=$((failed + 1))
-         echo "realcli setup $CLI $s: FAIL (not reached; the namespace run exited $rc)" ;;
+         if [ $rc -ne 0 ]; then echo "realcli setup $CLI $s: FAIL (not reached: the namespace run exited $rc${rc/#124/, timed out})"
+         else echo "realcli setup $CLI $s: FAIL (not reached: an earlier step failed)"; fi ;;
     esac
   done
   echo "realcli setup $CLI: $((SECONDS - t0)) s ($("$R" version "$CLI"), logs in $D)"
 done
-echo "realcli setup: $((SECONDS - START)) s, $(c --version 2>/dev/null)"
+echo "realcli setup: $((SECONDS - START)) s, $(c --version 2>/dev/null | head -n 1)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
