@@ -32,9 +32,8 @@ rl_calyx_env() { mkdir -p "$1" && chmod 700 "$1" && export XDG_RUNTIME_DIR=$1; }
 rl_pane() {
   c list-panes --json -t "$1" 2>/dev/null | python3 -c '
 import json, sys
-d = json.load(sys.stdin)
-panes = d.get("panes", d) if isinstance(d, dict) else d
-print(panes[0].get("pane") or panes[0].get("id") if panes else "")' 2>/dev/null
+panes = json.load(sys.stdin)
+print(panes[0]["id"] if panes else "")' 2>/dev/null
 }
 
 rl_row() {
