@@ -34,7 +34,9 @@ mcp_list() {
 inner() {
   . "$D/env.sh"
   rl_calyx_env "$D/run"
-  mkdir -p "$HOME/.config/calyx" && echo 'remain_on_exit = true' > "${XDG_CONFIG_HOME:-$HOME/.config}/calyx/config.toml"
+  # remain_on_exit keeps the pane, and so its agent row, after a headless CLI exits.
+  local cfg=${XDG_CONFIG_HOME:-$HOME/.config}/calyx
+  mkdir -p "$cfg" && echo 'remain_on_exit = true' > "$cfg/config.toml"
   local kind=${KIND[$CLI]} P=${PORT[$CLI]} out
   report() { # STEP PASS|FAIL|SKIP DETAIL
     echo "$1 $2 $3" >> "$D/results"
