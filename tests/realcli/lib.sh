@@ -4,6 +4,7 @@
 #                                                exits 0 with "SKIP" when ../shared/realcli is absent,
 #                                                 1 when there is no calyx binary
 #                         rl_install CLI LOG  -> install one CLI (0 = installed)
+#                         rl_finish FAILED    -> remove $T when FAILED is 0 (REALCLI_KEEP=1 keeps it)
 # Inside `realcli.sh netns` (after `. env.sh`):
 #                         c ARGS...           -> calyx
 #                         rl_calyx_env DIR    -> a private runtime dir for the calyx server
@@ -59,4 +60,12 @@ try:
 except urllib.error.HTTPError as e:
     print(e.code)
 PY
+}
+
+# rl_finish FAILED: removes $T (several hundred MB with OpenCode's and Copilot's HOMEs) when
+# nothing failed, unless REALCLI_KEEP=1; otherwise says where the logs are.
+rl_finish() {
+  if [ "$1" -eq 0 ] && [ -z "${REALCLI_KEEP:-}" ]; then rm -rf "$T"
+  else echo "$RL_NAME: logs kept in $T"
+  fi
 }

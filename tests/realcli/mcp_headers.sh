@@ -105,5 +105,6 @@ PY
   echo "realcli mcp-headers $CLI: $verdict"
   case "$verdict" in PASS*) passed=$((passed + 1)) ;; *) failed=$((failed + 1)) ;; esac
 done
+rl_finish "$failed"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -12,6 +12,7 @@
 # Usage: tests/realcli/setup_checks.sh [CLI...]   (after `cargo build`; CALYX_BIN overrides the binary)
 # One line per CLI per step (PASS, FAIL or SKIP: why), then "N passed, M failed"; exits 1 if a CLI
 # that installed failed a step. A CLI that cannot be installed is a SKIP line, never silent.
+# Logs (/tmp/calyx-realcli.*/CLI/) are removed when all passed, unless REALCLI_KEEP=1.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/lib.sh"
@@ -180,8 +181,9 @@ for CLI in $CLIS; do
          else echo "realcli setup $CLI $s: FAIL (not reached: an earlier step failed)"; fi ;;
     esac
   done
-  echo "realcli setup $CLI: $((SECONDS - t0)) s ($("$R" version "$CLI"), logs in $D)"
+  echo "realcli setup $CLI: $((SECONDS - t0)) s ($CLI $("$R" version "$CLI"))"
 done
 echo "realcli setup: $((SECONDS - START)) s, $(c --version 2>/dev/null | head -n 1)"
+rl_finish "$failed"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
