@@ -5,14 +5,10 @@
 # Usage: tests/realcli/claude_rows.sh   (after `cargo build`; CALYX_BIN overrides the binary)
 # Prints "realcli claude: PASS" or FAIL lines, or "SKIP: reason" when the CLI cannot be installed.
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-R=${REALCLI:-$(realpath "$ROOT/../shared/realcli/realcli.sh" 2>/dev/null)}
-CALYX=${CALYX_BIN:-$ROOT/target/debug/calyx}
-[ -x "$R" ] || { echo "realcli claude: SKIP: no ../shared/realcli/realcli.sh"; exit 0; }
-[ -x "$CALYX" ] || { echo "realcli claude: FAIL: no calyx binary at $CALYX"; exit 1; }
-T=$(mktemp -d /tmp/calyx-realcli.XXXXXX); chmod 700 "$T"
+source "$(dirname "$0")/lib.sh"
+rl_init "realcli claude"
 P=18401
-if ! "$R" install claude > "$T/install.log" 2>&1; then
+if ! rl_install claude "$T/install.log"; then
   echo "realcli claude: SKIP: install failed: $(tail -n 3 "$T/install.log" | tr '\n' ' ')"
   exit 0
 fi
