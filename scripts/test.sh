@@ -6,3 +6,5 @@ cd "$(dirname "$0")/.."
 cargo test --workspace --locked
 bash tests/realcli/claude_rows.sh
 bash tests/realcli/approvals.sh
+bash tests/realcli/setup_checks.sh
+bash tests/realcli/mcp_headers.sh

@@ -110,9 +110,13 @@ pub fn spawn(
         .as_deref()
         .filter(|c| std::path::Path::new(c).is_dir())
     {
+        // PWD must name the directory the program really starts in (shells and some CLIs
+        // trust it over getcwd), not the directory of whoever created the pane.
         builder.cwd(cwd);
+        builder.env("PWD", cwd);
     } else if let Some((_, home)) = options.env.iter().find(|(k, _)| k == "HOME") {
         builder.cwd(home);
+        builder.env("PWD", home);
     }
 
     let command_text = options.command.join(" ");

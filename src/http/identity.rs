@@ -27,13 +27,32 @@ pub fn from_headers(headers: &HeaderMap, default_kind: Option<&str>) -> Identity
 
 fn header(headers: &HeaderMap, name: &str) -> Option<String> {
     let value = headers.get(name)?.to_str().ok()?.trim();
-    (!value.is_empty()).then(|| value.to_owned())
+    // Some CLIs send an unexpanded `${CALYX_SURFACE_ID}` when the variable is unset (Copilot)
+    // or always for the `:-` form (Hermes): such a value names no pane.
+    let placeholder = value.starts_with("${") || value.starts_with("{env:");
+    (!value.is_empty() && !placeholder).then(|| value.to_owned())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use hyper::header::HeaderValue;
+
+    #[test]
+    fn unexpanded_placeholders_are_absent() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            SURFACE_HEADER,
+            HeaderValue::from_static("${CALYX_SURFACE_ID}"),
+        );
+        headers.insert(
+            SESSION_HEADER,
+            HeaderValue::from_static("{env:CALYX_SESSION_ID}"),
+        );
+        let id = from_headers(&headers, None);
+        assert_eq!(id.surface_id, None);
+        assert_eq!(id.session_id, None);
+    }
 
     #[test]
     fn reads_and_defaults() {

@@ -22,7 +22,8 @@ use crate::http::endpoint_file::{self, EndpointInfo};
 pub type LastEvents = HashMap<AgentKind, (String, SystemTime)>;
 
 /// How long `BIN --version` may take (some CLIs check for updates first).
-const VERSION_TIMEOUT: Duration = Duration::from_secs(3);
+/// Some CLIs are slow to start (Gemini CLI takes about 4 s to print its version here).
+const VERSION_TIMEOUT: Duration = Duration::from_secs(8);
 
 /// Prints the report for the named CLIs (all when empty) and returns the exit status.
 pub fn run(agents: &[String], last_events: Option<&LastEvents>) -> ExitCode {
@@ -166,13 +167,14 @@ fn ago(at: SystemTime) -> String {
     }
 }
 
-/// `BIN --version`'s first line, or None when it fails or takes longer than 3 s.
+/// `BIN --version`'s first line (stdout, else stderr: pi prints it there), or None when it
+/// fails or takes longer than [`VERSION_TIMEOUT`].
 fn version(bin: &Path) -> Option<String> {
     let mut child = Command::new(bin)
         .arg("--version")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .ok()?;
     let deadline = Instant::now() + VERSION_TIMEOUT;
@@ -189,6 +191,9 @@ fn version(bin: &Path) -> Option<String> {
     }
     let mut text = String::new();
     child.stdout.take()?.read_to_string(&mut text).ok()?;
+    if text.trim().is_empty() {
+        child.stderr.take()?.read_to_string(&mut text).ok()?;
+    }
     text.lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
