@@ -97,6 +97,8 @@ impl Server {
     /// Rings bells and sends desktop notifications for transitions the user should hear about.
     fn after_transitions(&mut self, transitions: &[Transition], now: Instant) {
         if transitions.is_empty() {
+            // A closed pane still ends the waits on it.
+            self.wake_agent_waiters();
             return;
         }
         let state = &self.state;
@@ -147,6 +149,7 @@ impl Server {
             }
         }
         self.mark_sidebars_dirty();
+        self.wake_agent_waiters();
     }
 
     /// Redraws every client that shows the sidebar or agent counts.

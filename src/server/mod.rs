@@ -10,6 +10,8 @@ mod agents_glue;
 mod approvals_glue;
 mod client_input;
 mod copy_mode;
+mod mcp_backend;
+mod mcp_glue;
 mod panes;
 mod render;
 mod requests;
@@ -58,6 +60,10 @@ pub enum Msg {
     PaneExited { pane: PaneId, status: Option<u32> },
     /// A request from the agent endpoint (hook events, permission gates).
     Endpoint(crate::http::EndpointRequest),
+    /// An MCP tool call that needs the live state.
+    Mcp(mcp_backend::McpOp),
+    /// Type into a pane (an allowed MCP action).
+    PaneWrite { pane: PaneId, bytes: Vec<u8> },
     /// The hook process behind a pending approval went away.
     ApprovalWithdrawn { id: u64 },
     /// SIGTERM or SIGINT: stop cleanly.
@@ -76,6 +82,8 @@ pub struct Server {
     sync_hold_since: Option<Instant>,
     /// A click on a live screen opened copy mode only to start a possible selection.
     click_started_copy: Option<PaneId>,
+    /// `agent_wait` calls in progress.
+    agent_waiters: Vec<mcp_glue::AgentWaiter>,
     /// Tool calls waiting for the human.
     pub(crate) approvals: crate::approvals::ApprovalQueue,
     /// What the agent in each pane is doing.
@@ -114,6 +122,7 @@ impl Server {
             sync_hold_since: None,
             click_started_copy: None,
             agents: crate::agents::AgentBook::default(),
+            agent_waiters: Vec::new(),
             approvals: crate::approvals::ApprovalQueue::new(Some(
                 crate::paths::state_dir().join("approvals.jsonl"),
             ))
@@ -192,6 +201,12 @@ impl Server {
             Msg::PaneExited { pane, status } => self.pane_exited(pane, status),
             Msg::Endpoint(request) => self.endpoint_request(request),
             Msg::ApprovalWithdrawn { id } => self.approval_withdrawn(id),
+            Msg::Mcp(op) => self.mcp_op(op),
+            Msg::PaneWrite { pane, bytes } => {
+                if let Some(p) = self.state.panes.get(&pane) {
+                    p.process.write(bytes);
+                }
+            }
             Msg::Shutdown => self.state.quit = true,
         }
     }

@@ -145,7 +145,12 @@ fn init_logging() {
 /// logged, not fatal: the multiplexer works without agent events.
 async fn start_endpoint(tx: mpsc::UnboundedSender<Msg>) -> Option<crate::http::EndpointHandle> {
     let (sender, mut requests) = mpsc::channel(256);
-    match crate::http::start(sender, crate::http::EndpointOptions::default()).await {
+    let backend = std::sync::Arc::new(super::mcp_backend::OwnerBackend { tx: tx.clone() });
+    let options = crate::http::EndpointOptions {
+        mcp: Some(crate::mcp::McpOptions::new(backend)),
+        ..Default::default()
+    };
+    match crate::http::start(sender, options).await {
         Ok(handle) => {
             tracing::info!("agent endpoint on 127.0.0.1:{}", handle.port());
             // Entries `calyx setup` wrote earlier must never point at a dead endpoint: bring

@@ -1,0 +1,155 @@
+//! End to end: a real calyx server's `/mcp`, called over HTTP the way an agent's MCP client
+//! does (bearer token, identity headers, session id), answering from live panes; `pane_run`
+//! waits for the human in the approval panel of a real client.
+
+mod common;
+
+use std::io::{Read, Write};
+
+use common::{wait_until, Env};
+
+struct Endpoint {
+    port: u16,
+    token: String,
+}
+
+fn endpoint(env: &Env) -> Endpoint {
+    let text = wait_until("endpoint file", || {
+        std::fs::read_to_string(env.path().join("state/calyx/agent-endpoint.json")).ok()
+    });
+    let v: serde_json::Value = serde_json::from_str(&text).expect("endpoint json");
+    Endpoint {
+        port: v["port"].as_u64().unwrap_or(0) as u16,
+        token: v["token"].as_str().unwrap_or_default().to_string(),
+    }
+}
+
+/// POSTs one JSON-RPC message; returns the response head and the JSON of its result (SSE or JSON).
+fn post(ep: &Endpoint, headers: &[(&str, &str)], body: &str) -> (String, serde_json::Value) {
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", ep.port)).expect("connect");
+    let mut req = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        ep.port,
+        ep.token,
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).expect("write");
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    let (head, rest) = out.split_once("\r\n\r\n").unwrap_or((&out, ""));
+    let json = rest
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("data:")
+                .map(str::trim)
+                .or_else(|| l.trim_start().starts_with('{').then_some(l.trim()))
+        })
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| v.get("result").is_some() || v.get("error").is_some())
+        .unwrap_or(serde_json::Value::Null);
+    (head.to_string(), json)
+}
+
+fn session_header(head: &str) -> String {
+    head.lines()
+        .find_map(|l| {
+            l.split_once(':')
+                .filter(|(k, _)| k.eq_ignore_ascii_case("mcp-session-id"))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .expect("an mcp-session-id")
+}
+
+#[test]
+fn tools_answer_from_live_panes_and_pane_run_waits_for_the_human() {
+    let env = Env::new();
+    let mut c = env.client(&["new", "-s", "mcp"], 40, 150);
+    c.wait_for("$ ");
+    let panes = env.panes();
+    let surface = panes[0]["surface_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    env.ok(&["send-keys", "-t", "mcp", "echo visible-marker", "Enter"]);
+    env.wait_capture("mcp", "visible-marker");
+    let ep = endpoint(&env);
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"0"}}}"#;
+    let (head, result) = post(&ep, &[("X-Calyx-Surface-ID", &surface)], init);
+    let session = session_header(&head);
+    let instructions = result["result"]["instructions"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        instructions.contains("%1"),
+        "instructions name the caller's pane: {instructions}"
+    );
+    let ids = [
+        ("X-Calyx-Surface-ID", surface.as_str()),
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    post(
+        &ep,
+        &ids,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+
+    let (_, listed) = post(
+        &ep,
+        &ids,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"pane_list","arguments":{}}}"#,
+    );
+    assert!(listed.to_string().contains("%1"), "{listed}");
+    let (_, read) = post(
+        &ep,
+        &ids,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"pane_read","arguments":{"pane":"%1"}}}"#,
+    );
+    assert!(read.to_string().contains("visible-marker"), "{read}");
+
+    // pane_run: waits in the approval panel until the human presses y, then types the command.
+    let ep2 = Endpoint {
+        port: ep.port,
+        token: ep.token.clone(),
+    };
+    let (surface2, session2) = (surface.clone(), session.clone());
+    let runner = std::thread::spawn(move || {
+        let ids = [
+            ("X-Calyx-Surface-ID", surface2.as_str()),
+            ("Mcp-Session-Id", session2.as_str()),
+            ("MCP-Protocol-Version", "2025-06-18"),
+        ];
+        post(&ep2, &ids, r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"pane_run","arguments":{"pane":"%1","command":"echo ran-by-mcp"}}}"#).1
+    });
+    c.wait_for("echo ran-by-mcp");
+    c.send("y");
+    let outcome = runner.join().expect("runner");
+    assert!(outcome.to_string().contains("sent"), "{outcome}");
+    env.wait_capture("mcp", "ran-by-mcp\n");
+
+    // Denied is a normal result, and nothing is typed.
+    let ep3 = Endpoint {
+        port: ep.port,
+        token: ep.token.clone(),
+    };
+    let runner = std::thread::spawn(move || {
+        let ids = [
+            ("X-Calyx-Surface-ID", surface.as_str()),
+            ("Mcp-Session-Id", session.as_str()),
+            ("MCP-Protocol-Version", "2025-06-18"),
+        ];
+        post(&ep3, &ids, r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"pane_run","arguments":{"pane":"%1","command":"echo must-not-run"}}}"#).1
+    });
+    c.wait_for("echo must-not-run");
+    c.send("n");
+    let outcome = runner.join().expect("runner");
+    assert!(outcome.to_string().contains("denied"), "{outcome}");
+    let screen = String::from_utf8_lossy(&env.run(&["capture", "-t", "mcp"]).stdout).to_string();
+    assert!(!screen.contains("must-not-run"), "{screen}");
+}
