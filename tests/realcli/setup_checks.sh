@@ -90,8 +90,15 @@ inner() {
         a=${row%% *}
         case " $seen " in *" $s "*) ;; *) seen="$seen $s" ;; esac
         [ "$s" = done ] && break
-        # A gate nobody answers here (pi's extension gates every tool call): blocked is enough.
-        if [ "$s" = blocked ]; then blocked=$((blocked + 1)); [ $blocked -ge 15 ] && break; else blocked=0; fi
+        # A gate calyx holds (pi's extension gates every tool call, Copilot's permissionRequest):
+        # approve it from another process, as a user would with `calyx approve`.
+        if [ "$s" = blocked ]; then
+          blocked=$((blocked + 1))
+          for id in $(c approvals --json --pending 2>/dev/null | python3 -c 'import json,sys; [print(p["id"]) for p in json.load(sys.stdin)["pending"]]' 2>/dev/null); do
+            c approve "$id" >/dev/null 2>&1
+          done
+          [ $blocked -ge 50 ] && break
+        else blocked=0; fi
       fi
       sleep 0.2
     done
@@ -100,7 +107,7 @@ inner() {
     seen=${seen# }
     # The row's recent events and the state each one left (a headless turn is faster than polling).
     local events states
-    events=$(sed -n 's/^  - *[0-9]*s \([^ ]*\) .* -> \([a-z]*\):.*/\1/p' "$D/explain.out" | grep -v '^<' | tr '\n' ' ')
+    events=$(sed -n 's/^  - *[0-9]*[smh] \([^ ]*\) .* -> \([a-z]*\):.*/\1/p' "$D/explain.out" | grep -v '^<' | tr '\n' ' ')
     states=$(sed -n 's/^  - .* -> \([a-z]*\):.*/\1/p' "$D/explain.out" | uniq | tr '\n' ' ' | sed 's/ $//; s/ / -> /g')
     local marker=no; [ -f "$D/project/marker.txt" ] && marker=yes
     if [ -z "$a" ]; then report hooks FAIL "no agent row for pane $pane (tool ran: $marker; pane: $(grep -v '^\s*$' "$D/pane.out" | tail -n 3 | tr '\n' ' '))"
