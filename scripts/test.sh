@@ -8,3 +8,4 @@ bash tests/realcli/claude_rows.sh
 bash tests/realcli/approvals.sh
 bash tests/realcli/setup_checks.sh
 bash tests/realcli/mcp_headers.sh
+bash tests/realcli/claude_mcp.sh

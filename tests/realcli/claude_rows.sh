@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A real Claude Code session (../shared/realcli, driven offline by its fake model server) in a
 # calyx pane: `calyx setup` writes its hooks, and the agent row moves working -> blocked (its
-# permission dialog) -> idle (answered in the pane) -> done (/exit).
+# permission request, held by calyx) -> idle (approved with `calyx approve`) -> done (/exit).
 # Usage: tests/realcli/claude_rows.sh   (after `cargo build`; CALYX_BIN overrides the binary)
 # Prints "realcli claude: PASS" or FAIL lines, or "SKIP: reason" when the CLI cannot be installed.
 set -uo pipefail
@@ -41,9 +41,11 @@ done
 [ "$seen_working" = yes ] || fail "row never went working (last: $(state))"
 # Claude asks before running Bash; the hook told calyx at once, so the row is blocked.
 [ "$(state)" = blocked ] || fail "row did not go blocked at the permission dialog (last: $(state))"
-for _ in $(seq 100); do c capture -t agent | grep -q "Do you want to proceed" && break; sleep 0.2; done
-c send-keys -t agent Enter
-wait_state idle || fail "row did not settle idle after the dialog was answered (last: $(state))"
+# calyx holds the request (Claude waits for its hook before any dialog): answer it from calyx.
+id=$(c approvals --json --pending | python3 -c 'import json,sys; p=json.load(sys.stdin)["pending"]; print(p[0]["id"] if p else "")')
+[ -n "$id" ] || fail "no pending approval for the permission request"
+c approve "$id" || fail "calyx approve $id"
+wait_state idle || fail "row did not settle idle after the approval (last: $(state))"
 [ -f "$T/project/marker.txt" ] || fail "the tool did not run"
 c send-keys -t agent "/exit" Enter
 sleep 0.5; c send-keys -t agent Enter
