@@ -9,3 +9,4 @@ bash tests/realcli/approvals.sh
 bash tests/realcli/setup_checks.sh
 bash tests/realcli/mcp_headers.sh
 bash tests/realcli/claude_mcp.sh
+bash scripts/mcp-conformance.sh
