@@ -155,7 +155,8 @@ impl Server {
             // The agent now waits for the human, whatever event carried the gate (pi's gate
             // is its tool_call).
             if event.kind != EventKind::PermissionRequest {
-                let mut blocked = NormalizedEvent::new(EventKind::PermissionRequest, "calyx:approval");
+                let mut blocked =
+                    NormalizedEvent::new(EventKind::PermissionRequest, "calyx:approval");
                 blocked.tool_name = event.tool_name.clone();
                 self.apply_agent_event(pane, kind, &blocked);
             }

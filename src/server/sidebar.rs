@@ -51,17 +51,31 @@ impl AgentsView {
             } else {
                 format!(" +{}", row.subagents.len())
             };
+            // An agent waiting in calyx's approval panel says so, with the tool it wants.
+            let approval = server
+                .approvals
+                .pending()
+                .iter()
+                .find(|a| a.pane == pane)
+                .map(|a| crate::approvals::visible(&a.tool));
+            let state_text = match &approval {
+                Some(tool) => format!("approval {tool}"),
+                None => row.state.as_str().to_string(),
+            };
             view.badges.insert(
                 pane,
                 (
                     format!(
-                        "{} {glyph} {}{subagents}",
-                        row.kind.display_name(),
-                        row.state.as_str()
+                        "{} {glyph} {state_text}{subagents}",
+                        row.kind.display_name()
                     ),
                     color,
                 ),
             );
+            let title = match approval {
+                Some(tool) => format!("waits for approval: {tool}"),
+                None => title,
+            };
             view.rows
                 .push((pane, sidebar_row(&row, format!("%{pane}"), title)));
         }
