@@ -78,7 +78,10 @@ fn y_allows_with_the_exact_claude_json_and_the_panel_escapes_hostile_input() {
     );
     assert!(screen.contains("\\u{202e}"), "{screen}");
     assert!(screen.contains("1 approval"), "status badge:\n{screen}");
-    assert!(screen.contains("approval Bash"), "the pane's border says what it waits for:\n{screen}");
+    assert!(
+        screen.contains("approval Bash"),
+        "the pane's border says what it waits for:\n{screen}"
+    );
     let raw = String::from_utf8_lossy(&c.raw()).to_string();
     assert!(
         !raw.contains("\x1b]52;c;aGk="),

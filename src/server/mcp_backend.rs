@@ -67,6 +67,30 @@ pub struct OwnerBackend {
 const GONE: &str = "calyx is shutting down; try again when it is back";
 
 impl OwnerBackend {
+    /// Queues typing into a pane behind the human's approval, bounded by `timeout`.
+    async fn act(
+        &self,
+        caller: Option<&PaneRef>,
+        pane: String,
+        bytes: Vec<u8>,
+        what: String,
+        timeout: Duration,
+    ) -> Result<RunOutcome, String> {
+        let caller = caller.cloned();
+        let asked = self.ask(|reply| McpOp::Act {
+            caller,
+            pane,
+            bytes,
+            what,
+            reply,
+        });
+        match tokio::time::timeout(timeout, asked).await {
+            Ok(Some(answer)) => answer,
+            Ok(None) => Err(GONE.into()),
+            Err(_) => Ok(RunOutcome::TimedOut),
+        }
+    }
+
     async fn ask<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> McpOp) -> Option<T> {
         let (tx, rx) = oneshot::channel();
         self.tx.send(Msg::Mcp(make(tx))).ok()?;
@@ -180,27 +204,16 @@ impl McpBackend for OwnerBackend {
         caller: Option<&PaneRef>,
         request: RunRequest,
     ) -> Result<RunOutcome, String> {
-        let caller = caller.cloned();
         let mut bytes = request.command.clone().into_bytes();
         bytes.push(b'\r');
-        let what = request.command.clone();
-        let pane = request.pane.clone();
-        match tokio::time::timeout(
+        self.act(
+            caller,
+            request.pane,
+            bytes,
+            request.command,
             request.timeout,
-            self.ask(|reply| McpOp::Act {
-                caller,
-                pane,
-                bytes,
-                what,
-                reply,
-            }),
         )
         .await
-        {
-            Ok(Some(answer)) => answer,
-            Ok(None) => Err(GONE.into()),
-            Err(_) => Ok(RunOutcome::TimedOut),
-        }
     }
 
     async fn pane_send_keys(
@@ -210,25 +223,9 @@ impl McpBackend for OwnerBackend {
         keys: Vec<String>,
         timeout: Duration,
     ) -> Result<RunOutcome, String> {
-        let caller = caller.cloned();
         let bytes = crate::keys::send_keys_bytes(&keys, false, false);
         let what = format!("send keys: {}", keys.join(" "));
-        let pane = pane.to_string();
-        match tokio::time::timeout(
-            timeout,
-            self.ask(|reply| McpOp::Act {
-                caller,
-                pane,
-                bytes,
-                what,
-                reply,
-            }),
-        )
-        .await
-        {
-            Ok(Some(answer)) => answer,
-            Ok(None) => Err(GONE.into()),
-            Err(_) => Ok(RunOutcome::TimedOut),
-        }
+        self.act(caller, pane.to_string(), bytes, what, timeout)
+            .await
     }
 }
