@@ -432,3 +432,65 @@ fn short_durations() {
     assert_eq!(short_duration(Duration::from_secs(7200)), "2h");
     assert_eq!(short_duration(Duration::from_secs(90_000)), "1d");
 }
+
+/// The time-based rules with tokio's paused clock, as the owner loop runs them: `Instant::now()`
+/// moves only when the test advances it.
+#[tokio::test(start_paused = true)]
+async fn aging_and_blocked_grace_on_the_paused_clock() {
+    use calyx_integrations::{AgentKind, EventKind, NormalizedEvent};
+    use tokio::time::{advance, Instant};
+
+    let ev = |kind: EventKind, name: &str| {
+        let mut e = NormalizedEvent::new(kind, name);
+        e.session_id = Some("paused-1".into());
+        e.tool_name = Some("Bash".into());
+        e
+    };
+    let mut book = AgentBook::default();
+    book.apply(
+        7,
+        AgentKind::ClaudeCode,
+        &ev(EventKind::UserPromptSubmit, "UserPromptSubmit"),
+        Instant::now(),
+    );
+    assert_eq!(book.row(7).map(|r| r.state), Some(AgentState::Working));
+    // Working with no event for 15 minutes becomes unknown, exactly at the deadline.
+    advance(WORKING_STALE_AFTER - std::time::Duration::from_secs(1)).await;
+    assert!(book.tick(Instant::now()).is_empty());
+    assert_eq!(
+        book.next_deadline(),
+        Some(Instant::now() + std::time::Duration::from_secs(1))
+    );
+    advance(std::time::Duration::from_secs(1)).await;
+    book.tick(Instant::now());
+    assert_eq!(book.row(7).map(|r| r.state), Some(AgentState::Unknown));
+    // Blocked: a PreToolUse within 1.5 s keeps it; after that it moves on; blocked never ages.
+    book.apply(
+        7,
+        AgentKind::ClaudeCode,
+        &ev(EventKind::PermissionRequest, "PermissionRequest"),
+        Instant::now(),
+    );
+    advance(BLOCKED_GRACE / 2).await;
+    book.apply(
+        7,
+        AgentKind::ClaudeCode,
+        &ev(EventKind::PreToolUse, "PreToolUse"),
+        Instant::now(),
+    );
+    assert_eq!(book.row(7).map(|r| r.state), Some(AgentState::Blocked));
+    advance(WORKING_STALE_AFTER * 2).await;
+    book.tick(Instant::now());
+    assert_eq!(
+        book.row(7).map(|r| r.state),
+        Some(AgentState::Blocked),
+        "blocked never ages"
+    );
+    book.apply(
+        7,
+        AgentKind::ClaudeCode,
+        &ev(EventKind::PreToolUse, "PreToolUse"),
+        Instant::now(),
+    );
+    assert_eq!(book.row(7).map(|r| r.state), Some(AgentState::Working));
+}
