@@ -4,9 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --locked
-bash tests/realcli/claude_rows.sh
+bash tests/realcli/claude_session.sh rows
 bash tests/realcli/approvals.sh
 bash tests/realcli/setup_checks.sh
 bash tests/realcli/mcp_headers.sh
-bash tests/realcli/claude_mcp.sh
+bash tests/realcli/claude_session.sh mcp
 bash scripts/mcp-conformance.sh
