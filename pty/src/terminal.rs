@@ -36,8 +36,6 @@ pub struct Terminal {
     parser: vt100::Parser<Answerback>,
     history: History,
     limits: HistoryLimits,
-    /// Bumped on every change; renderers compare it to skip unchanged panes.
-    generation: u64,
     charset: crate::charset::Charset,
 }
 
@@ -57,7 +55,6 @@ impl Terminal {
             ),
             history: History::new(limits.lines, limits.bytes),
             limits,
-            generation: 0,
             charset: crate::charset::Charset::default(),
         }
     }
@@ -67,7 +64,6 @@ impl Terminal {
         let bytes = self.charset.translate(bytes);
         self.history.push(&bytes);
         self.parser.process(&bytes);
-        self.generation = self.generation.wrapping_add(1);
     }
 
     /// Takes the query replies the last `process` calls produced (the reader thread writes them
@@ -121,18 +117,7 @@ impl Terminal {
         let (r, c) = self.parser.screen().size();
         if (r.get(), c.get()) != (rows.max(1), cols.max(1)) {
             self.parser.screen_mut().set_size(dim(rows), dim(cols));
-            self.generation = self.generation.wrapping_add(1);
         }
-    }
-
-    /// A counter that changes whenever the screen may have changed.
-    pub fn generation(&self) -> u64 {
-        self.generation
-    }
-
-    /// Ends a synchronized update the program never closed (used after a timeout).
-    pub fn force_end_synchronized_output(&mut self) {
-        self.parser.callbacks_mut().synchronized_output = false;
     }
 
     /// Retained output bytes.

@@ -192,10 +192,7 @@ impl Server {
             }
             Action::NextPane | Action::PreviousPane => {
                 let panes = self
-                    .state
-                    .sessions
-                    .get(&session)
-                    .and_then(|s| s.window())
+                    .window_of(session)
                     .map(|w| w.layout.panes())
                     .unwrap_or_default();
                 if let Some(i) = panes.iter().position(|p| *p == active) {
@@ -210,10 +207,7 @@ impl Server {
             }
             Action::SelectPane(dir) => {
                 let rects = self
-                    .state
-                    .sessions
-                    .get(&session)
-                    .and_then(|s| s.window())
+                    .window_of(session)
                     .map(|w| w.layout.rects(area))
                     .unwrap_or_default();
                 if let Some(p) = neighbour(&rects, active, dir) {
@@ -257,10 +251,7 @@ impl Server {
             }
             Action::RenameWindow => {
                 let name = self
-                    .state
-                    .sessions
-                    .get(&session)
-                    .and_then(|s| s.window())
+                    .window_of(session)
                     .map(|w| w.name.clone())
                     .unwrap_or_default();
                 self.set_mode(
@@ -321,10 +312,7 @@ impl Server {
                     .map(|s| s.active_window)
                     .unwrap_or(0);
                 let panes = self
-                    .state
-                    .sessions
-                    .get(&session)
-                    .and_then(|s| s.window())
+                    .window_of(session)
                     .map(|w| w.layout.panes())
                     .unwrap_or_default();
                 self.state.remove_window(session, index);
@@ -389,6 +377,11 @@ impl Server {
             }
         }
         self.state.mark_session_dirty(session);
+    }
+
+    /// A session's active window.
+    fn window_of(&self, session: SessionId) -> Option<&super::state::Window> {
+        self.state.sessions.get(&session).and_then(|s| s.window())
     }
 
     /// Changes the session's active window, then lays the session out again.
