@@ -92,19 +92,51 @@ fn a_read_only_file_is_not_replaced() {
     assert_eq!(fs::read_to_string(&path).unwrap(), "{}\n");
 }
 
+/// Makes a directory unwritable for the test's life: mode 0555, or for root (whom modes do not
+/// stop) the immutable attribute. None when neither can be set here.
+struct ReadOnlyDir(std::path::PathBuf, bool);
+
+impl ReadOnlyDir {
+    fn new(dir: &std::path::Path) -> Option<Self> {
+        if unsafe { libc_geteuid() } == 0 {
+            let ok = std::process::Command::new("chattr")
+                .arg("+i")
+                .arg(dir)
+                .status()
+                .is_ok_and(|s| s.success());
+            ok.then(|| Self(dir.to_path_buf(), true))
+        } else {
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o555)).ok()?;
+            Some(Self(dir.to_path_buf(), false))
+        }
+    }
+}
+
+impl Drop for ReadOnlyDir {
+    fn drop(&mut self) {
+        if self.1 {
+            let _ = std::process::Command::new("chattr")
+                .arg("-i")
+                .arg(&self.0)
+                .status();
+        } else {
+            let _ = fs::set_permissions(&self.0, fs::Permissions::from_mode(0o755));
+        }
+    }
+}
+
 #[test]
 fn a_read_only_directory_leaves_the_file_intact() {
-    if unsafe { libc_geteuid() } == 0 {
-        eprintln!("running as root: directory permissions do not apply; skipped");
-        return;
-    }
     let home = tempfile::tempdir().unwrap();
     let path = write(home.path(), ".codex/config.toml", "a = 1\n");
     let dir = path.parent().unwrap();
-    fs::set_permissions(dir, fs::Permissions::from_mode(0o555)).unwrap();
+    let Some(guard) = ReadOnlyDir::new(dir) else {
+        eprintln!("cannot make a directory read-only here (no chattr for root); skipped");
+        return;
+    };
     let plan = setup::plan(AgentKind::Codex, &ctx(home.path()), Op::Install).unwrap();
     assert!(setup::apply(&plan).is_err());
-    fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
+    drop(guard);
     assert_eq!(fs::read_to_string(&path).unwrap(), "a = 1\n");
 }
 
