@@ -38,6 +38,17 @@ impl Server {
     /// Handles a request from the HTTP endpoint.
     pub(super) fn endpoint_request(&mut self, request: EndpointRequest) {
         let EndpointRequest { call, reply } = request;
+        if let Some(capture) = self.payload_capture.as_mut() {
+            let (route, identity, payload) = match &call {
+                EndpointCall::AgentEvent { identity, payload } => {
+                    ("agent-event", identity, payload)
+                }
+                EndpointCall::ApprovalRequest { identity, payload } => {
+                    ("approval-request", identity, payload)
+                }
+            };
+            capture.record(route, identity.agent_kind.as_deref(), payload);
+        }
         match call {
             EndpointCall::AgentEvent { identity, payload } => {
                 let answer = match self.agent_event(&identity, &payload) {

@@ -13,6 +13,7 @@ mod copy_mode;
 mod mcp_backend;
 mod mcp_glue;
 mod panes;
+mod payload_capture;
 mod render;
 mod requests;
 mod sidebar;
@@ -96,6 +97,8 @@ pub struct Server {
     render_now: bool,
     /// When each pane with an agent row last printed something (evidence of life).
     last_output: HashMap<PaneId, Instant>,
+    /// Hook payloads recorded for the real-CLI suite (`CALYX_CAPTURE_PAYLOADS`), else None.
+    payload_capture: Option<payload_capture::PayloadCapture>,
 }
 
 impl Server {
@@ -131,6 +134,7 @@ impl Server {
             last_output: HashMap::new(),
             echo_pending: Default::default(),
             render_now: false,
+            payload_capture: payload_capture::PayloadCapture::from_env(),
         }
     }
 

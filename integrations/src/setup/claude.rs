@@ -74,7 +74,9 @@ pub(super) fn group(ctx: &Ctx, kind: AgentKind, ev: &Ev, async_ping: bool) -> J 
         ("command", J::s(ctx.hook_command(kind, ev.gate))),
         ("timeout", J::Int(ev.timeout as i64)),
     ];
-    if async_ping && !ev.gate {
+    // SessionEnd waits: at /exit Claude Code 2.1.197 does not wait for async hooks and closes
+    // their stdin unwritten, so an async SessionEnd reaches calyx as an empty body.
+    if async_ping && !ev.gate && ev.name != "SessionEnd" {
         hook.push(("async", J::Bool(true)));
     }
     let mut g = Vec::new();

@@ -1,0 +1,314 @@
+#!/usr/bin/env bash
+# The real-CLI suite (issue 7): every CLI ../shared/realcli installs runs in its interactive TUI
+# inside a calyx pane, offline against its fake model, with the hooks and MCP entry that
+# `calyx setup` itself wrote into a throwaway HOME. Per CLI, in one network namespace:
+#   setup      `calyx setup --yes --agent KIND` succeeds;
+#   mcp-list   the CLI's own MCP listing shows calyx-ipc (pi: no MCP client);
+#   prompt     a plain prompt (SCENARIO:plain): the pane's agent row goes working, then idle;
+#   subagent   SCENARIO:subagent: a child row appears under the agent and retires (CLIs with one);
+#   mcp        SCENARIO:mcp:pane_list: the CLI calls calyx-ipc's pane_list and calyx's answer
+#              reaches the model (the fake model's request log shows it);
+#   done       quitting the CLI (its /exit or /quit) settles the row done;
+#   uninstall  `calyx setup --uninstall`: the CLI still starts, calyx-ipc is gone from its MCP
+#              listing, and no file setup wrote still names calyx.
+# Approvals (allow / deny / message / always) are tests/realcli/approvals.sh, run after this.
+# Permission dialogs met on the way are answered from calyx (`calyx approve`) where calyx holds
+# the gate, and in the pane (Enter) where the CLI's own dialog is the only place to answer.
+#
+# Hook payloads the server received whose event fixtures/payloads/ does not cover yet are saved,
+# with neutral paths, into fixtures/payloads/new/ (the unit tests normalize every file there).
+#
+# Usage: tests/realcli/suite.sh [CLI...]   (after `cargo build`; CALYX_BIN overrides the binary;
+#        REALCLI_RESULTS=FILE also writes "cli step RESULT" lines there, for scripts/realcli-drift.sh)
+# One line per CLI per step (PASS, FAIL or SKIP: why), then "N passed, M failed"; exits 1 if a CLI
+# that installed failed a step. A CLI that cannot be installed is a SKIP line, never silent.
+# Logs (/tmp/calyx-realcli.*/CLI/) are removed when all passed, unless REALCLI_KEEP=1.
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/lib.sh"
+
+STEPS="setup mcp-list prompt subagent mcp done uninstall"
+declare -A KIND=([claude]=claude-code [codex]=codex [opencode]=opencode [gemini]=gemini [pi]=pi
+                 [copilot]=copilot [hermes]=hermes)
+declare -A PORT=([claude]=18401 [codex]=18402 [opencode]=18403 [gemini]=18404 [pi]=18405
+                 [copilot]=18406 [hermes]=18407)
+declare -A QUIT=([claude]=/exit [codex]=/exit [opencode]=/exit [gemini]=/quit [pi]=/quit
+                 [copilot]=/exit [hermes]=/quit)
+# The CLI's own permission dialog, answered in the pane (Enter) only when calyx holds nothing for
+# it: Gemini's and Hermes' gates cannot allow from a hook, OpenCode's is answered by calyx's plugin
+# when calyx has a decision.
+declare -A DIALOG=([gemini]='Allow execution' [hermes]='Dangerous Command' [opencode]='Permission required')
+# Why a step cannot run for a CLI (a SKIP line says so).
+declare -A NO_SUBAGENT=(
+  [gemini]="Gemini CLI has no subagent tool the model can call, and no subagent hook events"
+  [pi]="pi has no subagents")
+declare -A NO_MCP=([pi]="pi has no MCP client (calyx gives pi an extension with a 'calyx' dispatcher tool instead)")
+
+# The CLI's own MCP listing (runs in the project dir).
+mcp_list() { (cd "$D/project" && timeout 90 "$CLI" mcp list < /dev/null 2>&1); }
+
+# ----------------------------------------------------------------------------------- inside
+report() { # STEP PASS|FAIL|SKIP DETAIL
+  echo "$1 $2 $3" >> "$D/results"
+  if [ "$2" = SKIP ]; then echo "realcli $CLI $1: SKIP: $3"; else echo "realcli $CLI $1: $2 ($3)"; fi
+}
+
+pending_ids() {
+  c approvals --json --pending 2>/dev/null |
+    python3 -c 'import json,sys; [print(p["id"]) for p in json.load(sys.stdin)["pending"]]' 2>/dev/null
+}
+
+# One round of answering whatever the turn waits on: calyx's queue first (as a user would with
+# `calyx approve`), then the CLI's own dialog when calyx held nothing for 3 rounds in a row.
+DIALOG_SEEN=0 APPROVED=0 IN_PANE=0
+pump() {
+  local ids; ids=$(pending_ids)
+  if [ -n "$ids" ]; then
+    for id in $ids; do c approve "$id" >/dev/null 2>&1 && APPROVED=$((APPROVED + 1)); done
+    DIALOG_SEEN=0; return
+  fi
+  local pattern=${DIALOG[$CLI]:-}
+  if [ -n "$pattern" ] && c capture -t agent 2>/dev/null | grep -q "$pattern"; then
+    DIALOG_SEEN=$((DIALOG_SEEN + 1))
+    if [ $DIALOG_SEEN -ge 3 ]; then c send-keys -t agent Enter; IN_PANE=$((IN_PANE + 1)); DIALOG_SEEN=0; fi
+  else DIALOG_SEEN=0; fi
+}
+
+row_json() { c agents --json 2>/dev/null; }
+row_field() { # PANE FIELD -> the row's field ("none" without a row)
+  row_json | python3 -c '
+import json, sys
+rows = [r for r in json.load(sys.stdin)["agents"] if r.get("pane") == sys.argv[1]]
+v = rows[0].get(sys.argv[2]) if rows else "none"
+print(len(v) if isinstance(v, list) else v)' "$1" "$2" 2>/dev/null || echo none
+}
+
+# Types a prompt into the agent's TUI: the text, then Enter on its own (ink and ratatui TUIs take
+# a fast "text + Enter" burst as a paste).
+type_prompt() { c send-keys -t agent "$1"; sleep 0.5; c send-keys -t agent Enter; }
+
+# The states the row passed through since the last `mark` (from its own history, so a turn
+# faster than polling is seen too).
+states_since_mark() {
+  c agents explain "$PANE" 2>/dev/null | sed -n 's/^  - .* -> \([a-z]*\):.*/\1/p' | tail -n "+$((MARK + 1))" | uniq | tr '\n' ' '
+}
+mark() { MARK=$(c agents explain "$PANE" 2>/dev/null | grep -c '^  - '); }
+
+# Waits up to SECONDS for the turn to end: the row went working and is idle again.
+wait_turn() { # SECONDS
+  local i s seen=""
+  for i in $(seq $(($1 * 5))); do
+    pump
+    s=$(row_field "$PANE" state)
+    case " $seen " in *" $s "*) ;; *) seen="$seen $s" ;; esac
+    if [ "$s" = idle ] && { [[ " $seen " == *" working "* ]] || [[ "$(states_since_mark)" == *working* ]]; }; then
+      TURN_STATES="${seen# }"; return 0
+    fi
+    sleep 0.2
+  done
+  TURN_STATES="${seen# }"; return 1
+}
+
+inner() {
+  . "$D/env.sh"
+  rl_calyx_env "$D/run"
+  export CALYX_CAPTURE_PAYLOADS=$D/payloads.jsonl
+  # remain_on_exit keeps the pane, and so its agent row, after the CLI exits.
+  local cfg=${XDG_CONFIG_HOME:-$HOME/.config}/calyx
+  mkdir -p "$cfg" && echo 'remain_on_exit = true' > "$cfg/config.toml"
+  local kind=${KIND[$CLI]} P=${PORT[$CLI]}
+  "$R" fake "$CLI" "$P" "$D/fake.jsonl" > "$D/fake.out" 2>&1 & FAKE=$!
+  trap 'c kill-server >/dev/null 2>&1; kill $FAKE 2>/dev/null' EXIT
+  "$R" waitport "$P" 20 || { report setup FAIL "the fake model did not start: $(tail -n 3 "$D/fake.out")"; return; }
+  c new -d -s setup -x 160 -y 45 -- sleep 900 || { report setup FAIL "the calyx server did not start"; return; }
+
+  # 1. setup (the home first saved, to compare after the uninstall)
+  (cd "$HOME/.." && tar --exclude=node_modules --exclude=.cache -cf "$D/home-before.tar" "$(basename "$HOME")")
+  mkdir -p "$D/before" && tar -xf "$D/home-before.tar" -C "$D/before"
+  if timeout 60 "$CALYX" setup --yes --agent "$kind" > "$D/setup.out" 2>&1; then
+    report setup PASS "$(grep -c '^+++ ' "$D/setup.out") file(s): $(grep '^+++ ' "$D/setup.out" | sed 's|^+++ [ab]/||; s|^+++ ||' | sed "s|^$HOME/|~/|" | tr '\n' ' ')"
+  else
+    report setup FAIL "exit $?: $(tail -n 5 "$D/setup.out" | tr '\n' ' ')"
+    return
+  fi
+
+  # 2. the CLI's own MCP listing shows calyx-ipc, connected
+  if [ -n "${NO_MCP[$CLI]:-}" ]; then
+    report mcp-list SKIP "${NO_MCP[$CLI]}"
+  else
+    mcp_list > "$D/mcp-list.out"; local rc=$?
+    local line; line=$(grep -m1 'calyx-ipc' "$D/mcp-list.out" | sed 's/\x1b\[[0-9;]*m//g' | tr -s ' ')
+    if [ $rc -ne 0 ]; then report mcp-list FAIL "'$CLI mcp list' exit $rc: $(tail -n 3 "$D/mcp-list.out" | tr '\n' ' ')"
+    elif [ -z "$line" ]; then report mcp-list FAIL "no calyx-ipc in '$CLI mcp list': $(head -n 5 "$D/mcp-list.out" | tr '\n' ' ')"
+    elif [ "$CLI" = claude ] && ! grep -q 'Connected' <<< "$line"; then report mcp-list FAIL "calyx-ipc not connected: $line"
+    elif grep -qiE 'fail|error|disconnected' <<< "$line"; then report mcp-list FAIL "$line"
+    else report mcp-list PASS "$line"
+    fi
+  fi
+
+  # 3. a plain prompt in the TUI: working, then idle
+  local first="SCENARIO:plain say hi"
+  "$R" cmd "$CLI" tui "$first" > "$D/argv" 2>/dev/null || { report prompt FAIL "realcli.sh cmd failed"; return; }
+  mapfile -t A < "$D/argv"
+  # `cd` first: a calyx pane inherits the client's $PWD even with -c (docs/realcli.md).
+  if ! (cd "$D/project" && c new -d -s agent -x 160 -y 45 -c "$D/project" -- timeout --foreground 600 "${A[@]}"); then
+    report prompt FAIL "calyx new failed"; return
+  fi
+  PANE=$(rl_pane agent); MARK=0
+  if [ "$CLI" = hermes ]; then
+    # Hermes' TUI takes no prompt argument: type it once it greets.
+    local i; for i in $(seq 300); do c capture -t agent 2>/dev/null | grep -q 'Welcome to Hermes' && break; sleep 0.2; done
+    sleep 1; type_prompt "$first"
+  fi
+  if wait_turn 120; then
+    report prompt PASS "pane $PANE, polled: ${TURN_STATES// / -> }; history: $(states_since_mark | sed 's/ $//; s/ / -> /g')"
+  else
+    report prompt FAIL "row did not go working then idle (polled: $TURN_STATES; history: $(states_since_mark); pane: $(c capture -t agent 2>/dev/null | grep -v '^\s*$' | tail -n 4 | tr '\n' ' '))"
+    c capture -t agent > "$D/pane-prompt.txt" 2>&1
+  fi
+
+  # 4. a subagent: a child row appears and retires
+  if [ -n "${NO_SUBAGENT[$CLI]:-}" ]; then
+    report subagent SKIP "${NO_SUBAGENT[$CLI]}"
+  else
+    mark; type_prompt "SCENARIO:subagent delegate: write marker"
+    local max=0 n i ok=no
+    for i in $(seq 600); do
+      pump
+      n=$(row_field "$PANE" subagents); [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -gt "$max" ] && max=$n
+      if [ "$(row_field "$PANE" state)" = idle ] && [[ "$(states_since_mark)" == *working* ]]; then ok=yes; break; fi
+      sleep 0.2
+    done
+    local hist; hist=$(c agents explain "$PANE" 2>/dev/null | tail -n "+$((MARK + 1))")
+    local started stopped left
+    started=$(grep -c '(SubagentStart)' <<< "$hist"); stopped=$(grep -c '(SubagentStop)' <<< "$hist")
+    left=$(row_field "$PANE" subagents)
+    if [ $ok != yes ]; then report subagent FAIL "the turn did not end (state $(row_field "$PANE" state))"
+    elif [ "$started" -eq 0 ] && [ "$max" -eq 0 ]; then report subagent FAIL "no child row appeared: $(grep '^  - ' <<< "$hist" | sed 's/^ *- *[0-9]*[smh] //; s/ ->.*//' | tr '\n' ' ')"
+    elif [ "$left" != 0 ]; then report subagent FAIL "$left child row(s) still listed after the turn"
+    else report subagent PASS "child rows seen polling: $max; SubagentStart x$started, SubagentStop x$stopped in the history; none left after the turn"
+    fi
+  fi
+
+  # 5. an MCP call through the entry setup wrote reaches calyx, and the answer reaches the model
+  if [ -n "${NO_MCP[$CLI]:-}" ]; then
+    report mcp SKIP "${NO_MCP[$CLI]}"
+  else
+    mark; type_prompt "SCENARIO:mcp:pane_list list the panes"
+    local i got=no
+    for i in $(seq 600); do
+      pump
+      grep -q 'window_name' "$D/fake.jsonl" 2>/dev/null && { got=yes; break; }
+      sleep 0.2
+    done
+    if [ $got = yes ]; then
+      wait_turn 30 >/dev/null
+      report mcp PASS "the model received calyx's pane_list answer (tool $(python3 - "$D/fake.jsonl" <<'PY'
+import json, sys
+names = set()
+for line in open(sys.argv[1]):
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    for c in r.get("called") or []:
+        if "pane_list" in str(c):
+            names.add(str(c))
+print(", ".join(sorted(names)) or "?")
+PY
+))"
+    else
+      report mcp FAIL "$(grep -q 'pane_list' "$D/fake.jsonl" && echo "pane_list was called but calyx's answer never reached the model" || echo "the model never called pane_list: $(tail -n 1 "$D/fake.jsonl" | head -c 300)")"
+    fi
+  fi
+
+  # 6. quitting settles the row done
+  mark; type_prompt "${QUIT[$CLI]}"
+  local i s=""
+  for i in $(seq 150); do
+    s=$(row_field "$PANE" state); [ "$s" = done ] && break
+    # A slash-command menu may take the first Enter as "pick": confirm once more.
+    [ "$i" = 15 ] && c send-keys -t agent Enter
+    sleep 0.2
+  done
+  local last; last=$(c agents explain "$PANE" 2>/dev/null | tail -n "+$((MARK + 1))" | sed -n 's/^  - *[0-9]*[smh] \([^ ]*\) .* -> \([a-z]*\):.*/\1 -> \2/p' | tr '\n' ',' | sed 's/,$//; s/,/, /g')
+  if [ "$s" = done ]; then report done PASS "${QUIT[$CLI]} -> done (events since: $last)"
+  else report done FAIL "row is $s after ${QUIT[$CLI]} (last event: $last; pane: $(c capture -t agent 2>/dev/null | grep -v '^\s*$' | tail -n 3 | tr '\n' ' '))"
+  fi
+  echo "realcli $CLI answers (info): $APPROVED approved in calyx, $IN_PANE answered in the pane"
+
+  # 7. uninstall: the CLI still starts, calyx-ipc is gone, no file setup wrote names calyx
+  c kill -t agent >/dev/null 2>&1
+  if ! timeout 60 "$CALYX" setup --uninstall --yes --agent "$kind" > "$D/uninstall.out" 2>&1; then
+    report uninstall FAIL "calyx setup --uninstall: $(tail -n 5 "$D/uninstall.out" | tr '\n' ' ')"; return
+  fi
+  local problems="" f out
+  out=$(cd "$D/project" && timeout 60 "$CLI" --version < /dev/null 2>&1) || problems+="'$CLI --version' exit $?: $(tail -n 2 <<< "$out" | tr '\n' ' '); "
+  if [ -z "${NO_MCP[$CLI]:-}" ]; then
+    mcp_list > "$D/mcp-list-after.out" || problems+="'$CLI mcp list' exit $?: $(tail -n 2 "$D/mcp-list-after.out" | tr '\n' ' '); "
+    ! grep -q calyx-ipc "$D/mcp-list-after.out" || problems+="calyx-ipc still listed; "
+  fi
+  local same=0 differ=""
+  while read -r f; do
+    local before=$D/before/$(basename "$HOME")/${f#"$HOME"/}
+    if [ -e "$f" ]; then
+      ! grep -qE "calyx-ipc|$(basename "$CALYX")\"? hook " "$f" || problems+="$f still names calyx; "
+      if cmp -s "$f" "$before"; then same=$((same + 1)); else differ+=" ~/${f#"$HOME"/}"; fi
+    elif [ -e "$before" ]; then problems+="$f was removed; "
+    else same=$((same + 1))
+    fi
+  done < <(grep '^+++ ' "$D/setup.out" | sed 's|^+++ [ab]/|/|; s|^+++ ||; s|//|/|')
+  # Informational: the CLI may rewrite its own files during the turns (Claude's ~/.claude.json).
+  local bytes="files setup touched byte-identical to before: $same${differ:+; changed since by the CLI itself:$differ}"
+  if [ -z "$problems" ]; then
+    report uninstall PASS "$(grep -v WARNING <<< "$out" | head -n 1 | tr -s ' ')$([ -z "${NO_MCP[$CLI]:-}" ] && echo "; '$CLI mcp list' exit 0 without calyx-ipc"); $bytes"
+  else
+    report uninstall FAIL "$problems"
+  fi
+}
+
+if [ "${1:-}" = --inner ]; then
+  inner
+  exit 0
+fi
+
+# ---------------------------------------------------------------------------------- outside
+rl_init "realcli suite"
+START=$SECONDS
+CLIS=${*:-claude codex opencode gemini pi copilot hermes}
+passed=0 failed=0
+for CLI in $CLIS; do
+  [ -n "${KIND[$CLI]:-}" ] || { echo "realcli suite: unknown CLI '$CLI'"; failed=$((failed + 1)); continue; }
+  D=$T/$CLI; mkdir -p "$D"
+  if ! rl_install "$CLI" "$D/install.log"; then
+    for s in $STEPS; do
+      echo "realcli $CLI $s: SKIP: not installable: $(tail -n 2 "$D/install.log" | tr '\n' ' ')"
+      [ -n "${REALCLI_RESULTS:-}" ] && echo "$CLI $s SKIP" >> "$REALCLI_RESULTS"
+    done
+    continue
+  fi
+  "$R" prepare "$CLI" "$D/home" "$D/project" "${PORT[$CLI]}" > "$D/env.sh" ||
+    { echo "realcli $CLI: FAIL: realcli.sh prepare failed"; failed=$((failed + 1)); continue; }
+  t0=$SECONDS
+  CLI=$CLI D=$D timeout 420 "$R" netns -- bash "$HERE/suite.sh" --inner
+  rc=$?
+  touch "$D/results"
+  for s in $STEPS; do
+    st=$(awk -v s="$s" '$1 == s { print $2; exit }' "$D/results")
+    case "$st" in
+      PASS) passed=$((passed + 1)) ;;
+      SKIP) ;;
+      FAIL) failed=$((failed + 1)) ;;
+      *) failed=$((failed + 1)); st=FAIL
+         if [ $rc -ne 0 ]; then echo "realcli $CLI $s: FAIL (not reached: the namespace run exited $rc${rc/#124/, timed out})"
+         else echo "realcli $CLI $s: FAIL (not reached: an earlier step failed)"; fi ;;
+    esac
+    [ -n "${REALCLI_RESULTS:-}" ] && echo "$CLI $s $st" >> "$REALCLI_RESULTS"
+  done
+  python3 "$HERE/save_payloads.py" "$CLI" "$("$R" version "$CLI")" "$D" "$ROOT/fixtures/payloads"
+  echo "realcli $CLI: $((SECONDS - t0)) s ($CLI $("$R" version "$CLI"))"
+done
+echo "realcli suite: $((SECONDS - START)) s, $(c --version 2>/dev/null | head -n 1)"
+rl_finish "$failed"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
