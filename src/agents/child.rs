@@ -4,7 +4,9 @@
 //! a main thread started with `--agent`), or whose session id is a known child's id (Grok's
 //! child teardown arrives as SessionEnd with the child's session; OpenCode children are
 //! sessions of their own). A parent's Stop does not retire running children; SubagentStop,
-//! the child's own SessionEnd, the parent's SessionEnd, a pane exit or a new session does.
+//! the child's own Stop or SessionEnd (an OpenCode task session going idle is the task's end:
+//! OpenCode 1.18.33 never deletes it), the parent's SessionEnd, a pane exit or a new session
+//! does.
 
 use calyx_integrations::{EventKind, NormalizedEvent};
 use tokio::time::Instant;
@@ -37,7 +39,10 @@ pub(super) fn apply_child(
     out: &mut Vec<Transition>,
 ) {
     row.last_event = now;
-    let ends = matches!(ev.kind, EventKind::SubagentStop | EventKind::SessionEnd);
+    let ends = matches!(
+        ev.kind,
+        EventKind::SubagentStop | EventKind::SessionEnd | EventKind::Stop
+    );
     if ends {
         retire_child(row, id, out);
         return;

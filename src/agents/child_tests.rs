@@ -107,6 +107,23 @@ fn child_teardown_as_session_end_retires_the_child_not_the_parent() {
 }
 
 #[test]
+fn an_opencode_task_session_going_idle_retires_its_child_row() {
+    // OpenCode runs a task as a child session (session.created with parentID) and never
+    // deletes it: the child's own session.idle (Stop) is the task's end. The parent works on.
+    let t0 = Instant::now();
+    let mut book = AgentBook::default();
+    let oc = AgentKind::OpenCode;
+    book.apply(P, oc, &ev(EventKind::UserPromptSubmit, "parent"), t0);
+    book.apply(P, oc, &sub(EventKind::SubagentStart, "parent", "child"), t0);
+    assert_eq!(book.row(P).map(|r| r.subagents.len()), Some(1));
+    book.apply(P, oc, &ev(EventKind::PreToolUse, "child"), secs(t0, 1));
+    assert_eq!(book.row(P).map(|r| r.subagents.len()), Some(1));
+    book.apply(P, oc, &ev(EventKind::Stop, "child"), secs(t0, 2));
+    assert_eq!(book.row(P).map(|r| r.subagents.len()), Some(0));
+    assert_eq!(state(&book), AgentState::Working);
+}
+
+#[test]
 fn subagent_permission_request_blocks_the_pane() {
     let t0 = Instant::now();
     let mut book = AgentBook::default();

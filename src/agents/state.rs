@@ -208,6 +208,9 @@ pub struct AgentRow {
     pub rule: Rule,
     pub(super) pending: Option<PendingTool>,
     pub(super) history: VecDeque<HistoryEntry>,
+    /// History lines ever recorded (the history itself keeps the last [`HISTORY_LEN`]), so a
+    /// script can tell which of the lines `calyx agents explain` shows arrived after a point.
+    pub events_recorded: u64,
 }
 
 impl AgentRow {
@@ -230,6 +233,7 @@ impl AgentRow {
             rule: Rule::Created,
             pending: None,
             history: VecDeque::with_capacity(HISTORY_LEN),
+            events_recorded: 0,
         }
     }
 
@@ -267,5 +271,6 @@ impl AgentRow {
             self.history.pop_front();
         }
         self.history.push_back(entry);
+        self.events_recorded += 1;
     }
 }

@@ -37,19 +37,31 @@ enum HookRoute {
     ApprovalRequest,
 }
 
+/// How long an idle keep-alive connection is kept, told to clients in a `Keep-Alive` header.
+/// The server drops idle connections after its request timeout (10 s); a client that keeps
+/// them longer (Gemini CLI's undici does) reuses a socket the server is closing and fails with
+/// "other side closed". Announcing a shorter idle time makes the client retire it first.
+const KEEP_ALIVE_HINT: &str = "timeout=5";
+
 /// The service function: one request in, one response out.
 pub(crate) async fn handle(
     req: Request<Incoming>,
     shared: Arc<Shared>,
 ) -> Result<Response<ResponseBody>, Infallible> {
+    let mut response = route(req, shared).await;
+    response.headers_mut().insert(
+        hyper::header::HeaderName::from_static("keep-alive"),
+        HeaderValue::from_static(KEEP_ALIVE_HINT),
+    );
+    Ok(response)
+}
+
+async fn route(req: Request<Incoming>, shared: Arc<Shared>) -> Response<ResponseBody> {
     if !auth::authorized(req.headers(), &shared.token) {
         tracing::debug!(path = req.uri().path(), "endpoint: unauthorized request");
-        return Ok(response::error(
-            StatusCode::UNAUTHORIZED,
-            "missing or wrong bearer token",
-        ));
+        return response::error(StatusCode::UNAUTHORIZED, "missing or wrong bearer token");
     }
-    let response = match req.uri().path() {
+    match req.uri().path() {
         "/agent-event" if req.method() == Method::POST => {
             hook_route(req, &shared, HookRoute::AgentEvent).await
         }
@@ -64,8 +76,7 @@ pub(crate) async fn handle(
             tracing::debug!(path, "endpoint: unknown route");
             response::error(StatusCode::NOT_FOUND, "no such route")
         }
-    };
-    Ok(response)
+    }
 }
 
 /// `/mcp`: the MCP endpoint (rmcp's Streamable HTTP service). Host and Origin are checked

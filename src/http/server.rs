@@ -100,7 +100,7 @@ pub async fn start(
     });
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(options.request_timeout)
+        .header_read_timeout(Duration::from_secs(60))
         .max_header_size(options.max_header_bytes)
         .max_buf_size(options.max_header_bytes.max(64 * 1024));
     let (stop, stopped) = watch::channel(false);

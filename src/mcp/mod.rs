@@ -80,16 +80,28 @@ impl std::fmt::Debug for McpService {
 
 /// Builds the `/mcp` service for an endpoint listening on `port` with a `max_body_bytes` limit.
 pub fn service(options: McpOptions, port: u16, max_body_bytes: usize) -> McpService {
+    // No SSE priming events: they carry an empty `data:` that Gemini CLI 0.61.0's MCP client
+    // feeds to JSON.parse, fails on, and then drops the whole server ("MCP ERROR ... Unexpected
+    // end of JSON input"). They only serve resumption, which needs an event store calyx does not
+    // keep (a resumed stream would come back empty anyway).
     let config = StreamableHttpServerConfig::default()
+        .with_sse_retry(None)
         .with_allowed_hosts(["127.0.0.1", "localhost", "::1"])
         .with_max_request_body_bytes(max_body_bytes);
     let McpOptions { backend, peers } = options;
     let inner = StreamableHttpService::new(
         move || Ok(handler::CalyxMcp::new(backend.clone(), peers.clone())),
-        Arc::new(LocalSessionManager::default()),
+        Arc::new(sessions_without_priming()),
         config,
     );
     McpService { inner, port }
+}
+
+/// rmcp's session manager with request-wise priming events off too (see [`service`]).
+fn sessions_without_priming() -> LocalSessionManager {
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.sse_retry = None;
+    sessions
 }
 
 impl McpService {

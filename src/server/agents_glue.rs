@@ -267,6 +267,7 @@ impl Server {
                     "last_tool": r.last_tool,
                     "rule": r.rule.describe(),
                     "last_event": self.agents.row(r.pane).and_then(|row| row.last_event_name().map(str::to_string)),
+                    "events_recorded": self.agents.row(r.pane).map_or(0, |row| row.events_recorded),
                     "title": p.map(|p| p.term().title().unwrap_or("").to_string()),
                     "subagents": r.subagents.iter().map(|s| serde_json::json!({
                         "agent_id": s.agent_id,

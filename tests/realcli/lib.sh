@@ -18,7 +18,7 @@ rl_init() {
   CALYX=${CALYX_BIN:-$ROOT/target/debug/calyx}
   [ -x "$R" ] || { echo "$RL_NAME: SKIP: no ../shared/realcli/realcli.sh"; exit 0; }
   [ -x "$CALYX" ] || { echo "$RL_NAME: FAIL: no calyx binary at $CALYX"; exit 1; }
-  T=$(mktemp -d /tmp/calyx-realcli.XXXXXX); chmod 700 "$T"
+  T=$(mktemp -d "${REALCLI_TMP:-/tmp}/calyx-realcli.XXXXXX"); chmod 700 "$T"
   export ROOT R CALYX T
 }
 

@@ -87,12 +87,20 @@ print(len(v) if isinstance(v, list) else v)' "$1" "$2" 2>/dev/null || echo none
 # a fast "text + Enter" burst as a paste).
 type_prompt() { c send-keys -t agent "$1"; sleep 0.5; c send-keys -t agent Enter; }
 
+# The history lines of `calyx agents explain` recorded since the last `mark` (the row counts
+# them in `events_recorded`; explain keeps the last 20).
+history_since_mark() {
+  local n; n=$(row_field "$PANE" events_recorded); [[ "$n" =~ ^[0-9]+$ ]] || n=$MARK
+  [ $((n - MARK)) -gt 0 ] || return 0
+  c agents explain "$PANE" 2>/dev/null | grep '^  - ' | tail -n "$((n - MARK))"
+}
 # The states the row passed through since the last `mark` (from its own history, so a turn
 # faster than polling is seen too).
-states_since_mark() {
-  c agents explain "$PANE" 2>/dev/null | sed -n 's/^  - .* -> \([a-z]*\):.*/\1/p' | tail -n "+$((MARK + 1))" | uniq | tr '\n' ' '
-}
-mark() { MARK=$(c agents explain "$PANE" 2>/dev/null | grep -c '^  - '); }
+states_since_mark() { history_since_mark | sed -n 's/^  - .* -> \([a-z]*\):.*/\1/p' | uniq | tr '\n' ' '; }
+mark() { MARK=$(row_field "$PANE" events_recorded); [[ "$MARK" =~ ^[0-9]+$ ]] || MARK=0; }
+
+# Whether the row's history since the last `mark` went working and then ended idle.
+turn_ended() { [[ "$(states_since_mark)" =~ working.*idle\ $ ]]; }
 
 # Waits up to SECONDS for the turn to end: the row went working and is idle again.
 wait_turn() { # SECONDS
@@ -101,7 +109,7 @@ wait_turn() { # SECONDS
     pump
     s=$(row_field "$PANE" state)
     case " $seen " in *" $s "*) ;; *) seen="$seen $s" ;; esac
-    if [ "$s" = idle ] && { [[ " $seen " == *" working "* ]] || [[ "$(states_since_mark)" == *working* ]]; }; then
+    if [ "$s" = idle ] && turn_ended; then
       TURN_STATES="${seen# }"; return 0
     fi
     sleep 0.2
@@ -176,10 +184,10 @@ inner() {
     for i in $(seq 600); do
       pump
       n=$(row_field "$PANE" subagents); [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -gt "$max" ] && max=$n
-      if [ "$(row_field "$PANE" state)" = idle ] && [[ "$(states_since_mark)" == *working* ]]; then ok=yes; break; fi
+      if [ "$(row_field "$PANE" state)" = idle ] && turn_ended; then ok=yes; break; fi
       sleep 0.2
     done
-    local hist; hist=$(c agents explain "$PANE" 2>/dev/null | tail -n "+$((MARK + 1))")
+    local hist; hist=$(history_since_mark)
     local started stopped left
     started=$(grep -c '(SubagentStart)' <<< "$hist"); stopped=$(grep -c '(SubagentStop)' <<< "$hist")
     left=$(row_field "$PANE" subagents)
@@ -198,7 +206,7 @@ inner() {
     local i got=no
     for i in $(seq 600); do
       pump
-      grep -q 'window_name' "$D/fake.jsonl" 2>/dev/null && { got=yes; break; }
+      grep -qE 'window_name|[0-9] pane\(s\)' "$D/fake.jsonl" 2>/dev/null && { got=yes; break; }
       sleep 0.2
     done
     if [ $got = yes ]; then
@@ -231,7 +239,7 @@ PY
     [ "$i" = 15 ] && c send-keys -t agent Enter
     sleep 0.2
   done
-  local last; last=$(c agents explain "$PANE" 2>/dev/null | tail -n "+$((MARK + 1))" | sed -n 's/^  - *[0-9]*[smh] \([^ ]*\) .* -> \([a-z]*\):.*/\1 -> \2/p' | tr '\n' ',' | sed 's/,$//; s/,/, /g')
+  local last; last=$(history_since_mark | sed -n 's/^  - *[0-9]*[smh] \([^ ]*\) .* -> \([a-z]*\):.*/\1 -> \2/p' | tr '\n' ',' | sed 's/,$//; s/,/, /g')
   if [ "$s" = done ]; then report done PASS "${QUIT[$CLI]} -> done (events since: $last)"
   else report done FAIL "row is $s after ${QUIT[$CLI]} (last event: $last; pane: $(c capture -t agent 2>/dev/null | grep -v '^\s*$' | tail -n 3 | tr '\n' ' '))"
   fi

@@ -474,3 +474,22 @@ fn unknown_shapes_are_errors_not_panics() {
         assert!(normalize(kind, &weird).is_err(), "{kind}");
     }
 }
+
+/// Payloads the real-CLI suite saved from a newer CLI release (tests/realcli/save_payloads.py)
+/// that nobody has sorted into the tables yet: each must at least parse as a known shape or be
+/// known-ignored, never an error, so a release that changes a payload fails here first.
+#[test]
+fn every_newly_captured_payload_normalizes_without_error() {
+    let dir = fixtures_dir().join("new");
+    if !dir.is_dir() {
+        return;
+    }
+    let failures: Vec<String> = listed(&dir)
+        .into_iter()
+        .filter_map(|file| match norm(&format!("new/{file}")) {
+            Ok(_) => None,
+            Err(e) => Some(format!("{file}: {e}")),
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
