@@ -137,13 +137,16 @@ impl CommandLog {
             Mark::PromptStart => self.finish(None),
             Mark::InputStart => {}
             Mark::OutputStart { cmdline } => {
-                // A shell that marks C itself, followed by our mark with the text: one command.
-                let untitled = self.running.as_ref().is_some_and(|raw| raw.len() < 64)
-                    && self.records.back().is_some_and(|r| r.command.is_empty());
-                match (untitled, cmdline) {
+                // A shell that marks C itself (fish 4) next to our mark: one command, not two.
+                let text = cmdline.as_deref().map(|t| redact(t.trim_end_matches('\n')));
+                let same = self.running.as_ref().is_some_and(|raw| raw.len() < 64)
+                    && self.records.back().is_some_and(|r| {
+                        r.command.is_empty() || Some(&r.command) == text.as_ref()
+                    });
+                match (same, text) {
                     (true, Some(text)) => {
                         if let Some(r) = self.records.back_mut() {
-                            r.command = redact(&text);
+                            r.command = text;
                         }
                     }
                     (_, cmdline) => {

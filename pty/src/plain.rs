@@ -1,6 +1,7 @@
 //! A command's output bytes as the plain text an agent wants: escape sequences removed, CR LF
-//! as LF, a lone CR (a progress bar redrawing its line) restarting the line, backspace erasing.
-//! This is not a terminal emulator: cursor movement is dropped, not applied, which is what
+//! as LF, a lone CR (a progress bar redrawing its line) and backspace moving back over the line
+//! so later text overwrites it, erase-to-end-of-line applied, trailing spaces trimmed. This is
+//! not a terminal emulator: other cursor movement is dropped, not applied, which is what
 //! recorded command output needs and costs one pass.
 
 use std::iter::Peekable;
@@ -10,47 +11,55 @@ use std::str::Chars;
 pub fn plain_text(raw: &[u8]) -> String {
     let text = String::from_utf8_lossy(raw);
     let mut out = String::with_capacity(text.len());
-    let mut line_start = 0;
-    let mut carriage_return = false;
+    let mut line: Vec<char> = Vec::new();
+    let mut col = 0;
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
-            '\x1b' => skip_escape(&mut chars),
-            '\n' => {
-                carriage_return = false;
-                out.push('\n');
-                line_start = out.len();
-            }
-            '\r' => carriage_return = chars.peek() != Some(&'\n'),
-            '\x08' => {
-                if out.len() > line_start {
-                    out.pop();
+            '\x1b' => {
+                if skip_escape(&mut chars) {
+                    line.truncate(col);
                 }
             }
-            '\t' => push(&mut out, &mut carriage_return, line_start, '\t'),
-            c if c.is_control() => {}
-            c => push(&mut out, &mut carriage_return, line_start, c),
+            '\n' => {
+                flush(&mut out, &mut line);
+                out.push('\n');
+                col = 0;
+            }
+            '\r' => col = 0,
+            '\x08' => col = col.saturating_sub(1),
+            c if c.is_control() && c != '\t' => {}
+            c => {
+                if let Some(cell) = line.get_mut(col) {
+                    *cell = c;
+                } else {
+                    line.push(c);
+                }
+                col += 1;
+            }
         }
     }
+    flush(&mut out, &mut line);
     out
 }
 
-fn push(out: &mut String, carriage_return: &mut bool, line_start: usize, c: char) {
-    if std::mem::take(carriage_return) {
-        out.truncate(line_start);
-    }
-    out.push(c);
+fn flush(out: &mut String, line: &mut Vec<char>) {
+    let end = line.iter().rposition(|c| *c != ' ').map_or(0, |i| i + 1);
+    out.extend(&line[..end]);
+    line.clear();
 }
 
-/// Skips one escape sequence after its ESC.
-fn skip_escape(chars: &mut Peekable<Chars<'_>>) {
+/// Skips one escape sequence after its ESC; true when it was "erase to end of line".
+fn skip_escape(chars: &mut Peekable<Chars<'_>>) -> bool {
     match chars.next() {
         Some('[') => {
             // CSI: parameters and intermediates, then a final byte in @..~.
+            let mut params = String::new();
             for c in chars.by_ref() {
                 if ('@'..='~').contains(&c) {
-                    break;
+                    return c == 'K' && (params.is_empty() || params == "0");
                 }
+                params.push(c);
             }
         }
         Some(']' | 'P' | 'X' | '^' | '_') => {
@@ -72,6 +81,7 @@ fn skip_escape(chars: &mut Peekable<Chars<'_>>) {
         }
         _ => {}
     }
+    false
 }
 
 #[cfg(test)]
@@ -82,6 +92,10 @@ mod tests {
     fn strips_sequences_and_applies_line_controls() {
         let raw = b"\x1b[1;31mred\x1b[0m\r\n\x1b]8;;http://x\x1b\\link\x1b]8;;\x07\r\n10%\r50%\r100%\r\nab\x08c\x1b(Bd\tz\x07";
         assert_eq!(plain_text(raw), "red\nlink\n100%\nacd\tz");
+        // zsh's end-of-output mark (PROMPT_SP) leaves nothing behind.
+        let zsh = b"hi\r\n\x1b[1m\x1b[7m#\x1b[27m\x1b[1m\x1b[0m          \r \r";
+        assert_eq!(plain_text(zsh), "hi\n");
+        assert_eq!(plain_text(b"abcdef\r12\x1b[K\r\n"), "12\n");
     }
 
     #[test]

@@ -15,6 +15,7 @@ mod mcp_glue;
 mod panes;
 mod render;
 mod requests;
+mod shell_integration;
 mod sidebar;
 pub mod socket;
 mod state;
