@@ -149,9 +149,9 @@ impl CommandLog {
                             r.command = text;
                         }
                     }
-                    (_, cmdline) => {
+                    (_, text) => {
                         self.finish(None);
-                        self.start(cmdline.unwrap_or_default());
+                        self.start(text.unwrap_or_default());
                     }
                 }
             }
