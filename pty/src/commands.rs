@@ -140,9 +140,10 @@ impl CommandLog {
                 // A shell that marks C itself (fish 4) next to our mark: one command, not two.
                 let text = cmdline.as_deref().map(|t| redact(t.trim_end_matches('\n')));
                 let same = self.running.as_ref().is_some_and(|raw| raw.len() < 64)
-                    && self.records.back().is_some_and(|r| {
-                        r.command.is_empty() || Some(&r.command) == text.as_ref()
-                    });
+                    && self
+                        .records
+                        .back()
+                        .is_some_and(|r| r.command.is_empty() || Some(&r.command) == text.as_ref());
                 match (same, text) {
                     (true, Some(text)) => {
                         if let Some(r) = self.records.back_mut() {
@@ -210,7 +211,8 @@ impl CommandLog {
     /// One command by its sequence number, if still kept.
     pub fn get(&self, seq: u64) -> Option<&CommandRecord> {
         let first = self.records.front()?.seq;
-        self.records.get(usize::try_from(seq.checked_sub(first)?).ok()?)
+        self.records
+            .get(usize::try_from(seq.checked_sub(first)?).ok()?)
     }
 
     /// A command's output text: the recorded output once finished, the output so far (rendered
@@ -285,7 +287,8 @@ mod tests {
     #[test]
     fn output_split_mid_mark_excludes_the_mark() {
         let mut log = CommandLog::default();
-        let stream = b"\x1b]133;C;cmdline=cat\x07line one\r\nline two\r\n\x1b]133;D;0\x07\x1b]133;A\x07";
+        let stream =
+            b"\x1b]133;C;cmdline=cat\x07line one\r\nline two\r\n\x1b]133;D;0\x07\x1b]133;A\x07";
         for cut in 0..stream.len() {
             let mut log2 = CommandLog::default();
             log2.feed(&stream[..cut]);
@@ -310,7 +313,9 @@ mod tests {
         assert_eq!(log.records().count(), MAX_COMMANDS);
         assert!(log.get(5).is_none());
         assert_eq!(log.get(6).map(|r| r.command.as_str()), Some("echo 5"));
-        let big: Vec<u8> = (0..200_000).flat_map(|i| format!("{i:07}\n").into_bytes()).collect();
+        let big: Vec<u8> = (0..200_000)
+            .flat_map(|i| format!("{i:07}\n").into_bytes())
+            .collect();
         command(&mut log, "seq", &big, 0);
         let last = log.records().last().cloned();
         let last = last.expect("a record");

@@ -159,7 +159,8 @@ impl Scanner {
 
     fn keep(&mut self, bytes: &[u8]) {
         let room = MAX_PAYLOAD.saturating_sub(self.payload.len());
-        self.payload.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        self.payload
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
     fn finish(&mut self, start: Option<usize>, end: usize, hits: &mut Vec<Hit>) {
@@ -261,14 +262,18 @@ mod tests {
         for c in chunks {
             let mut hits = Vec::new();
             s.scan(c, &mut hits);
-            out.extend(hits.into_iter().map(|h| (h.mark, h.start, h.carried, h.end)));
+            out.extend(
+                hits.into_iter()
+                    .map(|h| (h.mark, h.start, h.carried, h.end)),
+            );
         }
         out
     }
 
     #[test]
     fn finds_marks_with_positions() {
-        let text = b"x\x1b]133;C;cmdline=echo a;b\x07out\x1b]133;D;2\x1b\\\x1b]7;file://h/tmp/a%20b\x07";
+        let text =
+            b"x\x1b]133;C;cmdline=echo a;b\x07out\x1b]133;D;2\x1b\\\x1b]7;file://h/tmp/a%20b\x07";
         let hits = scan_all(&[text]);
         assert_eq!(
             hits[0].0,
@@ -290,9 +295,12 @@ mod tests {
             let hits = scan_all(&[&text[..cut], &text[cut..]]);
             assert_eq!(hits.len(), 1, "cut at {cut}");
             let (mark, start, carried, end) = hits[0].clone();
-            assert_eq!(mark, Mark::Finished {
-                exit_code: Some(127)
-            });
+            assert_eq!(
+                mark,
+                Mark::Finished {
+                    exit_code: Some(127)
+                }
+            );
             if cut >= 14 {
                 assert_eq!((start, carried, end), (2, 0, 14));
             } else if cut <= 2 {

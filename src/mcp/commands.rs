@@ -58,9 +58,13 @@ pub struct CommandOutput {
 pub enum CommandWait {
     Finished(CommandOutput),
     /// Still running (or not started) when the time ran out; `command_id` is what to wait on.
-    TimedOut { command_id: String },
+    TimedOut {
+        command_id: String,
+    },
     /// The pane's program exited before the command finished.
-    PaneClosed { command_id: String },
+    PaneClosed {
+        command_id: String,
+    },
 }
 
 /// The id of command `seq` in `pane` (`%3` and 17 give `%3:17`).
@@ -85,7 +89,10 @@ mod tests {
 
     #[test]
     fn command_ids_round_trip_and_bad_ones_say_what_they_look_like() {
-        assert_eq!(parse_command_id(&command_id("%3", 17)), Ok(("%3".into(), 17)));
+        assert_eq!(
+            parse_command_id(&command_id("%3", 17)),
+            Ok(("%3".into(), 17))
+        );
         for bad in ["", "%3", "3:17", "%:1", "%3:x"] {
             let e = parse_command_id(bad).err().unwrap_or_default();
             assert!(e.contains("%3:17"), "{bad}: {e}");

@@ -171,7 +171,8 @@ pub struct ReadOutputArgs {
 pub struct AwaitCommandArgs {
     /// Pane id of a shell pane.
     pub pane: String,
-    /// The command to wait for (default: the running command, else the next one to start).
+    /// The command to wait for: an id from terminal_list_commands, or the next id to come
+    /// (default: the running command, else the next one to start).
     pub command_id: Option<String>,
     /// Longest wait in milliseconds (default 30000, at most 55000).
     #[schemars(range(min = 0, max = 55000))]

@@ -259,7 +259,9 @@ impl McpBackend for FakeBackend {
     ) -> Result<CommandWait, String> {
         known(pane)?;
         if pane != "%3" {
-            return Err(format!("{pane} reports no commands (no shell integration); use agent_wait or pane_read"));
+            return Err(format!(
+                "{pane} reports no commands (no shell integration); use agent_wait or pane_read"
+            ));
         }
         let id = command_id.unwrap_or("%3:3");
         let found = self.command_output(id).await?;

@@ -424,10 +424,7 @@ async fn await_command(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
             } else {
                 ""
             };
-            let text = format!(
-                "{}\noutput{cut}:\n{output}",
-                command_line(&found.command)
-            );
+            let text = format!("{}\noutput{cut}:\n{output}", command_line(&found.command));
             let out = AwaitCommandOut {
                 pane: args.pane,
                 status: AwaitStatus::Finished,

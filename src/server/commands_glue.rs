@@ -74,7 +74,9 @@ impl Server {
         let (id, p) = self.shell_pane(&pane)?;
         let term = p.term();
         let log = term.commands();
-        let missing = || format!("no command {command} in {pane}'s history (it keeps the last 200); terminal_list_commands lists them");
+        let missing = || {
+            format!("no command {command} in {pane}'s history (it keeps the last 200); terminal_list_commands lists them")
+        };
         let record = log.get(seq).ok_or_else(missing)?;
         let (output, truncated) = log.output(seq).ok_or_else(missing)?;
         let mut command = info(id, record);
@@ -82,7 +84,8 @@ impl Server {
         Ok(CommandOutput { command, output })
     }
 
-    /// Which command a wait is for: `command_id`, else the running one, else the next one.
+    /// Which command a wait is for: `command_id` (one in the history, or the next to start),
+    /// else the running one, else the next one.
     pub(super) fn command_target(
         &self,
         pane: &str,
@@ -102,7 +105,8 @@ impl Server {
         if of != name && of != pane {
             return Err(format!("{command} is a command of {of}, not of {name}"));
         }
-        if log.get(seq).is_none() {
+        // The next command may be awaited before it starts.
+        if log.get(seq).is_none() && seq != log.next_seq() {
             return Err(format!("no command {command} in {name}'s history (it keeps the last 200); terminal_list_commands lists them, or leave command_id out to wait for the next one"));
         }
         Ok((name, seq))
@@ -130,7 +134,9 @@ impl Server {
             Some(done) => {
                 let _ = reply.send(done);
             }
-            None => self.command_waiters.push(CommandWaiter { pane, seq, reply }),
+            None => self
+                .command_waiters
+                .push(CommandWaiter { pane, seq, reply }),
         }
     }
 

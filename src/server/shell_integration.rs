@@ -142,14 +142,20 @@ mod tests {
         assert_eq!(e.iter().filter(|(k, _)| k == "ZDOTDIR").count(), 1);
 
         let mut e = env(&[]);
-        si.activate(&["/usr/bin/fish".into()], &mut e).expect("fish");
-        let dirs = e.iter().find(|(k, _)| k == "XDG_DATA_DIRS").map(|(_, v)| v.clone());
+        si.activate(&["/usr/bin/fish".into()], &mut e)
+            .expect("fish");
+        let dirs = e
+            .iter()
+            .find(|(k, _)| k == "XDG_DATA_DIRS")
+            .map(|(_, v)| v.clone());
         assert!(dirs.is_some_and(|d| d.ends_with(":/usr/local/share:/usr/share")));
         assert!(!e.iter().any(|(k, _)| k == "CALYX_FISH_XDG_DATA_DIRS"));
 
         let mut e = env(&[("SHELL", "/bin/sh")]);
         assert!(si.activate(&[], &mut e).is_none());
-        assert!(si.activate(&["bash".into(), "-c".into(), "x".into()], &mut e).is_none());
+        assert!(si
+            .activate(&["bash".into(), "-c".into(), "x".into()], &mut e)
+            .is_none());
         assert!(si.activate(&["vim".into()], &mut e).is_none());
     }
 }

@@ -274,13 +274,18 @@ impl State {
         let shell_integration = config
             .shell_integration
             .then(|| shell_integration_dir(&socket_path))
-            .and_then(|dir| match super::shell_integration::ShellIntegration::install(&dir) {
-                Ok(si) => Some(si),
-                Err(e) => {
-                    tracing::warn!("shell integration off: cannot write {}: {e}", dir.display());
-                    None
-                }
-            });
+            .and_then(
+                |dir| match super::shell_integration::ShellIntegration::install(&dir) {
+                    Ok(si) => Some(si),
+                    Err(e) => {
+                        tracing::warn!(
+                            "shell integration off: cannot write {}: {e}",
+                            dir.display()
+                        );
+                        None
+                    }
+                },
+            );
         Self {
             shell_integration,
             config,
