@@ -185,6 +185,14 @@ mod tests {
     }
 
     #[test]
+    fn shell_integration_is_on_unless_switched_off() {
+        assert!(Config::parse("", p()).0.shell_integration);
+        let (c, errors) = Config::parse("shell_integration = false\n", p());
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(!c.shell_integration);
+    }
+
+    #[test]
     fn broken_toml_names_file_and_line() {
         let (c, errors) = Config::parse("mouse = true\nscrollback_lines = \"many\"\n", p());
         assert_eq!(errors.len(), 1);
