@@ -110,7 +110,7 @@ impl Scanner {
                     i += 1;
                     self.len += 1;
                     self.payload.push(b);
-                    if PREFIXES.iter().any(|p| *p == self.payload.as_slice()) {
+                    if PREFIXES.contains(&self.payload.as_slice()) {
                         self.state = State::Body;
                     } else if !PREFIXES.iter().any(|p| p.starts_with(&self.payload)) {
                         self.state = State::Ground;
