@@ -5,7 +5,7 @@ mod answerback;
 mod charset;
 pub mod commands;
 pub mod history;
-mod plain;
+pub mod plain;
 pub mod redact;
 pub mod shell_marks;
 pub mod spawn;

@@ -25,7 +25,10 @@ fn patterns() -> &'static [(Regex, &'static str)] {
 pub fn redact(text: &str) -> String {
     let mut out = text.to_string();
     for (re, replacement) in patterns() {
-        out = re.replace_all(&out, *replacement).into_owned();
+        // Only a match allocates: most text (a command's whole output) has none.
+        if let std::borrow::Cow::Owned(changed) = re.replace_all(&out, *replacement) {
+            out = changed;
+        }
     }
     out
 }
