@@ -140,7 +140,7 @@ impl Scanner {
                         self.finish(start, i, hits);
                     } else {
                         // ESC without `\` ends the OSC (as in vt100) and starts a new sequence.
-                        self.len -= 1;
+                        self.len = self.len.saturating_sub(1);
                         let esc = i.checked_sub(1);
                         self.finish(start, i.saturating_sub(1), hits);
                         start = esc;

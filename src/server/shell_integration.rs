@@ -44,8 +44,31 @@ impl Shell {
 }
 
 impl ShellIntegration {
-    /// Writes the scripts under `dir` (over what an earlier server left there).
+    /// Writes the scripts under `dir` (over what an earlier server left there, whose shells
+    /// died with it). Refuses a directory someone else owns: its scripts run in every shell.
     pub fn install(dir: &Path) -> std::io::Result<Self> {
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+        if std::fs::metadata(dir)?.uid() != crate::paths::current_uid() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                "the directory belongs to another user",
+            ));
+        }
+        if let Ok(entries) = std::fs::read_dir(dir.join("bash")) {
+            for entry in entries.flatten() {
+                if entry
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with(".bash-history-")
+                {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
         let files = [
             ("bash/calyx.bash", BASH),
             ("zsh/.zshenv", ZSHENV),
