@@ -23,6 +23,7 @@ struct RawConfig {
     bell: Option<bool>,
     osc9: Option<bool>,
     osc777: Option<bool>,
+    shell_integration: Option<bool>,
     #[serde(default)]
     keys: BTreeMap<String, String>,
 }
@@ -41,6 +42,8 @@ pub struct Config {
     pub bell: bool,
     pub osc9: bool,
     pub osc777: bool,
+    /// Report commands from bash, zsh and fish panes (OSC 133) for the command history tools.
+    pub shell_integration: bool,
 }
 
 impl Default for Config {
@@ -55,6 +58,7 @@ impl Default for Config {
             bell: true,
             osc9: true,
             osc777: true,
+            shell_integration: true,
         }
     }
 }
@@ -121,6 +125,7 @@ impl Config {
         config.bell = raw.bell.unwrap_or(true);
         config.osc9 = raw.osc9.unwrap_or(true);
         config.osc777 = raw.osc777.unwrap_or(true);
+        config.shell_integration = raw.shell_integration.unwrap_or(true);
         for (key_name, command) in raw.keys {
             let Some(key) = Key::parse(&key_name) else {
                 errors.push(format!(
@@ -177,6 +182,14 @@ mod tests {
         let bar = Key::parse("|").map(|k| c.keymap.lookup(&k));
         assert_eq!(bar, Some(Some(Action::Split(SplitDir::Horizontal))));
         assert_eq!(Key::parse("%").and_then(|k| c.keymap.lookup(&k)), None);
+    }
+
+    #[test]
+    fn shell_integration_is_on_unless_switched_off() {
+        assert!(Config::parse("", p()).0.shell_integration);
+        let (c, errors) = Config::parse("shell_integration = false\n", p());
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(!c.shell_integration);
     }
 
     #[test]

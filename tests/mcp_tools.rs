@@ -145,6 +145,9 @@ async fn every_tool_is_listed_with_input_and_output_schemas() {
             "window_create",
             "pane_run",
             "pane_send_keys",
+            "terminal_list_commands",
+            "terminal_read_output",
+            "terminal_await_command",
             "register_peer",
             "list_peers",
             "send_message",
@@ -171,6 +174,24 @@ async fn every_tool_is_listed_with_input_and_output_schemas() {
         run.input_schema.get("required"),
         Some(&json!(["pane", "command"]))
     );
+    let list = tools
+        .iter()
+        .find(|t| t.name == "terminal_list_commands")
+        .unwrap();
+    let schema = serde_json::to_string(&list.input_schema).unwrap();
+    assert!(
+        schema.contains("\"running\"") && schema.contains("\"maximum\":200"),
+        "{schema}"
+    );
+    assert_eq!(list.input_schema.get("required"), Some(&json!(["pane"])));
+    let awaiting = tools
+        .iter()
+        .find(|t| t.name == "terminal_await_command")
+        .unwrap();
+    let schema = serde_json::to_string(&awaiting.input_schema).unwrap();
+    assert!(schema.contains("\"maximum\":55000"), "{schema}");
+    let output = serde_json::to_string(&awaiting.output_schema).unwrap();
+    assert!(output.contains("pane_closed"), "{output}");
     let wait = tools.iter().find(|t| t.name == "agent_wait").unwrap();
     let schema = serde_json::to_string(&wait.input_schema).unwrap();
     assert!(
@@ -394,4 +415,123 @@ async fn unknown_tools_are_protocol_errors() {
     let client = mcp.client(None, None).await;
     let result = client.call_tool(CallToolRequestParams::new("nope")).await;
     assert!(result.is_err(), "{result:?}");
+}
+
+#[tokio::test]
+async fn command_history_lists_reads_and_limits() {
+    let mcp = start().await;
+    let client = mcp.client(Some("surface-1"), None).await;
+    let all = ok(&call(&client, "terminal_list_commands", json!({"pane": "%3"})).await);
+    assert_eq!(all["shell_integration"], true);
+    assert_eq!(all["matched"], 3);
+    assert_eq!(all["commands"][0]["id"], "%3:1");
+    assert_eq!(all["commands"][0]["exit_code"], 1);
+    assert_eq!(all["commands"][2]["state"], "running");
+    let finished = ok(&call(
+        &client,
+        "terminal_list_commands",
+        json!({"pane": "%3", "state": "finished", "limit": 1}),
+    )
+    .await);
+    assert_eq!(finished["matched"], 2);
+    let newest = finished["commands"].as_array().cloned().unwrap_or_default();
+    assert_eq!(newest.len(), 1);
+    assert_eq!(newest[0]["command"], "echo hi");
+    let agent = ok(&call(&client, "terminal_list_commands", json!({"pane": "%1"})).await);
+    assert_eq!(agent["shell_integration"], false);
+    let listed = call(&client, "terminal_list_commands", json!({"pane": "%1"})).await;
+    assert!(text(&listed).contains("pane_read"), "{}", text(&listed));
+
+    for limit in [0, 201] {
+        let e = err(&call(
+            &client,
+            "terminal_list_commands",
+            json!({"pane": "%3", "limit": limit}),
+        )
+        .await);
+        assert!(e.contains("1 to 200"), "{e}");
+    }
+    let e = err(&call(
+        &client,
+        "terminal_list_commands",
+        json!({"pane": "%3", "state": "done"}),
+    )
+    .await);
+    assert!(e.contains("invalid arguments"), "{e}");
+    let e = err(&call(&client, "terminal_list_commands", json!({"pane": "%9"})).await);
+    assert!(e.contains("pane_list"), "{e}");
+
+    let read = call(
+        &client,
+        "terminal_read_output",
+        json!({"command_id": "%3:2"}),
+    )
+    .await;
+    let out = ok(&read);
+    assert_eq!(out["output"], "hi\n");
+    assert_eq!(out["command"]["command"], "echo hi");
+    assert!(
+        text(&read).contains("%3:2 [exit 0] echo hi"),
+        "{}",
+        text(&read)
+    );
+    let e = err(&call(
+        &client,
+        "terminal_read_output",
+        json!({"command_id": "%3:99"}),
+    )
+    .await);
+    assert!(e.contains("terminal_list_commands"), "{e}");
+    let e = err(&call(&client, "terminal_read_output", json!({"command_id": "17"})).await);
+    assert!(e.contains("%3:17"), "{e}");
+    let e = err(&call(&client, "terminal_read_output", json!({})).await);
+    assert!(e.contains("command_id"), "{e}");
+}
+
+#[tokio::test]
+async fn command_await_finishes_times_out_and_explains_errors() {
+    let mcp = start().await;
+    let client = mcp.client(Some("surface-1"), None).await;
+    let done = call(
+        &client,
+        "terminal_await_command",
+        json!({"pane": "%3", "command_id": "%3:2"}),
+    )
+    .await;
+    let out = ok(&done);
+    assert_eq!(out["status"], "finished");
+    assert_eq!(out["command"]["exit_code"], 0);
+    assert_eq!(out["output"], "hi\n");
+    let start = std::time::Instant::now();
+    let waiting = ok(&call(
+        &client,
+        "terminal_await_command",
+        json!({"pane": "%3", "timeout_ms": 50}),
+    )
+    .await);
+    assert_eq!(waiting["status"], "timeout");
+    assert_eq!(waiting["command_id"], "%3:3");
+    assert!(waiting.get("output").is_none());
+    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    let e = err(&call(
+        &client,
+        "terminal_await_command",
+        json!({"pane": "%1", "timeout_ms": 10}),
+    )
+    .await);
+    assert!(e.contains("no commands"), "{e}");
+    let e = err(&call(
+        &client,
+        "terminal_await_command",
+        json!({"pane": "%3", "command_id": "%3:x"}),
+    )
+    .await);
+    assert!(e.contains("%3:17"), "{e}");
+    let e = err(&call(
+        &client,
+        "terminal_await_command",
+        json!({"pane": "%3", "timeout_ms": -1}),
+    )
+    .await);
+    assert!(e.contains("invalid arguments"), "{e}");
 }

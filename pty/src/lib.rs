@@ -3,10 +3,15 @@
 
 mod answerback;
 mod charset;
+pub mod commands;
 pub mod history;
+pub mod plain;
+pub mod redact;
+pub mod shell_marks;
 pub mod spawn;
 pub mod terminal;
 
 pub use answerback::Answerback;
+pub use commands::{CommandLog, CommandRecord, CommandState};
 pub use spawn::{spawn, PaneEvents, PaneProcess, SpawnError, SpawnOptions};
 pub use terminal::{all_lines, Drained, HistoryLimits, Terminal};

@@ -3,6 +3,7 @@
 use std::num::NonZeroU16;
 
 use crate::answerback::Answerback;
+use crate::commands::CommandLog;
 use crate::history::History;
 
 /// Limits of one pane's memory.
@@ -37,6 +38,8 @@ pub struct Terminal {
     history: History,
     limits: HistoryLimits,
     charset: crate::charset::Charset,
+    /// Commands the shell integration reported (empty for programs that send no marks).
+    commands: CommandLog,
 }
 
 fn dim(n: u16) -> NonZeroU16 {
@@ -56,6 +59,7 @@ impl Terminal {
             history: History::new(limits.lines, limits.bytes),
             limits,
             charset: crate::charset::Charset::default(),
+            commands: CommandLog::default(),
         }
     }
 
@@ -63,6 +67,7 @@ impl Terminal {
     pub fn process(&mut self, bytes: &[u8]) {
         let bytes = self.charset.translate(bytes);
         self.history.push(&bytes);
+        self.commands.feed(&bytes);
         self.parser.process(&bytes);
     }
 
@@ -89,6 +94,11 @@ impl Terminal {
             bells: std::mem::take(&mut cb.bells),
             clipboard: std::mem::take(&mut cb.clipboard),
         }
+    }
+
+    /// The commands this pane's shell reported (OSC 133), with their output.
+    pub fn commands(&self) -> &CommandLog {
+        &self.commands
     }
 
     /// The live screen.

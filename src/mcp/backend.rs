@@ -11,6 +11,8 @@ use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::commands::{CommandOutput, CommandWait, PaneCommands};
+
 /// The pane an MCP session belongs to, resolved from its identity headers.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub struct PaneRef {
@@ -179,6 +181,18 @@ pub trait McpBackend: Send + Sync + 'static {
         keys: Vec<String>,
         timeout: Duration,
     ) -> Result<RunOutcome, String>;
+    /// `pane`'s command history (`Err` for an unknown pane).
+    async fn commands(&self, pane: &str) -> Result<PaneCommands, String>;
+    /// One command and its output (the output so far while it runs).
+    async fn command_output(&self, command_id: &str) -> Result<CommandOutput, String>;
+    /// Waits until command `command_id` of `pane` finishes (without an id: the running one, else
+    /// the next one to start), or `timeout` passes. `Err` when the pane reports no commands.
+    async fn command_await(
+        &self,
+        pane: &str,
+        command_id: Option<&str>,
+        timeout: Duration,
+    ) -> Result<CommandWait, String>;
     /// A peer's unread count changed: redraw its pane border and sidebar row.
     fn unread_changed(&self, _pane: &PaneRef, _unread: usize) {}
 }

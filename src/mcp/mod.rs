@@ -18,6 +18,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tower_service::Service as _;
 
 pub mod backend;
+pub mod commands;
 pub mod guard;
 mod handler;
 pub mod peers;
@@ -29,6 +30,7 @@ pub use backend::{
     AgentSummary, McpBackend, PaneRef, PaneSummary, RunOutcome, RunRequest, SplitDirection,
     SplitRequest, SubagentSummary, WindowRequest,
 };
+pub use commands::{CommandInfo, CommandOutput, CommandStatus, CommandWait, PaneCommands};
 pub use handler::PROTOCOL_VERSIONS;
 pub use peers::{PeerInfo, PeerRegistry};
 

@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::backend::{AgentSummary, PaneSummary, SplitDirection};
+use super::commands::{CommandInfo, CommandStatus};
 use super::peers::{Message, PeerInfo};
 
 /// No arguments.
@@ -144,6 +145,83 @@ pub struct BroadcastArgs {
 pub struct PeerStatusArgs {
     /// The peer_id to look up.
     pub peer_id: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListCommandsArgs {
+    /// Pane id of a shell pane (from pane_list).
+    pub pane: String,
+    /// How many of the newest matching commands to return (default 20, at most 200).
+    #[schemars(range(min = 1, max = 200))]
+    pub limit: Option<u32>,
+    /// Only commands in this state.
+    pub state: Option<CommandStatus>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadOutputArgs {
+    /// Command id from terminal_list_commands (for example `%3:17`).
+    pub command_id: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AwaitCommandArgs {
+    /// Pane id of a shell pane.
+    pub pane: String,
+    /// The command to wait for: an id from terminal_list_commands, or the next id to come
+    /// (default: the running command, else the next one to start).
+    pub command_id: Option<String>,
+    /// Longest wait in milliseconds (default 30000, at most 55000).
+    #[schemars(range(min = 0, max = 55000))]
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ListCommandsOut {
+    pub pane: String,
+    /// Whether the pane's shell reports its commands; false: nothing will be recorded (not a
+    /// bash, zsh or fish pane started by calyx, or shell_integration is off).
+    pub shell_integration: bool,
+    /// The newest matching commands, oldest first, without output (see terminal_read_output).
+    pub commands: Vec<CommandInfo>,
+    /// How many commands matched before `limit` (the history keeps the last 200).
+    pub matched: usize,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ReadOutputOut {
+    pub command: CommandInfo,
+    /// The output as plain text (escape sequences stripped, secrets redacted); the output so far
+    /// while the command runs.
+    pub output: String,
+}
+
+/// How terminal_await_command ended.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AwaitStatus {
+    /// The command finished: see command and output.
+    Finished,
+    /// Still running (or not started): call again with command_id to keep waiting.
+    Timeout,
+    /// The pane's program exited before the command finished.
+    PaneClosed,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AwaitCommandOut {
+    pub pane: String,
+    pub status: AwaitStatus,
+    /// The command waited for.
+    pub command_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<CommandInfo>,
+    /// The end of its output (at most 64 KiB; terminal_read_output has up to 256 KiB).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

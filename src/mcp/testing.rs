@@ -7,6 +7,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::backend::*;
+use super::commands::*;
 
 /// Surface ids the fake resolves, and the pane each belongs to.
 pub const SURFACES: [(&str, &str); 3] = [
@@ -24,7 +25,8 @@ pub enum Acted {
     Unread { pane: String, unread: usize },
 }
 
-/// Panes `%1` (claude-code, working), `%2` (codex, idle) and `%3` (a shell). `pane_run`
+/// Panes `%1` (claude-code, working), `%2` (codex, idle) and `%3` (a shell whose history is
+/// `%3:1` `false` (exit 1), `%3:2` `echo hi` (exit 0) and `%3:3` `sleep 100`, running). `pane_run`
 /// answers by command: `deny ...` is denied, `slow ...` times out, `fail` finishes with exit
 /// code 1, anything else finishes with 0 and echoes the command (or is `Sent` without await).
 #[derive(Debug, Default)]
@@ -225,6 +227,56 @@ impl McpBackend for FakeBackend {
         Ok(RunOutcome::Sent)
     }
 
+    async fn commands(&self, pane: &str) -> Result<PaneCommands, String> {
+        known(pane)?;
+        let integrated = pane == "%3";
+        Ok(PaneCommands {
+            integrated,
+            commands: if integrated { history() } else { Vec::new() },
+        })
+    }
+
+    async fn command_output(&self, id: &str) -> Result<CommandOutput, String> {
+        let (pane, seq) = parse_command_id(id)?;
+        known(&pane)?;
+        let command = history()
+            .into_iter()
+            .find(|c| c.id == command_id(&pane, seq))
+            .ok_or_else(|| format!("no command {id:?} in {pane}'s history (it keeps the last 200); terminal_list_commands lists them"))?;
+        let output = match seq {
+            2 => "hi\n".to_string(),
+            3 => "still going\n".to_string(),
+            _ => String::new(),
+        };
+        Ok(CommandOutput { command, output })
+    }
+
+    async fn command_await(
+        &self,
+        pane: &str,
+        command_id: Option<&str>,
+        timeout: Duration,
+    ) -> Result<CommandWait, String> {
+        known(pane)?;
+        if pane != "%3" {
+            return Err(format!(
+                "{pane} reports no commands (no shell integration); use agent_wait or pane_read"
+            ));
+        }
+        let id = command_id.unwrap_or("%3:3");
+        let found = self.command_output(id).await?;
+        if found.command.pane != pane {
+            return Err(format!("{id} is not a command of {pane}"));
+        }
+        if found.command.state == CommandStatus::Finished {
+            return Ok(CommandWait::Finished(found));
+        }
+        tokio::time::sleep(timeout).await;
+        Ok(CommandWait::TimedOut {
+            command_id: found.command.id,
+        })
+    }
+
     fn unread_changed(&self, pane: &PaneRef, unread: usize) {
         self.record(Acted::Unread {
             pane: pane.pane.clone(),
@@ -239,4 +291,29 @@ impl FakeBackend {
         *next += 1;
         pane(&format!("%{}", 10 + *next), command, None, None)
     }
+}
+
+/// The fake shell pane's history.
+fn history() -> Vec<CommandInfo> {
+    let record = |seq: u64, command: &str, exit_code: Option<i32>| CommandInfo {
+        id: command_id("%3", seq),
+        pane: "%3".into(),
+        command: command.into(),
+        cwd: Some("/tmp/project".into()),
+        state: if exit_code.is_some() {
+            CommandStatus::Finished
+        } else {
+            CommandStatus::Running
+        },
+        exit_code,
+        started_at_ms: 1_700_000_000_000 + seq * 1000,
+        finished_at_ms: exit_code.map(|_| 1_700_000_000_500 + seq * 1000),
+        output_bytes: if seq == 2 { 4 } else { 0 },
+        output_truncated: false,
+    };
+    vec![
+        record(1, "false", Some(1)),
+        record(2, "echo hi", Some(0)),
+        record(3, "sleep 100", None),
+    ]
 }

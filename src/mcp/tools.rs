@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::backend::{McpBackend, PaneRef, RunOutcome, RunRequest, SplitRequest, WindowRequest};
+use super::commands::{CommandInfo, CommandStatus, CommandWait};
 use super::peers::{PeerError, PeerRegistry};
 use super::schema::*;
 
@@ -23,6 +24,8 @@ const DEFAULT_WAIT_MS: u64 = 30_000;
 const MAX_WAIT_MS: u64 = 55_000;
 const DEFAULT_ACT_MS: u64 = 120_000;
 const MAX_ACT_MS: u64 = 570_000;
+const DEFAULT_COMMANDS: u32 = 20;
+const MAX_COMMANDS: u32 = 200;
 
 /// Everything a tool call can use.
 pub(crate) struct Ctx<'a> {
@@ -80,6 +83,9 @@ pub(crate) fn list() -> Vec<Tool> {
         tool::<WindowCreateArgs, NewPaneOut>("window_create", "Create a window", "Creates a window in your session (or the first session) running `command` (default: a shell).", writing(false)),
         tool::<PaneRunArgs, RunOut>("pane_run", "Run a command in a pane", "Asks the human to approve, then types `command` and Enter into a shell pane. With `await`, returns the exit code and output once the shell reports it finished. `denied` and `timeout` are normal answers: do not retry a denied command unchanged.", writing(true)),
         tool::<PaneSendKeysArgs, RunOut>("pane_send_keys", "Send keys to a pane", "Asks the human to approve, then sends keys (tmux send-keys syntax) to a pane, e.g. to answer a prompt. `denied` and `timeout` are normal answers.", writing(true)),
+        tool::<ListCommandsArgs, ListCommandsOut>("terminal_list_commands", "List a shell pane's commands", "The commands a bash, zsh or fish pane ran (newest last): id, command line, cwd, state, exit code, times and output size, secrets redacted. The pane keeps its last 200 commands. Read one's output with terminal_read_output.", reading()),
+        tool::<ReadOutputArgs, ReadOutputOut>("terminal_read_output", "Read a command's output", "The output of one command from terminal_list_commands as plain text (the last 256 KiB, secrets redacted); while it runs, the output so far.", reading()),
+        tool::<AwaitCommandArgs, AwaitCommandOut>("terminal_await_command", "Wait for a command", "Blocks until a command in a shell pane finishes (`command_id`, or else the running command, or else the next one to start) or `timeout_ms` passes (at most 55 s); returns its exit code and the end of its output, or `timeout`. Call again with the command_id to keep waiting.", reading().idempotent(true)),
         tool::<RegisterPeerArgs, PeerOut>("register_peer", "Register as a peer", "Makes your pane a peer other agents can message, under `name`. Calling it again renames you; your peer_id (your pane id) stays.", writing(false).idempotent(true)),
         tool::<NoArgs, PeerListOut>("list_peers", "List peers", "Every registered peer with its peer_id, name, role, pane and unread count.", reading()),
         tool::<SendMessageArgs, SendOut>("send_message", "Send a message", "Queues a message in one peer's inbox (at most 64 KiB; an inbox keeps the newest 100). Register first.", writing(false)),
@@ -100,6 +106,9 @@ pub(crate) async fn call(ctx: Ctx<'_>, name: &str, args: JsonObject) -> Option<C
         "window_create" => window_create(&ctx, args).await,
         "pane_run" => pane_run(&ctx, args).await,
         "pane_send_keys" => pane_send_keys(&ctx, args).await,
+        "terminal_list_commands" => list_commands(&ctx, args).await,
+        "terminal_read_output" => read_output(&ctx, args).await,
+        "terminal_await_command" => await_command(&ctx, args).await,
         "register_peer" => register_peer(&ctx, args),
         "list_peers" => list_peers(&ctx, args),
         "send_message" => send_message(&ctx, args),
@@ -272,7 +281,7 @@ async fn pane_run(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
         timeout: millis(args.timeout_ms, DEFAULT_ACT_MS, MAX_ACT_MS),
     };
     let outcome = ctx.backend.pane_run(ctx.caller, request).await?;
-    run_answer(args.pane, outcome)
+    run_answer(args.pane, outcome, args.wait)
 }
 
 async fn pane_send_keys(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
@@ -285,10 +294,11 @@ async fn pane_send_keys(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
         .backend
         .pane_send_keys(ctx.caller, &args.pane, args.keys, timeout)
         .await?;
-    run_answer(args.pane, outcome)
+    run_answer(args.pane, outcome, false)
 }
 
-fn run_answer(pane: String, outcome: RunOutcome) -> ToolResult {
+/// `awaited`: the caller asked to wait, so a plain `Sent` means the pane cannot report commands.
+fn run_answer(pane: String, outcome: RunOutcome, awaited: bool) -> ToolResult {
     let mut out = RunOut {
         pane,
         status: RunStatus::Sent,
@@ -297,6 +307,10 @@ fn run_answer(pane: String, outcome: RunOutcome) -> ToolResult {
         reason: None,
     };
     let text = match outcome {
+        RunOutcome::Sent if awaited => format!(
+            "sent to {}, but its shell does not report commands (no shell integration), so calyx cannot tell when it finishes; read the pane with pane_read",
+            out.pane
+        ),
         RunOutcome::Sent => format!("sent to {}", out.pane),
         RunOutcome::Finished { exit_code, output } => {
             let (output, cut) = keep_tail(output, MAX_RUN_OUTPUT_BYTES);
@@ -319,6 +333,131 @@ fn run_answer(pane: String, outcome: RunOutcome) -> ToolResult {
         RunOutcome::TimedOut => {
             out.status = RunStatus::Timeout;
             "timed out waiting for approval or for the command to finish".to_owned()
+        }
+    };
+    answer(&out, text)
+}
+
+/// One line about a command: `%3:17 [exit 1] false (in /tmp)`.
+fn command_line(c: &CommandInfo) -> String {
+    let state = match (c.state, c.exit_code) {
+        (CommandStatus::Running, _) => "running".to_owned(),
+        (CommandStatus::Finished, Some(code)) => format!("exit {code}"),
+        (CommandStatus::Finished, None) => "exit unknown".to_owned(),
+    };
+    let cwd = c
+        .cwd
+        .as_deref()
+        .map(|d| format!(" (in {d})"))
+        .unwrap_or_default();
+    format!("{} [{state}] {}{cwd}", c.id, c.command)
+}
+
+async fn list_commands(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    let args: ListCommandsArgs = parse("terminal_list_commands", args)?;
+    let limit = args.limit.unwrap_or(DEFAULT_COMMANDS);
+    if !(1..=MAX_COMMANDS).contains(&limit) {
+        return Err(format!("`limit` must be 1 to {MAX_COMMANDS}"));
+    }
+    let history = ctx.backend.commands(&args.pane).await?;
+    let mut commands: Vec<CommandInfo> = history
+        .commands
+        .into_iter()
+        .filter(|c| args.state.is_none_or(|s| s == c.state))
+        .collect();
+    let matched = commands.len();
+    commands.drain(..matched.saturating_sub(limit as usize));
+    let mut text = if history.integrated {
+        format!(
+            "{} of {matched} matching command(s) in {}\n",
+            commands.len(),
+            args.pane
+        )
+    } else {
+        format!("{} reports no commands: it is not a bash, zsh or fish pane with calyx's shell integration; use pane_read to see it\n", args.pane)
+    };
+    for c in &commands {
+        text.push_str(&command_line(c));
+        text.push('\n');
+    }
+    let out = ListCommandsOut {
+        pane: args.pane,
+        shell_integration: history.integrated,
+        commands,
+        matched,
+    };
+    answer(&out, text)
+}
+
+async fn read_output(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    let args: ReadOutputArgs = parse("terminal_read_output", args)?;
+    let found = ctx.backend.command_output(&args.command_id).await?;
+    let cut = if found.command.output_truncated {
+        " (start cut)"
+    } else {
+        ""
+    };
+    let text = format!(
+        "{}\noutput{cut}:\n{}",
+        command_line(&found.command),
+        found.output
+    );
+    let out = ReadOutputOut {
+        command: found.command,
+        output: found.output,
+    };
+    answer(&out, text)
+}
+
+async fn await_command(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    let args: AwaitCommandArgs = parse("terminal_await_command", args)?;
+    let timeout = millis(args.timeout_ms, DEFAULT_WAIT_MS, MAX_WAIT_MS);
+    let waited = ctx
+        .backend
+        .command_await(&args.pane, args.command_id.as_deref(), timeout)
+        .await?;
+    let (out, text) = match waited {
+        CommandWait::Finished(found) => {
+            let (output, cut) = keep_tail(found.output, MAX_RUN_OUTPUT_BYTES);
+            let cut = if cut || found.command.output_truncated {
+                " (start cut; terminal_read_output has more)"
+            } else {
+                ""
+            };
+            let text = format!("{}\noutput{cut}:\n{output}", command_line(&found.command));
+            let out = AwaitCommandOut {
+                pane: args.pane,
+                status: AwaitStatus::Finished,
+                command_id: found.command.id.clone(),
+                command: Some(found.command),
+                output: Some(output),
+            };
+            (out, text)
+        }
+        CommandWait::TimedOut { command_id } => {
+            let text = format!("{command_id} has not finished after {} ms; call terminal_await_command again with this command_id to keep waiting", timeout.as_millis());
+            let out = AwaitCommandOut {
+                pane: args.pane,
+                status: AwaitStatus::Timeout,
+                command_id,
+                command: None,
+                output: None,
+            };
+            (out, text)
+        }
+        CommandWait::PaneClosed { command_id } => {
+            let text = format!(
+                "{}'s program exited before {command_id} finished",
+                args.pane
+            );
+            let out = AwaitCommandOut {
+                pane: args.pane,
+                status: AwaitStatus::PaneClosed,
+                command_id,
+                command: None,
+                output: None,
+            };
+            (out, text)
         }
     };
     answer(&out, text)

@@ -221,6 +221,7 @@ impl Server {
     /// A pane is gone (closed, or its program exited): its agent is done, never live-looking.
     pub(super) fn after_pane_closed(&mut self, pane: PaneId) {
         self.approvals_pane_closed(pane);
+        self.wake_command_waiters(None);
         let now = Instant::now();
         let transitions = self.agents.pane_exited(u64::from(pane), now);
         self.last_output.remove(&pane);

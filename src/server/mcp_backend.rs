@@ -7,9 +7,10 @@ use std::time::Duration;
 use async_trait::async_trait;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::mcp::commands::command_id;
 use crate::mcp::{
-    AgentSummary, McpBackend, PaneRef, PaneSummary, RunOutcome, RunRequest, SplitRequest,
-    WindowRequest,
+    AgentSummary, CommandOutput, CommandWait, McpBackend, PaneCommands, PaneRef, PaneSummary,
+    RunOutcome, RunRequest, SplitRequest, WindowRequest,
 };
 
 use super::Msg;
@@ -49,13 +50,34 @@ pub enum McpOp {
         request: WindowRequest,
         reply: oneshot::Sender<Result<PaneSummary, String>>,
     },
-    /// Type into a pane once the human allows it.
+    /// Type into a pane once the human allows it; a `Sent` comes with the number the typed
+    /// command will get in the pane's history (when the pane reports commands).
     Act {
         caller: Option<PaneRef>,
         pane: String,
         bytes: Vec<u8>,
         what: String,
-        reply: oneshot::Sender<Result<RunOutcome, String>>,
+        reply: oneshot::Sender<Result<(RunOutcome, Option<u64>), String>>,
+    },
+    Commands {
+        pane: String,
+        reply: oneshot::Sender<Result<PaneCommands, String>>,
+    },
+    CommandOutput {
+        command_id: String,
+        reply: oneshot::Sender<Result<CommandOutput, String>>,
+    },
+    /// Which command to wait for: the pane's `%N` name and the command's number.
+    CommandTarget {
+        pane: String,
+        command_id: Option<String>,
+        reply: oneshot::Sender<Result<(String, u64), String>>,
+    },
+    /// Answered when command `seq` of `pane` (`%N`) finishes or the pane exits.
+    CommandAwait {
+        pane: String,
+        seq: u64,
+        reply: oneshot::Sender<CommandWait>,
     },
 }
 
@@ -75,7 +97,7 @@ impl OwnerBackend {
         bytes: Vec<u8>,
         what: String,
         timeout: Duration,
-    ) -> Result<RunOutcome, String> {
+    ) -> Result<(RunOutcome, Option<u64>), String> {
         let caller = caller.cloned();
         let asked = self.ask(|reply| McpOp::Act {
             caller,
@@ -87,8 +109,39 @@ impl OwnerBackend {
         match tokio::time::timeout(timeout, asked).await {
             Ok(Some(answer)) => answer,
             Ok(None) => Err(GONE.into()),
-            Err(_) => Ok(RunOutcome::TimedOut),
+            Err(_) => Ok((RunOutcome::TimedOut, None)),
         }
+    }
+
+    /// Waits up to `timeout` for command `seq` of `pane` (`%N`).
+    async fn wait_command(
+        &self,
+        pane: String,
+        seq: u64,
+        timeout: Duration,
+    ) -> Result<CommandWait, String> {
+        let id = command_id(&pane, seq);
+        let asked = self.ask(|reply| McpOp::CommandAwait { pane, seq, reply });
+        match tokio::time::timeout(timeout, asked).await {
+            Ok(Some(done)) => Ok(done),
+            Ok(None) => Err(GONE.into()),
+            Err(_) => Ok(CommandWait::TimedOut { command_id: id }),
+        }
+    }
+
+    async fn command_target(
+        &self,
+        pane: &str,
+        command_id: Option<&str>,
+    ) -> Result<(String, u64), String> {
+        let (pane, command_id) = (pane.to_string(), command_id.map(str::to_string));
+        self.ask(|reply| McpOp::CommandTarget {
+            pane,
+            command_id,
+            reply,
+        })
+        .await
+        .unwrap_or_else(|| Err(GONE.into()))
     }
 
     async fn ask<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> McpOp) -> Option<T> {
@@ -204,16 +257,36 @@ impl McpBackend for OwnerBackend {
         caller: Option<&PaneRef>,
         request: RunRequest,
     ) -> Result<RunOutcome, String> {
+        let started = tokio::time::Instant::now();
         let mut bytes = request.command.clone().into_bytes();
         bytes.push(b'\r');
-        self.act(
-            caller,
-            request.pane,
-            bytes,
-            request.command,
-            request.timeout,
-        )
-        .await
+        let (outcome, mark) = self
+            .act(
+                caller,
+                request.pane.clone(),
+                bytes,
+                request.command,
+                request.timeout,
+            )
+            .await?;
+        let (true, RunOutcome::Sent, Some(seq)) = (request.wait, &outcome, mark) else {
+            return Ok(outcome);
+        };
+        let left = request.timeout.saturating_sub(started.elapsed());
+        let pane = match self.command_target(&request.pane, None).await {
+            Ok((pane, _)) => pane,
+            Err(_) => request.pane,
+        };
+        match self.wait_command(pane, seq, left).await? {
+            CommandWait::Finished(found) => Ok(RunOutcome::Finished {
+                exit_code: found.command.exit_code,
+                output: found.output,
+            }),
+            CommandWait::TimedOut { .. } => Ok(RunOutcome::TimedOut),
+            CommandWait::PaneClosed { command_id } => Err(format!(
+                "the pane's program exited before {command_id} finished"
+            )),
+        }
     }
 
     async fn pane_send_keys(
@@ -227,5 +300,30 @@ impl McpBackend for OwnerBackend {
         let what = format!("send keys: {}", keys.join(" "));
         self.act(caller, pane.to_string(), bytes, what, timeout)
             .await
+            .map(|(outcome, _)| outcome)
+    }
+
+    async fn commands(&self, pane: &str) -> Result<PaneCommands, String> {
+        let pane = pane.to_string();
+        self.ask(|reply| McpOp::Commands { pane, reply })
+            .await
+            .unwrap_or_else(|| Err(GONE.into()))
+    }
+
+    async fn command_output(&self, command_id: &str) -> Result<CommandOutput, String> {
+        let command_id = command_id.to_string();
+        self.ask(|reply| McpOp::CommandOutput { command_id, reply })
+            .await
+            .unwrap_or_else(|| Err(GONE.into()))
+    }
+
+    async fn command_await(
+        &self,
+        pane: &str,
+        command_id: Option<&str>,
+        timeout: Duration,
+    ) -> Result<CommandWait, String> {
+        let (pane, seq) = self.command_target(pane, command_id).await?;
+        self.wait_command(pane, seq, timeout).await
     }
 }

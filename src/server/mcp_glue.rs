@@ -127,6 +127,20 @@ impl Server {
                 what,
                 reply,
             } => self.mcp_act(caller, &pane, bytes, &what, reply),
+            McpOp::Commands { pane, reply } => {
+                let _ = reply.send(self.pane_commands(&pane));
+            }
+            McpOp::CommandOutput { command_id, reply } => {
+                let _ = reply.send(self.command_output(&command_id));
+            }
+            McpOp::CommandTarget {
+                pane,
+                command_id,
+                reply,
+            } => {
+                let _ = reply.send(self.command_target(&pane, command_id.as_deref()));
+            }
+            McpOp::CommandAwait { pane, seq, reply } => self.command_await(&pane, seq, reply),
         }
     }
 
@@ -248,7 +262,7 @@ impl Server {
         pane: &str,
         bytes: Vec<u8>,
         what: &str,
-        reply: oneshot::Sender<Result<RunOutcome, String>>,
+        reply: oneshot::Sender<Result<(RunOutcome, Option<u64>), String>>,
     ) {
         let target = match self.state.resolve(Some(pane)) {
             Ok(t) => t.pane,
@@ -293,11 +307,14 @@ impl Server {
                 Some(EndpointReply::Json(v))
                     if v.get("decision").and_then(|d| d.as_str()) == Some("allow") =>
                 {
+                    let (mark, marked) = oneshot::channel();
                     let _ = tx.send(Msg::PaneWrite {
                         pane: target,
                         bytes,
+                        mark,
                     });
-                    RunOutcome::Sent
+                    let _ = reply.send(Ok((RunOutcome::Sent, marked.await.ok().flatten())));
+                    return;
                 }
                 Some(EndpointReply::Json(v)) => RunOutcome::Denied {
                     reason: v
@@ -310,7 +327,7 @@ impl Server {
                     reason: "no decision was made in calyx".into(),
                 },
             };
-            let _ = reply.send(Ok(outcome));
+            let _ = reply.send(Ok((outcome, None)));
         });
     }
 }

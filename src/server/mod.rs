@@ -9,6 +9,7 @@ mod actions;
 mod agents_glue;
 mod approvals_glue;
 mod client_input;
+mod commands_glue;
 mod copy_mode;
 mod mcp_backend;
 mod mcp_glue;
@@ -16,6 +17,7 @@ mod panes;
 mod payload_capture;
 mod render;
 mod requests;
+mod shell_integration;
 mod sidebar;
 pub mod socket;
 mod state;
@@ -63,8 +65,13 @@ pub enum Msg {
     Endpoint(crate::http::EndpointRequest),
     /// An MCP tool call that needs the live state.
     Mcp(mcp_backend::McpOp),
-    /// Type into a pane (an allowed MCP action).
-    PaneWrite { pane: PaneId, bytes: Vec<u8> },
+    /// Type into a pane (an allowed MCP action); `mark` gets the number the next command in
+    /// the pane will have (when it reports commands), so `pane_run` can await it.
+    PaneWrite {
+        pane: PaneId,
+        bytes: Vec<u8>,
+        mark: tokio::sync::oneshot::Sender<Option<u64>>,
+    },
     /// The hook process behind a pending approval went away.
     ApprovalWithdrawn { id: u64 },
     /// SIGTERM or SIGINT: stop cleanly.
@@ -85,6 +92,8 @@ pub struct Server {
     click_started_copy: Option<PaneId>,
     /// `agent_wait` calls in progress.
     agent_waiters: Vec<mcp_glue::AgentWaiter>,
+    /// `terminal_await_command` calls (and awaited `pane_run`s) in progress.
+    command_waiters: Vec<commands_glue::CommandWaiter>,
     /// Tool calls waiting for the human.
     pub(crate) approvals: crate::approvals::ApprovalQueue,
     /// What the agent in each pane is doing.
@@ -126,6 +135,7 @@ impl Server {
             click_started_copy: None,
             agents: crate::agents::AgentBook::default(),
             agent_waiters: Vec::new(),
+            command_waiters: Vec::new(),
             approvals: crate::approvals::ApprovalQueue::new(Some(
                 crate::paths::state_dir().join("approvals.jsonl"),
             ))
@@ -206,10 +216,12 @@ impl Server {
             Msg::Endpoint(request) => self.endpoint_request(request),
             Msg::ApprovalWithdrawn { id } => self.approval_withdrawn(id),
             Msg::Mcp(op) => self.mcp_op(op),
-            Msg::PaneWrite { pane, bytes } => {
+            Msg::PaneWrite { pane, bytes, mark } => {
+                let next = self.next_command_seq(pane);
                 if let Some(p) = self.state.panes.get(&pane) {
                     p.process.write(bytes);
                 }
+                let _ = mark.send(next);
             }
             Msg::Shutdown => self.state.quit = true,
         }
@@ -312,6 +324,7 @@ impl Server {
             n.rearm();
         }
         self.note_pane_output(pane);
+        self.wake_command_waiters(Some(pane));
         if self.echo_pending.remove(&pane) {
             self.render_now = true;
         }

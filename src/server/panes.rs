@@ -121,10 +121,19 @@ impl State {
             pending: AtomicBool::new(false),
         });
         let cwd = cwd.or_else(|| env.iter().find(|(k, _)| k == "PWD").map(|(_, v)| v.clone()));
+        let mut env = pane_env(&env, &surface, &record, id, &self.socket_path);
+        let (shell, start) = match self
+            .shell_integration
+            .as_ref()
+            .and_then(|si| si.activate(&command, &mut env))
+        {
+            Some((shell, start)) => (Some(shell), start),
+            None => (None, command.clone()),
+        };
         let options = SpawnOptions {
-            command: command.clone(),
+            command: start,
             cwd: cwd.clone(),
-            env: pane_env(&env, &surface, &record, id, &self.socket_path),
+            env,
             rows,
             cols,
         };
@@ -145,6 +154,7 @@ impl State {
                 exited: None,
                 copy: None,
                 session,
+                shell,
                 label_cache: Default::default(),
             },
         );

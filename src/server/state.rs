@@ -43,6 +43,8 @@ pub struct Pane {
     pub copy: Option<CopyMode>,
     /// The session this pane belongs to.
     pub session: SessionId,
+    /// The shell integration calyx switched on for this pane, if any.
+    pub shell: Option<super::shell_integration::Shell>,
     /// The last foreground command name and when it was read (see `command_label`).
     pub label_cache: std::cell::RefCell<Option<(Instant, String)>>,
 }
@@ -261,13 +263,31 @@ pub struct State {
     pub socket_path: String,
     /// Threads that SIGKILL closed panes' programs which ignore SIGHUP; joined at exit.
     pub reapers: Vec<std::thread::JoinHandle<()>>,
+    /// The shell integration scripts, when switched on and written.
+    pub shell_integration: Option<super::shell_integration::ShellIntegration>,
     /// Set when the server should stop.
     pub quit: bool,
 }
 
 impl State {
     pub fn new(config: Config, config_errors: Vec<String>, socket_path: String) -> Self {
+        let shell_integration = config
+            .shell_integration
+            .then(|| shell_integration_dir(&socket_path))
+            .and_then(
+                |dir| match super::shell_integration::ShellIntegration::install(&dir) {
+                    Ok(si) => Some(si),
+                    Err(e) => {
+                        tracing::warn!(
+                            "shell integration off: cannot write {}: {e}",
+                            dir.display()
+                        );
+                        None
+                    }
+                },
+            );
         Self {
+            shell_integration,
             config,
             config_errors,
             sessions: BTreeMap::new(),
@@ -333,4 +353,17 @@ impl State {
             .max_by_key(|s| s.last_used)
             .map(|s| s.id)
     }
+}
+
+/// The scripts live next to the server's socket (a private directory), one set per server.
+fn shell_integration_dir(socket_path: &str) -> std::path::PathBuf {
+    let socket = std::path::Path::new(socket_path);
+    let name = socket
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    socket
+        .parent()
+        .unwrap_or_else(|| std::path::Path::new("/tmp"))
+        .join(format!("{name}.shell"))
 }
