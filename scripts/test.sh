@@ -4,9 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --locked
-bash tests/realcli/claude_session.sh rows
+bash tests/realcli/suite.sh
 bash tests/realcli/approvals.sh
-bash tests/realcli/setup_checks.sh
 bash tests/realcli/mcp_headers.sh
-bash tests/realcli/claude_session.sh mcp
 bash scripts/mcp-conformance.sh

@@ -16,8 +16,16 @@ pub const MAX_HEADER_BYTES: usize = 8 * 1024;
 /// Largest request body accepted; larger bodies get 413.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// How long a client may take to send a request's head, and then its body.
+/// How long a client may take to send a request's body.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a connection may wait for its next request head: a slow head, and an idle
+/// keep-alive connection alike (hyper times both with one timer). Long, because agent CLIs keep
+/// their MCP connections in a pool and reuse one after seconds of quiet: Gemini CLI 0.61.0 spends
+/// ~10 s between MCP discovery and its first turn, and a socket calyx had closed at 10 s
+/// failed that turn's request ("other side closed"), after which Gemini drops the server and
+/// its tools. Loopback and bearer token keep this window harmless.
+pub const HEAD_TIMEOUT: Duration = Duration::from_secs(75);
 
 /// When the server stops waiting for a human on `/approval-request` and answers "no decision".
 /// It must stay below the hook's own 585 s deadline, which stays below the CLI's 600 s hook
@@ -46,8 +54,10 @@ pub struct EndpointOptions {
     pub port: PortChoice,
     /// Where `{"port":N,"token":"..."}` is written (default: `paths::endpoint_file()`).
     pub endpoint_file: PathBuf,
-    /// Time allowed for the request head, and separately for the body (408 / connection closed).
+    /// Time allowed for the request body (408 / connection closed).
     pub request_timeout: Duration,
+    /// Time a connection may wait for a request head, idle keep-alive included (closed after).
+    pub head_timeout: Duration,
     /// Time an approval request may wait for the owner before answering "no decision".
     pub approval_timeout: Duration,
     /// Body size limit in bytes (413 beyond it).
@@ -66,6 +76,7 @@ impl Default for EndpointOptions {
             port: PortChoice::Default,
             endpoint_file: crate::paths::endpoint_file(),
             request_timeout: REQUEST_TIMEOUT,
+            head_timeout: HEAD_TIMEOUT,
             approval_timeout: APPROVAL_TIMEOUT,
             max_body_bytes: MAX_BODY_BYTES,
             max_header_bytes: MAX_HEADER_BYTES,

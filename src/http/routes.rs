@@ -37,11 +37,10 @@ enum HookRoute {
     ApprovalRequest,
 }
 
-/// How long an idle keep-alive connection is kept, told to clients in a `Keep-Alive` header.
-/// The server drops idle connections after its request timeout (10 s); a client that keeps
-/// them longer (Gemini CLI's undici does) reuses a socket the server is closing and fails with
-/// "other side closed". Announcing a shorter idle time makes the client retire it first.
-const KEEP_ALIVE_HINT: &str = "timeout=5";
+/// How long an idle keep-alive connection is kept, told to clients in a `Keep-Alive` header:
+/// a little under the server's head timeout (75 s), so a client that honours the hint retires
+/// a pooled socket before the server closes it, never racing a request into a closing socket.
+const KEEP_ALIVE_HINT: &str = "timeout=60";
 
 /// The service function: one request in, one response out.
 pub(crate) async fn handle(

@@ -100,7 +100,7 @@ pub async fn start(
     });
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(Duration::from_secs(60))
+        .header_read_timeout(options.head_timeout)
         .max_header_size(options.max_header_bytes)
         .max_buf_size(options.max_header_bytes.max(64 * 1024));
     let (stop, stopped) = watch::channel(false);

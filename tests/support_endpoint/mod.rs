@@ -79,6 +79,7 @@ pub fn spawn_owner() -> (http::EndpointSender, mpsc::UnboundedReceiver<Seen>) {
 pub fn test_options(state_home: &std::path::Path) -> EndpointOptions {
     EndpointOptions {
         request_timeout: Duration::from_millis(500),
+        head_timeout: Duration::from_millis(500),
         shutdown_grace: Duration::from_millis(500),
         ..EndpointOptions::ephemeral(endpoint_path(state_home))
     }
