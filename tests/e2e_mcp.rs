@@ -153,3 +153,114 @@ fn tools_answer_from_live_panes_and_pane_run_waits_for_the_human() {
     let screen = String::from_utf8_lossy(&env.run(&["capture", "-t", "mcp"]).stdout).to_string();
     assert!(!screen.contains("must-not-run"), "{screen}");
 }
+
+/// Initializes an MCP session for a pane (its surface id, and the agent-kind header when
+/// given); returns the headers every later request of that session carries.
+fn mcp_session(ep: &Endpoint, surface: &str, kind: Option<&str>) -> Vec<(String, String)> {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"0"}}}"#;
+    let mut headers = vec![("X-Calyx-Surface-ID".to_string(), surface.to_string())];
+    if let Some(kind) = kind {
+        headers.push(("X-Calyx-Agent-Kind".to_string(), kind.to_string()));
+    }
+    let borrowed: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let (head, _) = post(ep, &borrowed, init);
+    headers.push(("Mcp-Session-Id".to_string(), session_header(&head)));
+    headers.push(("MCP-Protocol-Version".to_string(), "2025-06-18".to_string()));
+    let ids: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    post(
+        ep,
+        &ids,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    headers
+}
+
+fn call(ep: &Endpoint, headers: &[(String, String)], id: u32, tool: &str, args: &str) -> String {
+    let ids: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{args}}}}}"#
+    );
+    post(ep, &ids, &body).1.to_string()
+}
+
+#[test]
+fn agent_kind_header_creates_a_row_and_unread_messages_show_on_the_border() {
+    let env = Env::new();
+    let mut c = env.client(&["new", "-s", "peers"], 40, 150);
+    c.wait_for("$ ");
+    env.ok(&["split", "-t", "peers", "-h"]);
+    let panes = wait_until("two panes", || {
+        let p = env.panes();
+        (p.len() == 2).then_some(p)
+    });
+    let surface = |i: usize| {
+        panes[i]["surface_id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let ep = endpoint(&env);
+    let alpha = mcp_session(&ep, &surface(0), None);
+    let beta = mcp_session(&ep, &surface(1), Some("codex"));
+
+    // The agent-kind header alone gives the pane an agent row; no identity kind, no row.
+    let rows = wait_until("a codex row for %2", || {
+        let out = env.ok(&["agents", "--json"]);
+        out.contains("\"%2\"").then_some(out)
+    });
+    assert!(rows.contains("\"codex\""), "{rows}");
+    assert!(!rows.contains("\"%1\""), "{rows}");
+
+    let a = call(&ep, &alpha, 2, "register_peer", r#"{"name":"alpha"}"#);
+    assert!(a.contains("alpha"), "{a}");
+    let b = call(&ep, &beta, 2, "register_peer", r#"{"name":"beta"}"#);
+    let beta_id = serde_json::from_str::<serde_json::Value>(&b)
+        .ok()
+        .and_then(|v| {
+            v["result"]["structuredContent"]["peer"]["peer_id"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| panic!("no peer_id in {b}"));
+    let sent = call(
+        &ep,
+        &alpha,
+        3,
+        "send_message",
+        &format!(r#"{{"to":"{beta_id}","content":"review PR 7 please"}}"#),
+    );
+    assert!(!sent.contains("\"isError\":true"), "{sent}");
+    // Beta's border shows the unread count; reading the inbox clears it.
+    c.wait_for("✉1");
+    let inbox = call(&ep, &beta, 3, "receive_messages", "{}");
+    assert!(inbox.contains("review PR 7 please"), "{inbox}");
+    wait_until("the unread badge is gone", || {
+        (!c.screen().contains("✉1")).then_some(())
+    });
+
+    // deliver "type": beta's agent is idle, so the message is also typed into its pane as a
+    // prompt, once the human approves it in the panel.
+    let ep2 = Endpoint {
+        port: ep.port,
+        token: ep.token.clone(),
+    };
+    let (alpha2, to) = (alpha.clone(), beta_id.clone());
+    let typer = std::thread::spawn(move || {
+        let args = format!(r#"{{"to":"{to}","content":"echo typed-by-peer","deliver":"type"}}"#);
+        call(&ep2, &alpha2, 4, "send_message", &args)
+    });
+    c.wait_for("typed-by-peer");
+    c.send("y");
+    let outcome = typer.join().expect("typer");
+    assert!(outcome.contains("\"typed\":\"typed\""), "{outcome}");
+    env.wait_capture("%2", "typed-by-peer\n");
+}

@@ -131,6 +131,17 @@ pub struct SendMessageArgs {
     pub to: String,
     /// The message (at most 64 KiB).
     pub content: String,
+    /// `inbox` (default): queue it for receive_messages. `type`: also type it into the
+    /// recipient's pane as a prompt when its agent is idle, after the human approves.
+    pub deliver: Option<Deliver>,
+}
+
+/// How `send_message` delivers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Deliver {
+    Inbox,
+    Type,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -298,6 +309,10 @@ pub struct SendOut {
     pub delivered_to: Vec<String>,
     /// Recipients whose full inbox dropped its oldest message to make room.
     pub overflowed: Vec<String>,
+    /// With `deliver: "type"`: `typed`, `denied: REASON`, `timeout`, or `not typed: ...` (the
+    /// agent was not idle); the message is in the inbox either way.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typed: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

@@ -88,7 +88,7 @@ pub(crate) fn list() -> Vec<Tool> {
         tool::<AwaitCommandArgs, AwaitCommandOut>("terminal_await_command", "Wait for a command", "Blocks until a command in a shell pane finishes (`command_id`, or else the running command, or else the next one to start) or `timeout_ms` passes (at most 55 s); returns its exit code and the end of its output, or `timeout`. Call again with the command_id to keep waiting.", reading().idempotent(true)),
         tool::<RegisterPeerArgs, PeerOut>("register_peer", "Register as a peer", "Makes your pane a peer other agents can message, under `name`. Calling it again renames you; your peer_id (your pane id) stays.", writing(false).idempotent(true)),
         tool::<NoArgs, PeerListOut>("list_peers", "List peers", "Every registered peer with its peer_id, name, role, pane and unread count.", reading()),
-        tool::<SendMessageArgs, SendOut>("send_message", "Send a message", "Queues a message in one peer's inbox (at most 64 KiB; an inbox keeps the newest 100). Register first.", writing(false)),
+        tool::<SendMessageArgs, SendOut>("send_message", "Send a message", "Queues a message in one peer's inbox (at most 64 KiB; an inbox keeps the newest 100). Register first. With deliver \"type\", an idle recipient also gets it typed into its pane as a prompt once the human approves.", writing(false)),
         tool::<BroadcastArgs, SendOut>("broadcast", "Broadcast a message", "Queues a message in every other peer's inbox. Register first.", writing(false)),
         tool::<NoArgs, ReceiveOut>("receive_messages", "Receive messages", "Returns and deletes the messages waiting in your inbox, oldest first, with how many were dropped because it was full.", writing(false)),
         tool::<PeerStatusArgs, PeerStatusOut>("get_peer_status", "Get a peer's status", "One peer's name, role, pane, unread count and its agent's state.", reading()),
@@ -111,7 +111,7 @@ pub(crate) async fn call(ctx: Ctx<'_>, name: &str, args: JsonObject) -> Option<C
         "terminal_await_command" => await_command(&ctx, args).await,
         "register_peer" => register_peer(&ctx, args),
         "list_peers" => list_peers(&ctx, args),
-        "send_message" => send_message(&ctx, args),
+        "send_message" => send_message(&ctx, args).await,
         "broadcast" => broadcast(&ctx, args),
         "receive_messages" => receive_messages(&ctx, args),
         "get_peer_status" => get_peer_status(&ctx, args).await,
@@ -495,14 +495,53 @@ fn list_peers(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
     answer(&PeerListOut { peers }, text)
 }
 
-fn send_message(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+async fn send_message(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
     let args: SendMessageArgs = parse("send_message", args)?;
     let me = caller(ctx)?;
     let delivery = ctx
         .peers
         .send(me, &args.to, &args.content)
         .map_err(|e| e.to_string())?;
-    sent(ctx, vec![delivery])
+    let typed = match args.deliver {
+        Some(Deliver::Type) => Some(type_into(ctx, &delivery.to.pane, &args.content).await),
+        _ => None,
+    };
+    sent(ctx, vec![delivery], typed)
+}
+
+/// Types a message into an idle agent's pane as its next prompt, behind the approval queue.
+/// A busy agent is not interrupted: the message waits in its inbox.
+async fn type_into(ctx: &Ctx<'_>, pane: &str, content: &str) -> String {
+    let state = ctx
+        .backend
+        .agent_list()
+        .await
+        .into_iter()
+        .find(|a| a.pane == pane)
+        .map(|a| a.state);
+    if state.as_deref() != Some("idle") {
+        let why = state.map_or("no agent reports from it".to_string(), |s| {
+            format!("its agent is {s}")
+        });
+        return format!("not typed: {why}; the message waits in its inbox");
+    }
+    // One line: a newline inside would submit half the message.
+    let line: String = content
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let keys = vec![line, "Enter".to_string()];
+    let timeout = millis(None, DEFAULT_ACT_MS, MAX_ACT_MS);
+    match ctx
+        .backend
+        .pane_send_keys(ctx.caller, pane, keys, timeout)
+        .await
+    {
+        Ok(RunOutcome::Sent | RunOutcome::Finished { .. }) => "typed".into(),
+        Ok(RunOutcome::Denied { reason }) => format!("denied: {reason}"),
+        Ok(RunOutcome::TimedOut) => "timeout".into(),
+        Err(e) => format!("not typed: {e}"),
+    }
 }
 
 fn broadcast(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
@@ -512,10 +551,14 @@ fn broadcast(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
         .peers
         .broadcast(me, &args.content)
         .map_err(|e| e.to_string())?;
-    sent(ctx, deliveries)
+    sent(ctx, deliveries, None)
 }
 
-fn sent(ctx: &Ctx<'_>, deliveries: Vec<super::peers::Delivery>) -> ToolResult {
+fn sent(
+    ctx: &Ctx<'_>,
+    deliveries: Vec<super::peers::Delivery>,
+    typed: Option<String>,
+) -> ToolResult {
     for d in &deliveries {
         ctx.backend.unread_changed(&d.to, d.unread);
     }
@@ -526,12 +569,16 @@ fn sent(ctx: &Ctx<'_>, deliveries: Vec<super::peers::Delivery>) -> ToolResult {
             .filter(|d| d.dropped_now)
             .map(|d| d.to.pane.clone())
             .collect(),
+        typed,
     };
-    let text = if out.delivered_to.is_empty() {
+    let mut text = if out.delivered_to.is_empty() {
         "no other peers are registered; nobody got it".to_owned()
     } else {
         format!("queued for {}", out.delivered_to.join(", "))
     };
+    if let Some(typed) = &out.typed {
+        text.push_str(&format!("; {typed}"));
+    }
     answer(&out, text)
 }
 

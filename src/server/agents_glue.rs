@@ -164,7 +164,7 @@ impl Server {
     }
 
     /// Redraws every client that shows the sidebar or agent counts.
-    fn mark_sidebars_dirty(&mut self) {
+    pub(super) fn mark_sidebars_dirty(&mut self) {
         for c in self.state.clients.values_mut() {
             c.dirty = true;
         }
@@ -220,6 +220,7 @@ impl Server {
 
     /// A pane is gone (closed, or its program exited): its agent is done, never live-looking.
     pub(super) fn after_pane_closed(&mut self, pane: PaneId) {
+        self.state.unread.remove(&pane);
         self.approvals_pane_closed(pane);
         self.wake_command_waiters(None);
         let now = Instant::now();

@@ -18,6 +18,10 @@ use super::Msg;
 /// One request from the MCP layer to the owner loop.
 #[derive(Debug)]
 pub enum McpOp {
+    /// An MCP client in this pane named its agent CLI (`X-Calyx-Agent-Kind`).
+    AgentSeen { pane: String, kind: String },
+    /// A peer's unread message count changed.
+    Unread { pane: String, unread: usize },
     Identity {
         surface: Option<String>,
         session: Option<String>,
@@ -171,7 +175,19 @@ impl McpBackend for OwnerBackend {
         .flatten()
     }
 
-    async fn agent_seen(&self, _pane: &PaneRef, _kind: &str) {}
+    async fn agent_seen(&self, pane: &PaneRef, kind: &str) {
+        let _ = self.tx.send(Msg::Mcp(McpOp::AgentSeen {
+            pane: pane.pane.clone(),
+            kind: kind.to_string(),
+        }));
+    }
+
+    fn unread_changed(&self, pane: &PaneRef, unread: usize) {
+        let _ = self.tx.send(Msg::Mcp(McpOp::Unread {
+            pane: pane.pane.clone(),
+            unread,
+        }));
+    }
 
     async fn pane_list(&self) -> Vec<PaneSummary> {
         self.ask(|reply| McpOp::PaneList { reply })

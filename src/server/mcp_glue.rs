@@ -28,8 +28,41 @@ fn pane_id(text: &str) -> Option<PaneId> {
 }
 
 impl Server {
+    /// An MCP client said which agent CLI runs in `pane`: a pane without an agent row gets
+    /// one (idle: an agent that just connected its MCP client sits at its prompt), so agents
+    /// whose hooks are not installed still show in the sidebar. An existing row is left as is:
+    /// its hooks know better.
+    fn agent_seen(&mut self, pane: &str, kind: &str) {
+        let (Ok(target), Ok(kind)) = (
+            self.state.resolve(Some(pane)),
+            <calyx_integrations::AgentKind as std::str::FromStr>::from_str(kind),
+        ) else {
+            return;
+        };
+        if self.agents.row(u64::from(target.pane)).is_some() {
+            return;
+        }
+        let event = calyx_integrations::NormalizedEvent::new(
+            calyx_integrations::EventKind::SessionStart,
+            "mcp connect",
+        );
+        self.apply_agent_event(target.pane, kind, &event);
+    }
+
     pub(super) fn mcp_op(&mut self, op: McpOp) {
         match op {
+            McpOp::AgentSeen { pane, kind } => self.agent_seen(&pane, &kind),
+            McpOp::Unread { pane, unread } => {
+                if let Ok(t) = self.state.resolve(Some(&pane)) {
+                    if unread == 0 {
+                        self.state.unread.remove(&t.pane);
+                    } else {
+                        self.state.unread.insert(t.pane, unread);
+                    }
+                    self.state.mark_pane_dirty(t.pane);
+                    self.mark_sidebars_dirty();
+                }
+            }
             McpOp::Identity {
                 surface,
                 session,

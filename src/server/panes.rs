@@ -122,6 +122,12 @@ impl State {
         });
         let cwd = cwd.or_else(|| env.iter().find(|(k, _)| k == "PWD").map(|(_, v)| v.clone()));
         let mut env = pane_env(&env, &surface, &record, id, &self.socket_path);
+        // PWD follows the pane's directory, as in tmux: programs that trust $PWD over getcwd
+        // (OpenCode does) would otherwise work in the client's directory, not the pane's.
+        if let Some(dir) = &cwd {
+            env.retain(|(k, _)| k != "PWD");
+            env.push(("PWD".into(), dir.clone()));
+        }
         let (shell, start) = match self
             .shell_integration
             .as_ref()

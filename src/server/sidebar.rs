@@ -62,11 +62,12 @@ impl AgentsView {
                 Some(tool) => format!("approval {tool}"),
                 None => row.state.as_str().to_string(),
             };
+            let unread = unread_text(server, pane);
             view.badges.insert(
                 pane,
                 (
                     format!(
-                        "{} {glyph} {state_text}{subagents}",
+                        "{} {glyph} {state_text}{subagents}{unread}",
                         row.kind.display_name()
                     ),
                     color,
@@ -74,16 +75,30 @@ impl AgentsView {
             );
             let title = match approval {
                 Some(tool) => format!("waits for approval: {tool}"),
-                None => title,
+                None => format!("{title}{unread}"),
             };
             view.rows
                 .push((pane, sidebar_row(&row, format!("%{pane}"), title)));
+        }
+        // Panes with unread messages but no agent row still show the count on their border.
+        for (&pane, _) in server.state.unread.iter() {
+            view.badges
+                .entry(pane)
+                .or_insert_with(|| (unread_text(server, pane).trim().to_string(), Color::Yellow));
         }
         let (blocked, working) = server.agent_counts();
         view.blocked = blocked;
         view.working = working;
         view.approvals = server.approvals.pending().len();
         view
+    }
+}
+
+/// " ✉N" when the pane's peer has N unread messages, else empty.
+fn unread_text(server: &Server, pane: PaneId) -> String {
+    match server.state.unread.get(&pane) {
+        Some(&n) if n > 0 => format!(" ✉{n}"),
+        _ => String::new(),
     }
 }
 

@@ -249,6 +249,8 @@ pub struct Client {
 
 /// Everything the server owns.
 pub struct State {
+    /// Unread MCP messages per pane (peers' inboxes), shown on borders and in the sidebar.
+    pub unread: HashMap<PaneId, usize>,
     pub config: Config,
     pub config_errors: Vec<String>,
     pub sessions: BTreeMap<SessionId, Session>,
@@ -287,6 +289,7 @@ impl State {
                 },
             );
         Self {
+            unread: HashMap::new(),
             shell_integration,
             config,
             config_errors,
