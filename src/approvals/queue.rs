@@ -80,7 +80,16 @@ impl Drop for Pending {
 
 /// The reply for a request that ends without a decision.
 fn silence_reply(schema: Schema, why: Silence) -> EndpointReply {
-    match silence_body(schema, why) {
+    reply_of(silence_body(schema, why))
+}
+
+/// The reply for a decision.
+fn decision_reply(schema: Schema, decision: &Decision) -> EndpointReply {
+    reply_of(body(schema, decision))
+}
+
+fn reply_of(body: Option<Value>) -> EndpointReply {
+    match body {
         Some(v) => EndpointReply::Json(v),
         None => EndpointReply::EmptyOk,
     }
@@ -170,7 +179,7 @@ impl ApprovalQueue {
             .contains(&(Some(pending.pane), pending.tool.clone()))
             || self.rules.contains(&(None, pending.tool.clone()));
         if by_rule {
-            pending.answer(EndpointReply::Json(body(pending.schema, &Decision::Allow)));
+            pending.answer(decision_reply(pending.schema, &Decision::Allow));
             self.finish(pending, "allow", DecidedBy::Rule);
             return (id, false);
         }
@@ -198,13 +207,22 @@ impl ApprovalQueue {
             let scope = if every_pane { None } else { Some(pending.pane) };
             self.rules.insert((scope, pending.tool.clone()));
         }
+        // A rule the human just set is an "always" for CLIs that can remember one too.
+        let decision = match decision {
+            Decision::Allow if always.is_some() => Decision::AllowAlways,
+            other => other,
+        };
         let outcome = match &decision {
+            Decision::Allow if !pending.schema.can_allow() => {
+                "step aside (the CLI decides)".to_string()
+            }
             Decision::Allow => "allow".to_string(),
+            Decision::AllowAlways => "allow (always)".to_string(),
             Decision::AllowRemember { .. } => "allow (remembered by the CLI)".to_string(),
             Decision::Deny { message: Some(m) } => format!("deny: {}", redact(m)),
             Decision::Deny { message: None } => "deny".to_string(),
         };
-        pending.answer(EndpointReply::Json(body(pending.schema, &decision)));
+        pending.answer(decision_reply(pending.schema, &decision));
         let pane = pending.pane;
         let tool = pending.tool.clone();
         self.finish(pending, &outcome, DecidedBy::Human);
@@ -219,7 +237,7 @@ impl ApprovalQueue {
             for other in covered {
                 if let Some(i) = self.pending.iter().position(|p| p.id == other) {
                     let mut p = self.pending.remove(i);
-                    p.answer(EndpointReply::Json(body(p.schema, &Decision::Allow)));
+                    p.answer(decision_reply(p.schema, &Decision::Allow));
                     self.finish(p, "allow", DecidedBy::Rule);
                 }
             }
@@ -257,7 +275,7 @@ impl ApprovalQueue {
         while let Some(at) = self
             .pending
             .iter()
-            .position(|p| now.duration_since(p.created) >= self.expiry)
+            .position(|p| now.duration_since(p.created) >= self.wait_of(p.schema))
         {
             let mut pending = self.pending.remove(at);
             pending.answer(silence_reply(pending.schema, Silence::Expired));
@@ -274,7 +292,17 @@ impl ApprovalQueue {
 
     /// When the oldest pending request expires.
     pub fn next_expiry(&self) -> Option<Instant> {
-        self.pending.iter().map(|p| p.created + self.expiry).min()
+        self.pending
+            .iter()
+            .map(|p| p.created + self.wait_of(p.schema))
+            .min()
+    }
+
+    /// How long a request of this schema may wait (Hermes kills its hooks sooner).
+    fn wait_of(&self, schema: Schema) -> Duration {
+        schema
+            .max_wait()
+            .map_or(self.expiry, |w| w.min(self.expiry))
     }
 
     fn finish(&mut self, pending: Pending, outcome: &str, by: DecidedBy) {
