@@ -57,6 +57,9 @@ pub struct Pending {
     pub summary: Summary,
     /// Claude Code's `permission_suggestions`, offered as numbered "always" choices.
     pub suggestions: Vec<Value>,
+    /// The tool input of a request a CLI's hook made (None for calyx's own MCP requests), to
+    /// recognise the call when the CLI reports it finished ([`super::elsewhere`]).
+    pub input: Option<Value>,
     pub created: Instant,
     pub created_wall: SystemTime,
     answer: Option<oneshot::Sender<EndpointReply>>,
@@ -128,6 +131,8 @@ pub struct NewRequest {
     pub tool: String,
     pub summary: Summary,
     pub suggestions: Vec<Value>,
+    /// The CLI's tool input (None: not a CLI's hook, never answered elsewhere).
+    pub input: Option<Value>,
     pub answer: oneshot::Sender<EndpointReply>,
 }
 
@@ -169,6 +174,7 @@ impl ApprovalQueue {
             tool: request.tool,
             summary: request.summary,
             suggestions: request.suggestions,
+            input: request.input,
             created: now,
             created_wall: SystemTime::now(),
             answer: Some(request.answer),
@@ -247,12 +253,43 @@ impl ApprovalQueue {
 
     /// The hook process went away (agent interrupted, pane closed): forget the request.
     pub fn withdraw(&mut self, id: u64) -> Option<PaneId> {
+        self.withdraw_as(id, "withdrawn")
+    }
+
+    /// Ends a request without answering it (its hook gets an empty body if it still listens,
+    /// which the CLI, having moved on, ignores); `outcome` says why, for the record.
+    fn withdraw_as(&mut self, id: u64, outcome: &str) -> Option<PaneId> {
         let at = self.pending.iter().position(|p| p.id == id)?;
         let mut pending = self.pending.remove(at);
         pending.answer = None;
         let pane = pending.pane;
-        self.finish(pending, "withdrawn", DecidedBy::Withdrawn);
+        self.finish(pending, outcome, DecidedBy::Withdrawn);
         Some(pane)
+    }
+
+    /// An agent event from `pane`: withdraws the requests of that pane the CLI answered in its
+    /// own dialog (see [`super::elsewhere`]). Returns whether any went.
+    pub fn settle_from_event(
+        &mut self,
+        pane: PaneId,
+        kind: AgentKind,
+        event: &calyx_integrations::NormalizedEvent,
+    ) -> bool {
+        let ids: Vec<u64> = self
+            .pending
+            .iter()
+            .filter(|p| p.pane == pane)
+            .filter(|p| {
+                p.input.as_ref().is_some_and(|input| {
+                    super::elsewhere::answered_elsewhere(p.kind, &p.tool, input, kind, event)
+                })
+            })
+            .map(|p| p.id)
+            .collect();
+        for id in &ids {
+            self.withdraw_as(*id, "answered in the CLI's own dialog");
+        }
+        !ids.is_empty()
     }
 
     /// Withdraws every request of a pane that closed.

@@ -36,6 +36,7 @@ fn request(
             tool: tool.into(),
             summary,
             suggestions: vec![],
+            input: Some(json!({"command": "echo hi"})),
             answer: tx,
         },
         rx,
@@ -302,4 +303,40 @@ fn no_interleaving_answers_allow_without_a_human_allow() {
         let want = allowed_first == Some(true) && schema.can_allow();
         assert_eq!(got_allow, want, "order {order:?} {schema:?}");
     }
+}
+
+#[test]
+fn a_request_answered_in_the_cli_is_withdrawn_and_never_answered_twice() {
+    use calyx_integrations::{EventKind, NormalizedEvent};
+    let now = Instant::now();
+    let mut q = ApprovalQueue::new(None);
+    let (a, mut a_rx) = request(1, Schema::Claude, "Bash");
+    let (b, mut b_rx) = request(2, Schema::Claude, "Bash");
+    let (ida, _) = q.add(a, now);
+    q.add(b, now);
+    // Claude ran the call after the user said yes in its own dialog: PostToolUse, same input.
+    let mut ran = NormalizedEvent::new(EventKind::PostToolUse, "PostToolUse");
+    ran.tool_name = Some("Bash".into());
+    ran.tool_input = Some(json!({"command": "echo hi"}));
+    assert!(q.settle_from_event(1, AgentKind::ClaudeCode, &ran));
+    assert_eq!(q.pending().len(), 1, "only pane 1's request");
+    // Not answered by calyx: the sender is dropped, and the endpoint gives a hook that still
+    // listens an empty body...
+    assert!(a_rx.try_recv().is_err());
+    // ...and a late decision finds nothing.
+    assert_eq!(q.decide(ida, Decision::Allow, None), None);
+    assert_eq!(
+        q.recent().last().map(|r| (r.outcome.clone(), r.by)),
+        Some((
+            "answered in the CLI's own dialog".to_string(),
+            DecidedBy::Withdrawn
+        ))
+    );
+    // The other pane's request is untouched by pane 1's events.
+    assert!(b_rx.try_recv().is_err());
+    assert!(!q.settle_from_event(
+        1,
+        AgentKind::ClaudeCode,
+        &NormalizedEvent::new(EventKind::Stop, "Stop")
+    ));
 }

@@ -130,6 +130,7 @@ impl Server {
             } else {
                 Vec::new()
             },
+            input: Some(input),
             answer: answer_tx,
         };
         let (id, waits) = self.approvals.add(request, Instant::now());
@@ -167,6 +168,18 @@ impl Server {
                 c.panel.hidden = false;
                 c.dirty = true;
             }
+        }
+    }
+
+    /// An agent event that may show the CLI answered a held request in its own dialog.
+    pub(super) fn approvals_after_event(
+        &mut self,
+        pane: PaneId,
+        kind: AgentKind,
+        event: &NormalizedEvent,
+    ) {
+        if self.approvals.settle_from_event(pane, kind, event) {
+            self.mark_all_dirty();
         }
     }
 
