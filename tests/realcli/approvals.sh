@@ -35,8 +35,9 @@ cat > "$T/inner.sh" <<'INNER'
 set -uo pipefail
 source "$ROOT/tests/realcli/lib.sh"
 . "$D/env.sh"
-export XDG_STATE_HOME=$D/state XDG_CONFIG_HOME=$D/config
+# calyx's state and config stay under the throwaway HOME (OpenCode reads XDG_CONFIG_HOME too).
 rl_calyx_env "$D/run"
+CONF=${XDG_CONFIG_HOME:-$HOME/.config}/calyx
 "$R" fake "$CLI" "$P" "$D/fake.jsonl" > "$D/fake.out" 2>&1 & FAKE=$!
 "$R" waitport "$P" 20
 tm() { tmux -S "$D/tmux.sock" -f /dev/null "$@"; }
@@ -46,8 +47,13 @@ say() { echo "STEP $1 $2"; }
 dump() { { echo "--- $1"; c capture -t "$1"; c approvals; c agents; } >> "$D/steps.log" 2>&1; }
 server() { # (re)starts calyx with the given config.toml text
   c kill-server >/dev/null 2>&1
-  mkdir -p "$D/config/calyx"; printf '%s\n' "$1" > "$D/config/calyx/config.toml"
-  c new -d -s setup -x 160 -y 45 -- sleep 900
+  mkdir -p "$CONF"; printf '%s\n' "$1" > "$CONF/config.toml"
+  # The old server may still be going away: retry until a new one answers.
+  for _ in 1 2 3 4 5; do
+    c new -d -s setup -x 160 -y 45 -- sleep 900 2>/dev/null && return 0
+    sleep 1
+  done
+  return 1
 }
 pending_id() { # the id of the first pending request, or nothing
   c approvals --json --pending 2>/dev/null | python3 -c '
@@ -89,6 +95,9 @@ wait_screen() { for _ in $(seq $((${3:-30} * 5))); do c capture -t "$1" 2>/dev/n
 wait_row() { for _ in $(seq 100); do [ "$(row "$1")" = "$2" ] && return 0; sleep 0.2; done; return 1; }
 PERM="SCENARIO:perm write marker"
 [ "$CLI" = hermes ] && PERM="SCENARIO:danger write marker"
+# The CLI's own permission dialog (Gemini's confirmation, Hermes's dangerous-command prompt).
+DIALOG="Allow execution"
+[ "$CLI" = hermes ] && DIALOG="Dangerous Command"
 # Gemini and Hermes hold nothing unless the user opted in.
 GATE_ON=""
 case $CLI in gemini|hermes) GATE_ON="[approvals]
@@ -172,7 +181,7 @@ step_pane() { # answered in Claude's own dialog while calyx holds the hook
 step_dialog() { # Gemini/Hermes without the opt-in: the CLI asks itself, calyx shows it blocked
   server "" || return 1
   start s-dialog "$PERM" || return 1
-  wait_screen s-dialog "Allow execution|Dangerous Command|Do you want|Allow once|approve" 40 || { echo "no dialog of the CLI's own"; dump s-dialog; return 1; }
+  wait_screen s-dialog "$DIALOG" 40 || { echo "no dialog of the CLI's own"; dump s-dialog; return 1; }
   wait_row s-dialog blocked || { echo "row is $(row s-dialog), not blocked, while the CLI's dialog is open"; dump s-dialog; return 1; }
   [ -z "$(pending_id)" ] || { echo "calyx held a request without the opt-in"; return 1; }
   c kill -t s-dialog >/dev/null 2>&1; true
@@ -185,9 +194,13 @@ step_step() { # Gemini/Hermes opted in: approve steps aside, the CLI's own dialo
   [ -n "$id" ] || { echo "no approval request reached calyx"; dump s-step; return 1; }
   [ ! -f "$D/project/marker.txt" ] || { echo "the command ran while calyx held it"; return 1; }
   c approve "$id" >/dev/null || { echo "calyx approve $id failed"; return 1; }
-  wait_screen s-step "Allow execution|Dangerous Command|Do you want|Allow once|approve" 40 || { echo "no dialog of the CLI's own after stepping aside"; dump s-step; return 1; }
+  wait_screen s-step "$DIALOG" 40 || { echo "no dialog of the CLI's own after stepping aside"; dump s-step; return 1; }
+  [ ! -f "$D/project/marker.txt" ] || { echo "the command ran before anyone answered the CLI's dialog"; return 1; }
   wait_row s-step blocked || { echo "row is $(row s-step), not blocked, at the CLI's dialog"; dump s-step; return 1; }
   [ "$(recent_of "$id")" = "step aside (the CLI decides) by human" ] || { echo "recorded as $(recent_of "$id")"; return 1; }
+  # Answered in the pane (the dialog's first choice allows once), the command runs.
+  c send-keys -t s-step Enter
+  wait_marker 30 || { echo "answered in the CLI's dialog, but the command did not run"; dump s-step; return 1; }
   c kill -t s-step >/dev/null 2>&1; true
 }
 
