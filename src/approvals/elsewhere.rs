@@ -4,7 +4,8 @@
 //! tests/realcli/approvals.sh, step "pane"): the hook would sit in calyx's queue until expiry,
 //! and a late answer from calyx would go to a CLI that has moved on. So the events that prove
 //! the CLI moved past the call end the request: the call itself finished (same tool, same input),
-//! or the turn or session ended.
+//! or the turn or session ended, or a new prompt began one (Claude's Esc interrupt fires no hook
+//! at all; the next prompt is the first sign).
 
 use calyx_integrations::{AgentKind, EventKind, NormalizedEvent};
 use serde_json::Value;
@@ -23,7 +24,10 @@ pub fn answered_elsewhere(
     }
     match event.kind {
         // Not a subagent's: a subagent's turn ending says nothing about the parent's gate.
-        EventKind::Stop | EventKind::SessionEnd | EventKind::Interrupt => event.agent_id.is_none(),
+        EventKind::Stop
+        | EventKind::SessionEnd
+        | EventKind::Interrupt
+        | EventKind::UserPromptSubmit => event.agent_id.is_none(),
         EventKind::PostToolUse => {
             event.tool_name.as_deref() == Some(tool)
                 && event.tool_input.as_ref().is_some_and(|i| i == input)
