@@ -98,6 +98,18 @@ fn reply_of(body: Option<Value>) -> EndpointReply {
     }
 }
 
+/// How an allow is recorded: for the deny-only hooks (Gemini, Hermes) it only steps aside.
+fn allow_outcome(schema: Schema) -> &'static str {
+    if schema.can_allow() {
+        "allow"
+    } else {
+        STEP_ASIDE
+    }
+}
+
+/// The record of a human's (or a rule's) allow where the CLI's hook cannot allow.
+pub const STEP_ASIDE: &str = "step aside (the CLI decides)";
+
 /// A decided or ended request, for `calyx approvals`.
 #[derive(Debug, Clone)]
 pub struct Record {
@@ -186,7 +198,8 @@ impl ApprovalQueue {
             || self.rules.contains(&(None, pending.tool.clone()));
         if by_rule {
             pending.answer(decision_reply(pending.schema, &Decision::Allow));
-            self.finish(pending, "allow", DecidedBy::Rule);
+            let outcome = allow_outcome(pending.schema);
+            self.finish(pending, outcome, DecidedBy::Rule);
             return (id, false);
         }
         self.pending.push(pending);
@@ -244,7 +257,8 @@ impl ApprovalQueue {
                 if let Some(i) = self.pending.iter().position(|p| p.id == other) {
                     let mut p = self.pending.remove(i);
                     p.answer(decision_reply(p.schema, &Decision::Allow));
-                    self.finish(p, "allow", DecidedBy::Rule);
+                    let outcome = allow_outcome(p.schema);
+                    self.finish(p, outcome, DecidedBy::Rule);
                 }
             }
         }
