@@ -71,6 +71,9 @@ import json, sys
 r = [x for x in json.load(sys.stdin)["recent"] if str(x["id"]) == sys.argv[1]]
 print(r[-1]["state"] + " by " + r[-1]["by"] if r else "none")' "$1" 2>/dev/null
 }
+# Whether session $1's screen matches the extended regex $2 (read whole first: under pipefail a
+# `grep -q` that stops reading early could fail the pipeline).
+on_screen() { grep -qiE "$2" <<< "$(c capture -t "$1" 2>/dev/null)"; }
 row() { rl_row "$(rl_pane "$1")" | cut -d' ' -f2; }
 # Starts the CLI's TUI in session $1 with prompt $2.
 start() {
@@ -79,7 +82,7 @@ start() {
   mapfile -t A < <("$R" cmd "$CLI" tui "$2" 2>/dev/null)
   c new -d -s "$1" -x 160 -y 45 -c "$D/project" -- timeout --foreground 200 "${A[@]}" || return 1
   if [ "$CLI" = hermes ]; then
-    for _ in $(seq 150); do c capture -t "$1" 2>/dev/null | grep -q "Welcome to Hermes" && break; sleep 0.2; done
+    for _ in $(seq 150); do on_screen "$1" "Welcome to Hermes" && break; sleep 0.2; done
     sleep 1; c send-keys -t "$1" "$2"; sleep 0.5; c send-keys -t "$1" Enter
   fi
 }
@@ -88,14 +91,14 @@ wait_pending() { # id of the request calyx holds for session $1, within 60 s
   for _ in $(seq 300); do
     id=$(pending_id); [ -n "$id" ] && break
     # Codex may ask to trust the directory on first start: accept.
-    c capture -t "$1" 2>/dev/null | grep -qiE "trust this|Do you trust" && c send-keys -t "$1" Enter
+    on_screen "$1" "trust this|Do you trust" && c send-keys -t "$1" Enter
     sleep 0.2
   done
   echo "$id"
 }
 wait_marker() { for _ in $(seq $((${1:-20} * 5))); do [ -f "$D/project/marker.txt" ] && return 0; sleep 0.2; done; return 1; }
 wait_fake() { for _ in $(seq 100); do grep -q -- "$1" "$D/fake.jsonl" 2>/dev/null && return 0; sleep 0.2; done; return 1; }
-wait_screen() { for _ in $(seq $((${3:-30} * 5))); do c capture -t "$1" 2>/dev/null | grep -qiE "$2" && return 0; sleep 0.2; done; return 1; }
+wait_screen() { for _ in $(seq $((${3:-30} * 5))); do on_screen "$1" "$2" && return 0; sleep 0.2; done; return 1; }
 wait_row() { for _ in $(seq 100); do [ "$(row "$1")" = "$2" ] && return 0; sleep 0.2; done; return 1; }
 PERM="SCENARIO:perm write marker"
 [ "$CLI" = hermes ] && PERM="SCENARIO:danger write marker"
@@ -114,7 +117,8 @@ step_allow() {
   start s-allow "$PERM" || return 1
   local id; id=$(wait_pending s-allow)
   [ -n "$id" ] || { echo "no approval request reached calyx"; dump s-allow; return 1; }
-  c approvals --json --pending | grep -q marker || { echo "the request does not show the real command"; return 1; }
+  c approvals --json --pending > "$D/pending.json"
+  grep -q marker "$D/pending.json" || { echo "the request does not show the real command"; return 1; }
   if [ "$CLI" = claude ]; then
     # A real key in a real client: calyx attached in a tmux pane, `y` typed into it.
     tm new-session -d -x 160 -y 45 "$CALYX attach -t s-allow"
@@ -127,7 +131,7 @@ step_allow() {
   [ "$(recent_of "$id")" = "allow by human" ] || { echo "recorded as $(recent_of "$id")"; return 1; }
   c kill -t s-allow >/dev/null 2>&1; tm kill-server 2>/dev/null; true
 }
-wait_tm() { for _ in $(seq 100); do tm capture-pane -p 2>/dev/null | grep -q "$1" && return 0; sleep 0.2; done; return 1; }
+wait_tm() { for _ in $(seq 100); do grep -q "$1" <<< "$(tm capture-pane -p 2>/dev/null)" && return 0; sleep 0.2; done; return 1; }
 
 step_deny() {
   local msg="calyx-e2e-denied-$CLI: use the staging db"
