@@ -310,49 +310,53 @@ async fn attach_and_report(message: ClientMessage, start: bool) -> anyhow::Resul
     })
 }
 
-/// Prints `calyx approvals` as a table or JSON.
+/// Prints `calyx approvals` as a table or JSON. Written in one go, ignoring a closed stdout:
+/// scripts pipe it into `grep -q`, which may exit before reading it all.
 fn print_approvals(response: Response, json: bool) -> ExitCode {
+    use std::fmt::Write as _;
+    use std::io::Write as _;
     let Response::Json(value) = response else {
         return print_response(response);
     };
+    let mut out = String::new();
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).unwrap_or_default()
-        );
-        return ExitCode::SUCCESS;
-    }
-    let rows = |key: &str| {
-        value
-            .get(key)
-            .and_then(|v| v.as_array())
-            .cloned()
-            .unwrap_or_default()
-    };
-    let (pending, recent) = (rows("pending"), rows("recent"));
-    if pending.is_empty() && recent.is_empty() {
-        println!("no approval requests");
-    }
-    for r in pending.iter().chain(recent.iter()) {
-        let field = |k: &str| {
-            r.get(k)
-                .map(|v| {
-                    v.as_str()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| v.to_string())
-                })
+        out = serde_json::to_string_pretty(&value).unwrap_or_default();
+        out.push('\n');
+    } else {
+        let rows = |key: &str| {
+            value
+                .get(key)
+                .and_then(|v| v.as_array())
+                .cloned()
                 .unwrap_or_default()
         };
-        println!(
-            "{:<5} {:<5} {:<12} {:<10} {:<30} {}",
-            field("id"),
-            field("pane"),
-            field("cli"),
-            field("tool"),
-            field("state"),
-            field("summary")
-        );
+        let (pending, recent) = (rows("pending"), rows("recent"));
+        if pending.is_empty() && recent.is_empty() {
+            out.push_str("no approval requests\n");
+        }
+        for r in pending.iter().chain(recent.iter()) {
+            let field = |k: &str| {
+                r.get(k)
+                    .map(|v| {
+                        v.as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| v.to_string())
+                    })
+                    .unwrap_or_default()
+            };
+            let _ = writeln!(
+                out,
+                "{:<5} {:<5} {:<12} {:<10} {:<30} {}",
+                field("id"),
+                field("pane"),
+                field("cli"),
+                field("tool"),
+                field("state"),
+                field("summary")
+            );
+        }
     }
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
     ExitCode::SUCCESS
 }
 

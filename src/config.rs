@@ -26,6 +26,17 @@ struct RawConfig {
     shell_integration: Option<bool>,
     #[serde(default)]
     keys: BTreeMap<String, String>,
+    approvals: Option<RawApprovals>,
+}
+
+/// `[approvals]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawApprovals {
+    /// CLIs whose hooks can only deny (`gemini`, `hermes`) that calyx holds for a human before
+    /// their tool calls that can change something: off by default, because the CLI asks again.
+    #[serde(default)]
+    deny_gates: Vec<String>,
 }
 
 /// The settings in force.
@@ -44,6 +55,8 @@ pub struct Config {
     pub osc777: bool,
     /// Report commands from bash, zsh and fish panes (OSC 133) for the command history tools.
     pub shell_integration: bool,
+    /// Which deny-only hooks are approval gates (`[approvals] deny_gates`).
+    pub approval_policy: crate::approvals::gate::Policy,
 }
 
 impl Default for Config {
@@ -59,6 +72,7 @@ impl Default for Config {
             osc9: true,
             osc777: true,
             shell_integration: true,
+            approval_policy: Default::default(),
         }
     }
 }
@@ -126,6 +140,17 @@ impl Config {
         config.osc9 = raw.osc9.unwrap_or(true);
         config.osc777 = raw.osc777.unwrap_or(true);
         config.shell_integration = raw.shell_integration.unwrap_or(true);
+        for cli in raw.approvals.map(|a| a.deny_gates).unwrap_or_default() {
+            match cli.as_str() {
+                "gemini" => config.approval_policy.gemini = true,
+                "hermes" => config.approval_policy.hermes = true,
+                other => errors.push(format!(
+                    "{}:{} key `approvals.deny_gates`: {other:?} is not a CLI with a deny-only hook (gemini, hermes); ignored",
+                    path.display(),
+                    line_of("deny_gates")
+                )),
+            }
+        }
         for (key_name, command) in raw.keys {
             let Some(key) = Key::parse(&key_name) else {
                 errors.push(format!(
@@ -213,5 +238,19 @@ mod tests {
             "{errors:?}"
         );
         assert!(c.keymap.lookup(&Key::ctrl('b')).is_some());
+    }
+
+    #[test]
+    fn deny_gates_are_opt_in_per_cli() {
+        let (c, errors) = Config::parse("", p());
+        assert!(errors.is_empty());
+        assert!(!c.approval_policy.gemini && !c.approval_policy.hermes);
+        let (c, errors) =
+            Config::parse("[approvals]\ndeny_gates = [\"gemini\", \"claude\"]\n", p());
+        assert!(c.approval_policy.gemini && !c.approval_policy.hermes);
+        assert!(
+            errors.len() == 1 && errors[0].contains("claude") && errors[0].contains("line 2"),
+            "{errors:?}"
+        );
     }
 }

@@ -21,6 +21,19 @@ pub const EVENT_TIMEOUT: Duration = Duration::from_secs(2);
 /// hook timeout, so the server answers before we give up and we answer before the CLI kills us.
 pub const APPROVAL_TIMEOUT: Duration = Duration::from_secs(585);
 
+/// Hermes kills a hook after at most 300 s (its `MAX_TIMEOUT_SECONDS`); the server answers
+/// Hermes at 280 s, and we give up at 290 s, before Hermes cuts us off.
+pub const HERMES_APPROVAL_TIMEOUT: Duration = Duration::from_secs(290);
+
+/// How long `calyx hook KIND --approval` waits for the server.
+pub fn approval_timeout(kind: &str) -> Duration {
+    if kind == "hermes" {
+        HERMES_APPROVAL_TIMEOUT
+    } else {
+        APPROVAL_TIMEOUT
+    }
+}
+
 /// Largest payload forwarded; the server refuses more than 1 MiB anyway.
 const MAX_PAYLOAD_BYTES: u64 = 1024 * 1024 + 1;
 
@@ -74,7 +87,7 @@ fn forward(kind: &str, approval: bool) -> Option<Vec<u8>> {
         }
     }
     let (path, timeout) = if approval {
-        ("/approval-request", APPROVAL_TIMEOUT)
+        ("/approval-request", approval_timeout(kind))
     } else {
         ("/agent-event", EVENT_TIMEOUT)
     };

@@ -224,3 +224,91 @@ fn expiry_prints_nothing_for_claude_and_a_killed_hook_withdraws() {
         log.contains("\"by\":\"withdrawn\"").then_some(())
     });
 }
+
+/// The fixture payload of a captured event, as the CLI (or calyx's plugin) posts it.
+fn fixture_payload(name: &str) -> String {
+    let path = format!("{}/fixtures/payloads/{name}", env!("CARGO_MANIFEST_DIR"));
+    let captured: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("json");
+    captured["payload"].to_string()
+}
+
+fn first_pending(env: &Env) -> String {
+    let v: serde_json::Value =
+        serde_json::from_str(&env.ok(&["approvals", "--json", "--pending"])).expect("json");
+    v["pending"][0]["id"]
+        .as_u64()
+        .expect("a pending id")
+        .to_string()
+}
+
+#[test]
+fn opencode_permission_answers_once_and_reject_with_message() {
+    let (env, c, pane) = setup();
+    let asked = payload_file(
+        &env,
+        "oc.json",
+        &fixture_payload("opencode-1.18.33-event_permission.asked.json"),
+    );
+    let out = env.path().join("out-oc1.txt").display().to_string();
+    gate(&env, &pane, "opencode", &asked, &out);
+    c.wait_for("wants bash");
+    env.ok(&["approve", &first_pending(&env)]);
+    assert_eq!(output_of(&env, &pane, &out), r#"{"reply":"once"}"#);
+    let out = env.path().join("out-oc2.txt").display().to_string();
+    gate(&env, &pane, "opencode", &asked, &out);
+    c.wait_for("wants bash");
+    env.ok(&["deny", &first_pending(&env), "-m", "use the staging db"]);
+    assert_eq!(
+        output_of(&env, &pane, &out),
+        r#"{"message":"use the staging db","reply":"reject"}"#
+    );
+}
+
+#[test]
+fn gemini_and_hermes_are_held_only_when_opted_in_and_only_ever_denied() {
+    let before_tool = fixture_payload("gemini-0.61.0-BeforeTool.json");
+    let pre_tool_call = fixture_payload("hermes-0.19.0-pre_tool_call.json");
+    // Without the opt-in: answered at once with nothing.
+    {
+        let (env, _c, pane) = setup();
+        let p = payload_file(&env, "g.json", &before_tool);
+        let out = env.path().join("out-g0.txt").display().to_string();
+        gate(&env, &pane, "gemini", &p, &out);
+        assert_eq!(output_of(&env, &pane, &out), "");
+    }
+    let env = Env::new();
+    env.write_config("[approvals]\ndeny_gates = [\"gemini\", \"hermes\"]\n");
+    let mut c = env.client(&["new", "-s", "gates"], 40, 150);
+    c.wait_for("$ ");
+    let pane = env.panes()[0]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    // Gemini: `y` steps aside (empty: Gemini asks in its dialog), the panel says so.
+    let p = payload_file(&env, "g.json", &before_tool);
+    let out = env.path().join("out-g1.txt").display().to_string();
+    gate(&env, &pane, "gemini", &p, &out);
+    c.wait_for("ask in its pane");
+    c.send("y");
+    assert_eq!(output_of(&env, &pane, &out), "");
+    // Gemini: deny with a message.
+    let out = env.path().join("out-g2.txt").display().to_string();
+    gate(&env, &pane, "gemini", &p, &out);
+    c.wait_for("ask in its pane");
+    env.ok(&["deny", &first_pending(&env), "-m", "not here"]);
+    assert_eq!(
+        output_of(&env, &pane, &out),
+        r#"{"decision":"deny","reason":"not here"}"#
+    );
+    // Hermes: block.
+    let p = payload_file(&env, "h.json", &pre_tool_call);
+    let out = env.path().join("out-h.txt").display().to_string();
+    gate(&env, &pane, "hermes", &p, &out);
+    c.wait_for("can only block");
+    env.ok(&["deny", &first_pending(&env)]);
+    assert_eq!(
+        output_of(&env, &pane, &out),
+        r#"{"decision":"block","reason":"Denied by the user in calyx."}"#
+    );
+}

@@ -200,6 +200,7 @@ fn approval_panel(tool: &str, input: serde_json::Value, suggestions: &[String]) 
                 message: None,
                 confirm_all: false,
                 waited: "4s",
+                note: None,
             },
             f.area(),
         )

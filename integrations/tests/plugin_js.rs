@@ -83,7 +83,12 @@ fn opencode_plugin_posts_what_the_normalizer_reads() {
     assert!(requests.len() >= 8, "{out}");
     let mut kinds = Vec::new();
     for req in requests {
-        assert_eq!(req["path"], "/agent-event");
+        // A permission is held in calyx's panel; everything else is state.
+        let want = match req["body"]["type"].as_str() {
+            Some("permission.asked") => "/approval-request",
+            _ => "/agent-event",
+        };
+        assert_eq!(req["path"], want, "{req}");
         check_headers(req, "opencode");
         let ev = normalize(AgentKind::OpenCode, &req["body"])
             .unwrap_or_else(|e| panic!("{e}: {}", req["body"]));
@@ -118,6 +123,17 @@ fn opencode_plugin_posts_what_the_normalizer_reads() {
         .find(|r| r["body"]["hook"] == "tool.execute.before")
         .unwrap();
     assert_eq!(plugin_hook["body"]["directory"], "/home/dev/src/app");
+    // calyx's answer went to OpenCode's reply route, message and all; the permission answered
+    // in OpenCode's own dialog first was dropped from calyx (and not answered again).
+    assert_eq!(
+        out["results"]["replies"],
+        serde_json::json!([{
+            "url": "/permission/{requestID}/reply",
+            "path": {"requestID": "per_2"},
+            "body": {"reply": "reject", "message": "no"},
+        }])
+    );
+    assert_eq!(out["results"]["withdrawn"], serde_json::json!(["per_1"]));
 }
 
 #[test]

@@ -9,6 +9,9 @@ use super::gate::Schema;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decision {
     Allow,
+    /// Allow, and the human set a calyx rule for this tool (`a`/`A`): CLIs that can remember
+    /// a permission themselves (OpenCode's "always") are told to.
+    AllowAlways,
     /// Allow, and tell the CLI to remember this permission (Claude Code's own suggestion).
     AllowRemember {
         suggestion: Value,
@@ -16,6 +19,13 @@ pub enum Decision {
     Deny {
         message: Option<String>,
     },
+}
+
+impl Decision {
+    /// Whether this is one of the allows (for the record and the agent row).
+    pub fn allows(&self) -> bool {
+        !matches!(self, Decision::Deny { .. })
+    }
 }
 
 /// Why a request ended without a human's decision.
@@ -31,37 +41,50 @@ pub const EXPIRED_REASON: &str = "No approval was given in calyx before the requ
 /// The message sent with a plain deny.
 pub const DEFAULT_DENY: &str = "Denied by the user in calyx.";
 
-/// The response body for a decision.
-pub fn body(schema: Schema, decision: &Decision) -> Value {
+/// The response body for a decision; None is an empty 200 (for the deny-only hooks of Gemini
+/// and Hermes, whose "allow" is stepping aside).
+pub fn body(schema: Schema, decision: &Decision) -> Option<Value> {
     let deny_message = |m: &Option<String>| {
         m.clone()
             .filter(|m| !m.trim().is_empty())
             .unwrap_or_else(|| DEFAULT_DENY.to_string())
     };
-    match (schema, decision) {
-        (Schema::Claude, Decision::Allow)
-        | (Schema::Codex, Decision::Allow | Decision::AllowRemember { .. }) => {
-            envelope(json!({"behavior": "allow"}))
-        }
+    let value = match (schema, decision) {
+        (Schema::Claude, Decision::Allow | Decision::AllowAlways)
+        | (
+            Schema::Codex,
+            Decision::Allow | Decision::AllowAlways | Decision::AllowRemember { .. },
+        ) => envelope(json!({"behavior": "allow"})),
         (Schema::Claude, Decision::AllowRemember { suggestion }) => {
             envelope(json!({"behavior": "allow", "updatedPermissions": [suggestion]}))
         }
         (Schema::Claude | Schema::Codex, Decision::Deny { message }) => {
             envelope(json!({"behavior": "deny", "message": deny_message(message)}))
         }
-        (Schema::CopilotFlat, Decision::Allow | Decision::AllowRemember { .. }) => {
-            json!({"behavior": "allow"})
-        }
         (Schema::CopilotFlat, Decision::Deny { message }) => {
             json!({"behavior": "deny", "message": deny_message(message)})
         }
-        (Schema::DecisionFlat, Decision::Allow | Decision::AllowRemember { .. }) => {
-            json!({"decision": "allow"})
-        }
+        (Schema::CopilotFlat, _) => json!({"behavior": "allow"}),
         (Schema::DecisionFlat, Decision::Deny { message }) => {
             json!({"decision": "deny", "reason": deny_message(message)})
         }
-    }
+        (Schema::DecisionFlat, _) => json!({"decision": "allow"}),
+        (Schema::OpenCode, Decision::Allow) => json!({"reply": "once"}),
+        (Schema::OpenCode, Decision::AllowAlways | Decision::AllowRemember { .. }) => {
+            json!({"reply": "always"})
+        }
+        (Schema::OpenCode, Decision::Deny { message }) => {
+            json!({"reply": "reject", "message": deny_message(message)})
+        }
+        (Schema::GeminiDenyOnly, Decision::Deny { message }) => {
+            json!({"decision": "deny", "reason": deny_message(message)})
+        }
+        (Schema::HermesBlockOnly, Decision::Deny { message }) => {
+            json!({"decision": "block", "reason": deny_message(message)})
+        }
+        (Schema::GeminiDenyOnly | Schema::HermesBlockOnly, _) => return None,
+    };
+    Some(value)
 }
 
 fn envelope(decision: Value) -> Value {
@@ -71,18 +94,20 @@ fn envelope(decision: Value) -> Value {
 /// The response for silence: None means an empty body (the CLI asks in its own prompt).
 pub fn silence_body(schema: Schema, _why: Silence) -> Option<Value> {
     if schema.silence_falls_back() {
-        None
-    } else {
-        Some(json!({"decision": "deny", "reason": EXPIRED_REASON}))
+        return None;
     }
+    let expired = Decision::Deny {
+        message: Some(EXPIRED_REASON.to_string()),
+    };
+    body(schema, &expired)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn text(v: &Value) -> String {
-        v.to_string()
+    fn text(v: &Option<Value>) -> String {
+        v.as_ref().map(Value::to_string).unwrap_or_default()
     }
 
     #[test]
@@ -162,7 +187,12 @@ mod tests {
 
     #[test]
     fn silence_is_a_fallback_or_an_explicit_deny_never_an_allow() {
-        for schema in [Schema::Claude, Schema::Codex, Schema::CopilotFlat] {
+        for schema in [
+            Schema::Claude,
+            Schema::Codex,
+            Schema::CopilotFlat,
+            Schema::OpenCode,
+        ] {
             assert_eq!(silence_body(schema, Silence::Expired), None);
         }
         let grok = silence_body(Schema::DecisionFlat, Silence::Expired).map(|v| v.to_string());
@@ -171,6 +201,91 @@ mod tests {
             Some(
                 r#"{"decision":"deny","reason":"No approval was given in calyx before the request expired."}"#
             )
+        );
+    }
+
+    #[test]
+    fn opencode_replies_byte_for_byte() {
+        assert_eq!(
+            text(&body(Schema::OpenCode, &Decision::Allow)),
+            r#"{"reply":"once"}"#
+        );
+        assert_eq!(
+            text(&body(Schema::OpenCode, &Decision::AllowAlways)),
+            r#"{"reply":"always"}"#
+        );
+        assert_eq!(
+            text(&body(
+                Schema::OpenCode,
+                &Decision::Deny {
+                    message: Some("use the staging db".into())
+                }
+            )),
+            r#"{"message":"use the staging db","reply":"reject"}"#
+        );
+        assert_eq!(
+            text(&body(Schema::OpenCode, &Decision::Deny { message: None })),
+            r#"{"message":"Denied by the user in calyx.","reply":"reject"}"#
+        );
+    }
+
+    #[test]
+    fn deny_only_hooks_answer_deny_or_nothing() {
+        assert_eq!(
+            text(&body(
+                Schema::GeminiDenyOnly,
+                &Decision::Deny {
+                    message: Some("x".into())
+                }
+            )),
+            r#"{"decision":"deny","reason":"x"}"#
+        );
+        assert_eq!(
+            text(&body(
+                Schema::HermesBlockOnly,
+                &Decision::Deny { message: None }
+            )),
+            r#"{"decision":"block","reason":"Denied by the user in calyx."}"#
+        );
+        // Their allow is stepping aside: an empty answer, never an "allow" they would misread.
+        for schema in [Schema::GeminiDenyOnly, Schema::HermesBlockOnly] {
+            for d in [
+                Decision::Allow,
+                Decision::AllowAlways,
+                Decision::AllowRemember {
+                    suggestion: json!({}),
+                },
+            ] {
+                assert_eq!(body(schema, &d), None, "{schema:?} {d:?}");
+            }
+        }
+        // Silence: an explicit deny in each one's own words.
+        assert_eq!(
+            text(&silence_body(Schema::GeminiDenyOnly, Silence::Expired)),
+            r#"{"decision":"deny","reason":"No approval was given in calyx before the request expired."}"#
+        );
+        assert_eq!(
+            text(&silence_body(
+                Schema::HermesBlockOnly,
+                Silence::ShuttingDown
+            )),
+            r#"{"decision":"block","reason":"No approval was given in calyx before the request expired."}"#
+        );
+    }
+
+    #[test]
+    fn always_is_a_plain_allow_where_the_cli_has_no_memory_of_its_own() {
+        assert_eq!(
+            body(Schema::Claude, &Decision::AllowAlways),
+            body(Schema::Claude, &Decision::Allow)
+        );
+        assert_eq!(
+            body(Schema::Codex, &Decision::AllowAlways),
+            body(Schema::Codex, &Decision::Allow)
+        );
+        assert_eq!(
+            text(&body(Schema::CopilotFlat, &Decision::AllowAlways)),
+            r#"{"behavior":"allow"}"#
         );
     }
 }

@@ -4,7 +4,16 @@
 //! Codex gate on PermissionRequest only (PreToolUse fires for calls the CLI would run anyway);
 //! Copilot's permissionRequest takes a flat `behavior`; Grok's PreToolUse runs before Grok's own
 //! permission system, so calyx gates it only under bypassPermissions; pi has no prompt of its
-//! own, so calyx's extension gates every tool call. Everything else passes through at once.
+//! own, so calyx's extension gates every tool call; calyx's OpenCode plugin posts
+//! `permission.asked` and answers through OpenCode's SDK client.
+//!
+//! Gemini's BeforeTool and Hermes's pre_tool_call can only deny (their allow does not skip the
+//! CLI's own rules), and they fire for every tool call, reads included. Holding them would ask
+//! a question the CLI asks again, so they are gates only where the user opted in
+//! (`[approvals] deny_gates` in config.toml), and then only for tools that can change something
+//! ([`gemini_asks`], [`hermes_acts`]). Everything else passes through at once.
+
+use std::time::Duration;
 
 use calyx_integrations::{AgentKind, EventKind, NormalizedEvent};
 
@@ -20,19 +29,89 @@ pub enum Schema {
     CopilotFlat,
     /// Grok and pi: a flat `{"decision": ...}`; silence is not a fallback for them.
     DecisionFlat,
+    /// calyx's OpenCode plugin: `{"reply":"once"|"always"|"reject"}` (+ `message`), which it
+    /// passes to OpenCode's permission reply call.
+    OpenCode,
+    /// Gemini's BeforeTool: only `{"decision":"deny"}` decides; "allow" is an empty answer and
+    /// Gemini asks in its own dialog.
+    GeminiDenyOnly,
+    /// Hermes's pre_tool_call: only `{"decision":"block"}` decides; "allow" is an empty answer
+    /// and Hermes applies its own rules (it asks for commands it finds dangerous).
+    HermesBlockOnly,
 }
+
+/// Hermes kills a hook after at most 300 s (`MAX_TIMEOUT_SECONDS` in hermes 0.19.0), and a
+/// killed gate lets the tool run: calyx must answer first.
+pub const HERMES_EXPIRY: Duration = Duration::from_secs(280);
 
 impl Schema {
     /// Whether silence (expiry, shutdown, withdrawal) lets the CLI ask in its own prompt. Where
-    /// it does not, expiry is an explicit deny.
+    /// it does not, expiry is an explicit deny. Gemini and Hermes count as "no fallback": their
+    /// empty answer runs the tool whenever their own rules would not ask (Gemini's yolo mode,
+    /// Hermes's non-dangerous commands), and the user asked calyx for a gate.
     pub fn silence_falls_back(self) -> bool {
-        !matches!(self, Schema::DecisionFlat)
+        matches!(
+            self,
+            Schema::Claude | Schema::Codex | Schema::CopilotFlat | Schema::OpenCode
+        )
+    }
+
+    /// Whether the CLI can be told "allow" at all. Where it cannot, calyx's allow only steps
+    /// aside (empty answer) and the panel says what happens next.
+    pub fn can_allow(self) -> bool {
+        !matches!(self, Schema::GeminiDenyOnly | Schema::HermesBlockOnly)
+    }
+
+    /// What `y` does, for the panel, where it is not a plain allow.
+    pub fn allow_note(self) -> Option<&'static str> {
+        match self {
+            Schema::GeminiDenyOnly => Some(
+                "Gemini's hook can only deny: y lets Gemini ask in its pane, n/m deny before it runs",
+            ),
+            Schema::HermesBlockOnly => Some(
+                "Hermes's hook can only block: y lets Hermes go on (it asks itself for dangerous commands), n/m block before it runs",
+            ),
+            _ => None,
+        }
+    }
+
+    /// How long calyx may hold this request (capped by the queue's own expiry).
+    pub fn max_wait(self) -> Option<Duration> {
+        match self {
+            Schema::HermesBlockOnly => Some(HERMES_EXPIRY),
+            _ => None,
+        }
     }
 }
 
+/// Which deny-only hooks the user made into gates (`[approvals] deny_gates`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Policy {
+    pub gemini: bool,
+    pub hermes: bool,
+}
+
+/// Gemini 0.61.0 tools its default policy asks about: shell, file writes and edits, web fetch,
+/// and MCP tools (`mcp_<server>_<tool>`). Reads, searches and todo lists run unasked.
+pub fn gemini_asks(tool: &str) -> bool {
+    matches!(
+        tool,
+        "run_shell_command" | "write_file" | "replace" | "web_fetch"
+    ) || tool.starts_with("mcp_")
+}
+
+/// Hermes 0.19.0 tools that run commands or change files, and MCP tools (`mcp__...`).
+pub fn hermes_acts(tool: &str) -> bool {
+    matches!(
+        tool,
+        "terminal" | "execute_code" | "write_file" | "patch" | "process"
+    ) || tool.starts_with("mcp__")
+}
+
 /// Whether calyx holds this request for a human.
-pub fn gate(kind: AgentKind, event: &NormalizedEvent) -> Option<Schema> {
+pub fn gate(kind: AgentKind, event: &NormalizedEvent, policy: Policy) -> Option<Schema> {
     let name = event.raw_event_name.as_str();
+    let tool = event.tool_name.as_deref().unwrap_or("");
     match kind {
         AgentKind::ClaudeCode if name == "PermissionRequest" => Some(Schema::Claude),
         AgentKind::Codex if name == "PermissionRequest" => Some(Schema::Codex),
@@ -47,6 +126,16 @@ pub fn gate(kind: AgentKind, event: &NormalizedEvent) -> Option<Schema> {
         AgentKind::Pi if event.kind == EventKind::PermissionRequest || name == "tool_call" => {
             Some(Schema::DecisionFlat)
         }
+        // calyx's plugin posts the bus event while OpenCode's dialog is open.
+        AgentKind::OpenCode if name == "permission.asked" || name == "permission.updated" => {
+            Some(Schema::OpenCode)
+        }
+        AgentKind::Gemini if policy.gemini && name == "BeforeTool" && gemini_asks(tool) => {
+            Some(Schema::GeminiDenyOnly)
+        }
+        AgentKind::Hermes if policy.hermes && name == "pre_tool_call" && hermes_acts(tool) => {
+            Some(Schema::HermesBlockOnly)
+        }
         _ => None,
     }
 }
@@ -55,16 +144,32 @@ pub fn gate(kind: AgentKind, event: &NormalizedEvent) -> Option<Schema> {
 mod tests {
     use super::*;
 
+    const OFF: Policy = Policy {
+        gemini: false,
+        hermes: false,
+    };
+    const ON: Policy = Policy {
+        gemini: true,
+        hermes: true,
+    };
+
     fn ev(kind: EventKind, name: &str, mode: Option<&str>) -> NormalizedEvent {
         let mut e = NormalizedEvent::new(kind, name);
         e.permission_mode = mode.map(str::to_string);
         e
     }
 
+    fn tool_ev(kind: EventKind, name: &str, tool: &str) -> NormalizedEvent {
+        let mut e = NormalizedEvent::new(kind, name);
+        e.tool_name = Some(tool.to_string());
+        e
+    }
+
     #[test]
     fn only_real_gates_are_held() {
+        let g = |k, e: &NormalizedEvent| gate(k, e, OFF);
         assert_eq!(
-            gate(
+            g(
                 AgentKind::ClaudeCode,
                 &ev(EventKind::PermissionRequest, "PermissionRequest", None)
             ),
@@ -72,42 +177,42 @@ mod tests {
         );
         // Claude's late permission Notification is not a gate.
         assert_eq!(
-            gate(
+            g(
                 AgentKind::ClaudeCode,
                 &ev(EventKind::PermissionRequest, "Notification", None)
             ),
             None
         );
         assert_eq!(
-            gate(
+            g(
                 AgentKind::ClaudeCode,
                 &ev(EventKind::PreToolUse, "PreToolUse", None)
             ),
             None
         );
         assert_eq!(
-            gate(
+            g(
                 AgentKind::Codex,
                 &ev(EventKind::PermissionRequest, "PermissionRequest", None)
             ),
             Some(Schema::Codex)
         );
         assert_eq!(
-            gate(
+            g(
                 AgentKind::Copilot,
                 &ev(EventKind::PermissionRequest, "permissionRequest", None)
             ),
             Some(Schema::CopilotFlat)
         );
         assert_eq!(
-            gate(
+            g(
                 AgentKind::Grok,
                 &ev(EventKind::PreToolUse, "pre_tool_use", Some("default"))
             ),
             None
         );
         assert_eq!(
-            gate(
+            g(
                 AgentKind::Grok,
                 &ev(
                     EventKind::PreToolUse,
@@ -118,18 +223,109 @@ mod tests {
             Some(Schema::DecisionFlat)
         );
         assert_eq!(
-            gate(
+            g(
                 AgentKind::Pi,
                 &ev(EventKind::PermissionRequest, "PermissionRequest", None)
             ),
             Some(Schema::DecisionFlat)
         );
         assert_eq!(
-            gate(
-                AgentKind::Gemini,
-                &ev(EventKind::PreToolUse, "BeforeTool", None)
+            g(
+                AgentKind::OpenCode,
+                &ev(EventKind::PermissionRequest, "permission.asked", None)
+            ),
+            Some(Schema::OpenCode)
+        );
+        // The reply and OpenCode's plugin hooks are not gates.
+        assert_eq!(
+            g(
+                AgentKind::OpenCode,
+                &ev(EventKind::PostToolUse, "permission.replied", None)
             ),
             None
         );
+        assert_eq!(
+            g(
+                AgentKind::OpenCode,
+                &tool_ev(EventKind::PreToolUse, "tool.execute.before", "bash")
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn deny_only_hooks_gate_only_when_opted_in() {
+        let shell = tool_ev(EventKind::PreToolUse, "BeforeTool", "run_shell_command");
+        assert_eq!(gate(AgentKind::Gemini, &shell, OFF), None);
+        assert_eq!(
+            gate(AgentKind::Gemini, &shell, ON),
+            Some(Schema::GeminiDenyOnly)
+        );
+        let terminal = tool_ev(EventKind::PreToolUse, "pre_tool_call", "terminal");
+        assert_eq!(gate(AgentKind::Hermes, &terminal, OFF), None);
+        assert_eq!(
+            gate(AgentKind::Hermes, &terminal, ON),
+            Some(Schema::HermesBlockOnly)
+        );
+        // Each opt-in is its own.
+        let only_gemini = Policy {
+            gemini: true,
+            hermes: false,
+        };
+        assert_eq!(gate(AgentKind::Hermes, &terminal, only_gemini), None);
+    }
+
+    #[test]
+    fn deny_only_hooks_skip_reads_and_observe_only_events() {
+        for read in [
+            "read_file",
+            "list_directory",
+            "glob",
+            "grep_search",
+            "write_todos",
+        ] {
+            let e = tool_ev(EventKind::PreToolUse, "BeforeTool", read);
+            assert_eq!(gate(AgentKind::Gemini, &e, ON), None, "{read}");
+        }
+        for ask in [
+            "write_file",
+            "replace",
+            "web_fetch",
+            "mcp_calyx-ipc_pane_run",
+        ] {
+            let e = tool_ev(EventKind::PreToolUse, "BeforeTool", ask);
+            assert_eq!(
+                gate(AgentKind::Gemini, &e, ON),
+                Some(Schema::GeminiDenyOnly),
+                "{ask}"
+            );
+        }
+        for read in ["read_file", "search_files", "web_search", "todo"] {
+            let e = tool_ev(EventKind::PreToolUse, "pre_tool_call", read);
+            assert_eq!(gate(AgentKind::Hermes, &e, ON), None, "{read}");
+        }
+        // Gemini's dialog and Hermes's approval hooks only observe: never held.
+        let dialog = tool_ev(
+            EventKind::PermissionRequest,
+            "Notification",
+            "run_shell_command",
+        );
+        assert_eq!(gate(AgentKind::Gemini, &dialog, ON), None);
+        let approval = tool_ev(
+            EventKind::PermissionRequest,
+            "pre_approval_request",
+            "terminal",
+        );
+        assert_eq!(gate(AgentKind::Hermes, &approval, ON), None);
+    }
+
+    #[test]
+    fn hermes_is_answered_before_it_kills_the_hook() {
+        assert!(HERMES_EXPIRY < Duration::from_secs(300));
+        assert_eq!(Schema::HermesBlockOnly.max_wait(), Some(HERMES_EXPIRY));
+        assert!(!Schema::HermesBlockOnly.can_allow() && !Schema::GeminiDenyOnly.can_allow());
+        assert!(Schema::GeminiDenyOnly
+            .allow_note()
+            .is_some_and(|n| n.contains("ask in its pane")));
     }
 }

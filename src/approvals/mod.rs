@@ -2,6 +2,7 @@
 //! the queue the human answers from, and the safe summary the overlay shows.
 
 pub mod answer;
+pub mod elsewhere;
 pub mod gate;
 pub mod queue;
 pub mod redact;

@@ -57,6 +57,9 @@ pub struct Pending {
     pub summary: Summary,
     /// Claude Code's `permission_suggestions`, offered as numbered "always" choices.
     pub suggestions: Vec<Value>,
+    /// The tool input of a request a CLI's hook made (None for calyx's own MCP requests), to
+    /// recognise the call when the CLI reports it finished ([`super::elsewhere`]).
+    pub input: Option<Value>,
     pub created: Instant,
     pub created_wall: SystemTime,
     answer: Option<oneshot::Sender<EndpointReply>>,
@@ -80,11 +83,32 @@ impl Drop for Pending {
 
 /// The reply for a request that ends without a decision.
 fn silence_reply(schema: Schema, why: Silence) -> EndpointReply {
-    match silence_body(schema, why) {
+    reply_of(silence_body(schema, why))
+}
+
+/// The reply for a decision.
+fn decision_reply(schema: Schema, decision: &Decision) -> EndpointReply {
+    reply_of(body(schema, decision))
+}
+
+fn reply_of(body: Option<Value>) -> EndpointReply {
+    match body {
         Some(v) => EndpointReply::Json(v),
         None => EndpointReply::EmptyOk,
     }
 }
+
+/// How an allow is recorded: for the deny-only hooks (Gemini, Hermes) it only steps aside.
+fn allow_outcome(schema: Schema) -> &'static str {
+    if schema.can_allow() {
+        "allow"
+    } else {
+        STEP_ASIDE
+    }
+}
+
+/// The record of a human's (or a rule's) allow where the CLI's hook cannot allow.
+pub const STEP_ASIDE: &str = "step aside (the CLI decides)";
 
 /// A decided or ended request, for `calyx approvals`.
 #[derive(Debug, Clone)]
@@ -119,6 +143,8 @@ pub struct NewRequest {
     pub tool: String,
     pub summary: Summary,
     pub suggestions: Vec<Value>,
+    /// The CLI's tool input (None: not a CLI's hook, never answered elsewhere).
+    pub input: Option<Value>,
     pub answer: oneshot::Sender<EndpointReply>,
 }
 
@@ -160,6 +186,7 @@ impl ApprovalQueue {
             tool: request.tool,
             summary: request.summary,
             suggestions: request.suggestions,
+            input: request.input,
             created: now,
             created_wall: SystemTime::now(),
             answer: Some(request.answer),
@@ -170,8 +197,9 @@ impl ApprovalQueue {
             .contains(&(Some(pending.pane), pending.tool.clone()))
             || self.rules.contains(&(None, pending.tool.clone()));
         if by_rule {
-            pending.answer(EndpointReply::Json(body(pending.schema, &Decision::Allow)));
-            self.finish(pending, "allow", DecidedBy::Rule);
+            pending.answer(decision_reply(pending.schema, &Decision::Allow));
+            let outcome = allow_outcome(pending.schema);
+            self.finish(pending, outcome, DecidedBy::Rule);
             return (id, false);
         }
         self.pending.push(pending);
@@ -198,13 +226,22 @@ impl ApprovalQueue {
             let scope = if every_pane { None } else { Some(pending.pane) };
             self.rules.insert((scope, pending.tool.clone()));
         }
+        // A rule the human just set is an "always" for CLIs that can remember one too.
+        let decision = match decision {
+            Decision::Allow if always.is_some() => Decision::AllowAlways,
+            other => other,
+        };
         let outcome = match &decision {
+            Decision::Allow if !pending.schema.can_allow() => {
+                "step aside (the CLI decides)".to_string()
+            }
             Decision::Allow => "allow".to_string(),
+            Decision::AllowAlways => "allow (always)".to_string(),
             Decision::AllowRemember { .. } => "allow (remembered by the CLI)".to_string(),
             Decision::Deny { message: Some(m) } => format!("deny: {}", redact(m)),
             Decision::Deny { message: None } => "deny".to_string(),
         };
-        pending.answer(EndpointReply::Json(body(pending.schema, &decision)));
+        pending.answer(decision_reply(pending.schema, &decision));
         let pane = pending.pane;
         let tool = pending.tool.clone();
         self.finish(pending, &outcome, DecidedBy::Human);
@@ -219,8 +256,9 @@ impl ApprovalQueue {
             for other in covered {
                 if let Some(i) = self.pending.iter().position(|p| p.id == other) {
                     let mut p = self.pending.remove(i);
-                    p.answer(EndpointReply::Json(body(p.schema, &Decision::Allow)));
-                    self.finish(p, "allow", DecidedBy::Rule);
+                    p.answer(decision_reply(p.schema, &Decision::Allow));
+                    let outcome = allow_outcome(p.schema);
+                    self.finish(p, outcome, DecidedBy::Rule);
                 }
             }
         }
@@ -229,12 +267,43 @@ impl ApprovalQueue {
 
     /// The hook process went away (agent interrupted, pane closed): forget the request.
     pub fn withdraw(&mut self, id: u64) -> Option<PaneId> {
+        self.withdraw_as(id, "withdrawn")
+    }
+
+    /// Ends a request without answering it (its hook gets an empty body if it still listens,
+    /// which the CLI, having moved on, ignores); `outcome` says why, for the record.
+    fn withdraw_as(&mut self, id: u64, outcome: &str) -> Option<PaneId> {
         let at = self.pending.iter().position(|p| p.id == id)?;
         let mut pending = self.pending.remove(at);
         pending.answer = None;
         let pane = pending.pane;
-        self.finish(pending, "withdrawn", DecidedBy::Withdrawn);
+        self.finish(pending, outcome, DecidedBy::Withdrawn);
         Some(pane)
+    }
+
+    /// An agent event from `pane`: withdraws the requests of that pane the CLI answered in its
+    /// own dialog (see [`super::elsewhere`]). Returns whether any went.
+    pub fn settle_from_event(
+        &mut self,
+        pane: PaneId,
+        kind: AgentKind,
+        event: &calyx_integrations::NormalizedEvent,
+    ) -> bool {
+        let ids: Vec<u64> = self
+            .pending
+            .iter()
+            .filter(|p| p.pane == pane)
+            .filter(|p| {
+                p.input.as_ref().is_some_and(|input| {
+                    super::elsewhere::answered_elsewhere(p.kind, &p.tool, input, kind, event)
+                })
+            })
+            .map(|p| p.id)
+            .collect();
+        for id in &ids {
+            self.withdraw_as(*id, "answered in the CLI's own dialog");
+        }
+        !ids.is_empty()
     }
 
     /// Withdraws every request of a pane that closed.
@@ -257,7 +326,7 @@ impl ApprovalQueue {
         while let Some(at) = self
             .pending
             .iter()
-            .position(|p| now.duration_since(p.created) >= self.expiry)
+            .position(|p| now.duration_since(p.created) >= self.wait_of(p.schema))
         {
             let mut pending = self.pending.remove(at);
             pending.answer(silence_reply(pending.schema, Silence::Expired));
@@ -274,7 +343,17 @@ impl ApprovalQueue {
 
     /// When the oldest pending request expires.
     pub fn next_expiry(&self) -> Option<Instant> {
-        self.pending.iter().map(|p| p.created + self.expiry).min()
+        self.pending
+            .iter()
+            .map(|p| p.created + self.wait_of(p.schema))
+            .min()
+    }
+
+    /// How long a request of this schema may wait (Hermes kills its hooks sooner).
+    fn wait_of(&self, schema: Schema) -> Duration {
+        schema
+            .max_wait()
+            .map_or(self.expiry, |w| w.min(self.expiry))
     }
 
     fn finish(&mut self, pending: Pending, outcome: &str, by: DecidedBy) {

@@ -23,6 +23,9 @@ fn request(
         Schema::Codex => AgentKind::Codex,
         Schema::CopilotFlat => AgentKind::Copilot,
         Schema::DecisionFlat => AgentKind::Pi,
+        Schema::OpenCode => AgentKind::OpenCode,
+        Schema::GeminiDenyOnly => AgentKind::Gemini,
+        Schema::HermesBlockOnly => AgentKind::Hermes,
     };
     let summary = summarize(tool, &json!({"command": "echo hi"}));
     (
@@ -33,6 +36,7 @@ fn request(
             tool: tool.into(),
             summary,
             suggestions: vec![],
+            input: Some(json!({"command": "echo hi"})),
             answer: tx,
         },
         rx,
@@ -41,7 +45,10 @@ fn request(
 
 fn is_allow(reply: &EndpointReply) -> bool {
     match reply {
-        EndpointReply::Json(v) => v.to_string().contains("\"allow\""),
+        EndpointReply::Json(v) => {
+            let t = v.to_string();
+            t.contains("\"allow\"") || t.contains("\"once\"") || t.contains("\"always\"")
+        }
         _ => false,
     }
 }
@@ -54,6 +61,111 @@ fn timers_nest_server_then_hook_then_cli() {
         crate::http::APPROVAL_TIMEOUT > EXPIRY,
         "the HTTP layer is only a safety net"
     );
+    // Hermes cuts its hooks off at 300 s: server, then `calyx hook`, then Hermes.
+    assert!(gate::HERMES_EXPIRY < crate::hook::HERMES_APPROVAL_TIMEOUT);
+    assert!(crate::hook::HERMES_APPROVAL_TIMEOUT < Duration::from_secs(300));
+    assert_eq!(
+        crate::hook::approval_timeout("hermes"),
+        crate::hook::HERMES_APPROVAL_TIMEOUT
+    );
+    assert_eq!(
+        crate::hook::approval_timeout("gemini"),
+        crate::hook::APPROVAL_TIMEOUT
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn hermes_expires_first_with_a_block_and_gemini_with_a_deny() {
+    let mut q = ApprovalQueue::new(None);
+    let (hermes, mut hermes_rx) = request(1, Schema::HermesBlockOnly, "terminal");
+    let (gemini, mut gemini_rx) = request(2, Schema::GeminiDenyOnly, "run_shell_command");
+    q.add(hermes, Instant::now());
+    q.add(gemini, Instant::now());
+    assert_eq!(q.next_expiry(), Some(Instant::now() + gate::HERMES_EXPIRY));
+    tokio::time::advance(gate::HERMES_EXPIRY).await;
+    assert_eq!(q.expire(Instant::now()), vec![1]);
+    assert_eq!(
+        hermes_rx.try_recv().ok(),
+        Some(EndpointReply::Json(
+            json!({"decision": "block", "reason": answer::EXPIRED_REASON})
+        ))
+    );
+    assert!(
+        gemini_rx.try_recv().is_err(),
+        "Gemini waits the full expiry"
+    );
+    tokio::time::advance(EXPIRY - gate::HERMES_EXPIRY).await;
+    assert_eq!(q.expire(Instant::now()), vec![2]);
+    assert_eq!(
+        gemini_rx.try_recv().ok(),
+        Some(EndpointReply::Json(
+            json!({"decision": "deny", "reason": answer::EXPIRED_REASON})
+        ))
+    );
+}
+
+#[test]
+fn opencode_always_only_from_a_rule_the_human_set() {
+    let now = Instant::now();
+    let mut q = ApprovalQueue::new(None);
+    let (a, mut a_rx) = request(1, Schema::OpenCode, "bash");
+    let (b, mut b_rx) = request(1, Schema::OpenCode, "bash");
+    let (ida, _) = q.add(a, now);
+    let (idb, _) = q.add(b, now);
+    // `y`: once.
+    q.decide(ida, Decision::Allow, None);
+    assert_eq!(
+        a_rx.try_recv().ok(),
+        Some(EndpointReply::Json(json!({"reply": "once"})))
+    );
+    // `a`: always (OpenCode remembers too), and the rule answers the next one with once.
+    q.decide(idb, Decision::Allow, Some(false));
+    assert_eq!(
+        b_rx.try_recv().ok(),
+        Some(EndpointReply::Json(json!({"reply": "always"})))
+    );
+    let (c, mut c_rx) = request(1, Schema::OpenCode, "bash");
+    assert!(!q.add(c, now).1);
+    assert_eq!(
+        c_rx.try_recv().ok(),
+        Some(EndpointReply::Json(json!({"reply": "once"})))
+    );
+    // Silence and withdrawal: nothing (OpenCode's own dialog stays).
+    let (d, mut d_rx) = request(2, Schema::OpenCode, "bash");
+    q.add(d, now);
+    drop(q);
+    assert_eq!(d_rx.try_recv().ok(), Some(EndpointReply::EmptyOk));
+}
+
+#[test]
+fn deny_only_clis_never_hear_allow() {
+    let now = Instant::now();
+    for schema in [Schema::GeminiDenyOnly, Schema::HermesBlockOnly] {
+        let mut q = ApprovalQueue::new(None);
+        let (a, mut a_rx) = request(1, schema, "terminal");
+        let (b, mut b_rx) = request(1, schema, "terminal");
+        let (ida, _) = q.add(a, now);
+        let (idb, _) = q.add(b, now);
+        // `y` steps aside: an empty answer, and the CLI's own rules decide.
+        q.decide(ida, Decision::Allow, None);
+        assert_eq!(a_rx.try_recv().ok(), Some(EndpointReply::EmptyOk));
+        q.decide(
+            idb,
+            Decision::Deny {
+                message: Some("no".into()),
+            },
+            None,
+        );
+        let denied = b_rx.try_recv().ok();
+        assert!(
+            matches!(&denied, Some(EndpointReply::Json(v)) if v["reason"] == "no"),
+            "{denied:?}"
+        );
+        assert_eq!(
+            q.recent().next().map(|r| r.outcome.clone()).as_deref(),
+            Some("step aside (the CLI decides)")
+        );
+    }
 }
 
 #[tokio::test(start_paused = true)]
@@ -128,10 +240,22 @@ fn no_interleaving_answers_allow_without_a_human_allow() {
             .flat_map(|o| ops.iter().map(move |op| [o.clone(), vec![*op]].concat()))
             .collect();
     }
-    for order in orders {
+    let schemas = [
+        Schema::Claude,
+        Schema::Codex,
+        Schema::CopilotFlat,
+        Schema::DecisionFlat,
+        Schema::OpenCode,
+        Schema::GeminiDenyOnly,
+        Schema::HermesBlockOnly,
+    ];
+    for (order, schema) in orders
+        .iter()
+        .flat_map(|o| schemas.iter().map(move |s| (o.clone(), *s)))
+    {
         let start = Instant::now();
         let mut q = ApprovalQueue::new(None);
-        let (r, mut rx) = request(1, Schema::Claude, "Bash");
+        let (r, mut rx) = request(1, schema, "Bash");
         let (id, _) = q.add(r, start);
         let mut allowed_first = None;
         let mut dropped = false;
@@ -175,6 +299,44 @@ fn no_interleaving_answers_allow_without_a_human_allow() {
         }
         drop(q);
         let got_allow = rx.try_recv().ok().is_some_and(|r| is_allow(&r));
-        assert_eq!(got_allow, allowed_first == Some(true), "order {order:?}");
+        // Deny-only hooks never hear an allow at all (a human's allow is an empty answer).
+        let want = allowed_first == Some(true) && schema.can_allow();
+        assert_eq!(got_allow, want, "order {order:?} {schema:?}");
     }
+}
+
+#[test]
+fn a_request_answered_in_the_cli_is_withdrawn_and_never_answered_twice() {
+    use calyx_integrations::{EventKind, NormalizedEvent};
+    let now = Instant::now();
+    let mut q = ApprovalQueue::new(None);
+    let (a, mut a_rx) = request(1, Schema::Claude, "Bash");
+    let (b, mut b_rx) = request(2, Schema::Claude, "Bash");
+    let (ida, _) = q.add(a, now);
+    q.add(b, now);
+    // Claude ran the call after the user said yes in its own dialog: PostToolUse, same input.
+    let mut ran = NormalizedEvent::new(EventKind::PostToolUse, "PostToolUse");
+    ran.tool_name = Some("Bash".into());
+    ran.tool_input = Some(json!({"command": "echo hi"}));
+    assert!(q.settle_from_event(1, AgentKind::ClaudeCode, &ran));
+    assert_eq!(q.pending().len(), 1, "only pane 1's request");
+    // Not answered by calyx: the sender is dropped, and the endpoint gives a hook that still
+    // listens an empty body...
+    assert!(a_rx.try_recv().is_err());
+    // ...and a late decision finds nothing.
+    assert_eq!(q.decide(ida, Decision::Allow, None), None);
+    assert_eq!(
+        q.recent().last().map(|r| (r.outcome.clone(), r.by)),
+        Some((
+            "answered in the CLI's own dialog".to_string(),
+            DecidedBy::Withdrawn
+        ))
+    );
+    // The other pane's request is untouched by pane 1's events.
+    assert!(b_rx.try_recv().is_err());
+    assert!(!q.settle_from_event(
+        1,
+        AgentKind::ClaudeCode,
+        &NormalizedEvent::new(EventKind::Stop, "Stop")
+    ));
 }

@@ -88,6 +88,7 @@ impl Server {
             }
         };
         self.apply_agent_event(pane, kind, &event);
+        self.approvals_after_event(pane, kind, &event);
         Ok(())
     }
 

@@ -37,6 +37,8 @@ pub struct PanelData {
     pub message: Option<String>,
     pub confirm_all: bool,
     pub waited: String,
+    /// What `y` means where the CLI's hook cannot allow (Gemini, Hermes).
+    pub note: Option<&'static str>,
 }
 
 impl PanelData {
@@ -55,6 +57,7 @@ impl PanelData {
             message: self.message.as_deref(),
             confirm_all: self.confirm_all,
             waited: &self.waited,
+            note: self.note,
         }
         .render(area, buf);
     }
@@ -104,7 +107,7 @@ impl Server {
             }
         };
         self.apply_agent_event(pane, kind, &event);
-        let Some(schema) = gate(kind, &event) else {
+        let Some(schema) = gate(kind, &event, self.state.config.approval_policy) else {
             let _ = reply.send(EndpointReply::EmptyOk);
             return;
         };
@@ -127,6 +130,7 @@ impl Server {
             } else {
                 Vec::new()
             },
+            input: Some(input),
             answer: answer_tx,
         };
         let (id, waits) = self.approvals.add(request, Instant::now());
@@ -164,6 +168,18 @@ impl Server {
                 c.panel.hidden = false;
                 c.dirty = true;
             }
+        }
+    }
+
+    /// An agent event that may show the CLI answered a held request in its own dialog.
+    pub(super) fn approvals_after_event(
+        &mut self,
+        pane: PaneId,
+        kind: AgentKind,
+        event: &NormalizedEvent,
+    ) {
+        if self.approvals.settle_from_event(pane, kind, event) {
+            self.mark_all_dirty();
         }
     }
 
@@ -278,6 +294,7 @@ impl Server {
             message: c.panel.message.clone(),
             confirm_all: c.panel.confirm_all,
             waited,
+            note: p.schema.allow_note(),
         })
     }
 

@@ -319,6 +319,7 @@ impl Server {
             tool: format!("calyx-ipc{from}"),
             summary: summarize("Bash", &json!({ "command": what })),
             suggestions: Vec::new(),
+            input: None,
             answer: answer_tx,
         };
         let (id, _) = self.approvals.add(request, Instant::now());

@@ -1,79 +1,248 @@
 #!/usr/bin/env bash
-# Real Claude Code and Codex sessions (../shared/realcli, offline fake model) in calyx panes run
-# a shell command that needs approval. Approved from calyx, the command runs (its marker file
-# appears); denied with a message, it does not, and the message reaches the model.
-# Usage: tests/realcli/approvals.sh [claude] [codex]   (after `cargo build`)
+# Approvals with every real CLI the harness installs (../shared/realcli, offline fake model),
+# each in its interactive TUI in a calyx pane, after `calyx setup --yes --agent KIND` into a
+# throwaway HOME. What each step checks is what docs/integrations.md ("Approvals") promises:
+#   allow     approved from calyx (`calyx approve ID`; for Claude Code a real `y` pressed in a
+#             real attached client), the command runs (its marker file appears)
+#   deny      denied with a message (`calyx deny ID -m ...`): the command does not run and the
+#             fake model's request log shows the message reached the model
+#   always    `a` pressed in a real attached client (calyx's rule for this tool in this pane):
+#             a second identical call in the same session is not asked: calyx's rule answers it
+#             (Claude Code, Codex, pi, Copilot), or OpenCode's own "always" does not even ask
+#   pane      Claude Code: answered in Claude's own dialog while calyx holds the hook: the request
+#             leaves calyx's queue at once, recorded as withdrawn, never answered twice
+#   dialog    Gemini and Hermes without the opt-in: calyx holds nothing, the CLI's own dialog
+#             shows and the row is blocked
+#   step      Gemini and Hermes with `[approvals] deny_gates`: `calyx approve` steps aside and
+#             the CLI's own dialog opens (row blocked)
+# One line per CLI per step: PASS, FAIL, or SKIP with the reason; exits 1 if a CLI that installed
+# failed. Usage: tests/realcli/approvals.sh [claude codex opencode gemini pi copilot hermes]
+# (after `cargo build`; CALYX_BIN overrides the binary; REALCLI_KEEP=1 keeps the logs).
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-R=${REALCLI:-$(realpath "$ROOT/../shared/realcli/realcli.sh" 2>/dev/null)}
-CALYX=${CALYX_BIN:-$ROOT/target/debug/calyx}
-[ -x "$R" ] || { echo "realcli approvals: SKIP: no ../shared/realcli/realcli.sh"; exit 0; }
-CLIS=("$@"); [ ${#CLIS[@]} -gt 0 ] || CLIS=(claude codex)
-passed=0; failed=0
+source "$(dirname "$0")/lib.sh"
+rl_init "realcli approvals"
+declare -A KIND=([claude]=claude-code [codex]=codex [opencode]=opencode [gemini]=gemini
+                 [pi]=pi [copilot]=copilot [hermes]=hermes)
+declare -A PORT=([claude]=18401 [codex]=18402 [opencode]=18403 [gemini]=18404 [pi]=18405
+                 [copilot]=18406 [hermes]=18407)
+declare -A STEPS=([claude]="allow deny always pane" [codex]="allow deny always"
+                  [opencode]="allow deny always" [gemini]="dialog deny step"
+                  [pi]="allow deny always" [copilot]="allow deny always" [hermes]="dialog deny step")
+# Steps that do not apply, and why (printed as SKIP lines).
+declare -A SKIPS=(
+  [gemini]="always:Gemini's hook cannot allow, so an always rule in calyx only stops calyx asking (Gemini still asks)"
+  [hermes]="always:Hermes's hook cannot allow, so an always rule in calyx only stops calyx asking (Hermes still asks for dangerous commands)")
+failed=0
 
-run_one() { # CLI KIND PORT MODE(allow|deny)
-  local cli=$1 kind=$2 P=$3 mode=$4
-  local T; T=$(mktemp -d /tmp/calyx-realcli-appr.XXXXXX); chmod 700 "$T"
-  "$R" prepare "$cli" "$T/home" "$T/project" "$P" > "$T/env.sh"
-  "$R" cmd "$cli" tui "SCENARIO:perm write marker" > "$T/argv"
-  mkdir -p "$T/run" && chmod 700 "$T/run"
-  cat > "$T/inner.sh" <<'INNER'
+# The steps of one CLI, inside one network namespace, one calyx server, one fake model.
+cat > "$T/inner.sh" <<'INNER'
 set -uo pipefail
-. "$T/env.sh"
-export XDG_RUNTIME_DIR=$T/run XDG_STATE_HOME=$T/state XDG_CONFIG_HOME=$T/config
-"$R" fake "$CLI" "$P" "$T/fake.jsonl" > "$T/fake.out" 2>&1 & FAKE=$!
+source "$ROOT/tests/realcli/lib.sh"
+. "$D/env.sh"
+# calyx's state and config stay under the throwaway HOME (OpenCode reads XDG_CONFIG_HOME too).
+rl_calyx_env "$D/run"
+CONF=${XDG_CONFIG_HOME:-$HOME/.config}/calyx
+"$R" fake "$CLI" "$P" "$D/fake.jsonl" > "$D/fake.out" 2>&1 & FAKE=$!
 "$R" waitport "$P" 20
-c() { "$CALYX" "$@"; }
-bye() { c kill-server >/dev/null 2>&1; kill $FAKE 2>/dev/null; }
-fail() { echo "FAIL: $*"; c capture -t agent 2>/dev/null | tail -n 25; c approvals 2>/dev/null; bye; exit 1; }
-c new -d -s setup -x 160 -y 45 -- sleep 600 || fail "server did not start"
-c setup --yes --agent "$KIND" > "$T/setup.out" 2>&1 || fail "calyx setup: $(cat "$T/setup.out")"
-mapfile -t A < "$T/argv"
-c new -d -s agent -x 160 -y 45 -c "$T/project" -- timeout --foreground 180 "${A[@]}" || fail "no agent pane"
-id=""
-for _ in $(seq 300); do
-  id=$(c approvals --json --pending 2>/dev/null | python3 -c 'import json,sys; p=json.load(sys.stdin)["pending"]; print(p[0]["id"] if p else "")')
-  [ -n "$id" ] && break
-  # Codex asks to trust the directory or hooks on first start in some versions: accept.
-  c capture -t agent 2>/dev/null | grep -qiE "trust this|Do you trust" && c send-keys -t agent Enter
-  sleep 0.2
-done
-[ -n "$id" ] || fail "no approval request reached calyx"
-c approvals --json --pending | grep -q 'marker' || fail "the request does not show the real command"
-if [ "$MODE" = allow ]; then
-  c approve "$id" || fail "approve"
-  for _ in $(seq 100); do [ -f "$T/project/marker.txt" ] && break; sleep 0.2; done
-  [ -f "$T/project/marker.txt" ] || fail "approved, but the command did not run"
-else
-  c deny "$id" -m "calyx-e2e-denied: use the staging db" || fail "deny"
-  for _ in $(seq 100); do grep -q "calyx-e2e-denied" "$T/fake.jsonl" 2>/dev/null && break; sleep 0.2; done
-  grep -q "calyx-e2e-denied" "$T/fake.jsonl" || fail "denied, but the message did not reach the model"
-  [ ! -f "$T/project/marker.txt" ] || fail "denied, but the command ran"
-fi
-bye
-echo OK
-INNER
-  local out
-  out=$(T=$T R=$R P=$P CLI=$cli KIND=$kind MODE=$mode CALYX=$CALYX timeout 300 "$R" netns -- bash "$T/inner.sh" 2>&1)
-  if [ "$(echo "$out" | tail -n 1)" = OK ]; then
-    echo "realcli approvals $cli $mode: PASS"; passed=$((passed+1))
-  else
-    echo "realcli approvals $cli $mode: FAIL"; echo "$out" | sed 's/^/    /' | tail -n 40; failed=$((failed+1))
+tm() { tmux -S "$D/tmux.sock" -f /dev/null "$@"; }
+bye() { tm kill-server 2>/dev/null; c kill-server >/dev/null 2>&1; kill $FAKE 2>/dev/null; }
+say() { echo "STEP $1 $2"; }
+# Prints the screen of session $1 and calyx's approvals to the log, for a failed step.
+dump() { { echo "--- $1"; c capture -t "$1"; c approvals; c agents; } >> "$D/steps.log" 2>&1; }
+server() { # (re)starts calyx with the given config.toml text
+  c kill-server >/dev/null 2>&1
+  mkdir -p "$CONF"; printf '%s\n' "$1" > "$CONF/config.toml"
+  # The old server may still be going away: retry until a new one answers.
+  for _ in 1 2 3 4 5; do
+    c new -d -s setup -x 160 -y 45 -- sleep 900 2>/dev/null && return 0
+    sleep 1
+  done
+  return 1
+}
+pending_id() { # the id of the first pending request, or nothing
+  c approvals --json --pending 2>/dev/null | python3 -c '
+import json, sys
+p = json.load(sys.stdin)["pending"]
+print(p[0]["id"] if p else "")' 2>/dev/null
+}
+recent_of() { # the recorded state of request $1 ("withdrawn", "allow", ...)
+  c approvals --json 2>/dev/null | python3 -c '
+import json, sys
+r = [x for x in json.load(sys.stdin)["recent"] if str(x["id"]) == sys.argv[1]]
+print(r[-1]["state"] + " by " + r[-1]["by"] if r else "none")' "$1" 2>/dev/null
+}
+# Whether session $1's screen matches the extended regex $2 (read whole first: under pipefail a
+# `grep -q` that stops reading early could fail the pipeline).
+on_screen() { grep -qiE "$2" <<< "$(c capture -t "$1" 2>/dev/null)"; }
+row() { rl_row "$(rl_pane "$1")" | cut -d' ' -f2; }
+# Starts the CLI's TUI in session $1 with prompt $2.
+start() {
+  rm -f "$D/project/marker.txt"
+  # Hermes takes no prompt on its TUI command line: typed below.
+  mapfile -t A < <("$R" cmd "$CLI" tui "$2" 2>/dev/null)
+  c new -d -s "$1" -x 160 -y 45 -c "$D/project" -- timeout --foreground 200 "${A[@]}" || return 1
+  if [ "$CLI" = hermes ]; then
+    for _ in $(seq 150); do on_screen "$1" "Welcome to Hermes" && break; sleep 0.2; done
+    sleep 1; c send-keys -t "$1" "$2"; sleep 0.5; c send-keys -t "$1" Enter
   fi
 }
+wait_pending() { # id of the request calyx holds for session $1, within 60 s
+  local id=""
+  for _ in $(seq 300); do
+    id=$(pending_id); [ -n "$id" ] && break
+    # Codex may ask to trust the directory on first start: accept.
+    on_screen "$1" "trust this|Do you trust" && c send-keys -t "$1" Enter
+    sleep 0.2
+  done
+  echo "$id"
+}
+wait_marker() { for _ in $(seq $((${1:-20} * 5))); do [ -f "$D/project/marker.txt" ] && return 0; sleep 0.2; done; return 1; }
+wait_fake() { for _ in $(seq 100); do grep -q -- "$1" "$D/fake.jsonl" 2>/dev/null && return 0; sleep 0.2; done; return 1; }
+wait_screen() { for _ in $(seq $((${3:-30} * 5))); do on_screen "$1" "$2" && return 0; sleep 0.2; done; return 1; }
+wait_row() { for _ in $(seq 100); do [ "$(row "$1")" = "$2" ] && return 0; sleep 0.2; done; return 1; }
+PERM="SCENARIO:perm write marker"
+[ "$CLI" = hermes ] && PERM="SCENARIO:danger write marker"
+# The CLI's own permission dialog (Gemini's confirmation, Hermes's dangerous-command prompt).
+DIALOG="Allow execution"
+[ "$CLI" = hermes ] && DIALOG="Dangerous Command"
+# Gemini and Hermes hold nothing unless the user opted in.
+GATE_ON=""
+case $CLI in gemini|hermes) GATE_ON="[approvals]
+deny_gates = [\"$CLI\"]" ;; esac
 
-for cli in "${CLIS[@]}"; do
-  case $cli in
-    claude) kind=claude-code; port=18401 ;;
-    codex) kind=codex; port=18402 ;;
-    *) echo "realcli approvals $cli: SKIP: not a gated CLI here"; continue ;;
+server "" || { echo "STEP all FAIL calyx server did not start"; bye; exit 1; }
+c setup --yes --agent "$KIND" > "$D/setup.out" 2>&1 || { echo "STEP all FAIL calyx setup: $(tail -n 3 "$D/setup.out")"; bye; exit 1; }
+
+step_allow() {
+  start s-allow "$PERM" || return 1
+  local id; id=$(wait_pending s-allow)
+  [ -n "$id" ] || { echo "no approval request reached calyx"; dump s-allow; return 1; }
+  c approvals --json --pending > "$D/pending.json"
+  grep -q marker "$D/pending.json" || { echo "the request does not show the real command"; return 1; }
+  if [ "$CLI" = claude ]; then
+    # A real key in a real client: calyx attached in a tmux pane, `y` typed into it.
+    tm new-session -d -x 160 -y 45 "$CALYX attach -t s-allow"
+    wait_tm "approval" || { echo "the attached client shows no approval panel"; tm capture-pane -p >> "$D/steps.log"; return 1; }
+    tm send-keys y
+  else
+    c approve "$id" >/dev/null || { echo "calyx approve $id failed"; return 1; }
+  fi
+  wait_marker 30 || { echo "approved, but the command did not run"; dump s-allow; return 1; }
+  [ "$(recent_of "$id")" = "allow by human" ] || { echo "recorded as $(recent_of "$id")"; return 1; }
+  c kill -t s-allow >/dev/null 2>&1; tm kill-server 2>/dev/null; true
+}
+wait_tm() { for _ in $(seq 100); do grep -q "$1" <<< "$(tm capture-pane -p 2>/dev/null)" && return 0; sleep 0.2; done; return 1; }
+
+step_deny() {
+  local msg="calyx-e2e-denied-$CLI: use the staging db"
+  [ -n "$GATE_ON" ] && { server "$GATE_ON" || return 1; }
+  start s-deny "$PERM" || return 1
+  local id; id=$(wait_pending s-deny)
+  [ -n "$id" ] || { echo "no approval request reached calyx"; dump s-deny; return 1; }
+  c deny "$id" -m "$msg" >/dev/null || { echo "calyx deny $id failed"; return 1; }
+  wait_fake "calyx-e2e-denied-$CLI" || { echo "denied, but the message did not reach the model"; dump s-deny; return 1; }
+  [ ! -f "$D/project/marker.txt" ] || { echo "denied, but the command ran"; return 1; }
+  c kill -t s-deny >/dev/null 2>&1; true
+}
+
+step_always() {
+  start s-always "$PERM" || return 1
+  local id; id=$(wait_pending s-always)
+  [ -n "$id" ] || { echo "no approval request reached calyx"; dump s-always; return 1; }
+  tm new-session -d -x 160 -y 45 "$CALYX attach -t s-always"
+  wait_tm "approval" || { echo "the attached client shows no approval panel"; return 1; }
+  # calyx's rule: always this tool in this pane. Claude Code's only suggestion here
+  # (addDirectories for the session) does not stop 2.1.197 asking for the same command again.
+  tm send-keys a
+  wait_marker 30 || { echo "allowed always, but the command did not run"; dump s-always; return 1; }
+  [ "$(recent_of "$id")" = "allow (always) by human" ] || { echo "recorded as $(recent_of "$id")"; return 1; }
+  tm kill-server 2>/dev/null
+  sleep 2; rm -f "$D/project/marker.txt"
+  # The same call again, in the same session: the human is not asked (Claude: calyx's rule
+  # answers its PermissionRequest at once; OpenCode: its own "always" does not even ask).
+  c send-keys -t s-always "$PERM again"; sleep 0.5; c send-keys -t s-always Enter
+  wait_marker 30 || { echo "the second identical call did not run"; dump s-always; return 1; }
+  [ -z "$(pending_id)" ] || { echo "the second identical call was asked again"; dump s-always; return 1; }
+  local last; last=$(c approvals --json | python3 -c 'import json,sys; r=json.load(sys.stdin)["recent"]; print(r[-1]["state"] + " by " + r[-1]["by"])')
+  case $CLI in
+    opencode) [ "$last" = "allow (always) by human" ] || { echo "OpenCode asked calyx again: $last"; return 1; } ;;
+    *) [ "$last" = "allow by rule" ] || { echo "the second call was not answered by the rule: $last"; return 1; } ;;
   esac
-  if ! "$R" install "$cli" > /tmp/calyx-realcli-install-$cli.log 2>&1; then
-    echo "realcli approvals $cli: SKIP: install failed: $(tail -n 2 /tmp/calyx-realcli-install-$cli.log | tr '\n' ' ')"
+  c kill -t s-always >/dev/null 2>&1; true
+}
+
+step_pane() { # answered in Claude's own dialog while calyx holds the hook
+  start s-pane "$PERM" || return 1
+  local id; id=$(wait_pending s-pane)
+  [ -n "$id" ] || { echo "no approval request reached calyx"; dump s-pane; return 1; }
+  wait_screen s-pane "Do you want to proceed" 30 || { echo "Claude shows no dialog of its own while calyx holds the hook"; dump s-pane; return 1; }
+  c send-keys -t s-pane Enter
+  wait_marker 30 || { echo "answered in the pane, but the command did not run"; dump s-pane; return 1; }
+  for _ in $(seq 15); do [ -z "$(pending_id)" ] && break; sleep 0.2; done
+  [ -z "$(pending_id)" ] || { echo "the request stays in calyx's queue after the pane answered"; dump s-pane; ps -eo pid,ppid,stat,args | grep -E "calyx|claude" >> "$D/steps.log"; return 1; }
+  [ "$(recent_of "$id")" = "answered in the CLI's own dialog by withdrawn" ] || { echo "recorded as $(recent_of "$id")"; return 1; }
+  # A late answer from calyx finds nothing to answer.
+  c approve "$id" >/dev/null 2>&1 && { echo "calyx answered a request the pane had answered"; return 1; }
+  c kill -t s-pane >/dev/null 2>&1; true
+}
+
+step_dialog() { # Gemini/Hermes without the opt-in: the CLI asks itself, calyx shows it blocked
+  server "" || return 1
+  start s-dialog "$PERM" || return 1
+  wait_screen s-dialog "$DIALOG" 40 || { echo "no dialog of the CLI's own"; dump s-dialog; return 1; }
+  wait_row s-dialog blocked || { echo "row is $(row s-dialog), not blocked, while the CLI's dialog is open"; dump s-dialog; return 1; }
+  [ -z "$(pending_id)" ] || { echo "calyx held a request without the opt-in"; return 1; }
+  c kill -t s-dialog >/dev/null 2>&1; true
+}
+
+step_step() { # Gemini/Hermes opted in: approve steps aside, the CLI's own dialog opens
+  server "$GATE_ON" || return 1
+  start s-step "$PERM" || return 1
+  local id; id=$(wait_pending s-step)
+  [ -n "$id" ] || { echo "no approval request reached calyx"; dump s-step; return 1; }
+  [ ! -f "$D/project/marker.txt" ] || { echo "the command ran while calyx held it"; return 1; }
+  c approve "$id" >/dev/null || { echo "calyx approve $id failed"; return 1; }
+  wait_screen s-step "$DIALOG" 40 || { echo "no dialog of the CLI's own after stepping aside"; dump s-step; return 1; }
+  [ ! -f "$D/project/marker.txt" ] || { echo "the command ran before anyone answered the CLI's dialog"; return 1; }
+  wait_row s-step blocked || { echo "row is $(row s-step), not blocked, at the CLI's dialog"; dump s-step; return 1; }
+  [ "$(recent_of "$id")" = "step aside (the CLI decides) by human" ] || { echo "recorded as $(recent_of "$id")"; return 1; }
+  # Answered in the pane (the dialog's first choice allows once), the command runs.
+  c send-keys -t s-step Enter
+  wait_marker 30 || { echo "answered in the CLI's dialog, but the command did not run"; dump s-step; return 1; }
+  c kill -t s-step >/dev/null 2>&1; true
+}
+
+for s in $STEPS; do
+  start_t=$(date +%s)
+  "step_$s" > "$D/step-$s.out" 2>&1; rc=$?
+  # Whatever happened, the step's pane goes (its held requests are withdrawn with it).
+  c kill -t "s-$s" >/dev/null 2>&1; tm kill-server 2>/dev/null
+  if [ $rc -eq 0 ]; then say "$s" "PASS ($(( $(date +%s) - start_t )) s)"
+  else say "$s" "FAIL $(tail -n 3 "$D/step-$s.out" | tr '\n' ' ')"; fi
+done
+bye
+INNER
+
+for cli in ${*:-claude codex opencode gemini pi copilot hermes}; do
+  [ -n "${KIND[$cli]:-}" ] || { echo "$RL_NAME $cli: SKIP: not a CLI the harness installs"; continue; }
+  if ! rl_install "$cli" "$T/install-$cli.log"; then
+    echo "$RL_NAME $cli: SKIP: install failed: $(tail -n 2 "$T/install-$cli.log" | tr '\n' ' ')"
     continue
   fi
-  run_one "$cli" "$kind" "$port" allow
-  run_one "$cli" "$kind" "$port" deny
+  D=$T/$cli; mkdir -p "$D/run" && chmod 700 "$D/run"
+  "$R" prepare "$cli" "$D/home" "$D/project" "${PORT[$cli]}" > "$D/env.sh"
+  out=$(ROOT=$ROOT R=$R CALYX=$CALYX D=$D P=${PORT[$cli]} CLI=$cli KIND=${KIND[$cli]} \
+        STEPS="${REALCLI_STEPS:-${STEPS[$cli]}}" timeout 240 "$R" netns -- bash "$D/../inner.sh" 2>&1)
+  for s in ${REALCLI_STEPS:-${STEPS[$cli]}}; do
+    line=$(echo "$out" | grep "^STEP $s " | head -n 1 | cut -d' ' -f3-)
+    [ -n "$line" ] || line=$(echo "$out" | grep "^STEP all " | head -n 1 | cut -d' ' -f3-)
+    [ -n "$line" ] || line="FAIL no result (timed out?): $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+    case $line in PASS*) ;; *) failed=1 ;; esac
+    echo "$RL_NAME $cli $s: $line"
+  done
+  if [ -n "${SKIPS[$cli]:-}" ] && [ -z "${REALCLI_STEPS:-}" ]; then
+    echo "$RL_NAME $cli ${SKIPS[$cli]%%:*}: SKIP: ${SKIPS[$cli]#*:}"
+  fi
 done
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+rl_finish "$failed"
+exit "$failed"

@@ -30,6 +30,9 @@ pub struct ApprovalView<'a> {
     pub confirm_all: bool,
     /// How long it has waited.
     pub waited: &'a str,
+    /// What `y` means when the CLI's hook cannot allow (Gemini: "let Gemini ask in its pane").
+    /// Shown above the keys, which then say "step aside" instead of "allow".
+    pub note: Option<&'a str>,
 }
 
 /// The panel's rectangle: the lower part of the screen, at most 20 rows.
@@ -102,7 +105,8 @@ impl Widget for ApprovalView<'_> {
             Line::from(Span::styled(l.clone(), style))
         }));
         let inner_height = panel.height.saturating_sub(2) as usize;
-        let footer_rows = 1 + usize::from(!self.suggestions.is_empty());
+        let footer_rows =
+            1 + usize::from(!self.suggestions.is_empty()) + usize::from(self.note.is_some());
         lines.truncate(inner_height.saturating_sub(footer_rows));
         while lines.len() < inner_height.saturating_sub(footer_rows) {
             lines.push(Line::default());
@@ -115,6 +119,17 @@ impl Widget for ApprovalView<'_> {
             }
             lines.push(Line::from(spans));
         }
+        if let Some(note) = self.note {
+            lines.push(Line::from(Span::styled(
+                note.to_string(),
+                Style::default().fg(Color::LightYellow),
+            )));
+        }
+        let allow_label = if self.note.is_some() {
+            " step aside "
+        } else {
+            " allow "
+        };
         let footer = if let Some(message) = self.message {
             Line::from(vec![
                 text("deny with message: "),
@@ -140,7 +155,7 @@ impl Widget for ApprovalView<'_> {
         } else {
             Line::from(vec![
                 key("y"),
-                text(" allow "),
+                text(allow_label),
                 key("n"),
                 text(" deny "),
                 key("m"),
@@ -177,5 +192,50 @@ impl Widget for ApprovalView<'_> {
                     ),
             )
             .render(panel, buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn screen(note: Option<&str>) -> String {
+        let area = Rect::new(0, 0, 120, 24);
+        let mut buf = Buffer::empty(area);
+        ApprovalView {
+            cli: "Gemini CLI",
+            pane: "%1 (work:0)",
+            tool: "run_shell_command",
+            headline: "$ rm -rf build",
+            lines: &[],
+            index: 1,
+            count: 1,
+            scroll: 0,
+            suggestions: &[],
+            message: None,
+            confirm_all: false,
+            waited: "1s",
+            note,
+        }
+        .render(area, &mut buf);
+        (0..area.height)
+            .map(|y| {
+                (0..area.width)
+                    .map(|x| buf[(x, y)].symbol().to_string())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn a_deny_only_cli_says_what_y_does() {
+        let plain = screen(None);
+        assert!(plain.contains(" allow ") && !plain.contains("step aside"));
+        let gemini = screen(Some(
+            "y lets Gemini ask in its pane, n/m deny before it runs",
+        ));
+        assert!(gemini.contains("y lets Gemini ask in its pane"), "{gemini}");
+        assert!(gemini.contains(" step aside ") && !gemini.contains(" allow "));
     }
 }

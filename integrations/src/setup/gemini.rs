@@ -1,8 +1,11 @@
 //! Gemini CLI (verified on 0.61.0): MCP entry and hooks in `~/.gemini/settings.json`. Hook
-//! timeouts are milliseconds. Gemini has no permission event (`BeforeTool` fires for every
-//! call and its `allow` does not skip the dialog), so calyx registers state pings only.
+//! timeouts are milliseconds. Gemini has no permission event: `BeforeTool` fires for every call
+//! and its `allow` does not skip the dialog, but its deny blocks. So `BeforeTool` goes to calyx's
+//! approval route with the 600 s timeout: the server answers at once with nothing unless the
+//! user opted in to a deny gate (`[approvals] deny_gates` in calyx's config.toml), and then
+//! holds only the tools Gemini would ask about.
 
-use super::hooks::{by_event, edit_hooks, edit_member, ping, Ev};
+use super::hooks::{by_event, edit_hooks, edit_member, gate, ping, Ev};
 use super::{edit_file, Ctx, Op, Plan, SetupError};
 use crate::config_edit::{JsonDoc, J};
 use crate::kind::AgentKind;
@@ -17,7 +20,7 @@ const fn tool(mut ev: Ev) -> Ev {
 const EVENTS: [Ev; 8] = [
     ping("SessionStart", 5000),
     ping("BeforeAgent", 5000),
-    tool(ping("BeforeTool", 5000)),
+    tool(gate("BeforeTool", 600_000)),
     tool(ping("AfterTool", 5000)),
     ping("Notification", 5000),
     ping("AfterAgent", 5000),

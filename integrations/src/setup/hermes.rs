@@ -4,8 +4,11 @@
 //! handles the quoted binary path. Hermes asks the user before running shell hooks
 //! (`hooks_auto_accept`); calyx does not flip that switch for the user.
 //!
-//! No gate: Hermes' only blocking hook is `pre_tool_call`, which fires for every tool call, and
-//! its approval events are observe-only; calyx shows them as state.
+//! Hermes' only blocking hook is `pre_tool_call`, which fires for every tool call; its approval
+//! events are observe-only and calyx shows them as state. `pre_tool_call` goes to calyx's
+//! approval route with the longest timeout Hermes allows (300 s): the server answers at once
+//! with nothing unless the user opted in to a deny gate (`[approvals] deny_gates` in calyx's
+//! config.toml), so one entry carries both the state and the optional gate.
 
 use super::{edit_file, Ctx, Op, Plan, SetupError};
 use crate::config_edit::{is_calyx_command, yaml};
@@ -66,12 +69,13 @@ pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError>
     let events: Vec<(String, Vec<Vec<yaml::Line>>)> = EVENTS
         .iter()
         .map(|e| {
+            let gate = *e == "pre_tool_call";
             let item = vec![
                 (
                     0,
-                    format!("command: {}", yaml::quote(&ctx.hook_command(KIND, false))),
+                    format!("command: {}", yaml::quote(&ctx.hook_command(KIND, gate))),
                 ),
-                (0, "timeout: 5".to_string()),
+                (0, format!("timeout: {}", if gate { 300 } else { 5 })),
             ];
             (e.to_string(), vec![item])
         })

@@ -6,13 +6,21 @@ import { writeFileSync, readdirSync, readFileSync } from "node:fs";
 
 const [kind, modulePath, endpointFile, fixtures] = process.argv.slice(2);
 const requests = [];
+// OpenCode permissions whose approval request the plugin dropped before calyx answered.
+const withdrawn = [];
 const server = http.createServer((req, res) => {
   let body = "";
   req.on("data", (c) => (body += c));
   req.on("end", () => {
-    requests.push({ path: req.url, headers: req.headers, body: JSON.parse(body || "null") });
+    const parsed = JSON.parse(body || "null");
+    requests.push({ path: req.url, headers: req.headers, body: parsed });
     res.setHeader("Content-Type", "application/json");
-    if (req.url === "/approval-request") res.end(JSON.stringify({ decision: "deny", reason: "no" }));
+    const perm = parsed && parsed.properties && parsed.properties.id;
+    if (req.url === "/approval-request" && kind === "opencode" && perm === "per_1") {
+      // Held like a human who has not answered yet: the dialog is answered in OpenCode instead.
+      res.on("close", () => { if (!res.writableFinished) withdrawn.push(perm); });
+    } else if (req.url === "/approval-request" && kind === "opencode") res.end(JSON.stringify({ reply: "reject", message: "no" }));
+    else if (req.url === "/approval-request") res.end(JSON.stringify({ decision: "deny", reason: "no" }));
     else if (req.url === "/mcp") res.end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "ok" }] } }));
     else res.end("{}");
   });
@@ -26,7 +34,14 @@ const files = readdirSync(fixtures).filter((f) => f.startsWith(kind + "-")).sort
 const load = (f) => JSON.parse(readFileSync(`${fixtures}/${f}`, "utf8")).payload;
 const name = (f) => f.replace(/^[a-z]+-[0-9.]+-/, "").replace(/\.json$/, "");
 if (kind === "opencode") {
-  const hooks = await mod.CalyxPlugin({ directory: "/home/dev/src/app" });
+  // OpenCode's SDK client, recording how the plugin answers permissions.
+  const replies = [];
+  results.replies = replies;
+  const client = {
+    _client: { post: async (o) => { replies.push({ url: o.url, path: o.path, body: o.body }); return { data: true }; } },
+    postSessionIdPermissionsPermissionId: async (o) => { replies.push({ v1: o }); return { data: true }; },
+  };
+  const hooks = await mod.CalyxPlugin({ directory: "/home/dev/src/app", client });
   results.registered = Object.keys(hooks);
   if (!outside) {
     for (const f of files) {
@@ -35,9 +50,15 @@ if (kind === "opencode") {
       if (n.startsWith("event_")) await hooks.event({ event: p });
       else if (hooks[n]) await hooks[n](p.input, p.output);
     }
-    // A pending permission suppresses session.idle until it is replied to.
+    const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+    // A permission calyx answers (reject with a message): the plugin replies through the client.
+    await hooks.event({ event: { type: "permission.asked", properties: { id: "per_2", sessionID: "ses_answer", permission: "bash", metadata: { command: "echo hi" } } } });
+    await sleep(200);
+    // A pending permission suppresses session.idle until it is replied to; answered in
+    // OpenCode's own dialog, it is dropped from calyx.
     const sid = "ses_pending";
     await hooks.event({ event: { type: "permission.asked", properties: { id: "per_1", sessionID: sid, permission: "bash" } } });
+    await sleep(200);
     await hooks.event({ event: { type: "session.idle", properties: { sessionID: sid } } });
     await hooks.event({ event: { type: "permission.replied", properties: { requestID: "per_1", sessionID: sid, reply: "once" } } });
     await hooks.event({ event: { type: "session.idle", properties: { sessionID: sid } } });
@@ -58,6 +79,8 @@ if (kind === "opencode") {
   }
 }
 await new Promise((r) => setTimeout(r, 300));
+results.withdrawn = withdrawn;
+server.closeAllConnections();
 server.close();
 console.log(JSON.stringify({ requests, results }));
 process.exit(0);

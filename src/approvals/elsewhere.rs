@@ -1,0 +1,97 @@
+//! Requests the CLI answered on its own. Claude Code 2.1.197 shows its "Do you want to
+//! proceed?" dialog while calyx still holds its PermissionRequest hook, and when the user answers
+//! there it neither kills nor waits for the hook (seen with the real CLI in
+//! tests/realcli/approvals.sh, step "pane"): the hook would sit in calyx's queue until expiry,
+//! and a late answer from calyx would go to a CLI that has moved on. So the events that prove
+//! the CLI moved past the call end the request: the call itself finished (same tool, same input),
+//! or the turn or session ended, or a new prompt began one (Claude's Esc interrupt fires no hook
+//! at all; the next prompt is the first sign).
+
+use calyx_integrations::{AgentKind, EventKind, NormalizedEvent};
+use serde_json::Value;
+
+/// Whether `event`, from the agent of `kind` in the pane of a request for `tool` with `input`,
+/// shows that the CLI got its answer elsewhere.
+pub fn answered_elsewhere(
+    request_kind: AgentKind,
+    tool: &str,
+    input: &Value,
+    kind: AgentKind,
+    event: &NormalizedEvent,
+) -> bool {
+    if kind != request_kind {
+        return false;
+    }
+    match event.kind {
+        // Not a subagent's: a subagent's turn ending says nothing about the parent's gate.
+        EventKind::Stop
+        | EventKind::SessionEnd
+        | EventKind::Interrupt
+        | EventKind::UserPromptSubmit => event.agent_id.is_none(),
+        EventKind::PostToolUse => {
+            event.tool_name.as_deref() == Some(tool)
+                && event.tool_input.as_ref().is_some_and(|i| i == input)
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn post(tool: &str, input: Value) -> NormalizedEvent {
+        let mut e = NormalizedEvent::new(EventKind::PostToolUse, "PostToolUse");
+        e.tool_name = Some(tool.into());
+        e.tool_input = Some(input);
+        e
+    }
+
+    #[test]
+    fn the_same_call_finishing_or_the_turn_ending_answers_it() {
+        let input = json!({"command": "echo hi > marker.txt", "description": "Write marker file"});
+        let claude = AgentKind::ClaudeCode;
+        let yes = |e: &NormalizedEvent| answered_elsewhere(claude, "Bash", &input, claude, e);
+        assert!(yes(&post("Bash", input.clone())));
+        assert!(yes(&NormalizedEvent::new(EventKind::Stop, "Stop")));
+        assert!(yes(&NormalizedEvent::new(
+            EventKind::SessionEnd,
+            "SessionEnd"
+        )));
+    }
+
+    #[test]
+    fn other_calls_subagents_and_other_clis_do_not() {
+        let input = json!({"command": "rm -rf build"});
+        let claude = AgentKind::ClaudeCode;
+        let no = |e: &NormalizedEvent| !answered_elsewhere(claude, "Bash", &input, claude, e);
+        // A parallel call of the same tool with another command finished.
+        assert!(no(&post("Bash", json!({"command": "ls"}))));
+        assert!(no(&post("Read", input.clone())));
+        // No input to compare: not proof enough.
+        let mut bare = NormalizedEvent::new(EventKind::PostToolUse, "PostToolUse");
+        bare.tool_name = Some("Bash".into());
+        assert!(no(&bare));
+        // A subagent's Stop, a PreToolUse, the late permission Notification.
+        let mut sub = NormalizedEvent::new(EventKind::Stop, "SubagentStop");
+        sub.agent_id = Some("a1".into());
+        assert!(no(&sub));
+        assert!(no(&NormalizedEvent::new(
+            EventKind::PreToolUse,
+            "PreToolUse"
+        )));
+        assert!(no(&NormalizedEvent::new(
+            EventKind::PermissionRequest,
+            "Notification"
+        )));
+        // Another CLI in the same pane (a nested agent) proves nothing.
+        assert!(!answered_elsewhere(
+            claude,
+            "Bash",
+            &input,
+            AgentKind::Codex,
+            &NormalizedEvent::new(EventKind::Stop, "Stop")
+        ));
+    }
+}
