@@ -157,6 +157,17 @@ async fn every_tool_is_listed_with_input_and_output_schemas() {
         ]
     );
     for tool in &tools {
+        // Only JSON Schema formats: schemars' `uint16` & co make Ajv-based clients warn.
+        let schemas = format!(
+            "{} {}",
+            serde_json::to_string(&tool.input_schema).unwrap_or_default(),
+            serde_json::to_string(&tool.output_schema).unwrap_or_default()
+        );
+        assert!(
+            !schemas.contains("\"format\":\"uint") && !schemas.contains("\"format\":\"int"),
+            "{}: {schemas}",
+            tool.name
+        );
         assert_eq!(
             tool.input_schema.get("type"),
             Some(&json!("object")),

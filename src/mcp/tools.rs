@@ -41,10 +41,38 @@ fn tool<In: JsonSchema + 'static, Out: JsonSchema + 'static>(
     description: &'static str,
     annotations: ToolAnnotations,
 ) -> Tool {
-    Tool::new(name, description, schema_for_type::<In>())
+    Tool::new(name, description, portable(schema_for_type::<In>()))
         .with_title(title)
-        .with_raw_output_schema(schema_for_output::<Out>())
+        .with_raw_output_schema(portable(schema_for_output::<Out>()))
         .with_annotations(annotations.with_title_str(title))
+}
+
+/// The schema without schemars' integer `format`s (`uint16`, `int64`...): they are not JSON
+/// Schema formats, and clients that validate with Ajv (Gemini CLI, the MCP inspector) print a
+/// warning for each one. The bounds stay as `minimum`/`maximum`.
+fn portable(schema: Arc<rmcp::model::JsonObject>) -> Arc<rmcp::model::JsonObject> {
+    fn strip(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                let integer_format = map
+                    .get("format")
+                    .and_then(serde_json::Value::as_str)
+                    .is_some_and(|f| f.starts_with("uint") || f.starts_with("int"));
+                if integer_format {
+                    map.remove("format");
+                }
+                map.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut value = serde_json::Value::Object((*schema).clone());
+    strip(&mut value);
+    match value {
+        serde_json::Value::Object(map) => Arc::new(map),
+        _ => schema,
+    }
 }
 
 trait TitleExt {
