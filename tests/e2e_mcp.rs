@@ -264,3 +264,79 @@ fn agent_kind_header_creates_a_row_and_unread_messages_show_on_the_border() {
     assert!(outcome.contains("\"typed\":\"typed\""), "{outcome}");
     env.wait_capture("%2", "typed-by-peer\n");
 }
+
+/// A 2026-07-28 request: no `initialize`, no session; the version in a header and in `_meta`.
+fn modern(
+    ep: &Endpoint,
+    identity: Option<&str>,
+    method: &str,
+    name: Option<&str>,
+    params: &str,
+) -> (String, serde_json::Value) {
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"e2e","version":"0"}}"#;
+    let body =
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{params}{meta}}}}}"#);
+    let mut headers = vec![
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", method),
+    ];
+    if let Some(name) = name {
+        headers.push(("Mcp-Name", name));
+    }
+    if let Some(surface) = identity {
+        headers.push(("X-Calyx-Surface-ID", surface));
+    }
+    post(ep, &headers, &body)
+}
+
+#[test]
+fn the_stateless_2026_era_serves_each_request_with_its_own_identity() {
+    let env = Env::new();
+    let mut c = env.client(&["new", "-s", "modern"], 30, 120);
+    c.wait_for("$ ");
+    let surface = env.panes()[0]["surface_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let ep = endpoint(&env);
+
+    let (_, discovered) = modern(&ep, None, "server/discover", None, "");
+    let versions = discovered["result"]["supportedVersions"].to_string();
+    assert!(
+        versions.contains("2026-07-28") && versions.contains("2025-06-18"),
+        "{discovered}"
+    );
+
+    // Each request names its pane itself: no session is created or needed.
+    let (head, registered) = modern(
+        &ep,
+        Some(&surface),
+        "tools/call",
+        Some("register_peer"),
+        r#""name":"register_peer","arguments":{"name":"modern"},"#,
+    );
+    assert!(
+        !head.to_ascii_lowercase().contains("mcp-session-id"),
+        "{head}"
+    );
+    assert_eq!(
+        registered["result"]["structuredContent"]["peer"]["pane"], "%1",
+        "{registered}"
+    );
+    let (_, anonymous) = modern(
+        &ep,
+        None,
+        "tools/call",
+        Some("receive_messages"),
+        r#""name":"receive_messages","arguments":{},"#,
+    );
+    assert_eq!(anonymous["result"]["isError"], true, "{anonymous}");
+    let (_, listed) = modern(
+        &ep,
+        None,
+        "tools/call",
+        Some("pane_list"),
+        r#""name":"pane_list","arguments":{},"#,
+    );
+    assert!(listed.to_string().contains("\"modern\""), "{listed}");
+}

@@ -19,8 +19,11 @@ use super::peers::PeerRegistry;
 use super::tools;
 use crate::http::{KIND_HEADER, SESSION_HEADER, SURFACE_HEADER};
 
-/// Protocol versions served with the `initialize` handshake, newest first.
-pub const PROTOCOL_VERSIONS: [ProtocolVersion; 3] = [
+/// Protocol versions served, newest first: 2026-07-28 statelessly (no `initialize`, no
+/// session: rmcp serves each request on its own, and the caller's pane comes from that request's
+/// identity headers), the others with the `initialize` handshake and a session.
+pub const PROTOCOL_VERSIONS: [ProtocolVersion; 4] = [
+    ProtocolVersion::V_2026_07_28,
     ProtocolVersion::V_2025_11_25,
     ProtocolVersion::V_2025_06_18,
     ProtocolVersion::V_2025_03_26,
@@ -112,7 +115,9 @@ impl ServerHandler for CalyxMcp {
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("calyx", env!("CARGO_PKG_VERSION")))
-            .with_protocol_version(PROTOCOL_VERSIONS[0].clone())
+            // What `initialize` offers a client asking for a version calyx does not serve: the
+            // newest one that has an `initialize` handshake.
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
             .with_instructions(instructions(self.bound().as_ref()))
     }
 
