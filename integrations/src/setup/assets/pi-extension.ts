@@ -84,7 +84,10 @@ export default function (pi) {
   if ((!env.CALYX_SURFACE_ID && !env.CALYX_SESSION_ID) || env.HERDR_PANE_ID) return;
   for (const name of EVENTS) {
     pi.on(name, async (event, ctx) => {
-      void post("/agent-event", payload(event, ctx), EVENT_TIMEOUT_MS);
+      const sent = post("/agent-event", payload(event, ctx), EVENT_TIMEOUT_MS);
+      // pi exits as soon as its session_shutdown handlers return: wait for that one (2 s at
+      // most), or the row never hears the session end. Every other event is fire and forget.
+      if (name === "session_shutdown") await sent;
       if (name === "session_start") {
         // Binds this pane to an MCP session, so calyx's tools know who is calling.
         void rpc("initialize", { protocolVersion: "2025-06-18", capabilities: {},
