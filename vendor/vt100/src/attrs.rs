@@ -21,12 +21,18 @@ const TEXT_MODE_DIM: u8 = 0b0000_0010;
 const TEXT_MODE_ITALIC: u8 = 0b0000_0100;
 const TEXT_MODE_UNDERLINE: u8 = 0b0000_1000;
 const TEXT_MODE_INVERSE: u8 = 0b0001_0000;
+// calyx: SGR 9 / 29.
+const TEXT_MODE_STRIKETHROUGH: u8 = 0b0010_0000;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Attrs {
     pub fgcolor: Color,
     pub bgcolor: Color,
     pub mode: u8,
+    /// calyx: the OSC 8 hyperlink the cell belongs to, an index into the screen's link table
+    /// (0: none). Bytes rather than a `u16` so `Attrs` keeps an alignment of 1 and `Cell` stays
+    /// 32 bytes.
+    pub link: [u8; 2],
 }
 
 impl Default for Attrs {
@@ -41,6 +47,36 @@ impl Attrs {
             fgcolor: Color::Default,
             bgcolor: Color::Default,
             mode: 0,
+            link: [0; 2],
+        }
+    }
+
+    /// calyx: the hyperlink index (0: none).
+    pub fn link(&self) -> u16 {
+        u16::from_ne_bytes(self.link)
+    }
+
+    /// calyx: sets the hyperlink index (0: none).
+    pub fn set_link(&mut self, link: u16) {
+        self.link = link.to_ne_bytes();
+    }
+
+    /// calyx: SGR 0 resets the rendition but not the current hyperlink (only OSC 8 ends it).
+    pub fn reset_keeping_link(&mut self) {
+        let link = self.link;
+        *self = Self::new();
+        self.link = link;
+    }
+
+    pub fn strikethrough(&self) -> bool {
+        self.mode & TEXT_MODE_STRIKETHROUGH != 0
+    }
+
+    pub fn set_strikethrough(&mut self, strikethrough: bool) {
+        if strikethrough {
+            self.mode |= TEXT_MODE_STRIKETHROUGH;
+        } else {
+            self.mode &= !TEXT_MODE_STRIKETHROUGH;
         }
     }
 
@@ -120,46 +156,56 @@ impl Attrs {
         writer: &mut impl alloc::fmt::Write,
         other: &Self,
     ) -> alloc::fmt::Result {
-        if self != other && self == &Self::default() {
+        // calyx: the link is not part of the SGR rendition; it is written by the caller.
+        let (mut this, mut other) = (*self, *other);
+        this.link = [0; 2];
+        other.link = [0; 2];
+        let (this, other) = (&this, &other);
+        if this != other && this == &Self::default() {
             return crate::term::ClearAttrs.write_fmt(writer);
         }
 
         let attrs = crate::term::Attrs::default();
 
-        let attrs = if self.fgcolor == other.fgcolor {
+        let attrs = if this.fgcolor == other.fgcolor {
             attrs
         } else {
-            attrs.fgcolor(self.fgcolor)
+            attrs.fgcolor(this.fgcolor)
         };
-        let attrs = if self.bgcolor == other.bgcolor {
+        let attrs = if this.bgcolor == other.bgcolor {
             attrs
         } else {
-            attrs.bgcolor(self.bgcolor)
+            attrs.bgcolor(this.bgcolor)
         };
-        let attrs = if self.intensity() == other.intensity() {
+        let attrs = if this.intensity() == other.intensity() {
             attrs
         } else {
-            attrs.intensity(match self.intensity() {
+            attrs.intensity(match this.intensity() {
                 0 => crate::term::Intensity::Normal,
                 TEXT_MODE_BOLD => crate::term::Intensity::Bold,
                 TEXT_MODE_DIM => crate::term::Intensity::Dim,
                 _ => unreachable!(),
             })
         };
-        let attrs = if self.italic() == other.italic() {
+        let attrs = if this.italic() == other.italic() {
             attrs
         } else {
-            attrs.italic(self.italic())
+            attrs.italic(this.italic())
         };
-        let attrs = if self.underline() == other.underline() {
+        let attrs = if this.underline() == other.underline() {
             attrs
         } else {
-            attrs.underline(self.underline())
+            attrs.underline(this.underline())
         };
-        let attrs = if self.inverse() == other.inverse() {
+        let attrs = if this.inverse() == other.inverse() {
             attrs
         } else {
-            attrs.inverse(self.inverse())
+            attrs.inverse(this.inverse())
+        };
+        let attrs = if this.strikethrough() == other.strikethrough() {
+            attrs
+        } else {
+            attrs.strikethrough(this.strikethrough())
         };
 
         attrs.write_fmt(writer)

@@ -1,7 +1,8 @@
 use unicode_width::{UnicodeWidthChar as _, UnicodeWidthStr as _};
 
-// chosen to make the size of the cell struct 32 bytes
-const CONTENT_BYTES: usize = 22;
+// chosen to make the size of the cell struct 32 bytes (calyx: 22 -> 20, for the 2-byte
+// hyperlink index in `Attrs`)
+const CONTENT_BYTES: usize = 20;
 
 const IS_WIDE: u8 = 0b1000_0000;
 const IS_WIDE_CONTINUATION: u8 = 0b0100_0000;
@@ -94,6 +95,13 @@ impl Cell {
     pub(crate) fn clear(&mut self, attrs: crate::attrs::Attrs) {
         self.len = 0;
         self.attrs = attrs;
+        // calyx: a hyperlink belongs to text; erased cells carry none.
+        self.attrs.set_link(0);
+    }
+
+    /// calyx: re-points the cell's hyperlink (after the link table was compacted).
+    pub(crate) fn set_link(&mut self, link: u16) {
+        self.attrs.set_link(link);
     }
 
     /// Returns the text contents of the cell.
@@ -193,5 +201,19 @@ impl Cell {
     #[must_use]
     pub fn inverse(&self) -> bool {
         self.attrs.inverse()
+    }
+
+    /// calyx: returns whether the cell should be rendered struck through
+    /// (SGR 9).
+    #[must_use]
+    pub fn strikethrough(&self) -> bool {
+        self.attrs.strikethrough()
+    }
+
+    /// calyx: the OSC 8 hyperlink of the cell, as an index for
+    /// [`Screen::link`](crate::Screen::link); 0 when the cell has none.
+    #[must_use]
+    pub fn link(&self) -> u16 {
+        self.attrs.link()
     }
 }

@@ -204,22 +204,42 @@ impl Grid {
             .take(self.rows.len())
     }
 
-    pub fn drawing_rows(&self) -> impl Iterator<Item = &crate::row::Row> {
-        self.rows.iter()
-    }
-
     pub fn drawing_rows_mut(
         &mut self,
     ) -> impl Iterator<Item = &mut crate::row::Row> {
         self.rows.iter_mut()
     }
 
+    // calyx: indexes directly instead of walking `visible_rows()` (a chained, skipping
+    // iterator): renderers call this once per cell.
     pub fn visible_row(&self, row: u16) -> Option<&crate::row::Row> {
-        self.visible_rows().nth(usize::from(row))
+        let row = usize::from(row);
+        if row >= self.rows.len() {
+            return None;
+        }
+        match &self.scrollback {
+            Some(s) if row < s.offset => {
+                s.rows.get(s.rows.len() - s.offset + row)
+            }
+            Some(s) => self.rows.get(row - s.offset),
+            None => self.rows.get(row),
+        }
     }
 
     pub fn drawing_row(&self, row: u16) -> Option<&crate::row::Row> {
-        self.drawing_rows().nth(usize::from(row))
+        self.rows.get(usize::from(row))
+    }
+
+    /// calyx: every row, screen and scrollback, for rewriting hyperlink indexes.
+    pub fn all_rows_mut(
+        &mut self,
+    ) -> impl Iterator<Item = &mut crate::row::Row> {
+        self.scrollback
+            .as_mut()
+            .map(|s| s.rows.iter_mut())
+            .into_iter()
+            .flatten()
+            .chain(self.rows.iter_mut())
     }
 
     pub fn drawing_row_mut(

@@ -198,6 +198,12 @@ impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
             [b"2", s] => {
                 self.callbacks.set_window_title(&mut self.screen, s);
             }
+            // calyx: OSC 8 hyperlinks. vte keeps at most 16 parameters, so a
+            // URI with more ';' than that arrives cut short: not kept.
+            [b"8", link_params, uri @ ..] if params.len() < 16 => {
+                self.screen.osc8(link_params, uri);
+            }
+            [b"8", ..] => self.screen.osc8(b"", &[]),
             [b"52", ty, data] => {
                 match (
                     ty.iter().all(|c| CLIPBOARD_SELECTOR.contains(c)),

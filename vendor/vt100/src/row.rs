@@ -39,6 +39,16 @@ impl Row {
         self.cells.iter()
     }
 
+    /// calyx: the row's cells as a slice, for renderers that read a row at a time.
+    pub fn cells_slice(&self) -> &[crate::Cell] {
+        &self.cells
+    }
+
+    /// calyx: mutable cells, for rewriting hyperlink indexes.
+    pub fn cells_mut(&mut self) -> &mut [crate::Cell] {
+        &mut self.cells
+    }
+
     pub fn get(&self, col: u16) -> Option<&crate::Cell> {
         self.cells.get(usize::from(col))
     }

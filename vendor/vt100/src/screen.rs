@@ -92,6 +92,9 @@ pub struct Screen {
     cursor_style: CursorStyle,
 
     last_char: Option<char>,
+
+    /// calyx: the OSC 8 hyperlinks the cells of both grids point at.
+    links: crate::link::LinkTable,
 }
 
 impl Screen {
@@ -122,6 +125,8 @@ impl Screen {
             cursor_style: CursorStyle::default(),
 
             last_char: None,
+
+            links: crate::link::LinkTable::default(),
         }
     }
 
@@ -670,6 +675,74 @@ impl Screen {
         self.grid().visible_cell(crate::grid::Pos { row, col })
     }
 
+    /// calyx: the cells of visible row `row` (scrollback offset applied) as
+    /// a slice: one lookup per row instead of one per cell. A row can be
+    /// wider than the screen (scrollback rows after a shrinking resize), so
+    /// bound reads by [`Screen::size`].
+    #[must_use]
+    pub fn row_cells(&self, row: u16) -> Option<&[crate::Cell]> {
+        self.grid()
+            .visible_row(row)
+            .map(crate::row::Row::cells_slice)
+    }
+
+    /// calyx: the OSC 8 hyperlink with this index (see
+    /// [`Cell::link`](crate::Cell::link)); None for 0 and unknown indexes.
+    #[must_use]
+    pub fn link(&self, index: u16) -> Option<&crate::Link> {
+        self.links.get(index)
+    }
+
+    /// calyx: whether the cell being printed now would be struck through.
+    #[must_use]
+    pub fn strikethrough(&self) -> bool {
+        self.attrs.strikethrough()
+    }
+
+    /// calyx: `OSC 8 ; params ; URI ST`. An empty URI ends the current
+    /// link; so does anything unsafe to pass on (see `link::parse`).
+    pub(crate) fn osc8(&mut self, params: &[u8], uri: &[&[u8]]) {
+        let Some(link) = crate::link::parse(params, uri) else {
+            self.attrs.set_link(0);
+            return;
+        };
+        let index = match self.links.intern(link.clone()) {
+            Some(index) => index,
+            None => {
+                self.compact_links();
+                self.links.intern(link).unwrap_or(0)
+            }
+        };
+        self.attrs.set_link(index);
+    }
+
+    /// calyx: drops the links no cell points at any more and renumbers the
+    /// rest, so a program printing endless distinct links keeps the table
+    /// bounded. Runs only when the table is full.
+    fn compact_links(&mut self) {
+        let mut used = vec![false; self.links.len() + 1];
+        for grid in [&mut self.grid, &mut self.alternate_grid] {
+            for row in grid.all_rows_mut() {
+                for cell in row.cells_mut() {
+                    if let Some(u) = used.get_mut(usize::from(cell.link())) {
+                        *u = true;
+                    }
+                }
+            }
+        }
+        let map = self.links.compact(&used);
+        let remap = |link: u16| map.get(usize::from(link)).copied().unwrap_or(0);
+        for grid in [&mut self.grid, &mut self.alternate_grid] {
+            for row in grid.all_rows_mut() {
+                for cell in row.cells_mut() {
+                    if cell.link() != 0 {
+                        cell.set_link(remap(cell.link()));
+                    }
+                }
+            }
+        }
+        self.attrs.set_link(0);
+    }
     /// Returns whether the text in row `row` should wrap to the next line.
     #[must_use]
     pub fn row_wrapped(&self, row: u16) -> bool {
@@ -806,7 +879,11 @@ impl Screen {
 
     fn restore_cursor(&mut self) {
         self.grid_mut().restore_cursor();
+        // calyx: the hyperlink is not part of the saved rendition (its index
+        // may have been renumbered since); only OSC 8 changes it.
+        let link = self.attrs.link();
         self.attrs = self.saved_attrs;
+        self.attrs.set_link(link);
     }
 
     fn set_mode(&mut self, mode: u8) {
@@ -1458,7 +1535,7 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
         // instance with a 0 in it, but vte doesn't allow creating new Params
         // instances
         if params.is_empty() {
-            self.screen.attrs = crate::attrs::Attrs::default();
+            self.screen.attrs.reset_keeping_link();
             return;
         }
 
@@ -1496,16 +1573,18 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
         loop {
             let screen = &mut self.screen;
             match next_param!() {
-                [0] => screen.attrs = crate::attrs::Attrs::default(),
+                [0] => screen.attrs.reset_keeping_link(),
                 [1] => screen.attrs.set_bold(),
                 [2] => screen.attrs.set_dim(),
                 [3] => screen.attrs.set_italic(true),
                 [4] => screen.attrs.set_underline(true),
                 [7] => screen.attrs.set_inverse(true),
+                [9] => screen.attrs.set_strikethrough(true),
                 [22] => screen.attrs.set_normal_intensity(),
                 [23] => screen.attrs.set_italic(false),
                 [24] => screen.attrs.set_underline(false),
                 [27] => screen.attrs.set_inverse(false),
+                [29] => screen.attrs.set_strikethrough(false),
                 [n] if (30..=37).contains(n) => {
                     screen.attrs.fgcolor = crate::Color::Idx(to_u8!(*n) - 30);
                 }

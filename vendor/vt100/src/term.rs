@@ -153,6 +153,7 @@ pub struct Attrs {
     italic: Option<bool>,
     underline: Option<bool>,
     inverse: Option<bool>,
+    strikethrough: Option<bool>,
 }
 
 impl Attrs {
@@ -185,6 +186,11 @@ impl Attrs {
         self.inverse = Some(inverse);
         self
     }
+
+    pub fn strikethrough(mut self, strikethrough: bool) -> Self {
+        self.strikethrough = Some(strikethrough);
+        self
+    }
 }
 
 impl BufWrite for Attrs {
@@ -200,6 +206,7 @@ impl BufWrite for Attrs {
             && self.italic.is_none()
             && self.underline.is_none()
             && self.inverse.is_none()
+            && self.strikethrough.is_none()
         {
             return Ok(());
         }
@@ -299,6 +306,14 @@ impl BufWrite for Attrs {
                 write_param!(7);
             } else {
                 write_param!(27);
+            }
+        }
+
+        if let Some(strikethrough) = self.strikethrough {
+            if strikethrough {
+                write_param!(9);
+            } else {
+                write_param!(29);
             }
         }
 
