@@ -76,31 +76,51 @@ fn unsafe_links_are_dropped() {
         all.extend_from_slice(bytes);
         let t = term(&all);
         assert_eq!(uri_at(&t, 0, 0).as_deref(), Some("https://ok.example"));
-        assert_eq!(uri_at(&t, 0, 1), None, "{:?}", String::from_utf8_lossy(bytes));
+        assert_eq!(
+            uri_at(&t, 0, 1),
+            None,
+            "{:?}",
+            String::from_utf8_lossy(bytes)
+        );
     }
     // An id with a control character is dropped; the link stays.
     let t = term("\x1b]8;id=a\u{85}b;https://e.com\x1b\\L".as_bytes());
     let s = t.screen();
     let link = s.cell(0, 0).and_then(|c| s.link(c.link()));
-    assert_eq!(link.map(|l| (l.uri(), l.id())), Some(("https://e.com", None)));
+    assert_eq!(
+        link.map(|l| (l.uri(), l.id())),
+        Some(("https://e.com", None))
+    );
 }
 
 #[test]
 fn endless_distinct_links_keep_the_table_bounded_and_working() {
     let mut t = Terminal::new(5, 40, HistoryLimits::default());
     for i in 0..20_000 {
-        t.process(format!("\x1b]8;;https://e.com/{i}/{}\x1b\\L{i}\x1b]8;;\x1b\\\r\n", "x".repeat(i % 1500)).as_bytes());
+        t.process(
+            format!(
+                "\x1b]8;;https://e.com/{i}/{}\x1b\\L{i}\x1b]8;;\x1b\\\r\n",
+                "x".repeat(i % 1500)
+            )
+            .as_bytes(),
+        );
     }
     // The newest link is intact; every visible linked cell resolves to the link of its text.
     t.process(b"\x1b]8;;https://e.com/last\x1b\\Z");
     let s = t.screen();
     let (row, col) = s.cursor_position();
-    assert_eq!(uri_at(&t, row, col - 1).as_deref(), Some("https://e.com/last"));
+    assert_eq!(
+        uri_at(&t, row, col - 1).as_deref(),
+        Some("https://e.com/last")
+    );
     for r in 0..row {
         let text = s.contents_between(r, 0, r, 40);
         if let Some(n) = text.trim().strip_prefix('L') {
             let uri = uri_at(&t, r, 0).unwrap_or_default();
-            assert!(uri.starts_with(&format!("https://e.com/{n}/")), "{text:?} -> {uri:?}");
+            assert!(
+                uri.starts_with(&format!("https://e.com/{n}/")),
+                "{text:?} -> {uri:?}"
+            );
         }
     }
 }
@@ -133,6 +153,9 @@ fn recorded_ls_hyperlink_stream() {
     assert!(row1.starts_with("struck plain link after"), "{row1:?}");
     assert!(s.cell(1, 0).is_some_and(|c| c.strikethrough()));
     assert!(!s.cell(1, 7).is_some_and(|c| c.strikethrough()));
-    assert_eq!(uri_at(&t, 1, 13).as_deref(), Some("https://example.com/a;b?c=1"));
+    assert_eq!(
+        uri_at(&t, 1, 13).as_deref(),
+        Some("https://example.com/a;b?c=1")
+    );
     assert_eq!(uri_at(&t, 1, 17), None);
 }
