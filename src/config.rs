@@ -23,6 +23,7 @@ struct RawConfig {
     bell: Option<bool>,
     osc9: Option<bool>,
     osc777: Option<bool>,
+    hyperlinks: Option<bool>,
     #[serde(default)]
     keys: BTreeMap<String, String>,
 }
@@ -41,6 +42,9 @@ pub struct Config {
     pub bell: bool,
     pub osc9: bool,
     pub osc777: bool,
+    /// Pass panes' OSC 8 hyperlinks on to the user's terminal (terminals without OSC 8 ignore
+    /// them; off for one that misdraws them).
+    pub hyperlinks: bool,
 }
 
 impl Default for Config {
@@ -55,6 +59,7 @@ impl Default for Config {
             bell: true,
             osc9: true,
             osc777: true,
+            hyperlinks: true,
         }
     }
 }
@@ -121,6 +126,7 @@ impl Config {
         config.bell = raw.bell.unwrap_or(true);
         config.osc9 = raw.osc9.unwrap_or(true);
         config.osc777 = raw.osc777.unwrap_or(true);
+        config.hyperlinks = raw.hyperlinks.unwrap_or(true);
         for (key_name, command) in raw.keys {
             let Some(key) = Key::parse(&key_name) else {
                 errors.push(format!(
@@ -164,7 +170,11 @@ mod tests {
         let (c, errors) = Config::parse("", p());
         assert!(errors.is_empty());
         assert!(c.mouse);
+        assert!(c.hyperlinks);
         assert_eq!(c.scrollback_lines, 10_000);
+        let (c, errors) = Config::parse("hyperlinks = false\n", p());
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(!c.hyperlinks);
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod agents_glue;
 mod approvals_glue;
 mod client_input;
 mod copy_mode;
+mod emit;
 mod mcp_backend;
 mod mcp_glue;
 mod panes;
@@ -283,6 +284,7 @@ impl Server {
                         mode: ClientMode::Normal,
                         input: Default::default(),
                         shown: None,
+                        shown_links: Default::default(),
                         dirty: true,
                         message: None,
                         drag: None,

@@ -1,8 +1,7 @@
 //! Composes each client's frame from the session's panes, borders, status line and overlays,
 //! and sends only the cells that changed since the client's last frame.
 
-use calyx_tui::{BorderView, HelpView, PaneView, StatusView, WindowTab};
-use ratatui::backend::{Backend, CrosstermBackend};
+use calyx_tui::{BorderView, FrameLinks, HelpView, PaneView, StatusView, WindowTab};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
@@ -43,7 +42,7 @@ fn compose(
     state: &mut State,
     agents: &AgentsView,
     client: ClientId,
-    previous: Option<&Buffer>,
+    previous: Option<(&Buffer, &FrameLinks)>,
     panel: Option<&PanelData>,
 ) -> Option<Composed> {
     let (rows, cols, session_id, mode, message) = {
@@ -58,6 +57,8 @@ fn compose(
     };
     let full = Rect::new(0, 0, cols, rows);
     let mut buf = Buffer::empty(full);
+    let mut links = FrameLinks::new(cols, rows);
+    let hyperlinks = state.config.hyperlinks;
     let session = state.sessions.get(&session_id)?;
     let srows = session.rows.min(rows);
     let scols = session.cols.min(cols);
@@ -168,11 +169,15 @@ fn compose(
             drop(term);
             let highlights = copy.highlights();
             let screen_cursor = copy.screen_cursor();
-            PaneView {
+            let view = PaneView {
                 screen: copy.screen(),
                 highlights: &highlights,
+            };
+            if hyperlinks {
+                view.render_with_links(inner, &mut buf, &mut links);
+            } else {
+                view.render(inner, &mut buf);
             }
-            .render(inner, &mut buf);
             if focused && show_cursor_mode {
                 cursor = screen_cursor.map(|(r, c)| CursorSpot {
                     x: inner.x + c,
@@ -182,11 +187,15 @@ fn compose(
             }
         } else if let Some(term) = term {
             let screen = term.screen();
-            PaneView {
+            let view = PaneView {
                 screen,
                 highlights: &[],
+            };
+            if hyperlinks {
+                view.render_with_links(inner, &mut buf, &mut links);
+            } else {
+                view.render(inner, &mut buf);
             }
-            .render(inner, &mut buf);
             if focused && show_cursor_mode && !screen.hide_cursor() {
                 let (r, c) = screen.cursor_position();
                 if r < inner.height && c < inner.width {
@@ -200,12 +209,13 @@ fn compose(
         } else {
             // Busy: show what this client saw last, and draw again next frame.
             incomplete = true;
-            if let Some(prev) = previous.filter(|p| p.area == buf.area) {
+            if let Some((prev, prev_links)) = previous.filter(|p| p.0.area == buf.area) {
                 for y in inner.top()..inner.bottom() {
                     for x in inner.left()..inner.right() {
                         buf[(x, y)] = prev[(x, y)].clone();
                     }
                 }
+                links.copy_rect(prev_links, inner.x, inner.y, inner.width, inner.height);
             }
         }
     }
@@ -278,6 +288,7 @@ fn compose(
     }
     Some(Composed {
         buf,
+        links,
         cursor,
         incomplete,
     })
@@ -286,6 +297,8 @@ fn compose(
 /// A composed frame.
 struct Composed {
     buf: Buffer,
+    /// Which cells are OSC 8 hyperlinks (empty when `hyperlinks = false`).
+    links: FrameLinks,
     cursor: Option<CursorSpot>,
     /// Some pane was busy and shows its previous cells: draw again soon.
     incomplete: bool,
@@ -318,37 +331,27 @@ pub fn sanitize_title(title: &str) -> String {
         .collect()
 }
 
-/// The cells to send: every cell of each row that changed at all. Whole rows rather than single
-/// cells keep each line of text contiguous in the byte stream (a scrolled line is rewritten, not
+/// The rows to send: every row that changed at all, whole. Whole rows rather than single cells
+/// keep each line of text contiguous in the byte stream (a scrolled line is rewritten, not
 /// patched by its differing digits), which is what tools that read a terminal's output, and
 /// terminals without cell-level damage tracking, handle best; the cost is a few hundred bytes
-/// per changed row.
-fn changed_rows<'a>(
+/// per changed row. A row whose links changed but not its text is sent too.
+fn changed_rows(
     previous: &Buffer,
-    next: &'a Buffer,
-) -> Vec<(u16, u16, &'a ratatui::buffer::Cell)> {
+    previous_links: &FrameLinks,
+    next: &Buffer,
+    next_links: &FrameLinks,
+) -> Vec<u16> {
     let area = next.area;
-    let mut out = Vec::new();
-    for y in area.top()..area.bottom() {
-        let differs = (area.left()..area.right()).any(|x| previous[(x, y)] != next[(x, y)]);
-        if !differs {
-            continue;
-        }
-        let mut skip = 0usize;
-        for x in area.left()..area.right() {
-            if skip > 0 {
-                skip -= 1;
-                continue;
-            }
-            let cell = &next[(x, y)];
-            if cell.diff_option == ratatui::buffer::CellDiffOption::Skip {
-                continue;
-            }
-            out.push((x, y, cell));
-            skip = unicode_width::UnicodeWidthStr::width(cell.symbol()).saturating_sub(1);
-        }
-    }
-    out
+    let width = usize::from(area.width);
+    (0..area.height)
+        .filter(|&row| {
+            let range = usize::from(row) * width..(usize::from(row) + 1) * width;
+            previous.content.get(range.clone()) != next.content.get(range)
+                || !previous_links.row_eq(next_links, area.y + row)
+        })
+        .map(|row| area.y + row)
+        .collect()
 }
 
 /// Renders a client's frame and returns the bytes that bring its terminal up to date, or None
@@ -359,34 +362,41 @@ pub fn render_client(
     panel: Option<&PanelData>,
     client: ClientId,
 ) -> Option<Rendered> {
-    let previous = state.clients.get_mut(&client)?.shown.take();
+    let (previous, previous_links) = {
+        let c = state.clients.get_mut(&client)?;
+        (c.shown.take(), std::mem::take(&mut c.shown_links))
+    };
     let Some(Composed {
         buf,
+        links,
         cursor,
         incomplete,
-    }) = compose(state, agents, client, previous.as_ref(), panel)
+    }) = compose(
+        state,
+        agents,
+        client,
+        previous.as_ref().map(|p| (p, &previous_links)),
+        panel,
+    )
     else {
         if let Some(c) = state.clients.get_mut(&client) {
             c.shown = previous;
+            c.shown_links = previous_links;
         }
         return None;
     };
     let c = state.clients.get_mut(&client)?;
     let mut out: Vec<u8> = Vec::with_capacity(16 * 1024);
     out.extend_from_slice(b"\x1b[?2026h");
-    let previous = match previous {
-        Some(prev) if prev.area == buf.area => prev,
+    let (previous, previous_links) = match previous {
+        Some(prev) if prev.area == buf.area => (prev, previous_links),
         _ => {
             out.extend_from_slice(b"\x1b[0m\x1b[H\x1b[2J");
-            Buffer::empty(buf.area)
+            (Buffer::empty(buf.area), FrameLinks::default())
         }
     };
-    let changes = changed_rows(&previous, &buf);
-    {
-        let mut backend = CrosstermBackend::new(&mut out);
-        let _ = backend.draw(changes.into_iter());
-    }
-    out.extend_from_slice(b"\x1b[0m");
+    let rows = changed_rows(&previous, &previous_links, &buf, &links);
+    super::emit::write_rows(&mut out, &buf, &rows, Some(&links));
     match cursor {
         Some(spot) => {
             if c.cursor_style != Some(spot.style) {
@@ -401,6 +411,7 @@ pub fn render_client(
     }
     out.extend_from_slice(b"\x1b[?2026l");
     c.shown = Some(buf);
+    c.shown_links = links;
     c.dirty = incomplete;
     Some(Rendered { bytes: out })
 }

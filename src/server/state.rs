@@ -235,6 +235,8 @@ pub struct Client {
     pub input: InputParser,
     /// The frame this client's terminal shows now, to send only differences.
     pub shown: Option<Buffer>,
+    /// The hyperlinks of `shown` (ratatui cells cannot hold them).
+    pub shown_links: calyx_tui::FrameLinks,
     pub dirty: bool,
     pub message: Option<(String, Instant)>,
     pub drag: Option<Drag>,
