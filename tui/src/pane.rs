@@ -74,6 +74,15 @@ pub fn cell_style(cell: &vt100::Cell) -> Style {
     }
 }
 
+/// Sets a buffer cell to a symbol and a full style (`cell_style` sets every field), skipping the
+/// symbol when it is already there (blank cells of a fresh buffer are).
+fn paint(target: &mut ratatui::buffer::Cell, symbol: &str, style: Style) {
+    if target.symbol() != symbol {
+        target.set_symbol(symbol);
+    }
+    target.set_style(style);
+}
+
 fn highlight_style(kind: HighlightKind) -> Style {
     match kind {
         HighlightKind::Selection => Style::default().fg(Color::Black).bg(Color::Yellow),
@@ -96,39 +105,45 @@ impl PaneView<'_> {
     }
 
     fn draw(self, area: Rect, buf: &mut Buffer, mut links: Option<&mut FrameLinks>) {
+        // This runs for every cell of every pane on every frame, on the path of each keystroke's
+        // echo: it reads a whole screen row and writes a whole buffer row slice at a time, and
+        // writes a symbol only when the cell does not already show it.
+        let frame = buf.area;
+        let area = area.intersection(frame);
         let (rows, cols) = self.screen.size();
         let rows = area.height.min(rows.get());
         let cols = area.width.min(cols.get());
         // Screen link index -> frame link handle, filled as links are met (0: unsafe, none).
         let mut handles: Vec<(u16, u16)> = Vec::new();
         for row in 0..rows {
-            // One row lookup per row, then a slice: per-cell `Screen::cell` costs a row lookup
-            // each time.
             let Some(cells) = self.screen.row_cells(row) else {
                 break;
             };
             let cells = &cells[..cells.len().min(usize::from(cols))];
             let y = area.y + row;
-            let mut col = 0u16;
-            while let Some(cell) = cells.get(usize::from(col)) {
-                let x = area.x + col;
+            let start =
+                usize::from(y - frame.y) * usize::from(frame.width) + usize::from(area.x - frame.x);
+            let Some(targets) = buf.content.get_mut(start..start + usize::from(cols)) else {
+                break;
+            };
+            let mut col = 0usize;
+            while let Some(cell) = cells.get(col) {
                 let wide = cell.is_wide();
                 let style = cell_style(cell);
-                if let Some(target) = buf.cell_mut((x, y)) {
-                    if wide && col + 1 >= cols {
-                        // A wide character cut by the pane edge: show a blank, as tmux does.
-                        target.set_symbol(" ");
-                    } else if cell.has_contents() {
-                        target.set_symbol(cell.contents());
-                    } else {
-                        target.set_symbol(" ");
-                    }
-                    target.set_style(style);
+                let symbol = if wide && col + 1 >= usize::from(cols) {
+                    // A wide character cut by the pane edge: show a blank, as tmux does.
+                    " "
+                } else if cell.has_contents() {
+                    cell.contents()
+                } else {
+                    " "
+                };
+                if let Some(target) = targets.get_mut(col) {
+                    paint(target, symbol, style);
                 }
                 if wide {
-                    if let Some(next) = buf.cell_mut((x + 1, y)) {
-                        next.set_symbol("");
-                        next.set_style(style);
+                    if let Some(next) = targets.get_mut(col + 1) {
+                        paint(next, "", style);
                     }
                 }
                 if cell.link() != 0 {
@@ -146,6 +161,7 @@ impl PaneView<'_> {
                             }
                         };
                         if handle != 0 {
+                            let x = area.x + col as u16;
                             links.set(x, y, handle);
                             if wide {
                                 links.set(x + 1, y, handle);
