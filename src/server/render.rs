@@ -42,7 +42,7 @@ fn compose(
     state: &mut State,
     agents: &AgentsView,
     client: ClientId,
-    previous: Option<(&Buffer, &FrameLinks)>,
+    previous: Option<Previous<'_>>,
     panel: Option<&PanelData>,
 ) -> Option<Composed> {
     let (rows, cols, session_id, mode, message) = {
@@ -59,6 +59,8 @@ fn compose(
     let mut buf = Buffer::empty(full);
     let mut links = FrameLinks::new(cols, rows);
     let hyperlinks = state.config.hyperlinks;
+    let previous = previous.filter(|p| p.buf.area == buf.area);
+    let mut stamps = Vec::new();
     let session = state.sessions.get(&session_id)?;
     let srows = session.rows.min(rows);
     let scols = session.cols.min(cols);
@@ -187,15 +189,29 @@ fn compose(
             }
         } else if let Some(term) = term {
             let screen = term.screen();
-            let view = PaneView {
-                screen,
-                highlights: &[],
+            let stamp = PaneStamp {
+                pane: *pane_id,
+                screen: std::ptr::from_ref(screen) as usize,
+                generation: screen.generation(),
+                inner,
+                hyperlinks,
             };
-            if hyperlinks {
-                view.render_with_links(inner, &mut buf, &mut links);
-            } else {
-                view.render(inner, &mut buf);
+            match previous.filter(|p| p.panes.contains(&stamp)) {
+                // Unchanged since the last frame: its cells are the same, copy them.
+                Some(prev) => copy_cells(prev, inner, &mut buf, &mut links),
+                None => {
+                    let view = PaneView {
+                        screen,
+                        highlights: &[],
+                    };
+                    if hyperlinks {
+                        view.render_with_links(inner, &mut buf, &mut links);
+                    } else {
+                        view.render(inner, &mut buf);
+                    }
+                }
             }
+            stamps.push(stamp);
             if focused && show_cursor_mode && !screen.hide_cursor() {
                 let (r, c) = screen.cursor_position();
                 if r < inner.height && c < inner.width {
@@ -209,13 +225,8 @@ fn compose(
         } else {
             // Busy: show what this client saw last, and draw again next frame.
             incomplete = true;
-            if let Some((prev, prev_links)) = previous.filter(|p| p.0.area == buf.area) {
-                for y in inner.top()..inner.bottom() {
-                    for x in inner.left()..inner.right() {
-                        buf[(x, y)] = prev[(x, y)].clone();
-                    }
-                }
-                links.copy_rect(prev_links, inner.x, inner.y, inner.width, inner.height);
+            if let Some(prev) = previous {
+                copy_cells(prev, inner, &mut buf, &mut links);
             }
         }
     }
@@ -269,6 +280,10 @@ fn compose(
         });
     }
 
+    // An overlay covers panes: next frame must not copy their cells from this one.
+    if panel.is_some() || matches!(mode, ClientMode::Help { .. }) {
+        stamps.clear();
+    }
     if let Some(panel) = panel {
         panel.render(Rect::new(0, 0, scols, status_y), &mut buf);
         if matches!(mode, ClientMode::Normal) {
@@ -289,9 +304,46 @@ fn compose(
     Some(Composed {
         buf,
         links,
+        stamps,
         cursor,
         incomplete,
     })
+}
+
+/// The frame a client's terminal shows, as `compose` reads it.
+#[derive(Clone, Copy)]
+struct Previous<'a> {
+    buf: &'a Buffer,
+    links: &'a FrameLinks,
+    panes: &'a [PaneStamp],
+}
+
+/// What a pane's cells in a frame were drawn from: while all of it is the same, so are the cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PaneStamp {
+    pane: PaneId,
+    /// The address of the screen (a pane whose terminal was replaced is not the same pane).
+    screen: usize,
+    generation: u64,
+    inner: Rect,
+    hyperlinks: bool,
+}
+
+/// Copies the cells (and links) of `rect` from the previous frame (same size as `buf`).
+fn copy_cells(prev: Previous<'_>, rect: Rect, buf: &mut Buffer, links: &mut FrameLinks) {
+    let rect = rect.intersection(buf.area);
+    let width = usize::from(buf.area.width);
+    for y in rect.top()..rect.bottom() {
+        let start = usize::from(y - buf.area.y) * width + usize::from(rect.x - buf.area.x);
+        let range = start..start + usize::from(rect.width);
+        if let (Some(to), Some(from)) = (
+            buf.content.get_mut(range.clone()),
+            prev.buf.content.get(range),
+        ) {
+            to.clone_from_slice(from);
+        }
+    }
+    links.copy_rect(prev.links, rect.x, rect.y, rect.width, rect.height);
 }
 
 /// A composed frame.
@@ -299,6 +351,8 @@ struct Composed {
     buf: Buffer,
     /// Which cells are OSC 8 hyperlinks (empty when `hyperlinks = false`).
     links: FrameLinks,
+    /// The panes drawn live, for the next frame to copy the unchanged ones.
+    stamps: Vec<PaneStamp>,
     cursor: Option<CursorSpot>,
     /// Some pane was busy and shows its previous cells: draw again soon.
     incomplete: bool,
@@ -362,26 +416,36 @@ pub fn render_client(
     panel: Option<&PanelData>,
     client: ClientId,
 ) -> Option<Rendered> {
-    let (previous, previous_links) = {
+    let (previous, previous_links, previous_panes) = {
         let c = state.clients.get_mut(&client)?;
-        (c.shown.take(), std::mem::take(&mut c.shown_links))
+        (
+            c.shown.take(),
+            std::mem::take(&mut c.shown_links),
+            std::mem::take(&mut c.shown_panes),
+        )
     };
     let Some(Composed {
         buf,
         links,
+        stamps,
         cursor,
         incomplete,
     }) = compose(
         state,
         agents,
         client,
-        previous.as_ref().map(|p| (p, &previous_links)),
+        previous.as_ref().map(|buf| Previous {
+            buf,
+            links: &previous_links,
+            panes: &previous_panes,
+        }),
         panel,
     )
     else {
         if let Some(c) = state.clients.get_mut(&client) {
             c.shown = previous;
             c.shown_links = previous_links;
+            c.shown_panes = previous_panes;
         }
         return None;
     };
@@ -412,6 +476,7 @@ pub fn render_client(
     out.extend_from_slice(b"\x1b[?2026l");
     c.shown = Some(buf);
     c.shown_links = links;
+    c.shown_panes = stamps;
     c.dirty = incomplete;
     Some(Rendered { bytes: out })
 }

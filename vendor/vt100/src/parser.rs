@@ -62,7 +62,11 @@ impl<CB: crate::Callbacks> Parser<CB> {
     /// Processes the contents of the given byte string, and updates the
     /// in-memory terminal state.
     pub fn process(&mut self, bytes: &[u8]) {
+        // calyx: read before and set after, so a reset (RIS replaces the
+        // screen) cannot bring an old generation back.
+        let generation = self.screen.screen.generation();
         self.parser.advance(&mut self.screen, bytes);
+        self.screen.screen.set_generation(generation.wrapping_add(1));
     }
 
     /// Resizes the terminal.
@@ -111,6 +115,8 @@ impl<CB: crate::Callbacks> Parser<CB> {
         cols: core::num::NonZeroU16,
     ) {
         self.screen.set_size_with_cb(rows, cols);
+        let generation = self.screen.screen.generation();
+        self.screen.screen.set_generation(generation.wrapping_add(1));
     }
 
     /// Returns a reference to a [`Screen`](crate::Screen) object containing
@@ -124,6 +130,9 @@ impl<CB: crate::Callbacks> Parser<CB> {
     /// containing the terminal state.
     #[must_use]
     pub fn screen_mut(&mut self) -> &mut crate::Screen {
+        // calyx: any change made through this counts as a change of the screen.
+        let generation = self.screen.screen.generation();
+        self.screen.screen.set_generation(generation.wrapping_add(1));
         &mut self.screen.screen
     }
 
@@ -144,6 +153,8 @@ impl<CB: crate::Callbacks> Parser<CB> {
     pub fn screen_and_callbacks_mut(
         &mut self,
     ) -> (&mut crate::Screen, &mut CB) {
+        let generation = self.screen.screen.generation();
+        self.screen.screen.set_generation(generation.wrapping_add(1));
         (&mut self.screen.screen, &mut self.screen.callbacks)
     }
 }

@@ -95,6 +95,9 @@ pub struct Screen {
 
     /// calyx: the OSC 8 hyperlinks the cells of both grids point at.
     links: crate::link::LinkTable,
+
+    /// calyx: bumped by `Parser::process` and `Parser::screen_mut`.
+    generation: u64,
 }
 
 impl Screen {
@@ -127,6 +130,8 @@ impl Screen {
             last_char: None,
 
             links: crate::link::LinkTable::default(),
+
+            generation: 0,
         }
     }
 
@@ -684,6 +689,18 @@ impl Screen {
         self.grid()
             .visible_row(row)
             .map(crate::row::Row::cells_slice)
+    }
+
+    /// calyx: a number that changes whenever the parser processed output or
+    /// handed out the screen mutably: a renderer that drew this screen at a
+    /// generation need not draw it again while the number stays the same.
+    #[must_use]
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    pub(crate) fn set_generation(&mut self, generation: u64) {
+        self.generation = generation;
     }
 
     /// calyx: the OSC 8 hyperlink with this index (see
