@@ -1,5 +1,6 @@
 //! End to end: strikethrough and OSC 8 hyperlinks printed in a pane reach the user's terminal
-//! (a real client in a PTY), unsafe links do not, and `hyperlinks = false` turns links off.
+//! (a real client in a PTY) and `capture --ansi`, unsafe links do not, and `hyperlinks = false`
+//! turns links off.
 
 mod common;
 
@@ -53,9 +54,13 @@ fn links_and_strikethrough_reach_the_client() {
     // The unsafe URI never reaches the terminal; its text does, unlinked.
     assert!(!raw.contains("evil.example"), "{raw:?}");
     assert!(raw.contains("bad"));
-    // capture --ansi keeps the strikethrough.
+    // capture --ansi keeps the strikethrough and the link.
     let ansi = env.ok(&["capture", "-t", "links", "--ansi"]);
     assert!(ansi.contains("\x1b[9mstruck"), "{ansi:?}");
+    assert!(
+        ansi.contains("\x1b]8;id=doc;https://example.com/docs?a=1\x1b\\the docs\x1b]8;;\x1b\\"),
+        "{ansi:?}"
+    );
     drop(c);
 }
 

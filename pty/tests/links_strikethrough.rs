@@ -159,3 +159,21 @@ fn recorded_ls_hyperlink_stream() {
     );
     assert_eq!(uri_at(&t, 1, 17), None);
 }
+
+#[test]
+fn formatted_rows_carry_links_closed_at_row_end() {
+    let t = term(
+        b"a\x1b]8;id=k;https://e.com/x\x1b\\bc\x1b]8;;\x1b\\d\r\n\x1b]8;;https://e.com/y\x1b\\open",
+    );
+    let rows: Vec<String> = t.screen().rows_formatted(0, 80).take(2).collect();
+    assert_eq!(
+        rows[0],
+        "a\x1b]8;id=k;https://e.com/x\x1b\\bc\x1b]8;;\x1b\\d"
+    );
+    assert!(
+        rows[1].starts_with("\x1b]8;;https://e.com/y\x1b\\open")
+            && rows[1].ends_with("\x1b]8;;\x1b\\"),
+        "{:?}",
+        rows[1]
+    );
+}

@@ -340,6 +340,7 @@ impl Grid {
                 wrapping,
                 Some(prev_pos),
                 Some(prev_attrs),
+                None,
             );
             prev_pos = new_pos;
             prev_attrs = new_attrs;

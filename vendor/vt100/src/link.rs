@@ -80,6 +80,35 @@ pub fn parse(params: &[u8], uri_parts: &[&[u8]]) -> Option<Link> {
     Some(Link { uri, id })
 }
 
+/// Writes the OSC 8 sequences that go from link `from` to link `to` (indexes into `links`; 0
+/// none). Nothing when `links` is None or the two are the same.
+pub fn write_change(
+    contents: &mut String,
+    links: Option<&LinkTable>,
+    from: u16,
+    to: u16,
+) {
+    let Some(links) = links else {
+        return;
+    };
+    if from == to {
+        return;
+    }
+    if from != 0 {
+        contents.push_str("\x1b]8;;\x1b\\");
+    }
+    if let Some(link) = links.get(to) {
+        contents.push_str("\x1b]8;");
+        if let Some(id) = link.id() {
+            contents.push_str("id=");
+            contents.push_str(id);
+        }
+        contents.push(';');
+        contents.push_str(link.uri());
+        contents.push_str("\x1b\\");
+    }
+}
+
 /// A screen's links; index 0 means "no link", entry `i` is index `i + 1`.
 #[derive(Clone, Debug, Default)]
 pub struct LinkTable {

@@ -252,6 +252,7 @@ impl Row {
         wrapping: bool,
         prev_pos: Option<crate::grid::Pos>,
         prev_attrs: Option<crate::attrs::Attrs>,
+        links: Option<&crate::link::LinkTable>,
     ) -> (crate::grid::Pos, crate::attrs::Attrs) {
         let mut prev_was_wide = false;
 
@@ -272,6 +273,7 @@ impl Row {
             let default_attrs = crate::cell::Cell::DEFAULT.attrs();
             if prev_attrs != *default_attrs {
                 default_attrs.write_escape_code_diff(contents, &prev_attrs);
+                crate::link::write_change(contents, links, prev_attrs.link(), default_attrs.link());
                 prev_attrs = *default_attrs;
             }
             contents.push(' ');
@@ -319,6 +321,7 @@ impl Row {
                     prev_pos = new_pos;
                     if &prev_attrs != attrs {
                         attrs.write_escape_code_diff(contents, &prev_attrs);
+                        crate::link::write_change(contents, links, prev_attrs.link(), attrs.link());
                         prev_attrs = *attrs;
                     }
                     crate::term::EraseChar::new(pos.col - prev_col)
@@ -345,6 +348,7 @@ impl Row {
 
                     if &prev_attrs != attrs {
                         attrs.write_escape_code_diff(contents, &prev_attrs);
+                        crate::link::write_change(contents, links, prev_attrs.link(), attrs.link());
                         prev_attrs = *attrs;
                     }
 
@@ -375,11 +379,17 @@ impl Row {
             prev_pos = new_pos;
             if &prev_attrs != attrs {
                 attrs.write_escape_code_diff(contents, &prev_attrs);
+                crate::link::write_change(contents, links, prev_attrs.link(), attrs.link());
                 prev_attrs = *attrs;
             }
             crate::term::ClearRowForward.write_buf(contents);
         }
 
+        // calyx: with links, every row closes its own (rows are written one by one).
+        if links.is_some() && prev_attrs.link() != 0 {
+            crate::link::write_change(contents, links, prev_attrs.link(), 0);
+            prev_attrs.set_link(0);
+        }
         (prev_pos, prev_attrs)
     }
 

@@ -427,6 +427,8 @@ impl Screen {
                 wrapping,
                 None,
                 None,
+                // calyx: `capture --ansi` keeps OSC 8 hyperlinks.
+                Some(&self.links),
             );
             if start == 0 && width == self.grid.size().cols() {
                 wrapping = row.wrapped();
