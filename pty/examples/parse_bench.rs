@@ -2,8 +2,10 @@
 //! pane's stream is parsed on one thread. Feeds muxbench's mixed ANSI text (the same four line
 //! kinds as ../shared/bench/muxbench.py) through `calyx_pty::Terminal` at 200x50 and prints MB/s.
 //!
-//! `cargo run --release -p calyx-pty --example parse_bench [MB] [links]` (default 64 MB); with
-//! `links`, every fifth line also carries an OSC 8 hyperlink and strikethrough, to price them.
+//! `cargo run --release -p calyx-pty --example parse_bench [MB] [plain|links] [RUNS]` (default 64
+//! MB, 3 runs, best reported); with `links`, every fifth line also carries an OSC 8 hyperlink and
+//! strikethrough, to price them. On a shared machine, wall time drifts with the load; comparing
+//! `perf stat -e instructions:u` of RUNS=1 and RUNS=3 gives the cost of two parses that does not.
 
 use std::time::Instant;
 
@@ -42,9 +44,10 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let mb = args.next().and_then(|a| a.parse().ok()).unwrap_or(64);
     let links = args.next().is_some_and(|a| a == "links");
+    let runs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
     let data = payload(mb, links);
     let mut best = f64::MAX;
-    for _ in 0..3 {
+    for _ in 0..runs {
         let mut term = Terminal::new(
             50,
             200,
@@ -63,7 +66,7 @@ fn main() {
     }
     let size = data.len() as f64 / (1024.0 * 1024.0);
     println!(
-        "parse {size:.0} MB{}: best of 3 {:.3} s = {:.1} MB/s",
+        "parse {size:.0} MB{}: best of {runs} {:.3} s = {:.1} MB/s",
         if links { " (with links)" } else { "" },
         best,
         size / best
