@@ -285,6 +285,7 @@ impl Server {
                         input: Default::default(),
                         shown: None,
                         shown_links: Default::default(),
+                        spare: None,
                         shown_panes: Vec::new(),
                         dirty: true,
                         message: None,

@@ -43,6 +43,7 @@ fn compose(
     agents: &AgentsView,
     client: ClientId,
     previous: Option<Previous<'_>>,
+    scratch: Option<Buffer>,
     panel: Option<&PanelData>,
 ) -> Option<Composed> {
     let (rows, cols, session_id, mode, message) = {
@@ -56,7 +57,15 @@ fn compose(
         )
     };
     let full = Rect::new(0, 0, cols, rows);
-    let mut buf = Buffer::empty(full);
+    // Resetting the buffer of the frame before last costs a seventh of allocating a new one
+    // (15 vs 113 us at 200x50), on every frame.
+    let mut buf = match scratch {
+        Some(mut b) if b.area == full => {
+            b.reset();
+            b
+        }
+        _ => Buffer::empty(full),
+    };
     let mut links = FrameLinks::new(cols, rows);
     let hyperlinks = state.config.hyperlinks;
     let previous = previous.filter(|p| p.buf.area == buf.area);
@@ -416,12 +425,13 @@ pub fn render_client(
     panel: Option<&PanelData>,
     client: ClientId,
 ) -> Option<Rendered> {
-    let (previous, previous_links, previous_panes) = {
+    let (previous, previous_links, previous_panes, scratch) = {
         let c = state.clients.get_mut(&client)?;
         (
             c.shown.take(),
             std::mem::take(&mut c.shown_links),
             std::mem::take(&mut c.shown_panes),
+            c.spare.take(),
         )
     };
     let Some(Composed {
@@ -439,6 +449,7 @@ pub fn render_client(
             links: &previous_links,
             panes: &previous_panes,
         }),
+        scratch,
         panel,
     )
     else {
@@ -475,6 +486,7 @@ pub fn render_client(
     }
     out.extend_from_slice(b"\x1b[?2026l");
     c.shown = Some(buf);
+    c.spare = Some(previous);
     c.shown_links = links;
     c.shown_panes = stamps;
     c.dirty = incomplete;

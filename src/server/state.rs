@@ -237,6 +237,8 @@ pub struct Client {
     pub shown: Option<Buffer>,
     /// The hyperlinks of `shown` (ratatui cells cannot hold them).
     pub shown_links: calyx_tui::FrameLinks,
+    /// The frame before `shown`, kept to be reset and drawn into instead of allocating a new one.
+    pub spare: Option<Buffer>,
     /// The panes of `shown` drawn live, with what they were drawn from (see `render`).
     pub shown_panes: Vec<super::render::PaneStamp>,
     pub dirty: bool,
