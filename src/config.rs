@@ -24,6 +24,7 @@ struct RawConfig {
     osc9: Option<bool>,
     osc777: Option<bool>,
     shell_integration: Option<bool>,
+    hyperlinks: Option<bool>,
     #[serde(default)]
     keys: BTreeMap<String, String>,
     approvals: Option<RawApprovals>,
@@ -57,6 +58,9 @@ pub struct Config {
     pub shell_integration: bool,
     /// Which deny-only hooks are approval gates (`[approvals] deny_gates`).
     pub approval_policy: crate::approvals::gate::Policy,
+    /// Pass panes' OSC 8 hyperlinks on to the user's terminal (terminals without OSC 8 ignore
+    /// them; off for one that misdraws them).
+    pub hyperlinks: bool,
 }
 
 impl Default for Config {
@@ -73,6 +77,7 @@ impl Default for Config {
             osc777: true,
             shell_integration: true,
             approval_policy: Default::default(),
+            hyperlinks: true,
         }
     }
 }
@@ -151,6 +156,7 @@ impl Config {
                 )),
             }
         }
+        config.hyperlinks = raw.hyperlinks.unwrap_or(true);
         for (key_name, command) in raw.keys {
             let Some(key) = Key::parse(&key_name) else {
                 errors.push(format!(
@@ -194,7 +200,11 @@ mod tests {
         let (c, errors) = Config::parse("", p());
         assert!(errors.is_empty());
         assert!(c.mouse);
+        assert!(c.hyperlinks);
         assert_eq!(c.scrollback_lines, 10_000);
+        let (c, errors) = Config::parse("hyperlinks = false\n", p());
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(!c.hyperlinks);
     }
 
     #[test]

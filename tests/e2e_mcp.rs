@@ -292,7 +292,7 @@ fn modern(
 #[test]
 fn the_stateless_2026_era_serves_each_request_with_its_own_identity() {
     let env = Env::new();
-    let mut c = env.client(&["new", "-s", "modern"], 30, 120);
+    let c = env.client(&["new", "-s", "modern"], 30, 120);
     c.wait_for("$ ");
     let surface = env.panes()[0]["surface_id"]
         .as_str()

@@ -5,6 +5,7 @@ mod answerback;
 mod charset;
 pub mod commands;
 pub mod history;
+mod osc_cap;
 pub mod plain;
 pub mod redact;
 pub mod shell_marks;

@@ -38,6 +38,8 @@ pub struct Terminal {
     history: History,
     limits: HistoryLimits,
     charset: crate::charset::Charset,
+    /// Drops the part of an OSC string beyond 1 MiB (vte would buffer it all).
+    osc_cap: crate::osc_cap::OscCap,
     /// Commands the shell integration reported (empty for programs that send no marks).
     commands: CommandLog,
 }
@@ -59,13 +61,15 @@ impl Terminal {
             history: History::new(limits.lines, limits.bytes),
             limits,
             charset: crate::charset::Charset::default(),
+            osc_cap: crate::osc_cap::OscCap::default(),
             commands: CommandLog::default(),
         }
     }
 
     /// Feeds program output: it is parsed into the screen and kept in the history.
     pub fn process(&mut self, bytes: &[u8]) {
-        let bytes = self.charset.translate(bytes);
+        let bytes = self.osc_cap.filter(bytes);
+        let bytes = self.charset.translate(&bytes);
         self.history.push(&bytes);
         self.commands.feed(&bytes);
         self.parser.process(&bytes);

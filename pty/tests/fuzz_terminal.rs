@@ -18,6 +18,13 @@ fn interesting_bytes() -> impl Strategy<Value = Vec<u8>> {
         (0u16..2000).prop_map(|n| n.to_string().into_bytes()),
         Just(b";".to_vec()),
         Just(b"\r\n".to_vec()),
+        // Strikethrough and OSC 8 hyperlinks (open with and without id, close, unterminated).
+        Just(b"\x1b[9m".to_vec()),
+        Just(b"\x1b[29m".to_vec()),
+        Just(b"\x1b]8;;".to_vec()),
+        Just(b"\x1b]8;id=x;https://e.com/".to_vec()),
+        Just(b"\x1b]8;;\x1b\\".to_vec()),
+        Just(b"\x1b\\".to_vec()),
     ];
     prop::collection::vec(fragment, 0..400).prop_map(|v| v.concat())
 }
@@ -41,6 +48,17 @@ proptest! {
         term.process(&data);
         prop_assert!(term.history_bytes() <= 4096);
         let _ = term.screen().contents_formatted();
+        // Every link index a cell holds resolves, and what it resolves to is safe to emit.
+        let screen = term.screen();
+        for row in 0..new_rows {
+            for cell in screen.row_cells(row).unwrap_or_default() {
+                if cell.link() != 0 {
+                    let link = screen.link(cell.link());
+                    prop_assert!(link.is_some());
+                    prop_assert!(link.is_some_and(|l| !l.uri().chars().any(char::is_control)));
+                }
+            }
+        }
         let mut replay = term.replay_history(new_rows, new_cols);
         let _ = all_lines(&mut replay);
     }

@@ -11,6 +11,7 @@ mod approvals_glue;
 mod client_input;
 mod commands_glue;
 mod copy_mode;
+mod emit;
 mod mcp_backend;
 mod mcp_glue;
 mod panes;
@@ -299,6 +300,9 @@ impl Server {
                         mode: ClientMode::Normal,
                         input: Default::default(),
                         shown: None,
+                        shown_links: Default::default(),
+                        spare: None,
+                        shown_panes: Vec::new(),
                         dirty: true,
                         message: None,
                         drag: None,

@@ -237,6 +237,12 @@ pub struct Client {
     pub input: InputParser,
     /// The frame this client's terminal shows now, to send only differences.
     pub shown: Option<Buffer>,
+    /// The hyperlinks of `shown` (ratatui cells cannot hold them).
+    pub shown_links: calyx_tui::FrameLinks,
+    /// The frame before `shown`, kept to be reset and drawn into instead of allocating a new one.
+    pub spare: Option<Buffer>,
+    /// The panes of `shown` drawn live, with what they were drawn from (see `render`).
+    pub shown_panes: Vec<super::render::PaneStamp>,
     pub dirty: bool,
     pub message: Option<(String, Instant)>,
     pub drag: Option<Drag>,

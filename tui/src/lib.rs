@@ -4,6 +4,7 @@
 pub mod approval;
 pub mod border;
 pub mod help;
+pub mod links;
 pub mod pane;
 pub mod sidebar;
 pub mod status;
@@ -11,5 +12,6 @@ pub mod status;
 pub use approval::ApprovalView;
 pub use border::BorderView;
 pub use help::{HelpEntry, HelpView};
+pub use links::FrameLinks;
 pub use pane::{Highlight, HighlightKind, PaneView};
 pub use status::{StatusView, WindowTab};

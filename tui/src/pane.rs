@@ -6,6 +6,8 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::Widget;
 
+use crate::links::FrameLinks;
+
 /// A span of cells on one screen row to draw with a highlight style.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Highlight {
@@ -60,6 +62,9 @@ pub fn cell_style(cell: &vt100::Cell) -> Style {
     if cell.inverse() {
         modifier |= Modifier::REVERSED;
     }
+    if cell.strikethrough() {
+        modifier |= Modifier::CROSSED_OUT;
+    }
     Style {
         fg: Some(color(cell.fgcolor())),
         bg: Some(color(cell.bgcolor())),
@@ -67,6 +72,15 @@ pub fn cell_style(cell: &vt100::Cell) -> Style {
         sub_modifier: Modifier::all() - modifier,
         ..Style::default()
     }
+}
+
+/// Sets a buffer cell to a symbol and a full style (`cell_style` sets every field), skipping the
+/// symbol when it is already there (blank cells of a fresh buffer are).
+fn paint(target: &mut ratatui::buffer::Cell, symbol: &str, style: Style) {
+    if target.symbol() != symbol {
+        target.set_symbol(symbol);
+    }
+    target.set_style(style);
 }
 
 fn highlight_style(kind: HighlightKind) -> Style {
@@ -79,36 +93,83 @@ fn highlight_style(kind: HighlightKind) -> Style {
 
 impl Widget for PaneView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
+        self.draw(area, buf, None);
+    }
+}
+
+impl PaneView<'_> {
+    /// Renders like the `Widget` impl, and also records the screen's OSC 8 hyperlinks in
+    /// `links` (frame coordinates), which ratatui cells cannot hold.
+    pub fn render_with_links(self, area: Rect, buf: &mut Buffer, links: &mut FrameLinks) {
+        self.draw(area, buf, Some(links));
+    }
+
+    fn draw(self, area: Rect, buf: &mut Buffer, mut links: Option<&mut FrameLinks>) {
+        // This runs for every cell of every pane on every frame, on the path of each keystroke's
+        // echo: it reads a whole screen row and writes a whole buffer row slice at a time, and
+        // writes a symbol only when the cell does not already show it.
+        let frame = buf.area;
+        let area = area.intersection(frame);
         let (rows, cols) = self.screen.size();
         let rows = area.height.min(rows.get());
         let cols = area.width.min(cols.get());
+        // Screen link index -> frame link handle, filled as links are met (0: unsafe, none).
+        let mut handles: Vec<(u16, u16)> = Vec::new();
         for row in 0..rows {
-            let mut col = 0;
-            while col < cols {
-                let Some(cell) = self.screen.cell(row, col) else {
-                    break;
+            let Some(cells) = self.screen.row_cells(row) else {
+                break;
+            };
+            let cells = &cells[..cells.len().min(usize::from(cols))];
+            let y = area.y + row;
+            let start =
+                usize::from(y - frame.y) * usize::from(frame.width) + usize::from(area.x - frame.x);
+            let Some(targets) = buf.content.get_mut(start..start + usize::from(cols)) else {
+                break;
+            };
+            let mut col = 0usize;
+            while let Some(cell) = cells.get(col) {
+                let wide = cell.is_wide();
+                let style = cell_style(cell);
+                let symbol = if wide && col + 1 >= usize::from(cols) {
+                    // A wide character cut by the pane edge: show a blank, as tmux does.
+                    " "
+                } else if cell.has_contents() {
+                    cell.contents()
+                } else {
+                    " "
                 };
-                let x = area.x + col;
-                let y = area.y + row;
-                let width = if cell.is_wide() { 2 } else { 1 };
-                if let Some(target) = buf.cell_mut((x, y)) {
-                    if cell.is_wide() && col + 1 >= cols {
-                        // A wide character cut by the pane edge: show a blank, as tmux does.
-                        target.set_symbol(" ");
-                    } else if cell.has_contents() {
-                        target.set_symbol(cell.contents());
-                    } else {
-                        target.set_symbol(" ");
-                    }
-                    target.set_style(cell_style(cell));
+                if let Some(target) = targets.get_mut(col) {
+                    paint(target, symbol, style);
                 }
-                if width == 2 {
-                    if let Some(next) = buf.cell_mut((x + 1, y)) {
-                        next.set_symbol("");
-                        next.set_style(cell_style(cell));
+                if wide {
+                    if let Some(next) = targets.get_mut(col + 1) {
+                        paint(next, "", style);
                     }
                 }
-                col += width;
+                if cell.link() != 0 {
+                    if let Some(links) = links.as_deref_mut() {
+                        let handle = match handles.iter().find(|(i, _)| *i == cell.link()) {
+                            Some((_, h)) => *h,
+                            None => {
+                                let h = self
+                                    .screen
+                                    .link(cell.link())
+                                    .and_then(|l| links.add(l.uri(), l.id()))
+                                    .unwrap_or(0);
+                                handles.push((cell.link(), h));
+                                h
+                            }
+                        };
+                        if handle != 0 {
+                            let x = area.x + col as u16;
+                            links.set(x, y, handle);
+                            if wide {
+                                links.set(x + 1, y, handle);
+                            }
+                        }
+                    }
+                }
+                col += if wide { 2 } else { 1 };
             }
         }
         for h in self.highlights {

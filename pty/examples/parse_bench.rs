@@ -1,0 +1,74 @@
+//! Parse-rate benchmark of a pane's live screen: the ceiling of a pane's throughput, since one
+//! pane's stream is parsed on one thread. Feeds muxbench's mixed ANSI text (the same four line
+//! kinds as ../shared/bench/muxbench.py) through `calyx_pty::Terminal` at 200x50 and prints MB/s.
+//!
+//! `cargo run --release -p calyx-pty --example parse_bench [MB] [plain|links] [RUNS]` (default 64
+//! MB, 3 runs, best reported); with `links`, every fifth line also carries an OSC 8 hyperlink and
+//! strikethrough, to price them. On a shared machine, wall time drifts with the load; comparing
+//! `perf stat -e instructions:u` of RUNS=1 and RUNS=3 gives the cost of two parses that does not.
+
+use std::time::Instant;
+
+use calyx_pty::{HistoryLimits, Terminal};
+
+fn payload(mb: usize, links: bool) -> Vec<u8> {
+    let target = mb * 1024 * 1024;
+    let mut out = String::with_capacity(target + 256);
+    let mut i = 0usize;
+    while out.len() < target {
+        match i % 4 {
+            0 => out.push_str(&format!(
+                "plain ascii text line with some words in it and a number {i}\n"
+            )),
+            1 => out.push_str(&format!(
+                "\x1b[1;32mgreen bold\x1b[0m \x1b[38;5;208morange\x1b[0m \x1b[48;2;10;20;30mtruecolor bg\x1b[0m {i}\n"
+            )),
+            2 => out.push_str(&format!(
+                "unicode: \u{e9}\u{e8}\u{ea} \u{4e2d}\u{6587}\u{5b57}\u{7b26} \u{2713} \u{2192} {i}\n"
+            )),
+            _ => out.push_str(&format!(
+                "    fn main() {{ println!(\"{i}\"); }} // code-like line with tabs\t\tand more\n"
+            )),
+        }
+        if links && i.is_multiple_of(5) {
+            out.push_str(&format!(
+                "\x1b]8;id=l{i};https://example.com/item/{i}\x1b\\link {i}\x1b]8;;\x1b\\ \x1b[9mstruck\x1b[29m\n"
+            ));
+        }
+        i += 1;
+    }
+    out.into_bytes()
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mb = args.next().and_then(|a| a.parse().ok()).unwrap_or(64);
+    let links = args.next().is_some_and(|a| a == "links");
+    let runs: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(3);
+    let data = payload(mb, links);
+    let mut best = f64::MAX;
+    for _ in 0..runs {
+        let mut term = Terminal::new(
+            50,
+            200,
+            HistoryLimits {
+                lines: 10_000,
+                bytes: 4 << 20,
+            },
+        );
+        let start = Instant::now();
+        // The reader thread hands the parser chunks of at most 64 KiB.
+        for chunk in data.chunks(64 * 1024) {
+            term.process(chunk);
+            let _ = term.drain();
+        }
+        best = best.min(start.elapsed().as_secs_f64());
+    }
+    let size = data.len() as f64 / (1024.0 * 1024.0);
+    println!(
+        "parse {size:.0} MB{}: best of {runs} {:.3} s = {:.1} MB/s",
+        if links { " (with links)" } else { "" },
+        best,
+        size / best
+    );
+}
