@@ -60,6 +60,8 @@ pub struct Pending {
     /// The tool input of a request a CLI's hook made (None for calyx's own MCP requests), to
     /// recognise the call when the CLI reports it finished ([`super::elsewhere`]).
     pub input: Option<Value>,
+    /// The subagent whose hook asked (None: the main agent, or calyx's own MCP requests).
+    pub agent_id: Option<String>,
     pub created: Instant,
     pub created_wall: SystemTime,
     answer: Option<oneshot::Sender<EndpointReply>>,
@@ -145,6 +147,8 @@ pub struct NewRequest {
     pub suggestions: Vec<Value>,
     /// The CLI's tool input (None: not a CLI's hook, never answered elsewhere).
     pub input: Option<Value>,
+    /// The subagent whose hook asked, if one did.
+    pub agent_id: Option<String>,
     pub answer: oneshot::Sender<EndpointReply>,
 }
 
@@ -187,6 +191,7 @@ impl ApprovalQueue {
             summary: request.summary,
             suggestions: request.suggestions,
             input: request.input,
+            agent_id: request.agent_id,
             created: now,
             created_wall: SystemTime::now(),
             answer: Some(request.answer),
@@ -295,7 +300,13 @@ impl ApprovalQueue {
             .filter(|p| p.pane == pane)
             .filter(|p| {
                 p.input.as_ref().is_some_and(|input| {
-                    super::elsewhere::answered_elsewhere(p.kind, &p.tool, input, kind, event)
+                    let request = super::elsewhere::HookRequest {
+                        kind: p.kind,
+                        tool: &p.tool,
+                        input,
+                        agent_id: p.agent_id.as_deref(),
+                    };
+                    super::elsewhere::answered_elsewhere(request, kind, event)
                 })
             })
             .map(|p| p.id)

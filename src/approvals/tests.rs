@@ -37,6 +37,7 @@ fn request(
             summary,
             suggestions: vec![],
             input: Some(json!({"command": "echo hi"})),
+            agent_id: None,
             answer: tx,
         },
         rx,

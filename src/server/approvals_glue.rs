@@ -131,6 +131,7 @@ impl Server {
                 Vec::new()
             },
             input: Some(input),
+            agent_id: event.agent_id.clone(),
             answer: answer_tx,
         };
         let (id, waits) = self.approvals.add(request, Instant::now());

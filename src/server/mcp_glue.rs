@@ -320,6 +320,7 @@ impl Server {
             summary: summarize("Bash", &json!({ "command": what })),
             suggestions: Vec::new(),
             input: None,
+            agent_id: None,
             answer: answer_tx,
         };
         let (id, _) = self.approvals.add(request, Instant::now());
