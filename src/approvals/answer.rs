@@ -19,12 +19,17 @@ pub enum Decision {
     Deny {
         message: Option<String>,
     },
+    /// Deny, and stop the agent's turn (`x`): Claude Code's `interrupt: true`. CLIs without a
+    /// way to stop from a hook get a plain deny.
+    DenyAndStop {
+        message: Option<String>,
+    },
 }
 
 impl Decision {
     /// Whether this is one of the allows (for the record and the agent row).
     pub fn allows(&self) -> bool {
-        !matches!(self, Decision::Deny { .. })
+        !matches!(self, Decision::Deny { .. } | Decision::DenyAndStop { .. })
     }
 }
 
@@ -49,6 +54,21 @@ pub fn body(schema: Schema, decision: &Decision) -> Option<Value> {
             .filter(|m| !m.trim().is_empty())
             .unwrap_or_else(|| DEFAULT_DENY.to_string())
     };
+    if let Decision::DenyAndStop { message } = decision {
+        let deny = Decision::Deny {
+            message: message.clone(),
+        };
+        let mut value = body(schema, &deny);
+        if schema == Schema::Claude {
+            if let Some(d) = value
+                .as_mut()
+                .and_then(|v| v.pointer_mut("/hookSpecificOutput/decision"))
+            {
+                d["interrupt"] = json!(true);
+            }
+        }
+        return value;
+    }
     let value = match (schema, decision) {
         (Schema::Claude, Decision::Allow | Decision::AllowAlways)
         | (
@@ -83,6 +103,8 @@ pub fn body(schema: Schema, decision: &Decision) -> Option<Value> {
             json!({"decision": "block", "reason": deny_message(message)})
         }
         (Schema::GeminiDenyOnly | Schema::HermesBlockOnly, _) => return None,
+        // Built from the plain deny above; never reached.
+        (_, Decision::DenyAndStop { .. }) => return None,
     };
     Some(value)
 }
@@ -137,12 +159,38 @@ mod tests {
     }
 
     #[test]
+    fn deny_and_stop_interrupts_claude_and_is_a_plain_deny_elsewhere() {
+        let stop = Decision::DenyAndStop {
+            message: Some("wrong branch".into()),
+        };
+        assert!(!stop.allows());
+        assert_eq!(
+            text(&body(Schema::Claude, &stop)),
+            r#"{"hookSpecificOutput":{"decision":{"behavior":"deny","interrupt":true,"message":"wrong branch"},"hookEventName":"PermissionRequest"}}"#
+        );
+        let deny = Decision::Deny {
+            message: Some("wrong branch".into()),
+        };
+        for schema in [
+            Schema::Codex,
+            Schema::CopilotFlat,
+            Schema::DecisionFlat,
+            Schema::OpenCode,
+            Schema::GeminiDenyOnly,
+            Schema::HermesBlockOnly,
+        ] {
+            assert_eq!(body(schema, &stop), body(schema, &deny), "{schema:?}");
+        }
+    }
+
+    #[test]
     fn codex_never_carries_forbidden_keys() {
         let suggestion = json!({"type": "x"});
         for d in [
             Decision::Allow,
             Decision::AllowRemember { suggestion },
             Decision::Deny { message: None },
+            Decision::DenyAndStop { message: None },
         ] {
             let t = text(&body(Schema::Codex, &d));
             for forbidden in ["updatedPermissions", "updatedInput", "interrupt"] {

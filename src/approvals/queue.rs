@@ -245,6 +245,8 @@ impl ApprovalQueue {
             Decision::AllowRemember { .. } => "allow (remembered by the CLI)".to_string(),
             Decision::Deny { message: Some(m) } => format!("deny: {}", redact(m)),
             Decision::Deny { message: None } => "deny".to_string(),
+            Decision::DenyAndStop { message: Some(m) } => format!("deny and stop: {}", redact(m)),
+            Decision::DenyAndStop { message: None } => "deny and stop".to_string(),
         };
         pending.answer(decision_reply(pending.schema, &decision));
         let pane = pending.pane;

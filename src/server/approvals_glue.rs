@@ -359,6 +359,9 @@ impl Server {
             KeyCode::Char('n') => {
                 self.answer_request(id, Decision::Deny { message: None }, None);
             }
+            KeyCode::Char('x') => {
+                self.answer_request(id, Decision::DenyAndStop { message: None }, None);
+            }
             KeyCode::Char('m') => set(self, &|p| p.message = Some(String::new())),
             KeyCode::Char('a') => {
                 self.answer_request(id, Decision::Allow, Some(false));

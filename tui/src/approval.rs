@@ -160,6 +160,8 @@ impl Widget for ApprovalView<'_> {
                 text(" deny "),
                 key("m"),
                 text(" deny+msg "),
+                key("x"),
+                text(" deny+stop "),
                 key("a"),
                 text(" always here "),
                 key("A"),
