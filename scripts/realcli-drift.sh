@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the real-CLI suite against the newest published CLI versions instead of the pins, and
-# reports what changed, so a CLI release that breaks calyx is caught the day it ships.
+# Runs the real-CLI suite (suite.sh, then approvals.sh) against the newest published CLI
+# versions instead of the pins, and reports what changed, so a CLI release that breaks calyx is
+# caught the day it ships.
 #
 #   scripts/realcli-drift.sh [CLI...]      (after `cargo build`; needs the npm registry and PyPI
 #                                          for the install, nothing else: the runs are offline)
@@ -22,7 +23,9 @@ EXPECTED=$ROOT/tests/realcli/expected.txt
 
 if [ "${1:-}" = --update-expected ]; then
   shift
-  out=$(mktemp); REALCLI_RESULTS=$out bash "$ROOT/tests/realcli/suite.sh" "$@"
+  out=$(mktemp)
+  REALCLI_RESULTS=$out bash "$ROOT/tests/realcli/suite.sh" "$@"
+  REALCLI_RESULTS=$out bash "$ROOT/tests/realcli/approvals.sh" "$@"
   sort "$out" > "$EXPECTED"; rm -f "$out"
   echo "realcli drift: wrote $EXPECTED from the pinned versions"
   exit 0
@@ -45,13 +48,15 @@ done
 echo "== suite against the newest versions"
 before=$(git -C "$ROOT" status --porcelain -- fixtures/payloads/new 2>/dev/null)
 REALCLI_RESULTS=$WORK/results bash "$ROOT/tests/realcli/suite.sh" $CLIS | tee "$WORK/suite.out"
+echo "== approvals against the newest versions"
+REALCLI_RESULTS=$WORK/results bash "$ROOT/tests/realcli/approvals.sh" $CLIS | tee -a "$WORK/suite.out"
 
 echo "== results that differ from the pinned versions ($EXPECTED)"
 worse=0
 while read -r cli step result; do
   want=$(awk -v c="$cli" -v s="$step" '$1 == c && $2 == s { print $3; exit }' "$EXPECTED" 2>/dev/null)
   [ "$want" = "$result" ] && continue
-  echo "  $cli $step: ${want:-unknown} -> $result: $(grep -m1 "^realcli $cli $step:" "$WORK/suite.out" | cut -d: -f2- | cut -c1-200)"
+  echo "  $cli $step: ${want:-unknown} -> $result: $(grep -m1 -E "^realcli (approvals )?$cli ${step#approvals-}:" "$WORK/suite.out" | cut -d: -f2- | cut -c1-200)"
   [ "$want" = PASS ] && [ "$result" = FAIL ] && worse=$((worse + 1))
 done < <(sort "$WORK/results")
 [ $worse -eq 0 ] && echo "  (no step went from PASS to FAIL)"

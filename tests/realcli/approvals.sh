@@ -239,9 +239,11 @@ for cli in ${*:-claude codex opencode gemini pi copilot hermes}; do
     [ -n "$line" ] || line="FAIL no result (timed out?): $(echo "$out" | tail -n 3 | tr '\n' ' ')"
     case $line in PASS*) ;; *) failed=1 ;; esac
     echo "$RL_NAME $cli $s: $line"
+    [ -z "${REALCLI_RESULTS:-}" ] || echo "$cli approvals-$s ${line%%[ (]*}" >> "$REALCLI_RESULTS"
   done
   if [ -n "${SKIPS[$cli]:-}" ] && [ -z "${REALCLI_STEPS:-}" ]; then
     echo "$RL_NAME $cli ${SKIPS[$cli]%%:*}: SKIP: ${SKIPS[$cli]#*:}"
+    [ -z "${REALCLI_RESULTS:-}" ] || echo "$cli approvals-${SKIPS[$cli]%%:*} SKIP" >> "$REALCLI_RESULTS"
   fi
 done
 rl_finish "$failed"
