@@ -2,6 +2,7 @@
 //! peer registry, and the rendering of every answer as structuredContent plus readable text.
 //! Every failure a model can fix is an `isError` result whose text says how.
 
+use calyx_pty::commands::keep_tail;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -169,18 +170,6 @@ fn millis(value: Option<u64>, default: u64, max: u64) -> Duration {
 
 fn caller<'a>(ctx: &Ctx<'a>) -> Result<&'a PaneRef, String> {
     ctx.caller.ok_or_else(|| PeerError::NoIdentity.to_string())
-}
-
-/// Keeps the last `max` bytes of `text` (on a char boundary): the newest output matters most.
-fn keep_tail(text: String, max: usize) -> (String, bool) {
-    if text.len() <= max {
-        return (text, false);
-    }
-    let mut start = text.len() - max;
-    while !text.is_char_boundary(start) {
-        start += 1;
-    }
-    (text[start..].to_owned(), true)
 }
 
 async fn pane_list(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
