@@ -88,6 +88,9 @@ pub fn service(options: McpOptions, port: u16, max_body_bytes: usize) -> McpServ
     // keep (a resumed stream would come back empty anyway).
     let config = StreamableHttpServerConfig::default()
         .with_sse_retry(None)
+        // Stateless (2026-07-28) requests get a plain JSON body unless the tool has something
+        // to stream first; sessions keep SSE, which their clients must accept.
+        .with_json_response(true)
         .with_allowed_hosts(["127.0.0.1", "localhost", "::1"])
         .with_max_request_body_bytes(max_body_bytes);
     let McpOptions { backend, peers } = options;
