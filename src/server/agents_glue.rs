@@ -258,6 +258,7 @@ impl Server {
             .map(|r| {
                 let pane = PaneId::try_from(r.pane).ok();
                 let p = pane.and_then(|p| self.state.panes.get(&p));
+                let row = self.agents.row(r.pane);
                 serde_json::json!({
                     "pane": pane.map(|p| format!("%{p}")),
                     "agent": r.kind.as_str(),
@@ -269,8 +270,8 @@ impl Server {
                     "cwd": r.cwd,
                     "last_tool": r.last_tool,
                     "rule": r.rule.describe(),
-                    "last_event": self.agents.row(r.pane).and_then(|row| row.last_event_name().map(str::to_string)),
-                    "events_recorded": self.agents.row(r.pane).map_or(0, |row| row.events_recorded),
+                    "last_event": row.and_then(|row| row.last_event_name().map(str::to_string)),
+                    "events_recorded": row.map_or(0, |row| row.events_recorded),
                     "title": p.map(|p| p.term().title().unwrap_or("").to_string()),
                     "subagents": r.subagents.iter().map(|s| serde_json::json!({
                         "agent_id": s.agent_id,

@@ -59,12 +59,7 @@ server() { # (re)starts calyx with the given config.toml text
   done
   return 1
 }
-pending_id() { # the id of the first pending request, or nothing
-  c approvals --json --pending 2>/dev/null | python3 -c '
-import json, sys
-p = json.load(sys.stdin)["pending"]
-print(p[0]["id"] if p else "")' 2>/dev/null
-}
+pending_id() { rl_pending_ids | head -n 1; } # the id of the first pending request, or nothing
 recent_of() { # the recorded state of request $1 ("withdrawn", "allow", ...)
   c approvals --json 2>/dev/null | python3 -c '
 import json, sys

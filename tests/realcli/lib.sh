@@ -10,6 +10,7 @@
 #                         rl_calyx_env DIR    -> a private runtime dir for the calyx server
 #                         rl_pane SESSION     -> the pane id (%N) of a session's first pane
 #                         rl_row PANE         -> that pane's agent row as "agent state", or "none"
+#                         rl_pending_ids      -> ids of the approval requests calyx holds
 #                         rl_mcp_status       -> HTTP status of an MCP initialize at calyx's /mcp
 rl_init() {
   RL_NAME=$1
@@ -35,6 +36,12 @@ rl_pane() {
 import json, sys
 panes = json.load(sys.stdin)
 print(panes[0]["id"] if panes else "")' 2>/dev/null
+}
+
+# The ids of the approval requests calyx holds, one per line, oldest first.
+rl_pending_ids() {
+  c approvals --json --pending 2>/dev/null |
+    python3 -c 'import json,sys; [print(p["id"]) for p in json.load(sys.stdin)["pending"]]' 2>/dev/null
 }
 
 rl_row() {

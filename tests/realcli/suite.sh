@@ -53,16 +53,11 @@ report() { # STEP PASS|FAIL|SKIP DETAIL
   if [ "$2" = SKIP ]; then echo "realcli $CLI $1: SKIP: $3"; else echo "realcli $CLI $1: $2 ($3)"; fi
 }
 
-pending_ids() {
-  c approvals --json --pending 2>/dev/null |
-    python3 -c 'import json,sys; [print(p["id"]) for p in json.load(sys.stdin)["pending"]]' 2>/dev/null
-}
-
 # One round of answering whatever the turn waits on: calyx's queue first (as a user would with
 # `calyx approve`), then the CLI's own dialog when calyx held nothing for 3 rounds in a row.
 DIALOG_SEEN=0 APPROVED=0 IN_PANE=0
 pump() {
-  local ids; ids=$(pending_ids)
+  local ids; ids=$(rl_pending_ids)
   if [ -n "$ids" ]; then
     for id in $ids; do c approve "$id" >/dev/null 2>&1 && APPROVED=$((APPROVED + 1)); done
     DIALOG_SEEN=0; return
