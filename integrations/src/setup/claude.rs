@@ -56,14 +56,7 @@ pub(super) fn mcp_entry(ctx: &Ctx) -> J {
     J::obj([
         ("type", J::s("http")),
         ("url", J::s(ctx.mcp_url())),
-        (
-            "headers",
-            J::obj([
-                ("Authorization", J::s(ctx.bearer())),
-                ("X-Calyx-Surface-ID", J::s("${CALYX_SURFACE_ID:-}")),
-                ("X-Calyx-Session-ID", J::s("${CALYX_SESSION_ID:-}")),
-            ]),
-        ),
+        ("headers", ctx.mcp_headers(|v| format!("${{{v}:-}}"), None)),
     ])
 }
 

@@ -46,12 +46,7 @@ fn mcp_entry(ctx: &Ctx) -> J {
         ("url", J::s(ctx.mcp_url())),
         (
             "headers",
-            J::obj([
-                ("Authorization", J::s(ctx.bearer())),
-                ("X-Calyx-Surface-ID", J::s("${CALYX_SURFACE_ID}")),
-                ("X-Calyx-Session-ID", J::s("${CALYX_SESSION_ID}")),
-                ("X-Calyx-Agent-Kind", J::s("copilot")),
-            ]),
+            ctx.mcp_headers(|v| format!("${{{v}}}"), Some(KIND)),
         ),
         ("tools", J::Arr(vec![J::s("*")])),
     ])

@@ -78,6 +78,26 @@ impl Ctx {
         format!("Bearer {}", self.token)
     }
 
+    /// The `headers` object of a JSON MCP entry: the bearer token, the two identity variables
+    /// in the CLI's own expansion syntax (`expand("CALYX_SURFACE_ID")`), and the agent kind,
+    /// except for Claude Code (`kind` None: the endpoint defaults to it).
+    pub(crate) fn mcp_headers(
+        &self,
+        expand: fn(&str) -> String,
+        kind: Option<AgentKind>,
+    ) -> crate::config_edit::J {
+        use crate::config_edit::J;
+        let mut headers = vec![
+            ("Authorization", J::s(self.bearer())),
+            ("X-Calyx-Surface-ID", J::s(expand("CALYX_SURFACE_ID"))),
+            ("X-Calyx-Session-ID", J::s(expand("CALYX_SESSION_ID"))),
+        ];
+        if let Some(kind) = kind {
+            headers.push(("X-Calyx-Agent-Kind", J::s(kind.as_str())));
+        }
+        J::obj(headers)
+    }
+
     /// The hook command line: the binary's path in double quotes (paths with spaces), the
     /// `hook` verb, the kind, and `--approval` for a gate.
     pub fn hook_command(&self, kind: AgentKind, approval: bool) -> String {

@@ -28,12 +28,7 @@ fn mcp_entry(ctx: &Ctx) -> J {
         ("url", J::s(ctx.mcp_url())),
         (
             "headers",
-            J::obj([
-                ("Authorization", J::s(ctx.bearer())),
-                ("X-Calyx-Surface-ID", J::s("{env:CALYX_SURFACE_ID}")),
-                ("X-Calyx-Session-ID", J::s("{env:CALYX_SESSION_ID}")),
-                ("X-Calyx-Agent-Kind", J::s("opencode")),
-            ]),
+            ctx.mcp_headers(|v| format!("{{env:{v}}}"), Some(KIND)),
         ),
     ])
 }
