@@ -103,6 +103,12 @@ fn writing(destructive: bool) -> ToolAnnotations {
 
 /// The tools, in a fixed order (the set never varies per connection).
 pub(crate) fn list() -> Vec<Tool> {
+    // Built once: every session's tools/list would otherwise regenerate and rewrite 17 schemas.
+    static TOOLS: std::sync::OnceLock<Vec<Tool>> = std::sync::OnceLock::new();
+    TOOLS.get_or_init(build_list).clone()
+}
+
+fn build_list() -> Vec<Tool> {
     vec![
         tool::<NoArgs, PaneListOut>("pane_list", "List panes", "Every calyx pane: id, session, window, title, cwd, size, focus, and the agent running there with its state. Pane ids are what the other tools take as `pane`.", reading()),
         tool::<PaneReadArgs, PaneReadOut>("pane_read", "Read a pane", "The text on a pane's screen (or its scrollback), newest lines last, capped at 64 KiB with secrets redacted.", reading()),

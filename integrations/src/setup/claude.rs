@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use super::hooks::{by_event, edit_hooks, edit_member, gate, ping, Ev};
+use super::hooks::{by_event, edit_hooks, edit_member, gate, ping, waits, Ev};
 use super::{edit_file, Ctx, Op, Plan, SetupError};
 use crate::config_edit::{JsonDoc, J};
 use crate::kind::AgentKind;
@@ -31,7 +31,7 @@ const EVENTS: [Ev; 15] = [
     ping("SubagentStop", 5),
     ping("PreCompact", 5),
     ping("PostCompact", 5),
-    ping("SessionEnd", 5),
+    waits(ping("SessionEnd", 5)),
 ];
 
 const fn tool(mut ev: Ev) -> Ev {
@@ -67,9 +67,7 @@ pub(super) fn group(ctx: &Ctx, kind: AgentKind, ev: &Ev, async_ping: bool) -> J 
         ("command", J::s(ctx.hook_command(kind, ev.gate))),
         ("timeout", J::Int(ev.timeout as i64)),
     ];
-    // SessionEnd waits: at /exit Claude Code 2.1.197 does not wait for async hooks and closes
-    // their stdin unwritten, so an async SessionEnd reaches calyx as an empty body.
-    if async_ping && !ev.gate && ev.name != "SessionEnd" {
+    if async_ping && !ev.waits {
         hook.push(("async", J::Bool(true)));
     }
     let mut g = Vec::new();

@@ -35,6 +35,15 @@ pub(super) struct Ev {
     /// Timeout in the CLI's unit (seconds; milliseconds for Gemini).
     pub timeout: u64,
     pub matcher: Option<&'static str>,
+    /// The CLI must wait for this ping even where pings run async (see [`waits`]).
+    pub waits: bool,
+}
+
+/// A ping the CLI waits for: Claude Code does not wait for async hooks at `/exit` and closes
+/// their stdin unwritten, so its SessionEnd would reach calyx empty.
+pub(super) const fn waits(mut ev: Ev) -> Ev {
+    ev.waits = true;
+    ev
 }
 
 /// A state ping on `name`.
@@ -44,6 +53,7 @@ pub(super) const fn ping(name: &'static str, timeout: u64) -> Ev {
         gate: false,
         timeout,
         matcher: None,
+        waits: false,
     }
 }
 
@@ -54,6 +64,7 @@ pub(super) const fn gate(name: &'static str, timeout: u64) -> Ev {
         gate: true,
         timeout,
         matcher: None,
+        waits: true,
     }
 }
 
