@@ -164,8 +164,10 @@ fn copy_mode_search_and_copy_sends_osc52_and_pastes() {
     let env = Env::new();
     let mut c = env.client(&[], 24, 80);
     c.wait_for("$ ");
-    c.send("for i in $(seq 1 200); do echo row-$i; done; echo needle-here\r");
-    c.wait_for("needle-here");
+    // The marker is computed by the shell so the echoed command line cannot
+    // match it: copy mode must start only after all 200 rows are printed.
+    c.send("for i in $(seq 1 200); do echo row-$i; done; echo needle-$((6*7))\r");
+    c.wait_for("needle-42");
     c.prefix("[");
     c.wait_for("COPY");
     // Search backward for an old line, far in the history.
