@@ -8,6 +8,7 @@
 mod actions;
 mod agents_glue;
 mod approvals_glue;
+mod chrome;
 mod client_input;
 mod commands_glue;
 mod copy_mode;
@@ -303,6 +304,7 @@ impl Server {
                         shown_links: Default::default(),
                         spare: None,
                         shown_panes: Vec::new(),
+                        shown_chrome: None,
                         dirty: true,
                         message: None,
                         drag: None,

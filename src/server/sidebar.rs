@@ -2,11 +2,8 @@
 
 use std::collections::HashMap;
 
-use calyx_tui::sidebar::{SidebarRow, SidebarView};
-use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
+use calyx_tui::sidebar::SidebarRow;
 use ratatui::style::Color;
-use ratatui::widgets::Widget;
 use tokio::time::Instant;
 
 use crate::agents::{row_state, sidebar_row};
@@ -100,21 +97,4 @@ fn unread_text(server: &Server, pane: PaneId) -> String {
         Some(&n) if n > 0 => format!(" ✉{n}"),
         _ => String::new(),
     }
-}
-
-/// Draws the sidebar.
-pub fn render(
-    view: &AgentsView,
-    selected: Option<usize>,
-    focused: bool,
-    area: Rect,
-    buf: &mut Buffer,
-) {
-    let rows: Vec<SidebarRow> = view.rows.iter().map(|(_, r)| r.clone()).collect();
-    SidebarView {
-        rows: &rows,
-        selected,
-        focused,
-    }
-    .render(area, buf);
 }

@@ -242,7 +242,10 @@ pub struct Client {
     /// The frame before `shown`, kept to be reset and drawn into instead of allocating a new one.
     pub spare: Option<Buffer>,
     /// The panes of `shown` drawn live, with what they were drawn from (see `render`).
-    pub shown_panes: Vec<super::render::PaneStamp>,
+    pub shown_panes: Vec<super::render::PaneDrawn>,
+    /// Everything but pane contents in `shown`: while it stays the same, frames only redraw
+    /// the pane rows that changed.
+    pub shown_chrome: Option<super::chrome::Chrome>,
     pub dirty: bool,
     pub message: Option<(String, Instant)>,
     pub drag: Option<Drag>,

@@ -266,6 +266,33 @@ impl Client {
             .clone()
     }
 
+    /// The text of a rectangle of the outer terminal, one string per row, trailing blanks
+    /// trimmed.
+    pub fn region(&self, top: u16, left: u16, rows: u16, cols: u16) -> Vec<String> {
+        let o = self.outer.lock().unwrap_or_else(|e| e.into_inner());
+        o.parser
+            .screen()
+            .rows(left, cols)
+            .skip(usize::from(top))
+            .take(usize::from(rows))
+            .map(|r| r.trim_end().to_string())
+            .collect()
+    }
+
+    /// How many cells of a rectangle of the outer terminal have a background color.
+    pub fn colored_cells(&self, top: u16, left: u16, rows: u16, cols: u16) -> usize {
+        let o = self.outer.lock().unwrap_or_else(|e| e.into_inner());
+        let screen = o.parser.screen();
+        (top..top + rows)
+            .flat_map(|r| (left..left + cols).map(move |c| (r, c)))
+            .filter(|(r, c)| {
+                screen
+                    .cell(*r, *c)
+                    .is_some_and(|cell| cell.bgcolor() != vt100::Color::Default)
+            })
+            .count()
+    }
+
     /// The outer terminal's cell at (row, col).
     pub fn cell_fg_is_green(&self, row: u16, col: u16) -> bool {
         let o = self.outer.lock().unwrap_or_else(|e| e.into_inner());

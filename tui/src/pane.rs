@@ -93,7 +93,7 @@ fn highlight_style(kind: HighlightKind) -> Style {
 
 impl Widget for PaneView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        self.draw(area, buf, None);
+        self.draw(area, buf, None, None);
     }
 }
 
@@ -101,10 +101,29 @@ impl PaneView<'_> {
     /// Renders like the `Widget` impl, and also records the screen's OSC 8 hyperlinks in
     /// `links` (frame coordinates), which ratatui cells cannot hold.
     pub fn render_with_links(self, area: Rect, buf: &mut Buffer, links: &mut FrameLinks) {
-        self.draw(area, buf, Some(links));
+        self.draw(area, buf, Some(links), None);
     }
 
-    fn draw(self, area: Rect, buf: &mut Buffer, mut links: Option<&mut FrameLinks>) {
+    /// Draws only the screen rows whose entry in `redraw` is true (rows past its end are
+    /// drawn too), leaving the others' cells in `buf` as they are: a renderer that copied the
+    /// unchanged rows from its last frame draws just the changed ones.
+    pub fn render_rows(
+        self,
+        area: Rect,
+        buf: &mut Buffer,
+        links: Option<&mut FrameLinks>,
+        redraw: &[bool],
+    ) {
+        self.draw(area, buf, links, Some(redraw));
+    }
+
+    fn draw(
+        self,
+        area: Rect,
+        buf: &mut Buffer,
+        mut links: Option<&mut FrameLinks>,
+        redraw: Option<&[bool]>,
+    ) {
         // This runs for every cell of every pane on every frame, on the path of each keystroke's
         // echo: it reads a whole screen row and writes a whole buffer row slice at a time, and
         // writes a symbol only when the cell does not already show it.
@@ -116,6 +135,9 @@ impl PaneView<'_> {
         // Screen link index -> frame link handle, filled as links are met (0: unsafe, none).
         let mut handles: Vec<(u16, u16)> = Vec::new();
         for row in 0..rows {
+            if redraw.is_some_and(|r| r.get(usize::from(row)) == Some(&false)) {
+                continue;
+            }
             let Some(cells) = self.screen.row_cells(row) else {
                 break;
             };

@@ -226,6 +226,14 @@ impl Grid {
         }
     }
 
+    /// calyx: gives every changed screen row a fresh version (see
+    /// `Row::version`). Scrollback rows were stamped while on screen.
+    pub fn stamp_rows(&mut self) {
+        for row in &mut self.rows {
+            row.stamp();
+        }
+    }
+
     pub fn drawing_row(&self, row: u16) -> Option<&crate::row::Row> {
         self.rows.get(usize::from(row))
     }

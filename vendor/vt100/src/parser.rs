@@ -66,6 +66,7 @@ impl<CB: crate::Callbacks> Parser<CB> {
         // screen) cannot bring an old generation back.
         let generation = self.screen.screen.generation();
         self.parser.advance(&mut self.screen, bytes);
+        self.screen.screen.stamp_rows();
         self.screen.screen.set_generation(generation.wrapping_add(1));
     }
 
@@ -115,6 +116,7 @@ impl<CB: crate::Callbacks> Parser<CB> {
         cols: core::num::NonZeroU16,
     ) {
         self.screen.set_size_with_cb(rows, cols);
+        self.screen.screen.stamp_rows();
         let generation = self.screen.screen.generation();
         self.screen.screen.set_generation(generation.wrapping_add(1));
     }

@@ -1,10 +1,22 @@
 use crate::term::BufWrite as _;
 use alloc::{string::String, vec::Vec};
 
+/// calyx: source of row versions, shared by every screen so that a version
+/// is never reused (a renderer compares versions across the normal and the
+/// alternate grid, and across scrolls that move rows).
+static NEXT_VERSION: core::sync::atomic::AtomicU64 =
+    core::sync::atomic::AtomicU64::new(1);
+
 #[derive(Clone, Debug)]
 pub struct Row {
     cells: Vec<crate::Cell>,
     wrapped: bool,
+    /// calyx: 0 while the row may have changed since it was last stamped,
+    /// else a number no other row content ever had: two rows with the same
+    /// non-zero version hold the same cells. Every `&mut self` method clears
+    /// it first (a plain store on the hot path); [`Row::stamp`] gives a new
+    /// one after each batch of output.
+    version: u64,
 }
 
 impl Row {
@@ -12,6 +24,20 @@ impl Row {
         Self {
             cells: vec![crate::Cell::new(); usize::from(cols)],
             wrapped: false,
+            version: 0,
+        }
+    }
+
+    /// calyx: the row's version (0: changed since last stamped).
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// calyx: gives a changed row a fresh version.
+    pub fn stamp(&mut self) {
+        if self.version == 0 {
+            self.version = NEXT_VERSION
+                .fetch_add(1, core::sync::atomic::Ordering::Relaxed);
         }
     }
 
@@ -24,6 +50,7 @@ impl Row {
     }
 
     pub fn clear(&mut self, attrs: crate::attrs::Attrs) {
+        self.version = 0; // calyx: changed
         for cell in &mut self.cells {
             cell.clear(attrs);
         }
@@ -31,6 +58,7 @@ impl Row {
     }
 
     pub fn reset(&mut self) {
+        self.version = 0; // calyx: changed
         self.cells.fill(crate::Cell::new());
         self.wrapped = false;
     }
@@ -46,6 +74,7 @@ impl Row {
 
     /// calyx: mutable cells, for rewriting hyperlink indexes.
     pub fn cells_mut(&mut self) -> &mut [crate::Cell] {
+        self.version = 0; // calyx: changed
         &mut self.cells
     }
 
@@ -54,6 +83,7 @@ impl Row {
     }
 
     pub fn get_mut(&mut self, col: u16) -> Option<&mut crate::Cell> {
+        self.version = 0; // calyx: changed
         self.cells.get_mut(usize::from(col))
     }
 
@@ -61,6 +91,7 @@ impl Row {
     ///
     /// Cells at the end are dropped.
     pub fn insert(&mut self, i: u16, count: u16) {
+        self.version = 0; // calyx: changed
         let count = usize::from(count).min(self.cells.len() - usize::from(i));
         if count == 0 {
             // Always "truncate", even when `count` is 0. However, because we
@@ -92,6 +123,7 @@ impl Row {
     ///
     /// Empty cells are added to the end.
     pub fn remove(&mut self, range: core::ops::Range<u16>) {
+        self.version = 0; // calyx: changed
         self.wrapped = false;
         if range.start >= range.end {
             return;
@@ -110,6 +142,7 @@ impl Row {
     }
 
     pub fn erase(&mut self, i: u16, attrs: crate::attrs::Attrs) {
+        self.version = 0; // calyx: changed
         let wide = self.cells[usize::from(i)].is_wide();
         self.clear_wide(i);
         self.cells[usize::from(i)].clear(attrs);
@@ -123,11 +156,13 @@ impl Row {
     }
 
     pub fn truncate(&mut self, len: u16) {
+        self.version = 0; // calyx: changed
         self.cells.truncate(usize::from(len));
         self.set_truncated();
     }
 
     fn set_truncated(&mut self) {
+        self.version = 0; // calyx: changed
         self.wrapped = false;
         if let Some(last_cell) = self.cells.last_mut() {
             if last_cell.is_wide() {
@@ -137,6 +172,7 @@ impl Row {
     }
 
     fn grow_unchecked(&mut self, len: u16, cell: crate::Cell) {
+        self.version = 0; // calyx: changed
         debug_assert!(self.cells.len() < usize::from(len));
         self.cells.resize(len.into(), cell);
         self.wrapped = false;
@@ -144,12 +180,14 @@ impl Row {
 
     /// Like [`Self::resize`], but never decreases the size of the row.
     pub fn grow(&mut self, len: u16, cell: crate::Cell) {
+        self.version = 0; // calyx: changed
         if self.cells.len() < usize::from(len) {
             self.grow_unchecked(len, cell);
         }
     }
 
     pub fn resize(&mut self, len: u16, cell: crate::Cell) {
+        self.version = 0; // calyx: changed
         match usize::from(len).cmp(&self.cells.len()) {
             core::cmp::Ordering::Equal => {}
             core::cmp::Ordering::Less => {
@@ -163,6 +201,7 @@ impl Row {
 
     /// Trims trailing blank cells from the row.
     pub fn trim(&mut self) {
+        self.version = 0; // calyx: changed
         let excess = self
             .cells
             .iter()
@@ -174,6 +213,7 @@ impl Row {
     }
 
     pub fn wrap(&mut self, wrap: bool) {
+        self.version = 0; // calyx: changed
         self.wrapped = wrap;
     }
 
@@ -182,6 +222,7 @@ impl Row {
     }
 
     pub fn clear_wide(&mut self, col: u16) {
+        self.version = 0; // calyx: changed
         let col_idx = usize::from(col);
         let cell = &self.cells[col_idx];
         let other = if cell.is_wide() {

@@ -693,6 +693,21 @@ impl Screen {
             .map(crate::row::Row::cells_slice)
     }
 
+    /// calyx: the version of visible row `row`: while it is the same
+    /// non-zero number, the row holds the same cells, even if it moved (a
+    /// scroll) or the screen switched grids. 0 means "may have changed":
+    /// draw it. Versions are given after each `Parser::process`.
+    #[must_use]
+    pub fn row_version(&self, row: u16) -> u64 {
+        self.grid().visible_row(row).map_or(0, crate::row::Row::version)
+    }
+
+    /// calyx: stamps the changed rows of both grids (see `row_version`).
+    pub(crate) fn stamp_rows(&mut self) {
+        self.grid.stamp_rows();
+        self.alternate_grid.stamp_rows();
+    }
+
     /// calyx: a number that changes whenever the parser processed output or
     /// handed out the screen mutably: a renderer that drew this screen at a
     /// generation need not draw it again while the number stays the same.

@@ -1,0 +1,319 @@
+//! The usual frame: only pane contents changed since the client's last frame (output, a
+//! keystroke's echo). The shown frame is then updated in place: only the pane rows whose
+//! version changed are saved, drawn and compared, so echoing one character costs one row, not
+//! a whole frame composed and diffed cell by cell. A pane as wide as the terminal whose rows
+//! moved up (output scrolling) is scrolled on the client's terminal with a scroll region, as
+//! tmux does, so a new line costs one row too instead of the whole pane.
+
+use std::sync::MutexGuard;
+
+use calyx_pty::Terminal;
+use calyx_tui::PaneView;
+use ratatui::buffer::{Buffer, Cell};
+use ratatui::layout::Rect;
+
+use super::{pane_cursor, row_versions, rows_to_redraw, CursorSpot, PaneDrawn, PaneStamp};
+use crate::server::chrome::{Chrome, PaneSlot};
+use crate::server::state::{lock_terminal, try_lock_terminal, State};
+
+/// What updating in place did.
+pub(super) struct Update {
+    /// Scrolls to send before the rows: (first frame row, rows in the region, lines up).
+    pub scrolls: Vec<(u16, u16, u16)>,
+    /// Frame rows to send (whole), in order.
+    pub rows: Vec<u16>,
+    /// The panes as now drawn (a busy pane keeps its previous entry).
+    pub stamps: Vec<PaneDrawn>,
+    pub cursor: Option<CursorSpot>,
+    /// A pane was busy: its rows are last frame's, draw again soon.
+    pub incomplete: bool,
+}
+
+/// What to do with one pane, decided before the frame is touched.
+enum Plan<'a> {
+    /// Mid-parse: keep last frame's cells and stamp, draw again next frame.
+    Busy(PaneDrawn),
+    /// Nothing changed since the last frame; the cursor where the screen has it.
+    Same(PaneDrawn, Option<CursorSpot>),
+    /// Draw the rows marked in `redraw`, after scrolling the pane up by `shift` rows.
+    Draw {
+        term: MutexGuard<'a, Terminal>,
+        stamp: PaneStamp,
+        rows: Vec<u64>,
+        redraw: Vec<bool>,
+        shift: u16,
+    },
+}
+
+/// Updates `buf` (the frame the client shows, drawn with this same `chrome`) to the panes'
+/// current contents. None, with `buf` untouched, when the frame has to be composed whole: an
+/// overlay or copy mode, a pane not drawn live last time, or hyperlinks in a changed row.
+pub(super) fn update(
+    state: &State,
+    chrome: &Chrome,
+    buf: &mut Buffer,
+    previous: &[PaneDrawn],
+) -> Option<Update> {
+    if chrome.overlaid() || chrome.panes.iter().any(|s| s.copy) {
+        return None;
+    }
+    let hyperlinks = state.config.hyperlinks;
+    let plans = chrome
+        .panes
+        .iter()
+        .map(|slot| plan(state, slot, previous, hyperlinks, buf.area))
+        .collect::<Option<Vec<_>>>()?;
+    let mut update = Update {
+        scrolls: Vec::new(),
+        rows: Vec::new(),
+        stamps: Vec::with_capacity(plans.len()),
+        cursor: None,
+        incomplete: false,
+    };
+    // Pane spans as the client's terminal shows them before they are drawn again.
+    let mut before: Vec<(u16, usize, Vec<Cell>)> = Vec::new();
+    for (slot, plan) in chrome.panes.iter().zip(plans) {
+        let (term, stamp, rows, redraw, shift) = match plan {
+            Plan::Busy(drawn) => {
+                update.stamps.push(drawn);
+                update.incomplete = true;
+                continue;
+            }
+            Plan::Same(drawn, cursor) => {
+                update.stamps.push(drawn);
+                if slot.focused && chrome.pane_cursor {
+                    update.cursor = cursor;
+                }
+                continue;
+            }
+            Plan::Draw {
+                term,
+                stamp,
+                rows,
+                redraw,
+                shift,
+            } => (term, stamp, rows, redraw, shift),
+        };
+        let screen = term.screen();
+        if shift > 0 {
+            let forced = scroll(buf, slot.inner, shift);
+            update.rows.extend(forced);
+            update
+                .scrolls
+                .push((slot.inner.y, slot.inner.height, shift));
+        }
+        for (r, _) in redraw.iter().enumerate().filter(|(_, d)| **d) {
+            let y = slot.inner.y + r as u16;
+            let Some(span) = span(buf.area, slot.inner, y) else {
+                continue;
+            };
+            if let Some(cells) = buf.content.get_mut(span.clone()) {
+                before.push((y, span.start, cells.to_vec()));
+                cells.iter_mut().for_each(Cell::reset);
+            }
+        }
+        PaneView {
+            screen,
+            highlights: &[],
+        }
+        .render_rows(slot.inner, buf, None, &redraw);
+        if slot.focused && chrome.pane_cursor {
+            update.cursor = pane_cursor(screen, slot.inner);
+        }
+        update.stamps.push(PaneDrawn { stamp, rows });
+    }
+    update.rows.extend(
+        before
+            .iter()
+            .filter(|(_, start, cells)| {
+                buf.content.get(*start..*start + cells.len()) != Some(cells)
+            })
+            .map(|(y, _, _)| *y),
+    );
+    update.rows.sort_unstable();
+    update.rows.dedup();
+    if let Some((x, y)) = chrome.prompt_cursor {
+        update.cursor = Some(CursorSpot { x, y, style: 0 });
+    }
+    Some(update)
+}
+
+/// Decides what to do with a pane; None when the frame must be composed whole.
+fn plan<'a>(
+    state: &'a State,
+    slot: &PaneSlot,
+    previous: &[PaneDrawn],
+    hyperlinks: bool,
+    frame: Rect,
+) -> Option<Plan<'a>> {
+    let pane = state.panes.get(&slot.id)?;
+    let same_place = |d: &&PaneDrawn| {
+        d.stamp.pane == slot.id && d.stamp.inner == slot.inner && d.stamp.hyperlinks == hyperlinks
+    };
+    let term = if slot.focused {
+        Some(lock_terminal(&pane.terminal))
+    } else {
+        try_lock_terminal(&pane.terminal)
+    };
+    let Some(term) = term else {
+        return Some(Plan::Busy(previous.iter().find(same_place)?.clone()));
+    };
+    let screen = term.screen();
+    let stamp = PaneStamp::of(slot, screen, hyperlinks);
+    let drawn = previous
+        .iter()
+        .filter(same_place)
+        .find(|d| d.stamp.screen == stamp.screen)?;
+    if drawn.stamp == stamp {
+        return Some(Plan::Same(drawn.clone(), pane_cursor(screen, slot.inner)));
+    }
+    let rows = row_versions(screen, slot.inner);
+    // The client's terminal can scroll a region of whole lines only: the pane must span it.
+    let whole_width = slot.rect.x == frame.x && slot.rect.right() == frame.right();
+    let shift = if whole_width && screen.size().0.get() == slot.inner.height {
+        upward_shift(&rows, &drawn.rows)
+    } else {
+        0
+    };
+    let then: Vec<u64> = drawn
+        .rows
+        .iter()
+        .skip(usize::from(shift))
+        .copied()
+        .collect();
+    let redraw = rows_to_redraw(&rows, &then);
+    let screen_rows = usize::from(screen.size().0.get());
+    // Links need the frame's link table: compose the whole frame for them.
+    if hyperlinks
+        && redraw
+            .iter()
+            .enumerate()
+            .filter(|(r, d)| **d && *r < screen_rows)
+            .any(|(r, _)| {
+                screen
+                    .row_cells(r as u16)
+                    .is_some_and(|cells| cells.iter().any(|c| c.link() != 0))
+            })
+    {
+        return None;
+    }
+    Some(Plan::Draw {
+        term,
+        stamp,
+        rows,
+        redraw,
+        shift,
+    })
+}
+
+/// How many rows the screen moved up since it was drawn (0: it did not, or not clearly): the
+/// top row now was row `k` then, and at least half of the rows below it follow.
+fn upward_shift(now: &[u64], then: &[u64]) -> u16 {
+    let Some(&first) = now.first().filter(|v| **v != 0) else {
+        return 0;
+    };
+    let Some(k) = then.iter().position(|v| *v == first).filter(|k| *k > 0) else {
+        return 0;
+    };
+    let kept = now.len() - k;
+    let following = (0..kept)
+        .filter(|&i| now[i] != 0 && then.get(i + k) == Some(&now[i]))
+        .count();
+    if following * 2 >= kept {
+        u16::try_from(k).unwrap_or(0)
+    } else {
+        0
+    }
+}
+
+/// The cells of frame row `y` that `inner` covers, as a range of `buf.content`.
+fn span(frame: Rect, inner: Rect, y: u16) -> Option<std::ops::Range<usize>> {
+    if y < frame.y || y >= frame.bottom() || inner.x < frame.x {
+        return None;
+    }
+    let start =
+        usize::from(y - frame.y) * usize::from(frame.width) + usize::from(inner.x - frame.x);
+    Some(start..start + usize::from(inner.width))
+}
+
+/// Mirrors, in `buf`, the client's terminal scrolling the lines of `inner` up by `shift`: the
+/// pane's cells move up and its bottom rows go blank. The cells beside the pane (its border)
+/// stay as the frame wants them; the rows where the terminal's moved copy differs from them
+/// are returned, to be sent whole.
+fn scroll(buf: &mut Buffer, inner: Rect, shift: u16) -> Vec<u16> {
+    let frame = buf.area;
+    let width = usize::from(frame.width);
+    let row_range = |y: u16| {
+        let start = usize::from(y - frame.y) * width;
+        start..start + width
+    };
+    let outside = |buf: &Buffer, y: u16| -> Vec<Cell> {
+        let row = &buf.content[row_range(y)];
+        let left = usize::from(inner.x - frame.x);
+        let right = left + usize::from(inner.width);
+        row[..left].iter().chain(&row[right..]).cloned().collect()
+    };
+    let (top, bottom) = (inner.y, inner.bottom());
+    let mut forced = Vec::new();
+    for y in top..bottom {
+        let moved = y + shift;
+        let differs = if moved < bottom {
+            outside(buf, y) != outside(buf, moved)
+        } else {
+            outside(buf, y).iter().any(|c| *c != Cell::EMPTY)
+        };
+        if differs {
+            forced.push(y);
+        }
+    }
+    for y in top..bottom.saturating_sub(shift) {
+        let (Some(a), Some(b)) = (span(frame, inner, y), span(frame, inner, y + shift)) else {
+            continue;
+        };
+        let (head, tail) = buf.content.split_at_mut(b.start);
+        if let (Some(a), Some(b)) = (head.get_mut(a), tail.get_mut(..b.len())) {
+            a.swap_with_slice(b);
+        }
+    }
+    for y in bottom.saturating_sub(shift)..bottom {
+        if let Some(cells) = span(frame, inner, y).and_then(|s| buf.content.get_mut(s)) {
+            cells.iter_mut().for_each(Cell::reset);
+        }
+    }
+    forced
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scroll_is_found_when_most_rows_moved_up_together() {
+        assert_eq!(upward_shift(&[2, 3, 4, 9], &[1, 2, 3, 4]), 1);
+        assert_eq!(upward_shift(&[3, 4, 8, 9], &[1, 2, 3, 4]), 2);
+        // A new screen, an unchanged one, or one that changed at the top: no scroll.
+        assert_eq!(upward_shift(&[7, 8, 9, 10], &[1, 2, 3, 4]), 0);
+        assert_eq!(upward_shift(&[1, 2, 3, 4], &[1, 2, 3, 4]), 0);
+        assert_eq!(upward_shift(&[0, 2, 3, 4], &[1, 2, 3, 4]), 0);
+        // The top row came from far below, and the rest did not follow.
+        assert_eq!(upward_shift(&[4, 8, 9, 10, 11, 12], &[1, 2, 3, 4, 5, 6]), 0);
+    }
+
+    #[test]
+    fn scrolling_moves_the_pane_cells_and_blanks_its_bottom_rows() {
+        let area = Rect::new(0, 0, 4, 4);
+        let mut buf = Buffer::empty(area);
+        for y in 0..4 {
+            buf[(0, y)].set_symbol("|");
+            buf[(3, y)].set_symbol("|");
+            buf[(1, y)].set_symbol(&y.to_string());
+        }
+        let inner = Rect::new(1, 0, 2, 4);
+        let forced = scroll(&mut buf, inner, 1);
+        let col: Vec<&str> = (0..4).map(|y| buf[(1, y)].symbol()).collect();
+        assert_eq!(col, ["1", "2", "3", " "]);
+        // The borders are the same on every row but the blank one the terminal leaves.
+        assert_eq!(forced, [3]);
+        assert_eq!(buf[(0, 3)].symbol(), "|");
+    }
+}
