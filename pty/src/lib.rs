@@ -7,6 +7,7 @@ pub mod commands;
 pub mod history;
 mod osc_cap;
 pub mod plain;
+mod pty_fd;
 pub mod redact;
 pub mod shell_marks;
 pub mod spawn;

@@ -3,15 +3,19 @@
 //!
 //! The reader parses on its own thread (not the server's owner loop) so a flooding pane uses the
 //! second core and never delays keystrokes to another pane; the owner only hears "pane changed".
+//! A keystroke is written by the owner itself when nothing is queued before it (the PTY is
+//! non-blocking, see `pty_fd`); larger or blocked input goes through the writer thread.
 
+use std::fs::File;
 use std::io::{Read, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use portable_pty::{native_pty_system, CommandBuilder, MasterPty, PtySize};
 
+use crate::pty_fd;
 use crate::terminal::Terminal;
 
 /// What a pane needs to start.
@@ -48,7 +52,9 @@ pub enum SpawnError {
 /// A running pane process: resize it, write to it, kill it.
 pub struct PaneProcess {
     master: Box<dyn MasterPty + Send>,
-    input: std_mpsc::Sender<Vec<u8>>,
+    input: InputQueue,
+    /// The master, non-blocking, for writing keystrokes without the writer thread.
+    direct: File,
     pid: Option<u32>,
     /// Set by the reader thread once the child is reaped, so a delayed SIGKILL never hits a
     /// recycled pid.
@@ -68,6 +74,31 @@ impl std::fmt::Debug for PaneProcess {
 
 /// Reads are done in chunks of this size (one `blocking` read, one parse, one notification).
 const READ_CHUNK: usize = 64 * 1024;
+
+/// Input up to this size (keys, escape sequences, short pastes) is written by the caller
+/// directly when nothing waits in the queue.
+const DIRECT_WRITE_MAX: usize = 256;
+
+/// Input for the writer thread, with a count of chunks not yet written so a direct write never
+/// overtakes queued input.
+#[derive(Clone)]
+struct InputQueue {
+    tx: std_mpsc::Sender<Vec<u8>>,
+    pending: Arc<AtomicUsize>,
+}
+
+impl InputQueue {
+    fn send(&self, bytes: Vec<u8>) {
+        self.pending.fetch_add(1, Ordering::AcqRel);
+        if self.tx.send(bytes).is_err() {
+            self.pending.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.pending.load(Ordering::Acquire) == 0
+    }
+}
 
 /// Starts `options.command` in a new PTY whose output is parsed into `terminal`.
 pub fn spawn(
@@ -134,25 +165,35 @@ pub fn spawn(
     let background = Arc::new(AtomicBool::new(false));
     let background_for_reader = background.clone();
 
-    let reader = pty
+    let start_error = |e: std::io::Error| SpawnError::Start {
+        command: command_text.clone(),
+        reason: e.to_string(),
+    };
+    let master_fd = pty
         .master
-        .try_clone_reader()
-        .map_err(|e| SpawnError::Start {
-            command: command_text.clone(),
-            reason: e.to_string(),
-        })?;
+        .as_raw_fd()
+        .ok_or_else(|| SpawnError::OpenPty("the pty master has no descriptor".into()))?;
+    pty_fd::set_nonblocking(master_fd).map_err(start_error)?;
+    let reader = pty_fd::duplicate(master_fd).map_err(start_error)?;
+    let direct = pty_fd::duplicate(master_fd).map_err(start_error)?;
+    let writer_ready = pty_fd::duplicate(master_fd).map_err(start_error)?;
     let writer = pty.master.take_writer().map_err(|e| SpawnError::Start {
-        command: command_text,
+        command: command_text.clone(),
         reason: e.to_string(),
     })?;
 
     let (input_tx, input_rx) = std_mpsc::channel::<Vec<u8>>();
+    let input = InputQueue {
+        tx: input_tx,
+        pending: Arc::new(AtomicUsize::new(0)),
+    };
+    let written = input.pending.clone();
     std::thread::Builder::new()
         .name("calyx-pane-writer".into())
-        .spawn(move || write_loop(writer, input_rx))
+        .spawn(move || write_loop(writer, &writer_ready, &input_rx, &written))
         .map_err(|e| SpawnError::OpenPty(e.to_string()))?;
 
-    let replies_tx = input_tx.clone();
+    let replies_tx = input.clone();
     std::thread::Builder::new()
         .name("calyx-pane-reader".into())
         .spawn(move || {
@@ -171,7 +212,8 @@ pub fn spawn(
 
     Ok(PaneProcess {
         master: pty.master,
-        input: input_tx,
+        input,
+        direct,
         pid,
         reaped,
         background,
@@ -180,9 +222,9 @@ pub fn spawn(
 
 fn read_loop(
     background: &AtomicBool,
-    mut reader: Box<dyn Read + Send>,
+    mut reader: File,
     terminal: &Mutex<Terminal>,
-    replies: &std_mpsc::Sender<Vec<u8>>,
+    replies: &InputQueue,
     events: &dyn PaneEvents,
 ) {
     let mut niced = false;
@@ -197,6 +239,12 @@ fn read_loop(
             Ok(0) => return,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if pty_fd::wait(&reader, libc::POLLIN) {
+                    continue;
+                }
+                return;
+            }
             Err(_) => return,
         };
         let answers = {
@@ -205,7 +253,7 @@ fn read_loop(
             term.take_replies()
         };
         if !answers.is_empty() {
-            let _ = replies.send(answers);
+            replies.send(answers);
         }
         events.output();
     }
@@ -226,24 +274,52 @@ fn set_thread_priority(nice: i32) {
     }
 }
 
-fn write_loop(mut writer: Box<dyn Write + Send>, input: std_mpsc::Receiver<Vec<u8>>) {
+/// Writes queued input in order, waiting for room when the program is slow to read it.
+/// `writer` is portable-pty's (it sends EOF when dropped, as the pane closes); `ready` is a
+/// duplicate of the same descriptor to wait on.
+fn write_loop(
+    mut writer: Box<dyn Write + Send>,
+    ready: &File,
+    input: &std_mpsc::Receiver<Vec<u8>>,
+    pending: &AtomicUsize,
+) {
     while let Ok(bytes) = input.recv() {
-        if writer
-            .write_all(&bytes)
-            .and_then(|()| writer.flush())
-            .is_err()
-        {
-            return;
+        let mut rest: &[u8] = &bytes;
+        while !rest.is_empty() {
+            match writer.write(rest) {
+                Ok(0) => return,
+                Ok(n) => rest = &rest[n..],
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if !pty_fd::wait(ready, libc::POLLOUT) {
+                        return;
+                    }
+                }
+                Err(_) => return,
+            }
         }
+        pending.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
 impl PaneProcess {
     /// Queues bytes for the program's input (never blocks the caller).
     pub fn write(&self, bytes: Vec<u8>) {
-        if !bytes.is_empty() {
-            let _ = self.input.send(bytes);
+        if bytes.is_empty() {
+            return;
         }
+        // A keystroke goes straight to the PTY when nothing is queued before it: one thread
+        // hop less on its way to the echo. The descriptor is non-blocking, so a program that
+        // stopped reading never blocks the caller; what does not fit is queued.
+        if bytes.len() <= DIRECT_WRITE_MAX && self.input.is_empty() {
+            // Would block (no room) or failed: the writer thread takes it all, and reports.
+            let written = (&self.direct).write(&bytes).unwrap_or(0);
+            if written < bytes.len() {
+                self.input.send(bytes[written..].to_vec());
+            }
+            return;
+        }
+        self.input.send(bytes);
     }
 
     /// Tells the program its new size (SIGWINCH).
