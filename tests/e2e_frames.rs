@@ -61,7 +61,12 @@ fn partial_frames_keep_the_terminal_equal_to_the_pane() {
     // Many lines in one burst and one by one: the pane scrolls by several rows, and by one.
     c.send("seq 1 60 | sed 's/^/burst-/'\r");
     wait_in_sync(&env, &c, &first, "burst-60", size);
-    c.send("for i in 1 2 3 4 5 6; do echo step-$i; sleep 0.05; done; echo steps-$((2*3))\r");
+    // One program prints them (a shell loop would start `sleep` each time, and the window's
+    // name follows the foreground program: the status line would change between frames).
+    c.send(
+        "python3 -c 'import time\n[(print(\"step-%d\" % i, flush=True), time.sleep(0.05)) \
+         for i in range(1, 7)]\nprint(\"steps-%d\" % 6)'\r",
+    );
     wait_in_sync(&env, &c, &first, "steps-6", size);
     // Those lines scrolled the terminal's region instead of sending every row again.
     let raw = String::from_utf8_lossy(&c.raw()).to_string();
