@@ -150,6 +150,8 @@ impl Screen {
         self.grid.set_size(crate::grid::Size { rows, cols }, |_| {});
         self.alternate_grid
             .set_size(crate::grid::Size { rows, cols }, |_| {});
+        // calyx: resized rows get fresh versions (see `row_version`).
+        self.stamp_rows();
     }
 
     /// Returns the current size of the terminal.
