@@ -1,5 +1,8 @@
 //! Composes each client's frame from the session's panes, borders, status line and overlays,
-//! and sends only the cells that changed since the client's last frame.
+//! and sends only the rows that changed since the client's last frame. Most frames only update
+//! pane rows in place (`in_place`); the others are composed whole here.
+
+mod in_place;
 
 use calyx_tui::{FrameLinks, HelpView, PaneView};
 use ratatui::buffer::Buffer;
@@ -7,9 +10,6 @@ use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
 
 use crate::layout::PaneId;
-
-mod in_place;
-
 use crate::server::approvals_glue::PanelData;
 use crate::server::chrome::{Chrome, PaneSlot};
 use crate::server::sidebar::AgentsView;
@@ -323,82 +323,89 @@ pub fn render_client(
     client: ClientId,
 ) -> Option<Rendered> {
     let chrome = Chrome::gather(state, agents, client, panel.is_some())?;
-    let (previous, previous_links, previous_panes, previous_chrome, scratch) = {
-        let c = state.clients.get_mut(&client)?;
-        (
-            c.shown.take(),
-            std::mem::take(&mut c.shown_links),
-            std::mem::take(&mut c.shown_panes),
-            c.shown_chrome.take(),
-            c.spare.take(),
-        )
-    };
-    // Only pane contents changed (the usual frame: output, an echo): update the shown frame in
-    // place, drawing and comparing just the pane rows whose version changed.
-    if let Some(mut shown) = previous {
-        let same_chrome = previous_chrome.as_ref() == Some(&chrome);
-        if same_chrome && shown.area == chrome.area && previous_links.is_empty() {
-            if let Some(update) = in_place::update(state, &chrome, &mut shown, &previous_panes) {
-                let c = state.clients.get_mut(&client)?;
-                let mut out: Vec<u8> = Vec::with_capacity(4 * 1024);
-                out.extend_from_slice(b"\x1b[?2026h");
-                for (top, height, lines) in &update.scrolls {
-                    // Blank lines come in with the default colors; DECSTBM is 1-based.
-                    out.extend_from_slice(
-                        format!(
-                            "\x1b[0m\x1b[{};{}r\x1b[{lines}S\x1b[r",
-                            top + 1,
-                            top + height
-                        )
-                        .as_bytes(),
-                    );
-                }
-                crate::server::emit::write_rows(&mut out, &shown, &update.rows, None);
-                finish_frame(&mut out, c, update.cursor);
-                c.shown = Some(shown);
-                c.spare = scratch;
-                c.shown_links = previous_links;
-                c.shown_panes = update.stamps;
-                c.shown_chrome = Some(chrome);
-                c.dirty = update.incomplete;
-                return Some(Rendered { bytes: out });
-            }
+    let mut shown = Shown::take(state.clients.get_mut(&client)?);
+    if let Some(rendered) = render_in_place(state, &chrome, client, &mut shown) {
+        return Some(rendered);
+    }
+    render_whole(state, chrome, client, shown, panel)
+}
+
+/// What a client's terminal shows, taken out of the client while its next frame is made.
+struct Shown {
+    buf: Option<Buffer>,
+    links: FrameLinks,
+    panes: Vec<PaneDrawn>,
+    chrome: Option<Chrome>,
+    /// The frame before, to draw the next whole frame into.
+    spare: Option<Buffer>,
+}
+
+impl Shown {
+    fn take(c: &mut crate::server::state::Client) -> Self {
+        Shown {
+            buf: c.shown.take(),
+            links: std::mem::take(&mut c.shown_links),
+            panes: std::mem::take(&mut c.shown_panes),
+            chrome: c.shown_chrome.take(),
+            spare: c.spare.take(),
         }
-        return render_whole(
-            state,
-            chrome,
-            client,
-            Some(shown),
-            previous_links,
-            previous_panes,
-            scratch,
-            panel,
+    }
+}
+
+/// The usual frame, where only pane contents changed (output, an echo): updates the shown
+/// frame in place, drawing and comparing just the pane rows whose version changed. None, with
+/// `shown` untouched, when the frame must be composed whole.
+fn render_in_place(
+    state: &mut State,
+    chrome: &Chrome,
+    client: ClientId,
+    shown: &mut Shown,
+) -> Option<Rendered> {
+    let buf = shown.buf.as_mut()?;
+    if shown.chrome.as_ref() != Some(chrome) || buf.area != chrome.area || !shown.links.is_empty() {
+        return None;
+    }
+    let update = in_place::update(state, chrome, buf, &shown.panes)?;
+    let mut out: Vec<u8> = Vec::with_capacity(4 * 1024);
+    out.extend_from_slice(b"\x1b[?2026h");
+    for (top, height, lines) in &update.scrolls {
+        // Blank lines come in with the default colors; DECSTBM is 1-based.
+        out.extend_from_slice(
+            format!(
+                "\x1b[0m\x1b[{};{}r\x1b[{lines}S\x1b[r",
+                top + 1,
+                top + height
+            )
+            .as_bytes(),
         );
     }
-    render_whole(
-        state,
-        chrome,
-        client,
-        None,
-        previous_links,
-        previous_panes,
-        scratch,
-        panel,
-    )
+    crate::server::emit::write_rows(&mut out, buf, &update.rows, None);
+    let c = state.clients.get_mut(&client)?;
+    finish_frame(&mut out, c, update.cursor);
+    c.shown = shown.buf.take();
+    c.spare = shown.spare.take();
+    c.shown_links = std::mem::take(&mut shown.links);
+    c.shown_panes = update.stamps;
+    c.shown_chrome = Some(chrome.clone());
+    c.dirty = update.incomplete;
+    Some(Rendered { bytes: out })
 }
 
 /// Composes the whole frame and sends the rows that differ from the shown one.
-#[allow(clippy::too_many_arguments)]
 fn render_whole(
     state: &mut State,
     chrome: Chrome,
     client: ClientId,
-    previous: Option<Buffer>,
-    previous_links: FrameLinks,
-    previous_panes: Vec<PaneDrawn>,
-    scratch: Option<Buffer>,
+    shown: Shown,
     panel: Option<&PanelData>,
 ) -> Option<Rendered> {
+    let Shown {
+        buf: previous,
+        links: previous_links,
+        panes: previous_panes,
+        spare: scratch,
+        ..
+    } = shown;
     let Composed {
         buf,
         links,
