@@ -62,10 +62,11 @@ fn partial_frames_keep_the_terminal_equal_to_the_pane() {
     c.send("seq 1 60 | sed 's/^/burst-/'\r");
     wait_in_sync(&env, &c, &first, "burst-60", size);
     // One program prints them (a shell loop would start `sleep` each time, and the window's
-    // name follows the foreground program: the status line would change between frames).
+    // name follows the foreground program: the status line would change between frames), after
+    // a pause so its own start (the name changing to python3) is drawn in an earlier frame.
     c.send(
-        "python3 -c 'import time\n[(print(\"step-%d\" % i, flush=True), time.sleep(0.05)) \
-         for i in range(1, 7)]\nprint(\"steps-%d\" % 6)'\r",
+        "python3 -c 'import time\ntime.sleep(0.3)\n[(print(\"step-%d\" % i, flush=True), \
+         time.sleep(0.05)) for i in range(1, 7)]\nprint(\"steps-%d\" % 6)'\r",
     );
     wait_in_sync(&env, &c, &first, "steps-6", size);
     // Those lines scrolled the terminal's region instead of sending every row again.
