@@ -171,14 +171,7 @@ mod tests {
         let deny = Decision::Deny {
             message: Some("wrong branch".into()),
         };
-        for schema in [
-            Schema::Codex,
-            Schema::CopilotFlat,
-            Schema::DecisionFlat,
-            Schema::OpenCode,
-            Schema::GeminiDenyOnly,
-            Schema::HermesBlockOnly,
-        ] {
+        for schema in Schema::ALL.into_iter().filter(|s| *s != Schema::Claude) {
             assert_eq!(body(schema, &stop), body(schema, &deny), "{schema:?}");
         }
     }

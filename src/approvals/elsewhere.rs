@@ -57,6 +57,16 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A held Claude Code Bash request (of a subagent when `agent_id` is given).
+    fn claude_bash<'a>(input: &'a Value, agent_id: Option<&'a str>) -> HookRequest<'a> {
+        HookRequest {
+            kind: AgentKind::ClaudeCode,
+            tool: "Bash",
+            input,
+            agent_id,
+        }
+    }
+
     fn post(tool: &str, input: Value) -> NormalizedEvent {
         let mut e = NormalizedEvent::new(EventKind::PostToolUse, "PostToolUse");
         e.tool_name = Some(tool.into());
@@ -68,12 +78,7 @@ mod tests {
     fn the_same_call_finishing_or_the_turn_ending_answers_it() {
         let input = json!({"command": "echo hi > marker.txt", "description": "Write marker file"});
         let claude = AgentKind::ClaudeCode;
-        let request = HookRequest {
-            kind: claude,
-            tool: "Bash",
-            input: &input,
-            agent_id: None,
-        };
+        let request = claude_bash(&input, None);
         let yes = |e: &NormalizedEvent| answered_elsewhere(request, claude, e);
         assert!(yes(&post("Bash", input.clone())));
         assert!(yes(&NormalizedEvent::new(EventKind::Stop, "Stop")));
@@ -87,12 +92,7 @@ mod tests {
     fn other_calls_subagents_and_other_clis_do_not() {
         let input = json!({"command": "rm -rf build"});
         let claude = AgentKind::ClaudeCode;
-        let request = HookRequest {
-            kind: claude,
-            tool: "Bash",
-            input: &input,
-            agent_id: None,
-        };
+        let request = claude_bash(&input, None);
         let no = |e: &NormalizedEvent| !answered_elsewhere(request, claude, e);
         // A parallel call of the same tool with another command finished.
         assert!(no(&post("Bash", json!({"command": "ls"}))));
@@ -127,12 +127,7 @@ mod tests {
         // the subagent's permission request is still held.
         let input = json!({"command": "echo hi > marker.txt"});
         let claude = AgentKind::ClaudeCode;
-        let request = HookRequest {
-            kind: claude,
-            tool: "Bash",
-            input: &input,
-            agent_id: Some("a1"),
-        };
+        let request = claude_bash(&input, Some("a1"));
         let main = |k: EventKind| NormalizedEvent::new(k, "main");
         assert!(!answered_elsewhere(request, claude, &main(EventKind::Stop)));
         assert!(!answered_elsewhere(

@@ -40,6 +40,19 @@ pub enum Schema {
     HermesBlockOnly,
 }
 
+impl Schema {
+    /// Every schema, for checks that must hold for each CLI's answers.
+    pub const ALL: [Schema; 7] = [
+        Schema::Claude,
+        Schema::Codex,
+        Schema::CopilotFlat,
+        Schema::DecisionFlat,
+        Schema::OpenCode,
+        Schema::GeminiDenyOnly,
+        Schema::HermesBlockOnly,
+    ];
+}
+
 /// Hermes kills a hook after at most 300 s (`MAX_TIMEOUT_SECONDS` in hermes 0.19.0), and a
 /// killed gate lets the tool run: calyx must answer first.
 pub const HERMES_EXPIRY: Duration = Duration::from_secs(280);

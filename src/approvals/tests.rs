@@ -241,15 +241,7 @@ fn no_interleaving_answers_allow_without_a_human_allow() {
             .flat_map(|o| ops.iter().map(move |op| [o.clone(), vec![*op]].concat()))
             .collect();
     }
-    let schemas = [
-        Schema::Claude,
-        Schema::Codex,
-        Schema::CopilotFlat,
-        Schema::DecisionFlat,
-        Schema::OpenCode,
-        Schema::GeminiDenyOnly,
-        Schema::HermesBlockOnly,
-    ];
+    let schemas = Schema::ALL;
     for (order, schema) in orders
         .iter()
         .flat_map(|o| schemas.iter().map(move |s| (o.clone(), *s)))

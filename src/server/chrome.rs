@@ -120,18 +120,12 @@ impl Chrome {
             .filter_map(|(index, (id, rect))| {
                 let pane = state.panes.get(id)?;
                 let focused = *id == active;
-                // A non-focused pane that is mid-parse is not waited for (see `Pane::try_term`):
-                // its border shows the command until the title can be read.
-                let title = if focused {
-                    super::state::lock_terminal(&pane.terminal)
-                        .title()
-                        .map(str::to_string)
-                } else {
-                    super::state::try_lock_terminal(&pane.terminal)
-                        .and_then(|t| t.title().map(str::to_string))
-                }
-                .filter(|t| !t.trim().is_empty())
-                .unwrap_or_else(|| pane.command_label());
+                // A non-focused pane that is mid-parse is not waited for: its border shows the
+                // command until the title can be read.
+                let title = super::state::lock_for_frame(&pane.terminal, focused)
+                    .and_then(|t| t.title().map(str::to_string))
+                    .filter(|t| !t.trim().is_empty())
+                    .unwrap_or_else(|| pane.command_label());
                 let exited = pane.exited.map(|s| match s {
                     Some(code) => format!("[exited {code}]"),
                     None => "[exited]".to_string(),

@@ -105,6 +105,20 @@ pub fn lock_terminal(terminal: &Mutex<Terminal>) -> std::sync::MutexGuard<'_, Te
     terminal.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// Locks a pane terminal to draw it: the focused pane's reader runs at normal priority, so
+/// waiting for it is short; any other pane that is mid-parse is skipped (None) and keeps last
+/// frame's cells, so a busy background pane never stalls a frame (see `Pane::try_term`).
+pub fn lock_for_frame(
+    terminal: &Mutex<Terminal>,
+    focused: bool,
+) -> Option<std::sync::MutexGuard<'_, Terminal>> {
+    if focused {
+        Some(lock_terminal(terminal))
+    } else {
+        try_lock_terminal(terminal)
+    }
+}
+
 /// Locks a pane terminal unless its reader holds it right now.
 pub fn try_lock_terminal(
     terminal: &Mutex<Terminal>,

@@ -12,9 +12,11 @@ use calyx_tui::PaneView;
 use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
 
-use super::{pane_cursor, row_versions, rows_to_redraw, CursorSpot, PaneDrawn, PaneStamp};
+use super::{
+    drawn_in, pane_cursor, row_versions, rows_to_redraw, CursorSpot, PaneDrawn, PaneStamp,
+};
 use crate::server::chrome::{Chrome, PaneSlot};
-use crate::server::state::{lock_terminal, try_lock_terminal, State};
+use crate::server::state::{lock_for_frame, State};
 
 /// What updating in place did.
 pub(super) struct Update {
@@ -147,23 +149,14 @@ fn plan<'a>(
     frame: Rect,
 ) -> Option<Plan<'a>> {
     let pane = state.panes.get(&slot.id)?;
-    let same_place = |d: &&PaneDrawn| {
-        d.stamp.pane == slot.id && d.stamp.inner == slot.inner && d.stamp.hyperlinks == hyperlinks
-    };
-    let term = if slot.focused {
-        Some(lock_terminal(&pane.terminal))
-    } else {
-        try_lock_terminal(&pane.terminal)
-    };
-    let Some(term) = term else {
-        return Some(Plan::Busy(previous.iter().find(same_place)?.clone()));
+    let Some(term) = lock_for_frame(&pane.terminal, slot.focused) else {
+        return Some(Plan::Busy(
+            drawn_in(previous, slot, hyperlinks).next()?.clone(),
+        ));
     };
     let screen = term.screen();
     let stamp = PaneStamp::of(slot, screen, hyperlinks);
-    let drawn = previous
-        .iter()
-        .filter(same_place)
-        .find(|d| d.stamp.screen == stamp.screen)?;
+    let drawn = drawn_in(previous, slot, hyperlinks).find(|d| d.stamp.screen == stamp.screen)?;
     if drawn.stamp == stamp {
         return Some(Plan::Same(drawn.clone(), pane_cursor(screen, slot.inner)));
     }
@@ -247,20 +240,21 @@ fn scroll(buf: &mut Buffer, inner: Rect, shift: u16) -> Vec<u16> {
         let start = usize::from(y - frame.y) * width;
         start..start + width
     };
-    let outside = |buf: &Buffer, y: u16| -> Vec<Cell> {
+    let left = usize::from(inner.x - frame.x);
+    let right = left + usize::from(inner.width);
+    // The cells of row `y` beside the pane (its border), without copying them.
+    let outside = |y: u16| {
         let row = &buf.content[row_range(y)];
-        let left = usize::from(inner.x - frame.x);
-        let right = left + usize::from(inner.width);
-        row[..left].iter().chain(&row[right..]).cloned().collect()
+        row[..left].iter().chain(&row[right..])
     };
     let (top, bottom) = (inner.y, inner.bottom());
     let mut forced = Vec::new();
     for y in top..bottom {
         let moved = y + shift;
         let differs = if moved < bottom {
-            outside(buf, y) != outside(buf, moved)
+            !outside(y).eq(outside(moved))
         } else {
-            outside(buf, y).iter().any(|c| *c != Cell::EMPTY)
+            outside(y).any(|c| *c != Cell::EMPTY)
         };
         if differs {
             forced.push(y);

@@ -92,15 +92,8 @@ fn compose(
             }
             continue;
         }
-        // The focused pane's reader runs at normal priority: waiting for it is short. Any other
-        // pane that is mid-parse keeps last frame's cells (see `Pane::try_term`).
         let terminal = pane.terminal.clone();
-        let term = if slot.focused {
-            Some(crate::server::state::lock_terminal(&terminal))
-        } else {
-            crate::server::state::try_lock_terminal(&terminal)
-        };
-        let Some(term) = term else {
+        let Some(term) = crate::server::state::lock_for_frame(&terminal, slot.focused) else {
             // Busy: show what this client saw last, and draw again next frame.
             incomplete = true;
             if let Some(prev) = previous {
@@ -116,7 +109,12 @@ fn compose(
             highlights: &[],
         };
         let links_out = hyperlinks.then_some(&mut links);
-        match previous.and_then(|p| p.drawn(&stamp).map(|d| (p, d))) {
+        let drawn = previous.and_then(|p| {
+            drawn_in(p.panes, slot, hyperlinks)
+                .find(|d| d.stamp.screen == stamp.screen)
+                .map(|d| (p, d))
+        });
+        match drawn {
             // Unchanged since the last frame: its cells are the same, copy them.
             Some((prev, drawn)) if drawn.stamp == stamp => {
                 copy_cells(prev, inner, &mut buf, links_out)
@@ -206,16 +204,16 @@ struct Previous<'a> {
     panes: &'a [PaneDrawn],
 }
 
-impl<'a> Previous<'a> {
-    /// What the last frame drew of the pane `stamp` describes, if it drew that pane's screen
-    /// in the same place (at any generation).
-    fn drawn(&self, stamp: &PaneStamp) -> Option<&'a PaneDrawn> {
-        self.panes.iter().find(|d| {
-            let s = &d.stamp;
-            (s.pane, s.screen, s.inner, s.hyperlinks)
-                == (stamp.pane, stamp.screen, stamp.inner, stamp.hyperlinks)
-        })
-    }
+/// What a frame drew live in `slot`'s place with the same settings (of any screen and
+/// generation: callers that need the same screen compare `stamp.screen`).
+fn drawn_in<'a>(
+    panes: &'a [PaneDrawn],
+    slot: &'a PaneSlot,
+    hyperlinks: bool,
+) -> impl Iterator<Item = &'a PaneDrawn> + 'a {
+    panes.iter().filter(move |d| {
+        d.stamp.pane == slot.id && d.stamp.inner == slot.inner && d.stamp.hyperlinks == hyperlinks
+    })
 }
 
 /// What a pane's cells in a frame were drawn from: while all of it is the same, so are the cells.
@@ -386,7 +384,8 @@ fn render_in_place(
     c.spare = shown.spare.take();
     c.shown_links = std::mem::take(&mut shown.links);
     c.shown_panes = update.stamps;
-    c.shown_chrome = Some(chrome.clone());
+    // Equal to `chrome` (checked above): keep it rather than copy it.
+    c.shown_chrome = shown.chrome.take();
     c.dirty = update.incomplete;
     Some(Rendered { bytes: out })
 }
