@@ -198,7 +198,10 @@ pub async fn attach(mut stream: UnixStream, attach: ClientMessage) -> anyhow::Re
         bail!("calyx needs a terminal to attach (stdin is not a tty); use -d to start detached");
     }
     stream.write_all(&encode_message(&attach)).await?;
-    let mouse = true;
+    // The `mouse` switch: off, the outer terminal keeps its own selection and scrolling.
+    let mouse = crate::config::Config::load(&crate::paths::config_file())
+        .0
+        .mouse;
     let _guard = TerminalGuard::enter(mouse)?;
     // Input frames go from the stdin thread straight to the socket (no hop through the async
     // runtime on the keystroke path); the async side shares the same writer for resizes.

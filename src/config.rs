@@ -106,7 +106,13 @@ impl Config {
                 let line = e
                     .span()
                     .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-                let at = line.map(|l| format!(" line {l}:")).unwrap_or_default();
+                // The key on that line, when it has one: "line 2: scrollback_lines: ...".
+                let key = line
+                    .and_then(|l| text.lines().nth(l - 1))
+                    .and_then(|t| t.split_once('='))
+                    .map(|(k, _)| format!(" {}:", k.trim()))
+                    .unwrap_or_default();
+                let at = line.map(|l| format!(" line {l}:{key}")).unwrap_or_default();
                 let msg = e.message().replace('\n', " ");
                 return (
                     Config::default(),
@@ -233,6 +239,7 @@ mod tests {
         assert_eq!(errors.len(), 1);
         assert!(errors[0].contains("config.toml"), "{}", errors[0]);
         assert!(errors[0].contains("line 2"), "{}", errors[0]);
+        assert!(errors[0].contains("scrollback_lines"), "{}", errors[0]);
         assert!(c.mouse);
     }
 

@@ -324,6 +324,24 @@ fn rebinding_in_config_and_broken_config_falls_back() {
 }
 
 #[test]
+fn the_mouse_switch_leaves_the_outer_terminal_its_own_mouse() {
+    let on = Env::new();
+    let c = on.client(&[], 24, 80);
+    c.wait_for("$ ");
+    let raw = String::from_utf8_lossy(&c.raw()).to_string();
+    assert!(raw.contains("\x1b[?1000h"), "mouse reporting on by default");
+    let off = Env::new();
+    off.write_config("mouse = false\n");
+    let c = off.client(&[], 24, 80);
+    c.wait_for("$ ");
+    let raw = String::from_utf8_lossy(&c.raw()).to_string();
+    assert!(
+        !raw.contains("\x1b[?1000h") && !raw.contains("\x1b[?1002h"),
+        "mouse = false must not turn on mouse reporting: {raw:?}"
+    );
+}
+
+#[test]
 fn remain_on_exit_keeps_the_pane_with_its_status() {
     let env = Env::new();
     env.write_config("remain_on_exit = true\n");

@@ -9,9 +9,12 @@ fn patterns() -> &'static [(Regex, &'static str)] {
     static PATTERNS: OnceLock<Vec<(Regex, &'static str)>> = OnceLock::new();
     PATTERNS.get_or_init(|| {
         let table: &[(&str, &str)] = &[
+            // JSON fields (a tool input shown as compact JSON): `"password":"..."`.
+            (r#"(?i)("(?:password|passwd|secret|token|api[-_]?key|access[-_]?key|authorization)"\s*:\s*")[^"]*"#, "${1}[REDACTED]"),
             (r"(?i)(authorization\s*:\s*(?:bearer|basic|token)\s+)[^\s'\x22]+", "${1}[REDACTED]"),
-            (r"(?i)(--?(?:password|passwd|pass|token|secret|api[-_]?key|access[-_]?key)(?:=|\s+))[^\s'\x22]+", "${1}[REDACTED]"),
-            (r"(?i)\b([A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY)[A-Z0-9_]*=)[^\s'\x22]+", "${1}[REDACTED]"),
+            // Flags and assignments, the value bare or quoted.
+            (r"(?i)(--?(?:password|passwd|pass|token|secret|api[-_]?key|access[-_]?key)(?:=|\s+)['\x22]?)[^\s'\x22]+", "${1}[REDACTED]"),
+            (r"(?i)\b([A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|ACCESS_?KEY)[A-Z0-9_]*=['\x22]?)[^\s'\x22]+", "${1}[REDACTED]"),
             (r"\b(sk-(?:ant-)?[A-Za-z0-9_-]{16,})", "[REDACTED]"),
             (r"\b(gh[pousr]_[A-Za-z0-9]{20,})", "[REDACTED]"),
             (r"\b(AKIA[0-9A-Z]{16})\b", "[REDACTED]"),
@@ -56,6 +59,19 @@ mod tests {
             (
                 "git push https://ghp_abcdefghijklmnopqrstuvwx@github",
                 "git push https://[REDACTED]@github",
+            ),
+            (
+                "mysql --password \"hunter2\" db",
+                "mysql --password \"[REDACTED]\" db",
+            ),
+            ("API_KEY='xyz' run", "API_KEY='[REDACTED]' run"),
+            (
+                r#"{"password":"hunter2","user":"me"}"#,
+                r#"{"password":"[REDACTED]","user":"me"}"#,
+            ),
+            (
+                r#"{"headers":{"Authorization":"Bearer eyJhbGci"}}"#,
+                r#"{"headers":{"Authorization":"[REDACTED]"}}"#,
             ),
             ("echo hi > marker.txt", "echo hi > marker.txt"),
         ];
