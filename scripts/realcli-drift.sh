@@ -46,7 +46,7 @@ for cli in $CLIS; do
 done
 
 echo "== suite against the newest versions"
-before=$(git -C "$ROOT" status --porcelain -- fixtures/payloads/new 2>/dev/null)
+before=$(git -C "$ROOT" status --porcelain --untracked-files=all -- fixtures/payloads/new 2>/dev/null)
 REALCLI_RESULTS=$WORK/results bash "$ROOT/tests/realcli/suite.sh" $CLIS | tee "$WORK/suite.out"
 echo "== approvals against the newest versions"
 REALCLI_RESULTS=$WORK/results bash "$ROOT/tests/realcli/approvals.sh" $CLIS | tee -a "$WORK/suite.out"
@@ -62,7 +62,7 @@ done < <(sort "$WORK/results")
 [ $worse -eq 0 ] && echo "  (no step went from PASS to FAIL)"
 
 echo "== payloads the fixtures did not cover"
-after=$(git -C "$ROOT" status --porcelain -- fixtures/payloads/new 2>/dev/null)
+after=$(git -C "$ROOT" status --porcelain --untracked-files=all -- fixtures/payloads/new 2>/dev/null)
 if [ "$before" != "$after" ]; then
   comm -13 <(echo "$before") <(echo "$after") | sed 's/^/  /'
 else
