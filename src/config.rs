@@ -34,8 +34,10 @@ struct RawConfig {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawApprovals {
-    /// CLIs whose hooks can only deny (`gemini`, `hermes`) that calyx holds for a human before
-    /// their tool calls that can change something: off by default, because the CLI asks again.
+    /// CLIs whose gate hook fires before every tool call, that calyx holds for a human before
+    /// their calls that can change something: `gemini`, `hermes` and `kimi` (deny only: their
+    /// allow cannot skip the CLI's own prompt) and `cursor` (allow and deny, but it fires for
+    /// commands Cursor would run unasked). Off by default.
     #[serde(default)]
     deny_gates: Vec<String>,
 }
@@ -155,8 +157,10 @@ impl Config {
             match cli.as_str() {
                 "gemini" => config.approval_policy.gemini = true,
                 "hermes" => config.approval_policy.hermes = true,
+                "kimi" => config.approval_policy.kimi = true,
+                "cursor" => config.approval_policy.cursor = true,
                 other => errors.push(format!(
-                    "{}:{} key `approvals.deny_gates`: {other:?} is not a CLI with a deny-only hook (gemini, hermes); ignored",
+                    "{}:{} key `approvals.deny_gates`: {other:?} is not a CLI whose gate hook fires for every call (gemini, hermes, kimi, cursor); ignored",
                     path.display(),
                     line_of("deny_gates")
                 )),

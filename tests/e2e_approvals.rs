@@ -233,13 +233,13 @@ fn fixture_payload(name: &str) -> String {
     captured["payload"].to_string()
 }
 
+/// The id of the oldest pending request, once there is one.
 fn first_pending(env: &Env) -> String {
-    let v: serde_json::Value =
-        serde_json::from_str(&env.ok(&["approvals", "--json", "--pending"])).expect("json");
-    v["pending"][0]["id"]
-        .as_u64()
-        .expect("a pending id")
-        .to_string()
+    wait_until("a pending request", || {
+        let v: serde_json::Value =
+            serde_json::from_str(&env.ok(&["approvals", "--json", "--pending"])).ok()?;
+        v["pending"][0]["id"].as_u64().map(|id| id.to_string())
+    })
 }
 
 #[test]
@@ -311,4 +311,119 @@ fn gemini_and_hermes_are_held_only_when_opted_in_and_only_ever_denied() {
         output_of(&env, &pane, &out),
         r#"{"decision":"block","reason":"Denied by the user in calyx."}"#
     );
+}
+
+/// Kimi Code and Cursor Agent cannot be installed here: their payloads are built from their
+/// published hook docs (unverified), and the answers are the documented shapes.
+#[test]
+fn kimi_and_cursor_are_held_only_when_opted_in() {
+    let kimi = r#"{"hook_event_name":"PreToolUse","session_id":"k-1","cwd":"/tmp","tool_name":"Shell","tool_input":{"command":"rm -rf build"},"tool_call_id":"c1"}"#;
+    let cursor = r#"{"hook_event_name":"beforeShellExecution","conversation_id":"cu-1","generation_id":"g1","command":"git push --force","cwd":"/tmp","workspace_roots":["/tmp"]}"#;
+    // Without the opt-in: answered at once with nothing (Kimi and Cursor go on as usual).
+    {
+        let (env, _c, pane) = setup();
+        for (kind, json) in [("kimi", kimi), ("cursor", cursor)] {
+            let p = payload_file(&env, &format!("{kind}.json"), json);
+            let out = env.path().join(format!("out-{kind}0.txt"));
+            let out = out.display().to_string();
+            gate(&env, &pane, kind, &p, &out);
+            assert_eq!(output_of(&env, &pane, &out), "", "{kind}");
+        }
+    }
+    let env = Env::new();
+    env.write_config("[approvals]\ndeny_gates = [\"kimi\", \"cursor\"]\n");
+    let mut c = env.client(&["new", "-s", "gates"], 40, 150);
+    c.wait_for("$ ");
+    let pane = env.panes()[0]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    // Kimi: `y` steps aside (Kimi's own panel asks); `n` denies in its PreToolUse shape.
+    let p = payload_file(&env, "kimi.json", kimi);
+    let out = env.path().join("out-k1.txt").display().to_string();
+    gate(&env, &pane, "kimi", &p, &out);
+    c.wait_for("Kimi's hook can only deny");
+    c.wait_for("rm -rf build");
+    c.send("y");
+    assert_eq!(output_of(&env, &pane, &out), "");
+    let out = env.path().join("out-k2.txt").display().to_string();
+    gate(&env, &pane, "kimi", &p, &out);
+    c.wait_for("Kimi's hook can only deny");
+    env.ok(&["deny", &first_pending(&env), "-m", "not on prod"]);
+    assert_eq!(
+        output_of(&env, &pane, &out),
+        r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"not on prod"}}"#
+    );
+    // Cursor: a full gate, the command shown; `y` allows, `n` denies with the default message.
+    let p = payload_file(&env, "cursor.json", cursor);
+    let out = env.path().join("out-c1.txt").display().to_string();
+    gate(&env, &pane, "cursor", &p, &out);
+    c.wait_for("git push --force");
+    c.send("y");
+    assert_eq!(output_of(&env, &pane, &out), r#"{"permission":"allow"}"#);
+    let out = env.path().join("out-c2.txt").display().to_string();
+    gate(&env, &pane, "cursor", &p, &out);
+    // Pending in the queue first, so the screen matched is this request's panel.
+    first_pending(&env);
+    c.wait_for("git push --force");
+    c.send("n");
+    assert_eq!(
+        output_of(&env, &pane, &out),
+        r#"{"agentMessage":"Denied by the user in calyx.","agent_message":"Denied by the user in calyx.","permission":"deny","userMessage":"Denied by the user in calyx.","user_message":"Denied by the user in calyx."}"#
+    );
+}
+
+/// POSTs `body` to the live server's `/approval-request` as the pane `surface`, with `kind`
+/// as the agent kind header; returns the status line and the body.
+fn post_gate(
+    ep: &common::mcp::Endpoint,
+    surface: &str,
+    kind: &str,
+    body: &str,
+) -> (String, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", ep.port)).expect("connect");
+    let req = format!(
+        "POST /approval-request HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nX-Calyx-Surface-ID: {surface}\r\nX-Calyx-Agent-Kind: {kind}\r\nContent-Length: {}\r\n\r\n{body}",
+        ep.token,
+        body.len()
+    );
+    s.write_all(req.as_bytes()).expect("write");
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    let (head, rest) = out.split_once("\r\n\r\n").unwrap_or((&out, ""));
+    let status = head.lines().next().unwrap_or_default().to_string();
+    (status, rest.to_string())
+}
+
+#[test]
+fn unknown_kinds_and_events_that_are_not_gates_get_an_empty_200_at_once() {
+    let (env, _c, _pane) = setup();
+    let surface = env.panes()[0]["surface_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let ep = common::mcp::endpoint(&env);
+    let pre_tool_use = fixture_payload("claude-2.1.197-PreToolUse.json");
+    let permission = claude_payload();
+    // Each of these returns at once (held, it would wait 570 s) with nothing.
+    for (kind, body) in [
+        ("frobnicate", permission.as_str()),
+        ("claude-code", pre_tool_use.as_str()),
+        ("claude-code", r#"{"hook_event_name":"NoSuchEvent"}"#),
+        ("codex", r#"{"not":"a gate"}"#),
+    ] {
+        let (status, got) = post_gate(&ep, &surface, kind, body);
+        assert!(status.contains(" 200 "), "{kind} {body}: {status}");
+        assert_eq!(got, "", "{kind} {body}");
+    }
+    let pending: serde_json::Value =
+        serde_json::from_str(&env.ok(&["approvals", "--json", "--pending"])).expect("json");
+    assert_eq!(pending["pending"], serde_json::json!([]));
+    // The same route, pane and payload with a known kind is held until answered.
+    let held = std::thread::spawn(move || post_gate(&ep, &surface, "claude-code", &permission));
+    env.ok(&["approve", &first_pending(&env)]);
+    let (status, got) = held.join().expect("the held request");
+    assert!(status.contains(" 200 "), "{status}");
+    assert_eq!(got, CLAUDE_ALLOW);
 }

@@ -15,8 +15,14 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
 
-/// Writes the module for `kind` and runs the harness; None when node is missing.
+/// Writes the module for `kind` and runs the harness; None when node is missing (a failure
+/// instead when CALYX_REQUIRE_NODE is set, as .ci/run does: CI must not skip silently).
 fn run(kind: AgentKind, surface: Option<&str>) -> Option<Value> {
+    run_with(kind, surface, "ok")
+}
+
+/// As [`run`], with the harness's endpoint mode: "ok", "unreachable" or "missing".
+fn run_with(kind: AgentKind, surface: Option<&str>, endpoint: &str) -> Option<Value> {
     let dir = tempfile::tempdir().unwrap();
     let ctx = Ctx {
         home: dir.path().join("home"),
@@ -45,6 +51,7 @@ fn run(kind: AgentKind, surface: Option<&str>) -> Option<Value> {
         .arg(&module)
         .arg(dir.path().join("ep.json"))
         .arg(root().join("../fixtures/payloads"))
+        .env("HARNESS_ENDPOINT", endpoint)
         .env_remove("CALYX_SURFACE_ID")
         .env_remove("CALYX_SESSION_ID")
         .env_remove("HERDR_PANE_ID");
@@ -53,7 +60,11 @@ fn run(kind: AgentKind, surface: Option<&str>) -> Option<Value> {
     }
     let out = match cmd.output() {
         Ok(out) => out,
-        Err(_) => {
+        Err(e) => {
+            assert!(
+                std::env::var_os("CALYX_REQUIRE_NODE").is_none(),
+                "node is required (CALYX_REQUIRE_NODE is set) but could not run: {e}"
+            );
             eprintln!("node not available: skipped");
             return None;
         }
@@ -147,6 +158,22 @@ fn pi_extension_posts_events_gates_tool_calls_and_registers_one_tool() {
         serde_json::json!({"block": true, "reason": "no"})
     );
     let requests = out["requests"].as_array().unwrap();
+    // The gate posts the PermissionRequest shape scripts use, not pi's own event.
+    let gate = requests
+        .iter()
+        .find(|r| r["path"] == "/approval-request")
+        .expect("the tool_call was gated");
+    assert_eq!(
+        gate["body"],
+        serde_json::json!({
+            "hook_event_name": "PermissionRequest",
+            "tool_name": "bash",
+            "tool_input": {"command": "echo hi > marker.txt"},
+            "tool_call_id": "call_000002",
+            "session_id": "pi-sess",
+            "cwd": "/home/dev/src/app",
+        })
+    );
     let paths: Vec<&str> = requests.iter().filter_map(|r| r["path"].as_str()).collect();
     assert!(
         paths.contains(&"/approval-request") && paths.contains(&"/mcp"),
@@ -178,5 +205,23 @@ fn outside_calyx_nothing_is_registered() {
             "{kind}"
         );
         assert_eq!(out["requests"], serde_json::json!([]), "{kind}");
+    }
+}
+
+#[test]
+fn pi_fails_open_when_calyx_is_unreachable_or_never_ran() {
+    for endpoint in ["unreachable", "missing"] {
+        let Some(out) = run_with(AgentKind::Pi, Some("surf-1"), endpoint) else {
+            return;
+        };
+        // The handler returned nothing (pi runs the tool), promptly, and nothing was blocked.
+        assert!(
+            out["results"].get("tool_call").is_none(),
+            "{endpoint}: {}",
+            out["results"]
+        );
+        // The tool still registered: the model keeps its calyx tool, which reports the error.
+        assert_eq!(out["results"]["tool"], "calyx", "{endpoint}");
+        assert_eq!(out["requests"], serde_json::json!([]), "{endpoint}");
     }
 }

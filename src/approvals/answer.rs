@@ -102,7 +102,23 @@ pub fn body(schema: Schema, decision: &Decision) -> Option<Value> {
         (Schema::HermesBlockOnly, Decision::Deny { message }) => {
             json!({"decision": "block", "reason": deny_message(message)})
         }
-        (Schema::GeminiDenyOnly | Schema::HermesBlockOnly, _) => return None,
+        (Schema::KimiDenyOnly, Decision::Deny { message }) => json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": deny_message(message),
+        }}),
+        (Schema::GeminiDenyOnly | Schema::HermesBlockOnly | Schema::KimiDenyOnly, _) => {
+            return None
+        }
+        // Cursor's messages: `user_message` for the user, `agent_message` for the model (the
+        // camelCase spellings of Cursor's first hooks release too: unverified which one a given
+        // version reads, and both are ignored where unknown).
+        (Schema::CursorPermission, Decision::Deny { message }) => {
+            let m = deny_message(message);
+            json!({"permission": "deny", "user_message": m, "agent_message": m,
+                   "userMessage": m, "agentMessage": m})
+        }
+        (Schema::CursorPermission, _) => json!({"permission": "allow"}),
         // Built from the plain deny above; never reached.
         (_, Decision::DenyAndStop { .. }) => return None,
     };
@@ -114,7 +130,12 @@ fn envelope(decision: Value) -> Value {
 }
 
 /// The response for silence: None means an empty body (the CLI asks in its own prompt).
+/// Cursor is told so explicitly (`"ask"`): a permission hook that prints nothing is an error
+/// to Cursor when its hooks fail closed.
 pub fn silence_body(schema: Schema, _why: Silence) -> Option<Value> {
+    if schema == Schema::CursorPermission {
+        return Some(json!({"permission": "ask"}));
+    }
     if schema.silence_falls_back() {
         return None;
     }
@@ -312,6 +333,53 @@ mod tests {
             )),
             r#"{"decision":"block","reason":"No approval was given in calyx before the request expired."}"#
         );
+    }
+
+    #[test]
+    fn kimi_denies_in_its_pretooluse_shape_or_steps_aside() {
+        assert_eq!(
+            text(&body(
+                Schema::KimiDenyOnly,
+                &Decision::Deny {
+                    message: Some("not on prod".into())
+                }
+            )),
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"not on prod"}}"#
+        );
+        assert_eq!(body(Schema::KimiDenyOnly, &Decision::Allow), None);
+        assert_eq!(body(Schema::KimiDenyOnly, &Decision::AllowAlways), None);
+        // Kimi fails open on an empty answer: silence is an explicit deny.
+        assert_eq!(
+            text(&silence_body(Schema::KimiDenyOnly, Silence::Expired)),
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"No approval was given in calyx before the request expired."}}"#
+        );
+    }
+
+    #[test]
+    fn cursor_permission_bytes_and_ask_on_silence() {
+        assert_eq!(
+            text(&body(Schema::CursorPermission, &Decision::Allow)),
+            r#"{"permission":"allow"}"#
+        );
+        assert_eq!(
+            text(&body(Schema::CursorPermission, &Decision::AllowAlways)),
+            r#"{"permission":"allow"}"#
+        );
+        assert_eq!(
+            text(&body(
+                Schema::CursorPermission,
+                &Decision::Deny {
+                    message: Some("no".into())
+                }
+            )),
+            r#"{"agentMessage":"no","agent_message":"no","permission":"deny","userMessage":"no","user_message":"no"}"#
+        );
+        for why in [Silence::Expired, Silence::Withdrawn, Silence::ShuttingDown] {
+            assert_eq!(
+                text(&silence_body(Schema::CursorPermission, why)),
+                r#"{"permission":"ask"}"#
+            );
+        }
     }
 
     #[test]

@@ -12,6 +12,13 @@
 //! a question the CLI asks again, so they are gates only where the user opted in
 //! (`[approvals] deny_gates` in config.toml), and then only for tools that can change something
 //! ([`gemini_asks`], [`hermes_acts`]). Everything else passes through at once.
+//!
+//! Kimi Code and Cursor Agent cannot be installed here (unverified, from their published hook
+//! docs). Kimi's PermissionRequest hook is fire-and-forget (it only observes, so it only marks
+//! the row blocked); its PreToolUse can only deny (`hookSpecificOutput.permissionDecision`),
+//! like Gemini's: an opt-in deny gate ([`kimi_acts`]). Cursor's `beforeShellExecution` and
+//! `beforeMCPExecution` take `{"permission":"allow"|"deny"|"ask"}`, a full gate, but they fire
+//! for every command, including those Cursor runs unasked: an opt-in gate too.
 
 use std::time::Duration;
 
@@ -38,11 +45,17 @@ pub enum Schema {
     /// Hermes's pre_tool_call: only `{"decision":"block"}` decides; "allow" is an empty answer
     /// and Hermes applies its own rules (it asks for commands it finds dangerous).
     HermesBlockOnly,
+    /// Kimi Code's PreToolUse: only `hookSpecificOutput.permissionDecision: "deny"` decides;
+    /// any other answer lets Kimi's own approval panel ask.
+    KimiDenyOnly,
+    /// Cursor Agent's beforeShellExecution / beforeMCPExecution: `{"permission": ...}`, with
+    /// `"ask"` handing the call to Cursor's own prompt.
+    CursorPermission,
 }
 
 impl Schema {
     /// Every schema, for checks that must hold for each CLI's answers.
-    pub const ALL: [Schema; 7] = [
+    pub const ALL: [Schema; 9] = [
         Schema::Claude,
         Schema::Codex,
         Schema::CopilotFlat,
@@ -50,6 +63,8 @@ impl Schema {
         Schema::OpenCode,
         Schema::GeminiDenyOnly,
         Schema::HermesBlockOnly,
+        Schema::KimiDenyOnly,
+        Schema::CursorPermission,
     ];
 }
 
@@ -65,14 +80,21 @@ impl Schema {
     pub fn silence_falls_back(self) -> bool {
         matches!(
             self,
-            Schema::Claude | Schema::Codex | Schema::CopilotFlat | Schema::OpenCode
+            Schema::Claude
+                | Schema::Codex
+                | Schema::CopilotFlat
+                | Schema::OpenCode
+                | Schema::CursorPermission
         )
     }
 
     /// Whether the CLI can be told "allow" at all. Where it cannot, calyx's allow only steps
     /// aside (empty answer) and the panel says what happens next.
     pub fn can_allow(self) -> bool {
-        !matches!(self, Schema::GeminiDenyOnly | Schema::HermesBlockOnly)
+        !matches!(
+            self,
+            Schema::GeminiDenyOnly | Schema::HermesBlockOnly | Schema::KimiDenyOnly
+        )
     }
 
     /// What `y` does, for the panel, where it is not a plain allow.
@@ -83,6 +105,9 @@ impl Schema {
             ),
             Schema::HermesBlockOnly => Some(
                 "Hermes's hook can only block: y lets Hermes go on (it asks itself for dangerous commands), n/m block before it runs",
+            ),
+            Schema::KimiDenyOnly => Some(
+                "Kimi's hook can only deny: y lets Kimi ask in its pane, n/m deny before it runs",
             ),
             _ => None,
         }
@@ -97,11 +122,23 @@ impl Schema {
     }
 }
 
-/// Which deny-only hooks the user made into gates (`[approvals] deny_gates`).
+/// Which every-call hooks the user made into gates (`[approvals] deny_gates`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Policy {
     pub gemini: bool,
     pub hermes: bool,
+    pub kimi: bool,
+    pub cursor: bool,
+}
+
+/// Kimi Code tools that act (shell, file writes and edits, fetches, MCP tools), from its
+/// published tool names (`Shell`, `WriteFile`, `StrReplaceFile`, `FetchURL`, and Claude-style
+/// names in newer versions). Reads and searches run unasked.
+pub fn kimi_acts(tool: &str) -> bool {
+    matches!(
+        tool,
+        "Shell" | "Bash" | "WriteFile" | "StrReplaceFile" | "Write" | "Edit" | "FetchURL"
+    ) || tool.starts_with("mcp__")
 }
 
 /// Gemini 0.61.0 tools its default policy asks about: shell, file writes and edits, web fetch,
@@ -135,7 +172,8 @@ pub fn gate(kind: AgentKind, event: &NormalizedEvent, policy: Policy) -> Option<
         {
             Some(Schema::DecisionFlat)
         }
-        // calyx's pi extension posts every `tool_call`; scripts post the PermissionRequest shape.
+        // calyx's pi extension posts the PermissionRequest shape for every tool call; an
+        // extension written by an older calyx posts pi's own `tool_call` event.
         AgentKind::Pi if event.kind == EventKind::PermissionRequest || name == "tool_call" => {
             Some(Schema::DecisionFlat)
         }
@@ -149,6 +187,15 @@ pub fn gate(kind: AgentKind, event: &NormalizedEvent, policy: Policy) -> Option<
         AgentKind::Hermes if policy.hermes && name == "pre_tool_call" && hermes_acts(tool) => {
             Some(Schema::HermesBlockOnly)
         }
+        AgentKind::Kimi if policy.kimi && name == "PreToolUse" && kimi_acts(tool) => {
+            Some(Schema::KimiDenyOnly)
+        }
+        AgentKind::Cursor
+            if policy.cursor
+                && (name == "beforeShellExecution" || name == "beforeMCPExecution") =>
+        {
+            Some(Schema::CursorPermission)
+        }
         _ => None,
     }
 }
@@ -160,10 +207,14 @@ mod tests {
     const OFF: Policy = Policy {
         gemini: false,
         hermes: false,
+        kimi: false,
+        cursor: false,
     };
     const ON: Policy = Policy {
         gemini: true,
         hermes: true,
+        kimi: true,
+        cursor: true,
     };
 
     fn ev(kind: EventKind, name: &str, mode: Option<&str>) -> NormalizedEvent {
@@ -283,9 +334,38 @@ mod tests {
         // Each opt-in is its own.
         let only_gemini = Policy {
             gemini: true,
-            hermes: false,
+            ..OFF
         };
         assert_eq!(gate(AgentKind::Hermes, &terminal, only_gemini), None);
+    }
+
+    #[test]
+    fn kimi_and_cursor_are_gates_only_when_opted_in() {
+        let shell = tool_ev(EventKind::PreToolUse, "PreToolUse", "Shell");
+        let read = tool_ev(EventKind::PreToolUse, "PreToolUse", "ReadFile");
+        let observed = tool_ev(EventKind::PermissionRequest, "PermissionRequest", "Shell");
+        assert_eq!(gate(AgentKind::Kimi, &shell, OFF), None);
+        assert_eq!(
+            gate(AgentKind::Kimi, &shell, ON),
+            Some(Schema::KimiDenyOnly)
+        );
+        assert_eq!(gate(AgentKind::Kimi, &read, ON), None);
+        // Kimi fires PermissionRequest and forgets it: holding it would answer nobody.
+        assert_eq!(gate(AgentKind::Kimi, &observed, ON), None);
+        for name in ["beforeShellExecution", "beforeMCPExecution"] {
+            let e = tool_ev(EventKind::PreToolUse, name, "Shell");
+            assert_eq!(gate(AgentKind::Cursor, &e, OFF), None, "{name}");
+            assert_eq!(
+                gate(AgentKind::Cursor, &e, ON),
+                Some(Schema::CursorPermission),
+                "{name}"
+            );
+        }
+        let read_file = tool_ev(EventKind::PreToolUse, "beforeReadFile", "Read");
+        assert_eq!(gate(AgentKind::Cursor, &read_file, ON), None);
+        let only_kimi = Policy { kimi: true, ..OFF };
+        let cursor_shell = tool_ev(EventKind::PreToolUse, "beforeShellExecution", "Shell");
+        assert_eq!(gate(AgentKind::Cursor, &cursor_shell, only_kimi), None);
     }
 
     #[test]

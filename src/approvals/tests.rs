@@ -26,6 +26,8 @@ fn request(
         Schema::OpenCode => AgentKind::OpenCode,
         Schema::GeminiDenyOnly => AgentKind::Gemini,
         Schema::HermesBlockOnly => AgentKind::Hermes,
+        Schema::KimiDenyOnly => AgentKind::Kimi,
+        Schema::CursorPermission => AgentKind::Cursor,
     };
     let summary = summarize(tool, &json!({"command": "echo hi"}));
     (
@@ -141,7 +143,11 @@ fn opencode_always_only_from_a_rule_the_human_set() {
 #[test]
 fn deny_only_clis_never_hear_allow() {
     let now = Instant::now();
-    for schema in [Schema::GeminiDenyOnly, Schema::HermesBlockOnly] {
+    for schema in [
+        Schema::GeminiDenyOnly,
+        Schema::HermesBlockOnly,
+        Schema::KimiDenyOnly,
+    ] {
         let mut q = ApprovalQueue::new(None);
         let (a, mut a_rx) = request(1, schema, "terminal");
         let (b, mut b_rx) = request(1, schema, "terminal");
@@ -159,7 +165,9 @@ fn deny_only_clis_never_hear_allow() {
         );
         let denied = b_rx.try_recv().ok();
         assert!(
-            matches!(&denied, Some(EndpointReply::Json(v)) if v["reason"] == "no"),
+            matches!(&denied, Some(EndpointReply::Json(v))
+                if v["reason"] == "no"
+                    || v["hookSpecificOutput"]["permissionDecisionReason"] == "no"),
             "{denied:?}"
         );
         assert_eq!(

@@ -41,7 +41,14 @@ pub(super) fn normalize(p: &Value) -> Result<Option<NormalizedEvent>, NormalizeE
     ev.agent_id = first_str(p, &[&["subagent_id"], &["agent_id"]]);
     ev.agent_type = first_str(p, &[&["subagent_type"], &["agent_type"]]);
     ev.tool_name = str_at(p, &["tool_name"]).or(tool.map(str::to_string));
-    ev.tool_input = first_value(p, &[&["tool_input"], &["command"], &["file_path"]]);
+    // Cursor puts a shell command or a file path at the top level: kept as a
+    // `{"command": ...}` / `{"file_path": ...}` object, the shape summaries read.
+    ev.tool_input = first_value(p, &[&["tool_input"]]).or_else(|| {
+        ["command", "file_path"].iter().find_map(|key| {
+            p.get(*key)
+                .map(|v| Value::Object([(key.to_string(), v.clone())].into_iter().collect()))
+        })
+    });
     ev.cwd = first_str(p, &[&["cwd"]]).or_else(|| {
         p.get("workspace_roots")
             .and_then(|r| r.get(0))

@@ -1,9 +1,13 @@
 //! Cursor Agent (unverified: from Cursor's published notes, 3.11): hooks in
 //! `~/.cursor/hooks.json` as `{"version":1,"hooks":{event:[{"command":...}]}}`, MCP servers in
-//! `~/.cursor/mcp.json` with `${env:VAR}` interpolation. Cursor has no permission event
-//! calyx can answer, so state pings only. Wired only with `--agent cursor`.
+//! `~/.cursor/mcp.json` with `${env:VAR}` interpolation. `beforeShellExecution` and
+//! `beforeMCPExecution` go through `calyx hook cursor --approval`: they take
+//! `{"permission":"allow"|"deny"|"ask"}`, and calyx holds them for a human only where the user
+//! opted in (`[approvals] deny_gates = ["cursor"]`), because they fire for every command,
+//! including those Cursor runs unasked; otherwise they are answered at once with nothing, as a
+//! ping is. Wired only with `--agent cursor`.
 
-use super::hooks::{by_event, edit_hooks, edit_member, ping, Ev};
+use super::hooks::{by_event, edit_hooks, edit_member, gate, ping, Ev};
 use super::{edit_file, Ctx, Op, Plan, SetupError};
 use crate::config_edit::{JsonDoc, J};
 use crate::kind::AgentKind;
@@ -12,8 +16,8 @@ const KIND: AgentKind = AgentKind::Cursor;
 
 const EVENTS: [Ev; 8] = [
     ping("beforeSubmitPrompt", 5),
-    ping("beforeShellExecution", 5),
-    ping("beforeMCPExecution", 5),
+    gate("beforeShellExecution", 600),
+    gate("beforeMCPExecution", 600),
     ping("afterShellExecution", 5),
     ping("afterMCPExecution", 5),
     ping("afterFileEdit", 5),

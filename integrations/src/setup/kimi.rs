@@ -3,6 +3,11 @@
 //! block because an array of tables has no name to find calyx's element by; the MCP entry in
 //! `mcp.json` beside it. Kimi's MCP config has no documented environment interpolation, so
 //! the entry carries no pane identity headers. Wired only with `--agent kimi`.
+//!
+//! Kimi fires PermissionRequest and forgets it (nothing a hook prints is read), so it is a ping
+//! that marks the row blocked. Its PreToolUse can deny (`hookSpecificOutput.permissionDecision`)
+//! but not allow past Kimi's own approval panel: it goes through `calyx hook kimi --approval`,
+//! and calyx holds it only where the user opted in (`[approvals] deny_gates = ["kimi"]`).
 
 use super::codex::toml_str;
 use super::hooks::{edit_member, gate, ping, Ev};
@@ -13,12 +18,11 @@ use crate::kind::AgentKind;
 
 const KIND: AgentKind = AgentKind::Kimi;
 
-const EVENTS: [Ev; 10] = [
+const EVENTS: [Ev; 9] = [
     ping("SessionStart", 5),
     ping("UserPromptSubmit", 5),
-    ping("PreToolUse", 5),
+    gate("PreToolUse", 600),
     ping("PermissionRequest", 5),
-    gate("PermissionRequest", 600),
     ping("PostToolUse", 5),
     ping("Stop", 5),
     ping("SubagentStart", 5),

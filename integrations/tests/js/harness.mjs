@@ -26,7 +26,18 @@ const server = http.createServer((req, res) => {
   });
 });
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
-writeFileSync(endpointFile, JSON.stringify({ port: server.address().port, token: "t0k" }));
+// HARNESS_ENDPOINT=unreachable: the endpoint file names a port nothing listens on (calyx died);
+// =missing: there is no endpoint file (calyx never ran). Both must fail open, at once.
+const endpointMode = process.env.HARNESS_ENDPOINT || "ok";
+if (endpointMode === "unreachable") {
+  const dead = http.createServer();
+  await new Promise((r) => dead.listen(0, "127.0.0.1", r));
+  const port = dead.address().port;
+  await new Promise((r) => dead.close(r));
+  writeFileSync(endpointFile, JSON.stringify({ port, token: "t0k" }));
+} else if (endpointMode === "ok") {
+  writeFileSync(endpointFile, JSON.stringify({ port: server.address().port, token: "t0k" }));
+}
 const outside = process.env.CALYX_SURFACE_ID === undefined;
 const mod = await import(modulePath);
 const results = {};
@@ -73,7 +84,9 @@ if (kind === "opencode") {
     const p = load(f);
     const type = p.event && p.event.type;
     for (const h of handlers[type] || []) {
-      const r = await h(p.event, ctx);
+      // A handler still waiting after 20 s is reported rather than hanging the test.
+      const late = new Promise((r) => setTimeout(() => r("still waiting after 20 s"), 20000).unref());
+      const r = await Promise.race([h(p.event, ctx), late]);
       if (r !== undefined) results[type] = r;
     }
   }

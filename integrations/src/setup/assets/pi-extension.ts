@@ -69,6 +69,19 @@ function payload(event, ctx) {
   return { event, ctx: { cwd: ctx?.cwd, hasUI: ctx?.hasUI, sessionId } };
 }
 
+// The gate payload for one tool_call: `{hook_event_name, tool_name, tool_input, ...}`.
+function permissionRequest(event, ctx) {
+  const p = payload(event, ctx);
+  return {
+    hook_event_name: "PermissionRequest",
+    tool_name: event?.toolName,
+    tool_input: event?.input ?? {},
+    tool_call_id: event?.toolCallId,
+    session_id: p.ctx.sessionId,
+    cwd: p.ctx.cwd,
+  };
+}
+
 let rpcId = 0;
 async function rpc(method, params) {
   const text = await post("/mcp", { jsonrpc: "2.0", id: ++rpcId, method, params }, 60000);
@@ -95,10 +108,12 @@ export default function (pi) {
       }
     });
   }
-  // pi has no permission prompt of its own: this is the only gate. Unreachable calyx fails
-  // open (a thrown error would block every call); calyx's deny blocks with its reason.
+  // pi has no permission prompt of its own: this is the only gate. It posts the same
+  // PermissionRequest shape Claude Code's hook does, so scripts can use the route alike.
+  // Unreachable calyx fails open (a thrown error would block every call); calyx's deny blocks
+  // with its reason.
   pi.on("tool_call", async (event, ctx) => {
-    const text = await post("/approval-request", payload(event, ctx), APPROVAL_TIMEOUT_MS);
+    const text = await post("/approval-request", permissionRequest(event, ctx), APPROVAL_TIMEOUT_MS);
     if (!text) return undefined;
     let answer;
     try { answer = JSON.parse(text); } catch { return undefined; }
