@@ -64,6 +64,10 @@ pub struct Pending {
     pub agent_id: Option<String>,
     pub created: Instant,
     pub created_wall: SystemTime,
+    /// How long this request may wait, when shorter than its schema's: calyx's own MCP tools
+    /// pass their `timeout_ms`, so the queue (not the caller) decides between a late allow and
+    /// the timeout, and an allow can never type after the tool has answered "timeout".
+    pub wait: Option<Duration>,
     answer: Option<oneshot::Sender<EndpointReply>>,
 }
 
@@ -149,6 +153,8 @@ pub struct NewRequest {
     pub input: Option<Value>,
     /// The subagent whose hook asked, if one did.
     pub agent_id: Option<String>,
+    /// A shorter wait than the schema's (see [`Pending::wait`]).
+    pub wait: Option<Duration>,
     pub answer: oneshot::Sender<EndpointReply>,
 }
 
@@ -194,6 +200,7 @@ impl ApprovalQueue {
             agent_id: request.agent_id,
             created: now,
             created_wall: SystemTime::now(),
+            wait: request.wait,
             answer: Some(request.answer),
         };
         self.write_log(&pending, "requested", None);
@@ -339,7 +346,7 @@ impl ApprovalQueue {
         while let Some(at) = self
             .pending
             .iter()
-            .position(|p| now.duration_since(p.created) >= self.wait_of(p.schema))
+            .position(|p| now.duration_since(p.created) >= self.wait_of(p))
         {
             let mut pending = self.pending.remove(at);
             pending.answer(silence_reply(pending.schema, Silence::Expired));
@@ -358,15 +365,17 @@ impl ApprovalQueue {
     pub fn next_expiry(&self) -> Option<Instant> {
         self.pending
             .iter()
-            .map(|p| p.created + self.wait_of(p.schema))
+            .map(|p| p.created + self.wait_of(p))
             .min()
     }
 
-    /// How long a request of this schema may wait (Hermes kills its hooks sooner).
-    fn wait_of(&self, schema: Schema) -> Duration {
-        schema
-            .max_wait()
-            .map_or(self.expiry, |w| w.min(self.expiry))
+    /// How long a request may wait: the queue's expiry, shorter for a schema whose CLI kills
+    /// its hooks sooner (Hermes) or a request that asked for less.
+    fn wait_of(&self, p: &Pending) -> Duration {
+        [p.schema.max_wait(), p.wait]
+            .into_iter()
+            .flatten()
+            .fold(self.expiry, Duration::min)
     }
 
     fn finish(&mut self, pending: Pending, outcome: &str, by: DecidedBy) {

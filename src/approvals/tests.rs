@@ -40,6 +40,7 @@ fn request(
             suggestions: vec![],
             input: Some(json!({"command": "echo hi"})),
             agent_id: None,
+            wait: None,
             answer: tx,
         },
         rx,

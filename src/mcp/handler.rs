@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use hyper::header::HeaderMap;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -161,12 +161,57 @@ impl ServerHandler for CalyxMcp {
             caller: caller.as_ref(),
         };
         let args = request.arguments.unwrap_or_default();
-        match tools::call(ctx, &request.name, args).await {
+        let total = args
+            .get("timeout_ms")
+            .and_then(serde_json::Value::as_f64)
+            .map(|ms| ms / 1000.0);
+        let progress = progress_reports(&context, &request.name, total);
+        // `notifications/cancelled` only signals: dropping the call here is what stops it (an
+        // approval it queued is withdrawn, a wait ends). rmcp drops the answer of a cancelled
+        // request, so the error below reaches nobody.
+        let result = tokio::select! {
+            result = tools::call(ctx, &request.name, args) => result,
+            _ = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("cancelled by the client", None));
+            }
+            never = progress => match never {},
+        };
+        match result {
             Some(result) => Ok(result.into()),
             None => Err(ErrorData::invalid_params(
                 format!("no tool named {:?}; call tools/list", request.name),
                 None,
             )),
         }
+    }
+}
+
+/// How often a tool call that carries a progress token hears that it is still running.
+const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// While a tool call runs: when the request carried a `progressToken`, a
+/// `notifications/progress` every [`PROGRESS_EVERY`] (seconds waited so far, of `total` when the
+/// call has a `timeout_ms`), so clients with their own request timeouts (which progress resets)
+/// keep waiting for a human's approval or an agent's state. Never finishes.
+async fn progress_reports(
+    context: &RequestContext<RoleServer>,
+    tool: &str,
+    total: Option<f64>,
+) -> std::convert::Infallible {
+    let Some(token) = context.meta.get_progress_token() else {
+        return std::future::pending().await;
+    };
+    let started = tokio::time::Instant::now();
+    let mut ticks = tokio::time::interval_at(started + PROGRESS_EVERY, PROGRESS_EVERY);
+    loop {
+        ticks.tick().await;
+        let waited = started.elapsed().as_secs_f64().floor();
+        let mut report = ProgressNotificationParam::new(token.clone(), waited)
+            .with_message(format!("{tool}: still waiting after {waited} s"));
+        if let Some(total) = total {
+            report = report.with_total(total);
+        }
+        // A client that cannot take notifications any more still gets its result.
+        let _ = context.peer.notify_progress(report).await;
     }
 }

@@ -132,6 +132,7 @@ impl Server {
             },
             input: Some(input),
             agent_id: event.agent_id.clone(),
+            wait: None,
             answer: answer_tx,
         };
         let (id, waits) = self.approvals.add(request, Instant::now());

@@ -61,6 +61,8 @@ pub enum McpOp {
         pane: String,
         bytes: Vec<u8>,
         what: String,
+        /// How long the human has: the approval request expires then, answered "timeout".
+        timeout: Duration,
         reply: oneshot::Sender<Result<(RunOutcome, Option<u64>), String>>,
     },
     Commands {
@@ -90,6 +92,9 @@ pub struct OwnerBackend {
     pub tx: mpsc::UnboundedSender<Msg>,
 }
 
+/// How long past its timeout an acting tool waits for the queue's own "timeout" answer.
+const ACT_GRACE: Duration = Duration::from_secs(5);
+
 const GONE: &str = "calyx is shutting down; try again when it is back";
 
 impl OwnerBackend {
@@ -108,9 +113,12 @@ impl OwnerBackend {
             pane,
             bytes,
             what,
+            timeout,
             reply,
         });
-        match tokio::time::timeout(timeout, asked).await {
+        // The queue expires the request at `timeout` and answers "timeout" itself; this bound
+        // only covers a server that stopped answering (dropping the ask withdraws it).
+        match tokio::time::timeout(timeout + ACT_GRACE, asked).await {
             Ok(Some(answer)) => answer,
             Ok(None) => Err(GONE.into()),
             Err(_) => Ok((RunOutcome::TimedOut, None)),

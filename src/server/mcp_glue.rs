@@ -158,8 +158,9 @@ impl Server {
                 pane,
                 bytes,
                 what,
+                timeout,
                 reply,
-            } => self.mcp_act(caller, &pane, bytes, &what, reply),
+            } => self.mcp_act(caller, &pane, bytes, &what, timeout, reply),
             McpOp::Commands { pane, reply } => {
                 let _ = reply.send(self.pane_commands(&pane));
             }
@@ -295,6 +296,7 @@ impl Server {
         pane: &str,
         bytes: Vec<u8>,
         what: &str,
+        timeout: std::time::Duration,
         reply: oneshot::Sender<Result<(RunOutcome, Option<u64>), String>>,
     ) {
         let target = match self.state.resolve(Some(pane)) {
@@ -321,6 +323,7 @@ impl Server {
             suggestions: Vec::new(),
             input: None,
             agent_id: None,
+            wait: Some(timeout),
             answer: answer_tx,
         };
         let (id, _) = self.approvals.add(request, Instant::now());
@@ -339,6 +342,9 @@ impl Server {
                 }
             };
             let outcome = match answer {
+                // The tool call went away (cancelled, or its client gave up) as the human
+                // allowed: nobody waits for the result, so nothing is typed.
+                Some(EndpointReply::Json(_)) if reply.is_closed() => return,
                 Some(EndpointReply::Json(v))
                     if v.get("decision").and_then(|d| d.as_str()) == Some("allow") =>
                 {
@@ -350,6 +356,13 @@ impl Server {
                     });
                     let _ = reply.send(Ok((RunOutcome::Sent, marked.await.ok().flatten())));
                     return;
+                }
+                // The queue's expiry at the tool's timeout: a timeout, not a human's deny.
+                Some(EndpointReply::Json(v))
+                    if v.get("reason").and_then(|r| r.as_str())
+                        == Some(crate::approvals::answer::EXPIRED_REASON) =>
+                {
+                    RunOutcome::TimedOut
                 }
                 Some(EndpointReply::Json(v)) => RunOutcome::Denied {
                     reason: v
