@@ -24,8 +24,26 @@ async fn start() -> TestServer {
 
 /// A POST to /mcp with an explicit Host (the helper's default Host has no port).
 async fn post(server: &TestServer, host: &str, extra: &[(&str, &str)], body: &str) -> RawResponse {
+    post_accepting(
+        server,
+        host,
+        "application/json, text/event-stream",
+        extra,
+        body,
+    )
+    .await
+}
+
+/// [`post`] with the client's own `Accept` header.
+async fn post_accepting(
+    server: &TestServer,
+    host: &str,
+    accept: &str,
+    extra: &[(&str, &str)],
+    body: &str,
+) -> RawResponse {
     let mut head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Length: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n",
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Length: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nAccept: {accept}\r\n",
         body.len(),
         server.handle.token()
     );
@@ -97,4 +115,46 @@ async fn token_and_body_limit_still_apply() {
     );
     let too_big = post(&server, &format!("127.0.0.1:{port}"), &[], &huge).await;
     assert_eq!(too_big.status, 413);
+}
+
+#[tokio::test]
+async fn each_client_gets_the_response_type_it_accepts() {
+    let server = start().await;
+    let host = format!("127.0.0.1:{}", server.handle.port());
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#;
+    // JSON only: one JSON object, for the handshake and for requests in the session.
+    let init = post_accepting(&server, &host, "application/json", &[], INIT).await;
+    assert_eq!(
+        init.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&init.body)
+    );
+    assert_eq!(init.header("content-type"), Some("application/json"));
+    assert_eq!(init.json()["result"]["serverInfo"]["name"], "calyx");
+    let session = init.header("mcp-session-id").expect("a session").to_owned();
+    let in_session = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let done = post_accepting(&server, &host, "application/json", &in_session, initialized).await;
+    assert_eq!(done.status, 202);
+    let tools = post_accepting(&server, &host, "application/json", &in_session, list).await;
+    assert_eq!(tools.header("content-type"), Some("application/json"));
+    let names = tools.json()["result"]["tools"].as_array().map(Vec::len);
+    assert!(names.is_some_and(|n| n > 10), "{names:?}");
+    // SSE only: an event stream.
+    let init = post_accepting(&server, &host, "text/event-stream", &[], INIT).await;
+    assert_eq!(
+        init.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&init.body)
+    );
+    assert_eq!(init.header("content-type"), Some("text/event-stream"));
+    assert!(String::from_utf8_lossy(&init.body).contains("data: {"));
+    // Neither: refused with what to send.
+    let neither = post_accepting(&server, &host, "image/png", &[], INIT).await;
+    assert_eq!(neither.status, 406);
 }

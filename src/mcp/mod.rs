@@ -17,6 +17,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tower_service::Service as _;
 
+mod accept;
 pub mod backend;
 pub mod commands;
 pub mod guard;
@@ -89,7 +90,8 @@ pub fn service(options: McpOptions, port: u16, max_body_bytes: usize) -> McpServ
     let config = StreamableHttpServerConfig::default()
         .with_sse_retry(None)
         // Stateless (2026-07-28) requests get a plain JSON body unless the tool has something
-        // to stream first; sessions keep SSE, which their clients must accept.
+        // to stream first; sessions answer SSE, turned into JSON for a client that accepts
+        // only JSON (see `accept`).
         .with_json_response(true)
         .with_allowed_hosts(["127.0.0.1", "localhost", "::1"])
         .with_max_request_body_bytes(max_body_bytes);
@@ -117,10 +119,14 @@ impl McpService {
 
     /// Serves one `/mcp` request whose body has already been read under the endpoint's limits
     /// and whose Host/Origin passed [`guard::check`].
-    pub async fn handle(&self, request: Request<Full<Bytes>>) -> Response<McpBody> {
-        match self.inner.clone().call(request).await {
+    /// Clients that accept only JSON, or only SSE, are served too ([`accept`]).
+    pub async fn handle(&self, mut request: Request<Full<Bytes>>) -> Response<McpBody> {
+        let accepts = accept::accepts(&request);
+        accept::widen(&mut request, accepts);
+        let response = match self.inner.clone().call(request).await {
             Ok(response) => response,
             Err(never) => match never {},
-        }
+        };
+        accept::narrow(response, accepts).await
     }
 }
