@@ -106,6 +106,7 @@ pub(crate) async fn narrow(response: Response<McpBody>, accepts: Accepts) -> Res
 /// The last JSON-RPC response or error among the `data:` lines of an SSE body.
 fn last_response(sse: &str) -> Option<String> {
     sse.lines()
+        .rev()
         .filter_map(|line| line.strip_prefix("data:"))
         .map(str::trim)
         .filter(|data| {
@@ -113,8 +114,8 @@ fn last_response(sse: &str) -> Option<String> {
                 v.get("id").is_some() && (v.get("result").is_some() || v.get("error").is_some())
             })
         })
-        .last()
         .map(str::to_owned)
+        .next()
 }
 
 #[cfg(test)]
