@@ -12,8 +12,17 @@ cd "$(dirname "$0")/.."
 SUITE=${MCP_CONFORMANCE_SCRIPT:-../shared/mcp/conformance.sh}
 INSPECTOR=${MCP_INSPECTOR_SCRIPT:-../shared/mcp/inspector.sh}
 CALYX=${CALYX_BIN:-$PWD/target/debug/calyx}
-[ $# -gt 0 ] || set -- server-initialize ping tools-list server-sse-multiple-streams dns-rebinding-protection
+[ $# -gt 0 ] || set -- server-initialize ping tools-list server-sse-multiple-streams dns-rebinding-protection server-sse-polling
 [ -x "$CALYX" ] || cargo build --quiet
+# Without the shared tooling or npm the checks cannot run: say so (a failure where CI requires
+# them, as .ci/run does with CALYX_REQUIRE_NODE).
+for need in "$SUITE" "$INSPECTOR"; do
+  if [ ! -x "$need" ] || ! command -v npm >/dev/null; then
+    echo "mcp conformance: SKIP: needs $need and npm"
+    [ -z "${CALYX_REQUIRE_NODE:-}" ] || exit 1
+    exit 0
+  fi
+done
 
 dir=$(mktemp -d /tmp/calyx-mcp-live.XXXXXX); chmod 700 "$dir"
 export XDG_RUNTIME_DIR=$dir/run XDG_STATE_HOME=$dir/state XDG_CONFIG_HOME=$dir/config

@@ -44,6 +44,10 @@ pub enum Command {
     Select(TargetArgs),
     /// Rename a session (-t SESSION NAME) or, with -w, a window (-t SESSION:WINDOW NAME).
     Rename(RenameArgs),
+    /// Re-read the config file (~/.config/calyx/config.toml) into the running server: keys,
+    /// approvals, MCP tools (agents hear the change). Problems are printed and leave the rest.
+    #[command(visible_alias = "source-file")]
+    ReloadConfig,
     /// Create a new window (tab) in a session.
     NewWindow(NewWindowArgs),
     /// List agent rows: what the agent in each pane is doing.

@@ -36,6 +36,7 @@ pub enum Action {
     JumpBlocked,
     ShowApprovals,
     ClearHistory,
+    ReloadConfig,
 }
 
 /// One row of the command table.
@@ -285,6 +286,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         ["i"],
         Action::ShowApprovals
     ),
+    cmd!(
+        "reload-config",
+        "re-read ~/.config/calyx/config.toml",
+        ["R"],
+        Action::ReloadConfig
+    ),
     cmd!("list-keys", "show this help", ["?"], Action::Help),
     cmd!(
         "command-prompt",
@@ -310,6 +317,7 @@ pub fn find(name: &str) -> Option<&'static CommandSpec> {
             "detach" => "detach-client",
             "help" => "list-keys",
             "paste" => "paste-buffer",
+            "source-file" | "source" => "reload-config",
             "next" => "next-window",
             "prev" | "previous" => "previous-window",
             _ => return None,

@@ -138,6 +138,7 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
             }
         }
         Some(Command::Ls) => one_shot(Request::ListSessions, false).await?,
+        Some(Command::ReloadConfig) => one_shot(Request::ReloadConfig, false).await?,
         Some(Command::Kill(args)) => {
             one_shot(
                 Request::KillSession {

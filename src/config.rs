@@ -28,6 +28,16 @@ struct RawConfig {
     #[serde(default)]
     keys: BTreeMap<String, String>,
     approvals: Option<RawApprovals>,
+    mcp: Option<RawMcp>,
+}
+
+/// `[mcp]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMcp {
+    /// calyx MCP tools no agent sees (e.g. `pane_run`, `pane_send_keys`).
+    #[serde(default)]
+    disabled_tools: Vec<String>,
 }
 
 /// `[approvals]`.
@@ -63,6 +73,8 @@ pub struct Config {
     /// Pass panes' OSC 8 hyperlinks on to the user's terminal (terminals without OSC 8 ignore
     /// them; off for one that misdraws them).
     pub hyperlinks: bool,
+    /// calyx's MCP tools turned off for every agent (`[mcp] disabled_tools`).
+    pub mcp_disabled_tools: Vec<String>,
 }
 
 impl Default for Config {
@@ -80,6 +92,7 @@ impl Default for Config {
             shell_integration: true,
             approval_policy: Default::default(),
             hyperlinks: true,
+            mcp_disabled_tools: Vec::new(),
         }
     }
 }
@@ -167,6 +180,19 @@ impl Config {
             }
         }
         config.hyperlinks = raw.hyperlinks.unwrap_or(true);
+        let tools = crate::mcp::tool_set::all_names();
+        for name in raw.mcp.map(|m| m.disabled_tools).unwrap_or_default() {
+            if tools.contains(&name) {
+                config.mcp_disabled_tools.push(name);
+            } else {
+                errors.push(format!(
+                    "{}:{} key `mcp.disabled_tools`: {name:?} is not a calyx MCP tool ({}); ignored",
+                    path.display(),
+                    line_of("disabled_tools"),
+                    tools.join(", ")
+                ));
+            }
+        }
         for (key_name, command) in raw.keys {
             let Some(key) = Key::parse(&key_name) else {
                 errors.push(format!(
@@ -271,6 +297,22 @@ mod tests {
         assert!(c.approval_policy.gemini && !c.approval_policy.hermes);
         assert!(
             errors.len() == 1 && errors[0].contains("claude") && errors[0].contains("line 2"),
+            "{errors:?}"
+        );
+        let (c, _) = Config::parse("[approvals]\ndeny_gates = [\"kimi\", \"cursor\"]\n", p());
+        assert!(c.approval_policy.kimi && c.approval_policy.cursor && !c.approval_policy.gemini);
+    }
+
+    #[test]
+    fn mcp_tools_can_be_turned_off_by_name() {
+        let text = "[mcp]\ndisabled_tools = [\"pane_run\", \"rm_rf\"]\n";
+        let (c, errors) = Config::parse(text, p());
+        assert_eq!(c.mcp_disabled_tools, vec!["pane_run".to_string()]);
+        assert!(
+            errors.len() == 1
+                && errors[0].contains("rm_rf")
+                && errors[0].contains("line 2")
+                && errors[0].contains("pane_send_keys"),
             "{errors:?}"
         );
     }

@@ -127,6 +127,8 @@ pub enum Request {
         target: Option<String>,
     },
     KillServer,
+    /// Re-read the config file; answered with what changed and any problems.
+    ReloadConfig,
     Split {
         target: Option<String>,
         horizontal: bool,

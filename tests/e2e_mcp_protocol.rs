@@ -24,6 +24,7 @@ use serde_json::{json, Value};
 #[derive(Clone, Default)]
 struct Recorder {
     progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    list_changed: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl ClientHandler for Recorder {
@@ -36,6 +37,11 @@ impl ClientHandler for Recorder {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(params);
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 }
 
@@ -295,4 +301,89 @@ fn a_pane_run_that_times_out_can_no_longer_be_approved_into_typing() {
     ]);
     let screen = live.env.wait_capture(&live.pane, "after-42");
     assert!(!screen.contains("late-42"), "{screen}");
+}
+
+/// The names `tools/list` returns now.
+async fn tool_names(client: &RunningService<RoleClient, Recorder>) -> Vec<String> {
+    client
+        .list_all_tools()
+        .await
+        .expect("tools/list")
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect()
+}
+
+#[test]
+fn turning_tools_off_in_the_config_tells_every_open_session() {
+    let live = live();
+    let recorder = Recorder::default();
+    let changed = recorder.list_changed.clone();
+    let count = move || changed.load(std::sync::atomic::Ordering::SeqCst);
+    runtime().block_on(async {
+        let client = connect(&live, recorder).await;
+        assert!(tool_names(&client).await.contains(&"pane_run".to_string()));
+        // An unchanged list tells nobody.
+        live.env.write_config("mouse = true\n");
+        let vars = live.vars.clone();
+        let said = calyx_text(vars.clone(), &["reload-config"]).await;
+        assert!(!said.contains("MCP tools changed"), "{said}");
+        live.env
+            .write_config("[mcp]\ndisabled_tools = [\"pane_run\", \"pane_send_keys\"]\n");
+        let said = calyx_text(vars.clone(), &["reload-config"]).await;
+        assert!(said.contains("MCP tools changed"), "{said}");
+        eventually("tools/list_changed", || async {
+            (count() >= 1).then_some(())
+        })
+        .await;
+        let names = tool_names(&client).await;
+        assert!(!names.contains(&"pane_run".to_string()), "{names:?}");
+        assert!(!names.contains(&"pane_send_keys".to_string()), "{names:?}");
+        assert!(names.contains(&"pane_list".to_string()), "{names:?}");
+        let refused = client
+            .call_tool(
+                CallToolRequestParams::new("pane_run").with_arguments(
+                    serde_json::from_value(json!({"pane": live.pane, "command": "true"}))
+                        .expect("object"),
+                ),
+            )
+            .await;
+        let error = format!("{refused:?}");
+        assert!(error.contains("turned off"), "{error}");
+        assert!(pending(&vars).await.is_empty(), "nothing was queued");
+        // A broken file changes nothing.
+        live.env.write_config("[mcp\n");
+        let broken = calyx_succeeds(vars.clone(), &["reload-config"]).await;
+        assert!(!broken, "a broken config is reported as a failure");
+        assert!(!tool_names(&client).await.contains(&"pane_run".to_string()));
+        // Turned on again: told again.
+        live.env.write_config("");
+        calyx_text(vars, &["reload-config"]).await;
+        eventually("a second tools/list_changed", || async {
+            (count() >= 2).then_some(())
+        })
+        .await;
+        assert!(tool_names(&client).await.contains(&"pane_run".to_string()));
+        let _ = client.cancel().await;
+    });
+}
+
+/// `calyx ARGS` in the test's environment: stdout and stderr together.
+async fn calyx_text(vars: Vec<(String, String)>, args: &[&str]) -> String {
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    tokio::task::spawn_blocking(move || {
+        let out = std::process::Command::new(calyx_bin())
+            .args(&args)
+            .env_clear()
+            .envs(vars)
+            .output()
+            .expect("run calyx");
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+    .await
+    .expect("calyx")
 }

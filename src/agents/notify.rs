@@ -73,6 +73,11 @@ impl Notifier {
         }
     }
 
+    /// New settings (a config reload); the rate limits keep their history.
+    pub fn set_config(&mut self, config: NotifyConfig) {
+        self.config = config;
+    }
+
     /// The settings in use.
     pub fn config(&self) -> &NotifyConfig {
         &self.config

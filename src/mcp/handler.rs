@@ -16,6 +16,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::backend::{McpBackend, PaneRef};
 use super::peers::PeerRegistry;
+use super::tool_set::ToolSet;
 use super::tools;
 use crate::http::{KIND_HEADER, SESSION_HEADER, SURFACE_HEADER};
 
@@ -33,15 +34,21 @@ pub const PROTOCOL_VERSIONS: [ProtocolVersion; 4] = [
 pub(crate) struct CalyxMcp {
     backend: Arc<dyn McpBackend>,
     peers: Arc<PeerRegistry>,
+    tools: Arc<ToolSet>,
     /// The pane this session was bound to at `initialize`.
     bound: Mutex<Option<PaneRef>>,
 }
 
 impl CalyxMcp {
-    pub(crate) fn new(backend: Arc<dyn McpBackend>, peers: Arc<PeerRegistry>) -> Self {
+    pub(crate) fn new(
+        backend: Arc<dyn McpBackend>,
+        peers: Arc<PeerRegistry>,
+        tools: Arc<ToolSet>,
+    ) -> Self {
         Self {
             backend,
             peers,
+            tools,
             bound: Mutex::new(None),
         }
     }
@@ -131,6 +138,7 @@ impl ServerHandler for CalyxMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
+        self.tools.register(context.peer.clone());
         if let Some(headers) = headers(&context) {
             let pane = resolve(&*self.backend, headers).await;
             if let (Some(pane), Some(kind)) = (&pane, header(headers, KIND_HEADER)) {
@@ -146,7 +154,11 @@ impl ServerHandler for CalyxMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools::list()))
+        let on = tools::list()
+            .into_iter()
+            .filter(|t| self.tools.is_enabled(&t.name))
+            .collect();
+        Ok(ListToolsResult::with_all_items(on))
     }
 
     async fn call_tool(
@@ -154,6 +166,15 @@ impl ServerHandler for CalyxMcp {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if !self.tools.is_enabled(&request.name) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "{} is turned off in the user's calyx config ([mcp] disabled_tools); call tools/list",
+                    request.name
+                ),
+                None,
+            ));
+        }
         let caller = self.caller(&context).await;
         let ctx = tools::Ctx {
             backend: &self.backend,

@@ -25,6 +25,7 @@ mod handler;
 pub mod peers;
 mod schema;
 pub mod testing;
+pub mod tool_set;
 mod tools;
 
 pub use backend::{
@@ -34,6 +35,7 @@ pub use backend::{
 pub use commands::{CommandInfo, CommandOutput, CommandStatus, CommandWait, PaneCommands};
 pub use handler::PROTOCOL_VERSIONS;
 pub use peers::{PeerInfo, PeerRegistry};
+pub use tool_set::ToolSet;
 
 /// What the endpoint needs to serve `/mcp`: put it in
 /// [`crate::http::EndpointOptions::mcp`]; without it `/mcp` answers 501.
@@ -43,15 +45,24 @@ pub struct McpOptions {
     pub backend: Arc<dyn McpBackend>,
     /// Peers and inboxes; shared so the server can show unread counts and forget closed panes.
     pub peers: Arc<PeerRegistry>,
+    /// The tools the user turned off; shared so a config reload can change them.
+    pub tools: Arc<ToolSet>,
 }
 
 impl McpOptions {
-    /// Options with a fresh, empty peer registry.
+    /// Options with a fresh, empty peer registry and every tool on.
     pub fn new(backend: Arc<dyn McpBackend>) -> Self {
         Self {
             backend,
             peers: Arc::new(PeerRegistry::new()),
+            tools: Arc::new(ToolSet::default()),
         }
+    }
+
+    /// These options with `tools` deciding which tools are on.
+    pub fn with_tools(mut self, tools: Arc<ToolSet>) -> Self {
+        self.tools = tools;
+        self
     }
 }
 
@@ -95,9 +106,19 @@ pub fn service(options: McpOptions, port: u16, max_body_bytes: usize) -> McpServ
         .with_json_response(true)
         .with_allowed_hosts(["127.0.0.1", "localhost", "::1"])
         .with_max_request_body_bytes(max_body_bytes);
-    let McpOptions { backend, peers } = options;
+    let McpOptions {
+        backend,
+        peers,
+        tools,
+    } = options;
     let inner = StreamableHttpService::new(
-        move || Ok(handler::CalyxMcp::new(backend.clone(), peers.clone())),
+        move || {
+            Ok(handler::CalyxMcp::new(
+                backend.clone(),
+                peers.clone(),
+                tools.clone(),
+            ))
+        },
         Arc::new(sessions_without_priming()),
         config,
     );

@@ -375,6 +375,14 @@ impl Server {
                 }
                 self.message(client, "history cleared");
             }
+            Action::ReloadConfig => {
+                let (text, errors) = self.reload_config();
+                let text = match errors.is_empty() {
+                    true => text,
+                    false => format!("{text}; {}", errors.join("; ")),
+                };
+                self.message(client, text);
+            }
         }
         self.state.mark_session_dirty(session);
     }

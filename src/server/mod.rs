@@ -110,6 +110,8 @@ pub struct Server {
     last_output: HashMap<PaneId, Instant>,
     /// Hook payloads recorded for the real-CLI suite (`CALYX_CAPTURE_PAYLOADS`), else None.
     payload_capture: Option<payload_capture::PayloadCapture>,
+    /// The MCP tools the config turns off, shared with the endpoint (a reload changes them).
+    pub(crate) mcp_tools: std::sync::Arc<crate::mcp::ToolSet>,
 }
 
 impl Server {
@@ -119,6 +121,7 @@ impl Server {
         config_errors: Vec<String>,
         socket_path: String,
         tx: mpsc::UnboundedSender<Msg>,
+        mcp_tools: std::sync::Arc<crate::mcp::ToolSet>,
     ) -> Self {
         let notify_config = crate::agents::NotifyConfig {
             bell: config.bell,
@@ -147,7 +150,52 @@ impl Server {
             echo_pending: Default::default(),
             render_now: false,
             payload_capture: payload_capture::PayloadCapture::from_env(),
+            mcp_tools,
         }
+    }
+
+    /// Re-reads the config file and applies it: keys, approval gates, notifications, MCP tools
+    /// (open MCP sessions hear `tools/list_changed`), and the settings read when a pane or
+    /// client starts, for the next ones. Returns a summary and the problems found; a broken
+    /// file changes nothing it could not read (see [`Config::load`]).
+    pub(crate) fn reload_config(&mut self) -> (String, Vec<String>) {
+        let path = crate::paths::config_file();
+        // A file that is not TOML at all would load as the defaults: keep what runs instead.
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            if let Err(e) = text.parse::<toml::Table>() {
+                let why = e.message().replace('\n', " ");
+                return (
+                    format!("{} was not reloaded", path.display()),
+                    vec![format!(
+                        "{}: {why}; the running settings are unchanged",
+                        path.display()
+                    )],
+                );
+            }
+        }
+        let (config, errors) = Config::load(&path);
+        let tools_changed = self
+            .mcp_tools
+            .set_disabled(config.mcp_disabled_tools.clone());
+        self.notifier.set_config(crate::agents::NotifyConfig {
+            bell: config.bell,
+            osc9: config.osc9,
+            osc777: config.osc777,
+            ..Default::default()
+        });
+        self.state.config = config;
+        self.state.config_errors = errors.clone();
+        for c in self.state.clients.values_mut() {
+            c.dirty = true;
+        }
+        for e in &errors {
+            tracing::warn!("{e}");
+        }
+        let mut text = format!("reloaded {}", path.display());
+        if tools_changed {
+            text.push_str("; MCP tools changed (agents were told)");
+        }
+        (text, errors)
     }
 
     /// Runs until the last session ends or the server is killed.

@@ -46,6 +46,14 @@ impl Server {
                 self.state.quit = true;
                 Response::Ok
             }
+            Request::ReloadConfig => {
+                let (text, errors) = self.reload_config();
+                if errors.is_empty() {
+                    Response::Text(format!("{text}\n"))
+                } else {
+                    Response::Error(format!("{text}; {}", errors.join("; ")))
+                }
+            }
             Request::Split {
                 target,
                 horizontal,

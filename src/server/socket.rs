@@ -143,11 +143,14 @@ fn init_logging() {
 
 /// Starts the agent endpoint and forwards its requests into the owner loop. A failure is
 /// logged, not fatal: the multiplexer works without agent events.
-async fn start_endpoint(tx: mpsc::UnboundedSender<Msg>) -> Option<crate::http::EndpointHandle> {
+async fn start_endpoint(
+    tx: mpsc::UnboundedSender<Msg>,
+    mcp_tools: std::sync::Arc<crate::mcp::ToolSet>,
+) -> Option<crate::http::EndpointHandle> {
     let (sender, mut requests) = mpsc::channel(256);
     let backend = std::sync::Arc::new(super::mcp_backend::OwnerBackend { tx: tx.clone() });
     let options = crate::http::EndpointOptions {
-        mcp: Some(crate::mcp::McpOptions::new(backend)),
+        mcp: Some(crate::mcp::McpOptions::new(backend).with_tools(mcp_tools)),
         ..Default::default()
     };
     match crate::http::start(sender, options).await {
@@ -201,7 +204,10 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
         }
         let (tx, rx) = mpsc::unbounded_channel();
         tokio::spawn(accept_loop(listener, tx.clone()));
-        let endpoint = start_endpoint(tx.clone()).await;
+        let mcp_tools = std::sync::Arc::new(crate::mcp::ToolSet::with_disabled(
+            config.mcp_disabled_tools.clone(),
+        ));
+        let endpoint = start_endpoint(tx.clone(), mcp_tools.clone()).await;
         let signal_tx = tx.clone();
         tokio::spawn(async move {
             use tokio::signal::unix::{signal, SignalKind};
@@ -227,7 +233,7 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
             env!("CARGO_PKG_VERSION"),
             socket.display()
         );
-        let server = Server::new(config, errors, socket.display().to_string(), tx);
+        let server = Server::new(config, errors, socket.display().to_string(), tx, mcp_tools);
         server.run(rx).await;
         if let Some(handle) = endpoint {
             if let Err(e) = handle.shutdown().await {
