@@ -198,7 +198,7 @@ fn approval_panel(tool: &str, input: serde_json::Value, suggestions: &[String]) 
                 scroll: 0,
                 suggestions,
                 message: None,
-                confirm_all: false,
+                confirm_all: None,
                 waited: "4s",
                 note: None,
             },

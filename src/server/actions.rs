@@ -66,6 +66,33 @@ impl Server {
         self.state.relayout(session);
     }
 
+    /// Moves a client to another session (tmux's switch-client): it is drawn whole from the
+    /// new session, and both sessions take their size from the clients they now have.
+    pub(super) fn switch_client(&mut self, client: ClientId, session: SessionId) {
+        if !self.state.sessions.contains_key(&session) {
+            return;
+        }
+        let Some(c) = self.state.clients.get_mut(&client) else {
+            return;
+        };
+        let old = std::mem::replace(&mut c.session, session);
+        if old == session {
+            return;
+        }
+        c.mode = ClientMode::Normal;
+        c.shown = None;
+        c.shown_panes.clear();
+        c.shown_chrome = None;
+        c.drag = None;
+        c.selecting = None;
+        c.dirty = true;
+        if let Some(s) = self.state.sessions.get_mut(&session) {
+            s.last_used = tokio::time::Instant::now();
+        }
+        self.state.resize_session_to_clients(old);
+        self.state.resize_session_to_clients(session);
+    }
+
     /// Gives every pane that has focus in its session normal priority and the rest background
     /// priority, so floods in unwatched panes do not slow typing.
     pub(super) fn update_background_panes(&mut self) {

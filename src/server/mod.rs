@@ -7,6 +7,7 @@
 
 mod actions;
 mod agents_glue;
+mod approval_panel;
 mod approvals_glue;
 mod chrome;
 mod client_input;

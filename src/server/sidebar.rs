@@ -70,8 +70,9 @@ impl AgentsView {
                     color,
                 ),
             );
+            // Short, so the tool still fits the sidebar's width after the agent's name.
             let title = match approval {
-                Some(tool) => format!("waits for approval: {tool}"),
+                Some(tool) => format!("approval: {tool}"),
                 None => format!("{title}{unread}"),
             };
             view.rows

@@ -267,7 +267,7 @@ pub struct Client {
     pub selecting: Option<PaneId>,
     pub cursor_style: Option<u8>,
     /// The approval panel as this client sees it.
-    pub panel: super::approvals_glue::PanelState,
+    pub panel: super::approval_panel::PanelState,
 }
 
 /// Everything the server owns.

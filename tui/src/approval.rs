@@ -26,8 +26,9 @@ pub struct ApprovalView<'a> {
     pub suggestions: &'a [String],
     /// A deny message being typed (after `m`).
     pub message: Option<&'a str>,
-    /// Asking to confirm allowing every pending request (after `!`).
-    pub confirm_all: bool,
+    /// Asking to confirm allowing this many pending requests (after `!`): the ones pending
+    /// when `!` was pressed, the only ones a `y` then allows.
+    pub confirm_all: Option<usize>,
     /// How long it has waited.
     pub waited: &'a str,
     /// What `y` means when the CLI's hook cannot allow (Gemini: "let Gemini ask in its pane").
@@ -39,6 +40,44 @@ pub struct ApprovalView<'a> {
 pub fn panel_area(area: Rect) -> Rect {
     let height = (area.height / 2).clamp(8.min(area.height), 20.min(area.height));
     Rect::new(area.x, area.y + area.height - height, area.width, height)
+}
+
+impl ApprovalView<'_> {
+    /// The body lines wrapped to the panel's inner width (wrapped here, not by the paragraph,
+    /// so the key hints always fit and scrolling counts the rows the user sees).
+    fn wrapped(&self, panel: Rect) -> Vec<String> {
+        let width = usize::from(panel.width.saturating_sub(2)).max(1);
+        self.lines
+            .iter()
+            .flat_map(|l| {
+                let chars: Vec<char> = l.chars().collect();
+                if chars.is_empty() {
+                    return vec![String::new()];
+                }
+                chars
+                    .chunks(width)
+                    .map(|c| c.iter().collect())
+                    .collect::<Vec<String>>()
+            })
+            .collect()
+    }
+
+    fn footer_rows(&self) -> usize {
+        1 + usize::from(!self.suggestions.is_empty()) + usize::from(self.note.is_some())
+    }
+
+    /// How many body rows the panel shows at once in `area` (below the header and headline,
+    /// above the footer).
+    pub fn body_rows(&self, area: Rect) -> usize {
+        let panel = panel_area(area);
+        usize::from(panel.height.saturating_sub(2)).saturating_sub(2 + self.footer_rows())
+    }
+
+    /// The furthest the body can scroll in `area`: its last row at the bottom of the panel.
+    pub fn max_scroll(&self, area: Rect) -> u16 {
+        let rows = self.wrapped(panel_area(area)).len();
+        u16::try_from(rows.saturating_sub(self.body_rows(area))).unwrap_or(u16::MAX)
+    }
 }
 
 impl Widget for ApprovalView<'_> {
@@ -78,23 +117,12 @@ impl Widget for ApprovalView<'_> {
                 .fg(Color::White)
                 .add_modifier(Modifier::BOLD),
         )));
-        // Long lines are wrapped here (not by the paragraph) so the key hints always fit.
-        let width = usize::from(panel.width.saturating_sub(2)).max(1);
-        let wrapped: Vec<String> = self
-            .lines
-            .iter()
-            .flat_map(|l| {
-                let chars: Vec<char> = l.chars().collect();
-                if chars.is_empty() {
-                    return vec![String::new()];
-                }
-                chars
-                    .chunks(width)
-                    .map(|c| c.iter().collect())
-                    .collect::<Vec<String>>()
-            })
-            .collect();
-        lines.extend(wrapped.iter().skip(usize::from(self.scroll)).map(|l| {
+        let wrapped = self.wrapped(panel);
+        let body_rows = self.body_rows(area);
+        // A scroll past the end (the panel got taller, or the server's clamp used another
+        // size) still shows the last page rather than blank rows.
+        let scroll = usize::from(self.scroll).min(wrapped.len().saturating_sub(body_rows));
+        lines.extend(wrapped.iter().skip(scroll).map(|l| {
             let style = if l.starts_with("+ ") {
                 Style::default().fg(Color::Green)
             } else if l.starts_with("- ") {
@@ -105,8 +133,7 @@ impl Widget for ApprovalView<'_> {
             Line::from(Span::styled(l.clone(), style))
         }));
         let inner_height = panel.height.saturating_sub(2) as usize;
-        let footer_rows =
-            1 + usize::from(!self.suggestions.is_empty()) + usize::from(self.note.is_some());
+        let footer_rows = self.footer_rows();
         lines.truncate(inner_height.saturating_sub(footer_rows));
         while lines.len() < inner_height.saturating_sub(footer_rows) {
             lines.push(Line::default());
@@ -140,10 +167,13 @@ impl Widget for ApprovalView<'_> {
                 key("Esc"),
                 text(" back"),
             ])
-        } else if self.confirm_all {
+        } else if let Some(count) = self.confirm_all {
             Line::from(vec![
                 Span::styled(
-                    format!("allow all {} pending requests? ", self.count),
+                    format!(
+                        "allow all {count} pending request{}? ",
+                        if count == 1 { "" } else { "s" }
+                    ),
                     Style::default()
                         .fg(Color::LightRed)
                         .add_modifier(Modifier::BOLD),
@@ -177,9 +207,22 @@ impl Widget for ApprovalView<'_> {
             ])
         };
         lines.push(footer);
+        let mut block = Block::default();
+        if wrapped.len() > body_rows {
+            // Where the body is, so a long command or diff is known to go on.
+            let last = (scroll + body_rows).min(wrapped.len());
+            block = block.title_bottom(
+                Line::from(format!(
+                    " lines {}-{last} of {}  ↑↓ PgUp PgDn Home End ",
+                    scroll + 1,
+                    wrapped.len()
+                ))
+                .right_aligned(),
+            );
+        }
         Paragraph::new(lines)
             .block(
-                Block::default()
+                block
                     .borders(Borders::ALL)
                     .border_type(BorderType::Double)
                     .border_style(Style::default().fg(Color::LightRed))
@@ -215,7 +258,7 @@ mod tests {
             scroll: 0,
             suggestions: &[],
             message: None,
-            confirm_all: false,
+            confirm_all: None,
             waited: "1s",
             note,
         }
@@ -228,6 +271,41 @@ mod tests {
             })
             .collect::<Vec<_>>()
             .join("\n")
+    }
+
+    #[test]
+    fn a_long_body_scrolls_no_further_than_its_last_page_and_says_where_it_is() {
+        let area = Rect::new(0, 0, 80, 24);
+        let lines: Vec<String> = (1..=200).map(|i| format!("line-{i:03}")).collect();
+        let view = |scroll| ApprovalView {
+            lines: &lines,
+            scroll,
+            ..Default::default()
+        };
+        let rows = view(0).body_rows(area);
+        assert!(rows > 0);
+        assert_eq!(usize::from(view(0).max_scroll(area)), 200 - rows);
+        let draw = |scroll| {
+            let mut buf = Buffer::empty(area);
+            view(scroll).render(area, &mut buf);
+            (0..area.height)
+                .map(|y| {
+                    (0..area.width)
+                        .map(|x| buf[(x, y)].symbol().to_string())
+                        .collect::<String>()
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let top = draw(0);
+        assert!(
+            top.contains("line-001") && !top.contains("line-200"),
+            "{top}"
+        );
+        assert!(top.contains(&format!("lines 1-{rows} of 200")), "{top}");
+        let past_the_end = draw(u16::MAX);
+        assert!(past_the_end.contains("line-200"), "{past_the_end}");
+        assert!(past_the_end.contains("of 200"), "{past_the_end}");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
 
 use crate::layout::PaneId;
-use crate::server::approvals_glue::PanelData;
+use crate::server::approval_panel::PanelData;
 use crate::server::chrome::{Chrome, PaneSlot};
 use crate::server::sidebar::AgentsView;
 use crate::server::state::{ClientId, State};

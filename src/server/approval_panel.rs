@@ -1,0 +1,357 @@
+//! The approval panel as each client sees it: which pending request it shows, what it draws,
+//! and the keys that answer, step through, scroll, reach and hide requests. Requests are
+//! global (any pane, any window, any session); the panel state is per client.
+
+use calyx_tui::ApprovalView;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::widgets::Widget;
+use serde_json::Value;
+use tokio::time::Instant;
+
+use crate::approvals::{visible, Decision};
+use crate::keys::{Key, KeyCode};
+use crate::layout::PaneId;
+
+use super::state::ClientId;
+use super::Server;
+
+/// One frame's panel content.
+#[derive(Debug, Clone)]
+pub struct PanelData {
+    pub cli: String,
+    pub pane: String,
+    pub tool: String,
+    pub headline: String,
+    pub lines: Vec<String>,
+    pub index: usize,
+    pub count: usize,
+    pub scroll: u16,
+    pub suggestions: Vec<String>,
+    pub message: Option<String>,
+    /// How many requests a `y` allows while `!` asks to confirm.
+    pub confirm_all: Option<usize>,
+    pub waited: String,
+    /// What `y` means where the CLI's hook cannot allow (Gemini, Hermes).
+    pub note: Option<&'static str>,
+}
+
+impl PanelData {
+    fn view(&self) -> ApprovalView<'_> {
+        ApprovalView {
+            cli: &self.cli,
+            pane: &self.pane,
+            tool: &self.tool,
+            headline: &self.headline,
+            lines: &self.lines,
+            index: self.index,
+            count: self.count,
+            scroll: self.scroll,
+            suggestions: &self.suggestions,
+            message: self.message.as_deref(),
+            confirm_all: self.confirm_all,
+            waited: &self.waited,
+            note: self.note,
+        }
+    }
+
+    /// Draws the panel over `area`.
+    pub fn render(&self, area: Rect, buf: &mut Buffer) {
+        self.view().render(area, buf);
+    }
+}
+
+/// Per-client state of the approval panel.
+#[derive(Debug, Default, Clone)]
+pub struct PanelState {
+    /// Esc hid the panel; a new request or `prefix i` shows it again.
+    pub hidden: bool,
+    /// The request shown (None: the focused pane's, else the oldest).
+    pub selected: Option<u64>,
+    pub scroll: u16,
+    /// A deny message being typed.
+    pub message: Option<String>,
+    /// `!` asks to confirm: the requests pending when it was pressed. Only these are allowed
+    /// by the `y` that confirms, never one that arrived while the question was on screen.
+    pub confirm_all: Option<Vec<u64>>,
+}
+
+/// How a key scrolls the shown request's body (a long command or diff).
+enum Scroll {
+    /// Rows down (negative: up).
+    Lines(i32),
+    /// Pages down (negative: up); a page is the rows shown, less one kept for context.
+    Pages(i32),
+    Top,
+    Bottom,
+}
+
+fn scroll_for(code: KeyCode) -> Option<Scroll> {
+    match code {
+        KeyCode::Down => Some(Scroll::Lines(1)),
+        KeyCode::Up => Some(Scroll::Lines(-1)),
+        KeyCode::PageDown | KeyCode::Char(' ') => Some(Scroll::Pages(1)),
+        KeyCode::PageUp => Some(Scroll::Pages(-1)),
+        KeyCode::Home => Some(Scroll::Top),
+        KeyCode::End => Some(Scroll::Bottom),
+        _ => None,
+    }
+}
+
+impl Server {
+    /// The request a client's panel shows: its selection, else the focused pane's, else the
+    /// oldest.
+    pub(super) fn panel_request(&self, client: ClientId) -> Option<u64> {
+        let c = self.state.clients.get(&client)?;
+        if c.panel.hidden {
+            return None;
+        }
+        let pending = self.approvals.pending();
+        if let Some(id) = c
+            .panel
+            .selected
+            .filter(|id| pending.iter().any(|p| p.id == *id))
+        {
+            return Some(id);
+        }
+        let focused = self
+            .state
+            .sessions
+            .get(&c.session)
+            .and_then(|s| s.active_pane());
+        pending
+            .iter()
+            .find(|p| Some(p.pane) == focused)
+            .or_else(|| pending.first())
+            .map(|p| p.id)
+    }
+
+    /// What a client's panel shows this frame (owned, so rendering can borrow the state).
+    pub(super) fn panel_data(&self, client: ClientId) -> Option<PanelData> {
+        let id = self.panel_request(client)?;
+        let c = self.state.clients.get(&client)?;
+        let pending = self.approvals.pending();
+        let (index, p) = pending.iter().enumerate().find(|(_, p)| p.id == id)?;
+        let pane_label = match self
+            .state
+            .locate(p.pane)
+            .and_then(|(s, w)| self.state.sessions.get(&s).map(|s| (s.name.clone(), w)))
+        {
+            Some((session, window)) => format!("%{} ({session}:{window})", p.pane),
+            None => format!("%{}", p.pane),
+        };
+        let suggestions: Vec<String> = p
+            .suggestions
+            .iter()
+            .map(|s| visible(&suggestion_label(s)))
+            .collect();
+        let waited = crate::agents::short_duration(Instant::now().duration_since(p.created));
+        Some(PanelData {
+            cli: p.kind.display_name().to_string(),
+            pane: pane_label,
+            tool: visible(&p.tool),
+            headline: p.summary.headline.clone(),
+            lines: p.summary.lines.clone(),
+            index: index + 1,
+            count: pending.len(),
+            scroll: c.panel.scroll,
+            suggestions,
+            message: c.panel.message.clone(),
+            confirm_all: c.panel.confirm_all.as_ref().map(Vec::len),
+            waited,
+            note: p.schema.allow_note(),
+        })
+    }
+
+    /// The area a client's panel is drawn in (as the frame draws it: the session's size above
+    /// the status line).
+    fn panel_area_of(&self, client: ClientId) -> Rect {
+        let session = self
+            .client_session(client)
+            .and_then(|s| self.state.sessions.get(&s));
+        match session {
+            Some(s) => Rect::new(0, 0, s.cols, s.rows.saturating_sub(1)),
+            None => Rect::default(),
+        }
+    }
+
+    fn update_panel(&mut self, client: ClientId, change: impl FnOnce(&mut PanelState)) {
+        if let Some(c) = self.state.clients.get_mut(&client) {
+            change(&mut c.panel);
+            c.dirty = true;
+        }
+    }
+
+    /// A key while the panel is shown. Returns false when the key is not the panel's.
+    pub(super) fn panel_key(&mut self, client: ClientId, key: Key) -> bool {
+        let Some(id) = self.panel_request(client) else {
+            return false;
+        };
+        let Some(panel) = self.state.clients.get(&client).map(|c| c.panel.clone()) else {
+            return false;
+        };
+        if let Some(message) = panel.message {
+            self.message_key(client, id, message, key);
+            return true;
+        }
+        if let Some(ids) = panel.confirm_all {
+            self.update_panel(client, |p| p.confirm_all = None);
+            if key.code == KeyCode::Char('y') && !key.ctrl && !key.alt {
+                // Requests answered or withdrawn meanwhile are skipped by answer_request.
+                for id in ids {
+                    self.answer_request(id, Decision::Allow, None);
+                }
+            }
+            return true;
+        }
+        let pending: Vec<u64> = self.approvals.pending().iter().map(|p| p.id).collect();
+        let at = pending.iter().position(|p| *p == id).unwrap_or(0);
+        let n = pending.len().max(1);
+        if let Some(scroll) = scroll_for(key.code) {
+            self.scroll_panel(client, scroll);
+            return true;
+        }
+        match key.code {
+            KeyCode::Char('y') => {
+                self.answer_request(id, Decision::Allow, None);
+            }
+            KeyCode::Char('n') => {
+                self.answer_request(id, Decision::Deny { message: None }, None);
+            }
+            KeyCode::Char('x') => {
+                self.answer_request(id, Decision::DenyAndStop { message: None }, None);
+            }
+            KeyCode::Char('m') => self.update_panel(client, |p| p.message = Some(String::new())),
+            KeyCode::Char('a') => {
+                self.answer_request(id, Decision::Allow, Some(false));
+            }
+            KeyCode::Char('A') => {
+                self.answer_request(id, Decision::Allow, Some(true));
+            }
+            KeyCode::Char('!') => self.update_panel(client, |p| p.confirm_all = Some(pending)),
+            KeyCode::Char(d @ '1'..='9') => {
+                let index = usize::from(d as u8 - b'1');
+                let suggestion = self
+                    .approvals
+                    .pending()
+                    .iter()
+                    .find(|p| p.id == id)
+                    .and_then(|p| p.suggestions.get(index).cloned());
+                if let Some(suggestion) = suggestion {
+                    self.answer_request(id, Decision::AllowRemember { suggestion }, None);
+                }
+            }
+            KeyCode::Tab | KeyCode::Char('j') => {
+                let next = pending.get((at + 1) % n).copied();
+                self.update_panel(client, |p| {
+                    p.selected = next;
+                    p.scroll = 0;
+                });
+            }
+            KeyCode::BackTab | KeyCode::Char('k') => {
+                let prev = pending.get((at + n - 1) % n).copied();
+                self.update_panel(client, |p| {
+                    p.selected = prev;
+                    p.scroll = 0;
+                });
+            }
+            KeyCode::Char('g') => {
+                let pane = self
+                    .approvals
+                    .pending()
+                    .iter()
+                    .find(|p| p.id == id)
+                    .map(|p| p.pane);
+                if let Some(pane) = pane {
+                    self.go_to_pane(client, pane);
+                    // The panel keeps showing the request it was on.
+                    self.update_panel(client, |p| p.selected = Some(id));
+                }
+            }
+            KeyCode::Escape => self.update_panel(client, |p| p.hidden = true),
+            // Everything else waits: while a request is shown, keys do not leak into panes.
+            _ => {}
+        }
+        true
+    }
+
+    /// Typing a deny message (after `m`): Enter sends it, Esc goes back to the keys.
+    fn message_key(&mut self, client: ClientId, id: u64, mut message: String, key: Key) {
+        match key.code {
+            KeyCode::Enter => {
+                self.update_panel(client, |p| p.message = None);
+                self.answer_request(
+                    id,
+                    Decision::Deny {
+                        message: Some(message),
+                    },
+                    None,
+                );
+            }
+            KeyCode::Escape => self.update_panel(client, |p| p.message = None),
+            KeyCode::Backspace => {
+                message.pop();
+                self.update_panel(client, |p| p.message = Some(message));
+            }
+            KeyCode::Char(ch) if !key.ctrl && !key.alt => {
+                if message.len() < 2000 {
+                    message.push(ch);
+                }
+                self.update_panel(client, |p| p.message = Some(message));
+            }
+            _ => {}
+        }
+    }
+
+    /// Scrolls the shown request's body, never past its last page for this client's size.
+    fn scroll_panel(&mut self, client: ClientId, scroll: Scroll) {
+        let area = self.panel_area_of(client);
+        let Some(data) = self.panel_data(client) else {
+            return;
+        };
+        let view = data.view();
+        let max = view.max_scroll(area);
+        let page = i32::try_from(view.body_rows(area).saturating_sub(1).max(1)).unwrap_or(1);
+        let now = i32::from(data.scroll.min(max));
+        let next = match scroll {
+            Scroll::Lines(rows) => now + rows,
+            Scroll::Pages(pages) => now + pages * page,
+            Scroll::Top => 0,
+            Scroll::Bottom => i32::from(max),
+        };
+        let next = u16::try_from(next.clamp(0, i32::from(max))).unwrap_or(0);
+        self.update_panel(client, |p| p.scroll = next);
+    }
+
+    /// `g`: shows the client the pane, switching it to the pane's session and window first.
+    fn go_to_pane(&mut self, client: ClientId, pane: PaneId) {
+        let Some((session, _)) = self.state.locate(pane) else {
+            return;
+        };
+        if self.client_session(client) != Some(session) {
+            self.switch_client(client, session);
+        }
+        self.focus_pane(pane);
+        self.state.mark_session_dirty(session);
+    }
+
+    /// `prefix i`: show the panel again.
+    pub(super) fn show_panel(&mut self, client: ClientId) {
+        self.update_panel(client, |p| p.hidden = false);
+        if self.approvals.pending().is_empty() {
+            self.message(client, "no approvals pending");
+        }
+    }
+}
+
+/// A short label for one of Claude Code's permission suggestions.
+fn suggestion_label(s: &Value) -> String {
+    let kind = s.get("type").and_then(Value::as_str).unwrap_or("rule");
+    let what = s
+        .get("directories")
+        .or_else(|| s.get("rules"))
+        .map(|v| v.to_string())
+        .unwrap_or_default();
+    let scope = s.get("destination").and_then(Value::as_str).unwrap_or("");
+    format!("{kind} {what} ({scope})")
+}
