@@ -204,10 +204,7 @@ impl ApprovalQueue {
             answer: Some(request.answer),
         };
         self.write_log(&pending, "requested", None);
-        let by_rule = self
-            .rules
-            .contains(&(Some(pending.pane), pending.tool.clone()))
-            || self.rules.contains(&(None, pending.tool.clone()));
+        let by_rule = self.rule_allows(pending.pane, &pending.tool);
         if by_rule {
             pending.answer(decision_reply(pending.schema, &Decision::Allow));
             let outcome = allow_outcome(pending.schema);
@@ -216,6 +213,12 @@ impl ApprovalQueue {
         }
         self.pending.push(pending);
         (id, true)
+    }
+
+    /// Whether a rule the human set allows `tool` in `pane` (so a request is answered at once).
+    pub fn rule_allows(&self, pane: PaneId, tool: &str) -> bool {
+        self.rules.contains(&(Some(pane), tool.to_string()))
+            || self.rules.contains(&(None, tool.to_string()))
     }
 
     /// The requests waiting, oldest first.

@@ -46,12 +46,18 @@ impl Server {
                 return;
             }
         };
-        self.apply_agent_event(pane, kind, &event);
-        let Some(schema) = gate(kind, &event, self.state.config.approval_policy) else {
+        let schema = gate(kind, &event, self.state.config.approval_policy);
+        let tool = event.tool_name.clone().unwrap_or_else(|| "tool".into());
+        // A gate a rule the human set will answer at once never shows the agent as blocked
+        // (no flash of "blocked", no bell): the row goes on working below.
+        let ruled = schema.is_some() && self.approvals.rule_allows(pane, &tool);
+        if !(ruled && event.kind == EventKind::PermissionRequest) {
+            self.apply_agent_event(pane, kind, &event);
+        }
+        let Some(schema) = schema else {
             let _ = reply.send(EndpointReply::EmptyOk);
             return;
         };
-        let tool = event.tool_name.clone().unwrap_or_else(|| "tool".into());
         let input = event.tool_input.clone().unwrap_or(Value::Null);
         let suggestions = payload
             .get("permission_suggestions")
