@@ -70,9 +70,15 @@ impl AgentsView {
                     color,
                 ),
             );
+            // The count goes before the title: the column is narrow and cuts a long title's
+            // end, which must not take the count with it.
             let title = match approval {
                 Some(tool) => format!("waits for approval: {tool}"),
-                None => format!("{title}{unread}"),
+                None => title,
+            };
+            let title = match unread.trim_start() {
+                "" => title,
+                count => format!("{count} {title}"),
             };
             view.rows
                 .push((pane, sidebar_row(&row, format!("%{pane}"), title)));
