@@ -133,9 +133,10 @@ impl McpSession {
         (s, initialized["result"].clone())
     }
 
-    /// Starts a tool call and returns once the server has accepted it (its response head
-    /// arrived: rmcp sends it after handing the request to the session), so the test can drive
-    /// the change the call waits for; [`PendingCall::join`] gives its `result`.
+    /// Starts a tool call and returns once the server has accepted it (the head of its SSE
+    /// answer arrived: rmcp sends it after handing the request to the session, long before the
+    /// result), so the test can drive the change the call waits for; [`PendingCall::join`]
+    /// gives its `result`.
     pub fn start(&self, tool: &str, args: serde_json::Value) -> PendingCall {
         let body = serde_json::json!({
             "jsonrpc": "2.0", "id": 3, "method": "tools/call",
