@@ -236,6 +236,14 @@ async fn panes_and_agents() {
     assert!(bad.contains("invalid arguments for pane_read"), "{bad}");
     let extra = err(&call(&client, "pane_read", json!({"pane": "%1", "bogus": 1})).await);
     assert!(extra.contains("bogus"), "{extra}");
+    for lines in [0, 10_001] {
+        let out_of_range =
+            err(&call(&client, "pane_read", json!({"pane": "%2", "lines": lines})).await);
+        assert!(
+            out_of_range.contains("`lines` must be 1 to 10000"),
+            "{out_of_range}"
+        );
+    }
 
     let agents = ok(&call(&client, "agent_list", json!({})).await);
     assert_eq!(agents["agents"][0]["subagents"][0]["name"], "explore");
@@ -256,6 +264,11 @@ async fn panes_and_agents() {
     .await);
     assert_eq!(timeout["state"], "timeout");
     assert_eq!(timeout["timed_out"], true);
+    assert_eq!(
+        timeout["agent_state"], "working",
+        "where the agent still is"
+    );
+    assert_eq!(reached["agent_state"], "idle");
     let empty = err(&call(&client, "agent_wait", json!({"pane": "%1", "until": []})).await);
     assert!(empty.contains("until"), "{empty}");
     let wrong = err(&call(

@@ -66,6 +66,15 @@ pub struct AgentSummary {
     pub subagents: Vec<SubagentSummary>,
 }
 
+/// How an `agent_wait` ended. A timeout is a normal answer that still says where the agent is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentWaitEnd {
+    /// The agent is in this awaited state (`done` also when its pane closed).
+    Reached(String),
+    /// The timeout passed first; the agent's state then (`None`: no agent row in the pane).
+    TimedOut(Option<String>),
+}
+
 /// Where `pane_split` puts the new pane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -146,15 +155,14 @@ pub trait McpBackend: Send + Sync + 'static {
     ) -> Result<String, String>;
     /// Every agent row.
     async fn agent_list(&self) -> Vec<AgentSummary>;
-    /// Waits until `pane`'s agent is in one of `until` (state names) or `timeout` passes:
-    /// `Ok(state)` or `Ok("timeout")`. Must wake on every transition, including ones caused by
-    /// focus or the pane exiting.
+    /// Waits until `pane`'s agent is in one of `until` (state names) or `timeout` passes. Must
+    /// wake on every transition, including ones caused by focus or the pane exiting.
     async fn agent_wait(
         &self,
         pane: &str,
         until: Vec<String>,
         timeout: Duration,
-    ) -> Result<String, String>;
+    ) -> Result<AgentWaitEnd, String>;
     /// Splits a pane; returns the new one.
     async fn pane_split(
         &self,

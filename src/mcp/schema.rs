@@ -259,6 +259,9 @@ pub struct AgentWaitOut {
     /// The state reached, or `timeout`.
     pub state: String,
     pub timed_out: bool,
+    /// The agent's state when the wait ended: the state reached, or on a timeout the state it
+    /// was still in (null: no agent reports from the pane).
+    pub agent_state: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

@@ -147,7 +147,7 @@ impl McpBackend for FakeBackend {
         id: &str,
         until: Vec<String>,
         timeout: Duration,
-    ) -> Result<String, String> {
+    ) -> Result<AgentWaitEnd, String> {
         known(id)?;
         let state = self
             .agent_list()
@@ -157,10 +157,10 @@ impl McpBackend for FakeBackend {
             .map(|a| a.state)
             .ok_or_else(|| format!("no agent runs in pane {id}; agent_list shows the agents"))?;
         if until.contains(&state) {
-            return Ok(state);
+            return Ok(AgentWaitEnd::Reached(state));
         }
         tokio::time::sleep(timeout).await;
-        Ok("timeout".into())
+        Ok(AgentWaitEnd::TimedOut(Some(state)))
     }
 
     async fn pane_split(

@@ -12,13 +12,17 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::backend::{McpBackend, PaneRef, RunOutcome, RunRequest, SplitRequest, WindowRequest};
+use super::backend::{
+    AgentWaitEnd, McpBackend, PaneRef, RunOutcome, RunRequest, SplitRequest, WindowRequest,
+};
 use super::commands::{CommandInfo, CommandStatus, CommandWait};
 use super::peers::{PeerError, PeerRegistry};
 use super::schema::*;
 
 /// Most text `pane_read` returns; older lines are cut first.
 pub const MAX_READ_BYTES: usize = 64 * 1024;
+/// Most lines `pane_read` takes (its schema's `lines` maximum).
+const MAX_READ_LINES: u32 = 10_000;
 /// Most output `pane_run` returns with await; the start is cut first.
 pub const MAX_RUN_OUTPUT_BYTES: usize = 64 * 1024;
 const DEFAULT_WAIT_MS: u64 = 30_000;
@@ -205,6 +209,14 @@ async fn pane_list(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
 
 async fn pane_read(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
     let args: PaneReadArgs = parse("pane_read", args)?;
+    if args
+        .lines
+        .is_some_and(|n| !(1..=MAX_READ_LINES).contains(&n))
+    {
+        return Err(format!(
+            "`lines` must be 1 to {MAX_READ_LINES}; leave it out for the whole screen"
+        ));
+    }
     let text = ctx
         .backend
         .pane_read(ctx.caller, &args.pane, args.lines, args.scrollback)
@@ -242,11 +254,17 @@ async fn agent_wait(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
     }
     let until = args.until.iter().map(|s| s.as_str().to_owned()).collect();
     let timeout = millis(args.timeout_ms, DEFAULT_WAIT_MS, MAX_WAIT_MS);
-    let state = ctx.backend.agent_wait(&args.pane, until, timeout).await?;
-    let timed_out = state == "timeout";
+    let (state, timed_out, agent_state) =
+        match ctx.backend.agent_wait(&args.pane, until, timeout).await? {
+            AgentWaitEnd::Reached(state) => (state.clone(), false, Some(state)),
+            AgentWaitEnd::TimedOut(now) => ("timeout".to_owned(), true, now),
+        };
     let text = if timed_out {
+        let now = agent_state
+            .as_deref()
+            .map_or("has no agent row".to_owned(), |s| format!("is still {s}"));
         format!(
-            "{}: still not in the awaited state after {} ms; call agent_wait again to keep waiting",
+            "{} {now} after {} ms; call agent_wait again to keep waiting",
             args.pane,
             timeout.as_millis()
         )
@@ -257,6 +275,7 @@ async fn agent_wait(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
         pane: args.pane,
         state,
         timed_out,
+        agent_state,
     };
     answer(&out, text)
 }

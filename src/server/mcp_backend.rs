@@ -7,6 +7,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::mcp::backend::AgentWaitEnd;
 use crate::mcp::commands::command_id;
 use crate::mcp::{
     AgentSummary, CommandOutput, CommandWait, McpBackend, PaneCommands, PaneRef, PaneSummary,
@@ -43,6 +44,11 @@ pub enum McpOp {
         pane: String,
         until: Vec<String>,
         reply: oneshot::Sender<Result<String, String>>,
+    },
+    /// The state of `pane`'s agent row now (`None`: no row), for a wait that timed out.
+    AgentState {
+        pane: String,
+        reply: oneshot::Sender<Option<String>>,
     },
     Split {
         caller: Option<PaneRef>,
@@ -232,17 +238,25 @@ impl McpBackend for OwnerBackend {
         pane: &str,
         until: Vec<String>,
         timeout: Duration,
-    ) -> Result<String, String> {
-        let pane = pane.to_string();
+    ) -> Result<AgentWaitEnd, String> {
+        let asked = pane.to_string();
         match tokio::time::timeout(
             timeout,
-            self.ask(|reply| McpOp::AgentWait { pane, until, reply }),
+            self.ask(|reply| McpOp::AgentWait {
+                pane: asked,
+                until,
+                reply,
+            }),
         )
         .await
         {
-            Ok(Some(answer)) => answer,
+            Ok(Some(answer)) => answer.map(AgentWaitEnd::Reached),
             Ok(None) => Err(GONE.into()),
-            Err(_) => Ok("timeout".into()),
+            Err(_) => {
+                let pane = pane.to_string();
+                let now = self.ask(|reply| McpOp::AgentState { pane, reply }).await;
+                Ok(AgentWaitEnd::TimedOut(now.flatten()))
+            }
         }
     }
 

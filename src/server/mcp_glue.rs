@@ -23,6 +23,21 @@ pub struct AgentWaiter {
     pub reply: oneshot::Sender<Result<String, String>>,
 }
 
+/// An agent's `cwd` for a new pane: an existing directory, given as an absolute path. (A pane
+/// started from the CLI falls back to the home directory instead; an agent that named a
+/// directory must learn that it is not there rather than run its command somewhere else.)
+fn existing_dir(cwd: Option<String>) -> Result<Option<String>, String> {
+    match cwd {
+        Some(dir) if !std::path::Path::new(&dir).is_absolute() => Err(format!(
+            "cwd {dir:?} is not an absolute path; pane_list shows each pane's cwd"
+        )),
+        Some(dir) if !std::path::Path::new(&dir).is_dir() => {
+            Err(format!("cwd {dir:?} is not an existing directory"))
+        }
+        cwd => Ok(cwd),
+    }
+}
+
 fn pane_id(text: &str) -> Option<PaneId> {
     text.trim().trim_start_matches('%').parse().ok()
 }
@@ -30,8 +45,9 @@ fn pane_id(text: &str) -> Option<PaneId> {
 impl Server {
     /// An MCP client said which agent CLI runs in `pane`: a pane without an agent row gets
     /// one (idle: an agent that just connected its MCP client sits at its prompt), so agents
-    /// whose hooks are not installed still show in the sidebar. An existing row is left as is:
-    /// its hooks know better.
+    /// whose hooks are not installed still show in the sidebar. So does a pane whose row is
+    /// another CLI's or done: a new agent started there. A live row of the same CLI is left as
+    /// is: its hooks know better.
     fn agent_seen(&mut self, pane: &str, kind: &str) {
         let (Ok(target), Ok(kind)) = (
             self.state.resolve(Some(pane)),
@@ -39,7 +55,8 @@ impl Server {
         ) else {
             return;
         };
-        if self.agents.row(u64::from(target.pane)).is_some() {
+        let current = self.agents.row(u64::from(target.pane));
+        if current.is_some_and(|r| r.kind == kind && r.state != AgentState::Done) {
             return;
         }
         let event = calyx_integrations::NormalizedEvent::new(
@@ -92,6 +109,10 @@ impl Server {
             McpOp::AgentList { reply } => {
                 let _ = reply.send(self.agent_summaries());
             }
+            McpOp::AgentState { pane, reply } => {
+                let now = self.state.resolve(Some(&pane)).ok();
+                let _ = reply.send(now.and_then(|t| self.agent_state_name(t.pane)));
+            }
             McpOp::AgentWait { pane, until, reply } => match self.state.resolve(Some(&pane)) {
                 Ok(t) => {
                     let now = self.agent_state_name(t.pane);
@@ -114,7 +135,13 @@ impl Server {
                 request,
                 reply,
             } => {
-                let result = self.state.resolve(Some(&request.pane)).and_then(|t| {
+                let target = self
+                    .state
+                    .resolve(Some(&request.pane))
+                    .map_err(|e| format!("{e}; pane_list shows the panes"));
+                let cwd = existing_dir(request.cwd);
+                let result = target.and_then(|t| {
+                    let cwd = cwd?;
                     let dir = match request.direction {
                         SplitDirection::Right => SplitDir::Horizontal,
                         SplitDirection::Down => SplitDir::Vertical,
@@ -124,7 +151,7 @@ impl Server {
                         .map(|c| vec!["sh".to_string(), "-c".to_string(), c])
                         .unwrap_or_default();
                     self.state
-                        .split_pane(t.pane, dir, true, request.cwd, command, &self.tx)
+                        .split_pane(t.pane, dir, true, cwd, command, &self.tx)
                         .map_err(|e| e.to_string())
                 });
                 let _ = reply.send(result.and_then(|p| self.pane_summary(p)));
@@ -139,17 +166,18 @@ impl Server {
                     .and_then(|p| self.state.locate(p))
                     .map(|(s, _)| s)
                     .or_else(|| self.state.latest_session());
-                let result = match session {
-                    Some(s) => {
+                let result = match (session, existing_dir(request.cwd)) {
+                    (_, Err(e)) => Err(e),
+                    (Some(s), Ok(cwd)) => {
                         let command = request
                             .command
                             .map(|c| vec!["sh".to_string(), "-c".to_string(), c])
                             .unwrap_or_default();
                         self.state
-                            .add_window(s, request.name, request.cwd, command, true, &self.tx)
+                            .add_window(s, request.name, cwd, command, true, &self.tx)
                             .map_err(|e| e.to_string())
                     }
-                    None => Err("no session to add a window to".to_string()),
+                    (None, Ok(_)) => Err("no session to add a window to".to_string()),
                 };
                 let _ = reply.send(result.and_then(|p| self.pane_summary(p)));
             }
@@ -229,9 +257,12 @@ impl Server {
                         session: s.name.clone(),
                         window: wi as u32,
                         window_name: w.name.clone(),
+                        // Waits for a busy pane's reader: a skipped lock would report the
+                        // command's name instead of the title the program set.
                         title: p
-                            .try_term()
-                            .and_then(|t| t.title().map(str::to_string))
+                            .term()
+                            .title()
+                            .map(str::to_string)
                             .unwrap_or_else(|| p.command_label()),
                         cwd: p.cwd(),
                         rows: p.rows,
@@ -257,15 +288,15 @@ impl Server {
             .resolve(Some(pane))
             .map_err(|e| format!("{e}; pane_list shows the panes"))?;
         let p = self.state.panes.get(&t.pane).ok_or("that pane is gone")?;
-        let text = super::requests::capture(&p.term(), p.rows, p.cols, scrollback, false);
+        // Whole lines (wrapped rows joined), so a secret the pane's edge cuts is still found.
+        let text =
+            super::pane_text::logical_lines(&p.term(), p.rows, p.cols, scrollback).join("\n");
         let text = crate::approvals::redact::redact(&text);
-        Ok(match lines {
-            Some(n) => {
-                let all: Vec<&str> = text.lines().collect();
-                all[all.len().saturating_sub(n as usize)..].join("\n")
-            }
-            None => text,
-        })
+        let all: Vec<&str> = text.lines().collect();
+        let keep = lines.map_or(all.len(), |n| n as usize);
+        let mut out = all[all.len().saturating_sub(keep)..].join("\n");
+        out.push('\n');
+        Ok(out)
     }
 
     fn agent_summaries(&self) -> Vec<AgentSummary> {

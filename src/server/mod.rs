@@ -16,6 +16,7 @@ mod copy_mode;
 mod emit;
 mod mcp_backend;
 mod mcp_glue;
+mod pane_text;
 mod panes;
 mod payload_capture;
 mod render;

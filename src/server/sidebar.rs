@@ -70,10 +70,16 @@ impl AgentsView {
                     color,
                 ),
             );
-            // Short, so the tool still fits the sidebar's width after the agent's name.
+            // Short, so the tool still fits the sidebar's width after the agent's name; the
+            // unread count goes before the title: the column is narrow and cuts a long title's
+            // end, which must not take the count with it.
             let title = match approval {
                 Some(tool) => format!("approval: {tool}"),
-                None => format!("{title}{unread}"),
+                None => title,
+            };
+            let title = match unread.trim_start() {
+                "" => title,
+                count => format!("{count} {title}"),
             };
             view.rows
                 .push((pane, sidebar_row(&row, format!("%{pane}"), title)));

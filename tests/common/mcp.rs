@@ -28,6 +28,28 @@ pub fn endpoint(env: &Env) -> Endpoint {
 /// POSTs one JSON-RPC message with the bearer token and `headers`; returns the response head
 /// and the JSON-RPC response in its body (SSE or JSON), Null when there is none.
 pub fn post(ep: &Endpoint, headers: &[(&str, &str)], body: &str) -> (String, serde_json::Value) {
+    let mut s = send(ep, headers, body);
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    let (head, rest) = out.split_once("\r\n\r\n").unwrap_or((&out, ""));
+    (head.to_string(), response_json(rest))
+}
+
+/// A tool call the server is working on (see [`McpSession::start`]).
+#[derive(Debug)]
+pub struct PendingCall {
+    reader: std::thread::JoinHandle<serde_json::Value>,
+}
+
+impl PendingCall {
+    /// Waits for the answer; returns the JSON-RPC `result`.
+    pub fn join(self) -> serde_json::Value {
+        self.reader.join().expect("reader thread")
+    }
+}
+
+/// Writes one request; the response is left on the stream.
+fn send(ep: &Endpoint, headers: &[(&str, &str)], body: &str) -> std::net::TcpStream {
     let mut s = std::net::TcpStream::connect(("127.0.0.1", ep.port)).expect("connect");
     let mut req = format!(
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
@@ -41,11 +63,12 @@ pub fn post(ep: &Endpoint, headers: &[(&str, &str)], body: &str) -> (String, ser
     req.push_str("\r\n");
     req.push_str(body);
     s.write_all(req.as_bytes()).expect("write");
-    let mut out = String::new();
-    let _ = s.read_to_string(&mut out);
-    let (head, rest) = out.split_once("\r\n\r\n").unwrap_or((&out, ""));
-    let json = rest
-        .lines()
+    s
+}
+
+/// The JSON-RPC response in a body (SSE or JSON), Null when there is none.
+fn response_json(body: &str) -> serde_json::Value {
+    body.lines()
         .filter_map(|l| {
             l.strip_prefix("data:")
                 .map(str::trim)
@@ -53,8 +76,7 @@ pub fn post(ep: &Endpoint, headers: &[(&str, &str)], body: &str) -> (String, ser
         })
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .find(|v| v.get("result").is_some() || v.get("error").is_some())
-        .unwrap_or(serde_json::Value::Null);
-    (head.to_string(), json)
+        .unwrap_or(serde_json::Value::Null)
 }
 
 /// The `Mcp-Session-Id` of a response head.
@@ -84,21 +106,62 @@ impl McpSession {
 
     /// The same, also naming the agent CLI (`X-Calyx-Agent-Kind`) when `kind` is given.
     pub fn open_as(env: &Env, surface: &str, kind: Option<&str>) -> Self {
+        let mut headers = vec![("X-Calyx-Surface-ID", surface)];
+        if let Some(kind) = kind {
+            headers.push(("X-Calyx-Agent-Kind", kind));
+        }
+        Self::open_with(env, &headers).0
+    }
+
+    /// Initializes a session sending exactly these identity headers (none: a client outside
+    /// calyx); returns it with the `initialize` result (its `instructions`).
+    pub fn open_with(env: &Env, identity: &[(&str, &str)]) -> (Self, serde_json::Value) {
         let mut s = Self {
             ep: endpoint(env),
-            headers: vec![("X-Calyx-Surface-ID".into(), surface.into())],
+            headers: identity
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
         };
-        if let Some(kind) = kind {
-            s.headers.push(("X-Calyx-Agent-Kind".into(), kind.into()));
-        }
         let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"0"}}}"#;
-        let (head, _) = s.post(init);
+        let (head, initialized) = s.post(init);
         s.headers
             .push(("Mcp-Session-Id".into(), session_header(&head)));
         s.headers
             .push(("MCP-Protocol-Version".into(), "2025-06-18".into()));
         s.post(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        s
+        (s, initialized["result"].clone())
+    }
+
+    /// Starts a tool call and returns once the server has accepted it (the head of its SSE
+    /// answer arrived: rmcp sends it after handing the request to the session, long before the
+    /// result), so the test can drive the change the call waits for; [`PendingCall::join`]
+    /// gives its `result`.
+    pub fn start(&self, tool: &str, args: serde_json::Value) -> PendingCall {
+        let body = serde_json::json!({
+            "jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": tool, "arguments": args},
+        });
+        let headers: Vec<(&str, &str)> = self
+            .headers
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let mut stream = send(&self.ep, &headers, &body.to_string());
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") {
+            match stream.read(&mut byte) {
+                Ok(1) => head.push(byte[0]),
+                _ => break,
+            }
+        }
+        let reader = std::thread::spawn(move || {
+            let mut rest = String::new();
+            let _ = stream.read_to_string(&mut rest);
+            response_json(&rest)["result"].clone()
+        });
+        PendingCall { reader }
     }
 
     /// Calls a tool; returns the JSON-RPC `result` (with `structuredContent` and `isError`).
