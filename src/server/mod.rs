@@ -13,6 +13,8 @@ mod client_input;
 mod commands_glue;
 mod copy_mode;
 mod emit;
+#[cfg(test)]
+mod emit_props;
 mod key_route;
 mod mcp_backend;
 mod mcp_glue;
