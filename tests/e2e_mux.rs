@@ -293,9 +293,12 @@ fn help_overlay_lists_bindings_from_the_command_table() {
     let mut c = env.client(&[], 50, 110);
     c.wait_for("$ ");
     c.prefix("?");
-    let s = c.wait_for("keys (prefix is C-b)");
-    assert!(s.contains("split-window -h"), "{s}");
-    assert!(s.contains("detach-client"));
+    // The overlay may reach the terminal in more than one read: wait for all of it.
+    c.wait_screen("the help overlay", |s| {
+        s.contains("keys (prefix is C-b)")
+            && s.contains("split-window -h")
+            && s.contains("detach-client")
+    });
     c.send("q");
     c.wait_screen("help closed", |s| !s.contains("keys (prefix is"));
 }
