@@ -293,9 +293,12 @@ fn help_overlay_lists_bindings_from_the_command_table() {
     let mut c = env.client(&[], 50, 110);
     c.wait_for("$ ");
     c.prefix("?");
-    let s = c.wait_for("keys (prefix is C-b)");
-    assert!(s.contains("split-window -h"), "{s}");
-    assert!(s.contains("detach-client"));
+    // The overlay may reach the terminal in more than one read: wait for all of it.
+    c.wait_screen("the help overlay", |s| {
+        s.contains("keys (prefix is C-b)")
+            && s.contains("split-window -h")
+            && s.contains("detach-client")
+    });
     c.send("q");
     c.wait_screen("help closed", |s| !s.contains("keys (prefix is"));
 }
@@ -363,29 +366,65 @@ fn foreground_new_runs_the_command_and_kill_server_ends_it() {
     assert!(!out.status.success(), "no server after kill-server");
 }
 
+fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
 #[test]
-fn process_ignoring_sighup_is_killed_with_its_pane() {
+fn process_ignoring_sighup_is_killed_with_its_pane_and_the_neighbour_lives_on() {
     let env = Env::new();
-    env.ok(&[
-        "new",
-        "-d",
-        "-s",
-        "stubborn",
-        "--",
-        "sh",
-        "-c",
-        "trap '' HUP; echo armed; while true; do sleep 1; done",
-    ]);
-    env.wait_capture("stubborn", "armed");
+    let mut c = env.client(
+        &[
+            "new",
+            "-s",
+            "stubborn",
+            "--",
+            "sh",
+            "-c",
+            "trap '' HUP; echo armed; while true; do sleep 1; done",
+        ],
+        30,
+        100,
+    );
+    c.wait_for("armed");
     env.ok(&["split", "-t", "stubborn", "--", "sh"]);
-    let ids = pane_ids(&env);
-    let pid = env.panes()[0]["pid"].as_u64().unwrap_or(0) as i32;
-    env.ok(&["kill", "-t", "stubborn"]);
-    wait_until("stubborn process gone", || {
-        let alive = unsafe { libc::kill(pid, 0) } == 0;
-        (!alive).then_some(())
+    let panes = env.panes();
+    assert_eq!(panes.len(), 2);
+    let stubborn = panes[0]["id"].as_str().unwrap_or_default().to_string();
+    let neighbour = panes[1]["id"].as_str().unwrap_or_default().to_string();
+    let stubborn_pid = panes[0]["pid"].as_u64().unwrap_or(0) as i32;
+    let neighbour_pid = panes[1]["pid"].as_u64().unwrap_or(0) as i32;
+    assert!(stubborn_pid > 0 && neighbour_pid > 0, "{panes:?}");
+    // Close just the stubborn pane, from the keyboard: SIGHUP, ignored, then SIGKILL.
+    env.ok(&["select", "-t", &stubborn]);
+    wait_until("stubborn pane focused", || {
+        (focused(&env) == stubborn).then_some(())
     });
-    assert_eq!(ids.len(), 2);
+    c.prefix("x");
+    wait_until("stubborn pane closed", || {
+        (pane_ids(&env) == vec![neighbour.clone()]).then_some(())
+    });
+    wait_until("stubborn process killed", || {
+        (!alive(stubborn_pid)).then_some(())
+    });
+    // The neighbour's program still runs and answers, in the same server, on the same client.
+    assert!(
+        alive(neighbour_pid),
+        "the neighbour pane's shell was killed"
+    );
+    assert_eq!(focused(&env), neighbour);
+    env.ok(&[
+        "send-keys",
+        "-t",
+        &neighbour,
+        "echo neighbour-$((6*7))",
+        "Enter",
+    ]);
+    env.wait_capture(&neighbour, "neighbour-42");
+    c.wait_for("neighbour-42");
+    assert!(env.ok(&["ls"]).contains("stubborn"), "the session lives on");
+    assert!(!c.exited(), "the client stays attached");
 }
 
 #[test]
@@ -460,44 +499,69 @@ fn server_rss_kb(env: &Env) -> u64 {
     panic!("server process not found");
 }
 
+/// A pane printing far more than its history cap while a client draws it: the client is killed
+/// mid-frame, a neighbour pane keeps answering during the flood, the server's memory stays
+/// bounded (sampled throughout, not just at the end) and the history holds about the cap.
+/// 40 MB, not the issue's 1 GB: a debug build moves 2-3 MB/s, so 1 GB takes minutes;
+/// `scripts/bench-flood.py` floods 1 GiB through a release build (docs/performance.md).
 #[test]
 fn a_flooding_pane_and_a_client_killed_mid_frame_leave_the_server_bounded() {
     let env = Env::new();
     env.write_config("scrollback_bytes = 1048576\n");
     let mut c = env.client(&["new", "-s", "flood"], 30, 100);
     c.wait_for("$ ");
-    // 40 MB of output (40x the history cap) through one pane while a client is drawing it.
+    env.ok(&["split", "-d", "-t", "flood", "--", "sh"]);
+    let neighbour = pane_ids(&env)[1].clone();
+    // 40 MB of output (40x the history cap) through the focused pane while a client draws it.
     c.send("yes 'calyx flood line with some text' | head -c 40000000; echo FLOOD-DONE\r");
     c.wait_screen("flood running", |s| s.contains("calyx flood line"));
     // Kill the client mid-frame; the server must not care.
     unsafe {
         libc::kill(c.pid() as i32, libc::SIGKILL);
     }
+    // The neighbour answers while the flood runs.
+    env.ok(&[
+        "send-keys",
+        "-t",
+        &neighbour,
+        "echo neighbour-$((6*7))",
+        "Enter",
+    ]);
+    env.wait_capture(&neighbour, "neighbour-42");
+    let mut peak_rss = 0;
     wait_until_within(
         "flood finished",
         std::time::Duration::from_secs(120),
         || {
-            let text =
-                String::from_utf8_lossy(&env.run(&["capture", "-t", "flood"]).stdout).to_string();
+            peak_rss = peak_rss.max(server_rss_kb(&env));
+            let text = String::from_utf8_lossy(&env.run(&["capture", "-t", "flood:0.0"]).stdout)
+                .to_string();
             text.contains("FLOOD-DONE").then_some(())
         },
     );
-    // History is capped by bytes: the retained text is about 1 MiB, not 100 MB.
-    let history = env.ok(&["capture", "-t", "flood", "--scrollback"]);
+    assert!(
+        peak_rss < 200 * 1024,
+        "server RSS peaked at {peak_rss} KiB during 40 MB of output"
+    );
+    // History is capped by bytes: the retained text is about 1 MiB, not 40 MB.
+    let history = env.ok(&["capture", "-t", "flood:0.0", "--scrollback"]);
     assert!(
         history.len() < 2 << 20,
         "history is {} bytes",
         history.len()
     );
-    let rss = server_rss_kb(&env);
-    assert!(
-        rss < 200 * 1024,
-        "server RSS {rss} KiB after 100 MB of output"
-    );
     // Other panes and new clients work.
+    env.ok(&[
+        "send-keys",
+        "-t",
+        &neighbour,
+        "echo after-$((6*8))",
+        "Enter",
+    ]);
+    env.wait_capture(&neighbour, "after-48");
     env.ok(&["split", "-t", "flood", "--", "sh"]);
     let again = env.client(&["attach", "-t", "flood"], 30, 100);
-    again.wait_for("FLOOD-DONE");
+    again.wait_for("after-48");
 }
 
 #[test]

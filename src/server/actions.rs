@@ -2,10 +2,11 @@
 
 use base64::Engine;
 
-use crate::commands::{self, Action};
+use crate::commands::Action;
 use crate::layout::{neighbour, Direction, PaneId};
 
 use super::copy_mode::CopyMode;
+use super::prompt::{self, PromptCommand};
 use super::state::{ClientId, ClientMode, PromptKind, SessionId};
 use super::Server;
 
@@ -35,19 +36,9 @@ impl Server {
             .get(&session)
             .and_then(|s| s.active_pane());
         if let Some(s) = self.state.sessions.get_mut(&session) {
-            if s.active_window != window {
-                s.last_window = Some(s.active_window);
-                s.active_window = window;
-            }
+            s.select_window(window);
             if let Some(w) = s.windows.get_mut(window) {
-                if w.active != pane {
-                    w.last_active = Some(w.active);
-                    w.active = pane;
-                    if w.zoomed {
-                        w.zoomed = false;
-                    }
-                }
-                w.bell = false;
+                w.focus(pane);
             }
         }
         if previous != Some(pane) {
@@ -218,18 +209,9 @@ impl Server {
                 }
             }
             Action::NextPane | Action::PreviousPane => {
-                let panes = self
-                    .window_of(session)
-                    .map(|w| w.layout.panes())
-                    .unwrap_or_default();
-                if let Some(i) = panes.iter().position(|p| *p == active) {
-                    let n = panes.len();
-                    let next = if action == Action::NextPane {
-                        (i + 1) % n
-                    } else {
-                        (i + n - 1) % n
-                    };
-                    self.focus_pane(panes[next]);
+                let forward = action == Action::NextPane;
+                if let Some(next) = self.window_of(session).and_then(|w| w.cycle(forward)) {
+                    self.focus_pane(next);
                 }
             }
             Action::SelectPane(dir) => {
@@ -251,11 +233,7 @@ impl Server {
                 });
             }
             Action::Zoom => {
-                self.update_window(session, |w| {
-                    if w.layout.panes().len() > 1 {
-                        w.zoomed = !w.zoomed;
-                    }
-                });
+                self.update_window(session, |w| w.toggle_zoom());
             }
             Action::Equalize => {
                 self.update_window(session, |w| {
@@ -305,14 +283,13 @@ impl Server {
                 );
             }
             Action::NextWindow | Action::PreviousWindow => {
-                if let Some(s) = self.state.sessions.get(&session) {
-                    let n = s.windows.len();
-                    let i = s.active_window;
-                    let next = if action == Action::NextWindow {
-                        (i + 1) % n
-                    } else {
-                        (i + n - 1) % n
-                    };
+                let forward = action == Action::NextWindow;
+                if let Some(next) = self
+                    .state
+                    .sessions
+                    .get(&session)
+                    .map(|s| s.cycle_window(forward))
+                {
                     self.select_window(session, next);
                 }
             }
@@ -445,38 +422,26 @@ impl Server {
 
     /// Runs a line typed at the `:` prompt.
     pub(super) fn run_prompt_command(&mut self, client: ClientId, line: &str) {
-        let line = line.trim();
-        if line.is_empty() {
-            return;
-        }
-        if let Some(spec) = commands::find(line) {
-            self.perform(client, spec.action);
-            return;
-        }
-        let (word, rest) = line
-            .split_once(' ')
-            .map(|(w, r)| (w, r.trim()))
-            .unwrap_or((line, ""));
         let Some(session) = self.client_session(client) else {
             return;
         };
-        match word {
-            "rename-window" if !rest.is_empty() => self.rename_window(session, None, rest),
-            "rename-session" if !rest.is_empty() => {
-                if let Err(e) = self.rename_session(session, rest) {
+        match prompt::parse_command(line) {
+            PromptCommand::Nothing => {}
+            PromptCommand::Bound(action) => self.perform(client, action),
+            PromptCommand::RenameWindow(name) => self.rename_window(session, None, name),
+            PromptCommand::RenameSession(name) => {
+                if let Err(e) = self.rename_session(session, name) {
                     self.message(client, e);
                 }
             }
-            "select-window" => {
-                let n = rest.trim_start_matches("-t").trim().parse::<usize>();
-                match n {
-                    Ok(n) if self.select_window(session, n) => {}
-                    _ => self.message(client, format!("no window {rest}")),
+            PromptCommand::SelectWindow { index, arg } => {
+                if !index.is_some_and(|n| self.select_window(session, n)) {
+                    self.message(client, format!("no window {arg}"));
                 }
             }
-            "kill-session" => self.state.remove_session(session, "session killed"),
-            "kill-server" => self.state.quit = true,
-            _ => self.message(
+            PromptCommand::KillSession => self.state.remove_session(session, "session killed"),
+            PromptCommand::KillServer => self.state.quit = true,
+            PromptCommand::Unknown(word) => self.message(
                 client,
                 format!("unknown command: {word} (prefix ? lists them)"),
             ),

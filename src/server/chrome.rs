@@ -114,10 +114,14 @@ impl Chrome {
         } else {
             window.layout.rects(area)
         };
+        // Borders number panes by their place in the window (as `:W.P` targets do), also when
+        // a zoom shows just one of them.
+        let order = window.layout.panes();
         let panes = rects
             .iter()
             .enumerate()
-            .filter_map(|(index, (id, rect))| {
+            .filter_map(|(drawn, (id, rect))| {
+                let index = order.iter().position(|p| p == id).unwrap_or(drawn);
                 let pane = state.panes.get(id)?;
                 let focused = *id == active;
                 // A non-focused pane that is mid-parse is not waited for: its border shows the

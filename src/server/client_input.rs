@@ -6,6 +6,8 @@ use crate::keys::{Key, KeyCode};
 use crate::layout::PaneId;
 
 use super::copy_mode::CopyOutcome;
+use super::key_route::{self, KeyRoute};
+use super::prompt::PromptEdit;
 use super::state::{ClientId, ClientMode, Drag, PromptKind};
 use super::Server;
 
@@ -65,15 +67,29 @@ impl Server {
             }
             (ClientMode::Prefix, InputEvent::Key { key, .. }) => {
                 self.set_mode(client, ClientMode::Normal);
-                if let Some(action) = self.state.config.keymap.lookup(&key) {
-                    self.perform(client, action);
+                match key_route::after_prefix(&key, &self.state.config.keymap) {
+                    KeyRoute::Perform(action) => self.perform_bound(client, action),
+                    KeyRoute::Prefix | KeyRoute::Unbound | KeyRoute::Pass => {}
                 }
             }
             (ClientMode::Prefix, _) => self.set_mode(client, ClientMode::Normal),
             (ClientMode::Normal, InputEvent::Key { key, raw }) => {
-                if key == self.state.config.keymap.prefix {
-                    self.set_mode(client, ClientMode::Prefix);
-                    return;
+                let now = tokio::time::Instant::now();
+                let repeat_until = self
+                    .state
+                    .clients
+                    .get_mut(&client)
+                    .and_then(|c| c.repeat_until.take());
+                match key_route::in_normal(&key, &self.state.config.keymap, repeat_until, now) {
+                    KeyRoute::Prefix => {
+                        self.set_mode(client, ClientMode::Prefix);
+                        return;
+                    }
+                    KeyRoute::Perform(action) => {
+                        self.perform_bound(client, action);
+                        return;
+                    }
+                    KeyRoute::Unbound | KeyRoute::Pass => {}
                 }
                 // A shown approval panel takes the keyboard until it is answered or hidden.
                 if self.panel_key(client, key) {
@@ -122,6 +138,15 @@ impl Server {
                 }
             }
         }
+    }
+
+    /// Runs a bound action from the keyboard; a repeatable one lets the next repeatable key
+    /// run without the prefix for a moment (see `key_route`).
+    fn perform_bound(&mut self, client: ClientId, action: crate::commands::Action) {
+        if let Some(c) = self.state.clients.get_mut(&client) {
+            c.repeat_until = key_route::repeat_window(action, tokio::time::Instant::now());
+        }
+        self.perform(client, action);
     }
 
     fn sidebar_key(&mut self, client: ClientId, selected: usize, key: Key) {
@@ -233,38 +258,17 @@ impl Server {
         &mut self,
         client: ClientId,
         kind: PromptKind,
-        mut text: String,
+        text: String,
         event: InputEvent,
     ) {
-        match event {
-            InputEvent::Key { key, .. } => match key.code {
-                KeyCode::Enter => {
-                    self.set_mode(client, ClientMode::Normal);
-                    self.submit_prompt(client, kind, &text);
-                    return;
-                }
-                KeyCode::Escape => {
-                    self.set_mode(client, ClientMode::Normal);
-                    return;
-                }
-                KeyCode::Char('c') | KeyCode::Char('g') if key.ctrl => {
-                    self.set_mode(client, ClientMode::Normal);
-                    return;
-                }
-                KeyCode::Char('u') if key.ctrl => text.clear(),
-                KeyCode::Backspace => {
-                    text.pop();
-                }
-                KeyCode::Char(c) if !key.ctrl && !key.alt => text.push(c),
-                _ => {}
-            },
-            InputEvent::Paste(data) => {
-                text.push_str(&String::from_utf8_lossy(&data).replace(['\r', '\n'], " "))
+        match super::prompt::edit(text, &event) {
+            PromptEdit::Submit(text) => {
+                self.set_mode(client, ClientMode::Normal);
+                self.submit_prompt(client, kind, &text);
             }
-            _ => {}
+            PromptEdit::Cancel => self.set_mode(client, ClientMode::Normal),
+            PromptEdit::Edit(text) => self.set_mode(client, ClientMode::Prompt { kind, text }),
         }
-        text.truncate(text.len().min(512));
-        self.set_mode(client, ClientMode::Prompt { kind, text });
     }
 
     fn submit_prompt(&mut self, client: ClientId, kind: PromptKind, text: &str) {

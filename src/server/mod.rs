@@ -14,11 +14,17 @@ mod client_input;
 mod commands_glue;
 mod copy_mode;
 mod emit;
+#[cfg(test)]
+mod emit_props;
+mod key_route;
 mod mcp_backend;
 mod mcp_glue;
 mod pane_text;
 mod panes;
 mod payload_capture;
+mod prompt;
+#[cfg(test)]
+mod reducer_tests;
 mod render;
 mod requests;
 mod shell_integration;
@@ -349,6 +355,7 @@ impl Server {
                         rows: rows.max(1),
                         cols: cols.max(1),
                         mode: ClientMode::Normal,
+                        repeat_until: None,
                         input: Default::default(),
                         shown: None,
                         shown_links: Default::default(),

@@ -11,7 +11,7 @@ use tokio::time::Instant;
 use crate::layout::{Layout, PaneId, SplitDir};
 use crate::protocol::NewSession;
 
-use super::state::{Pane, Session, SessionId, State, Window};
+use super::state::{smallest_size, Pane, Session, SessionId, State, Window};
 use super::Msg;
 
 /// How long a closed pane's program has after SIGHUP before it is killed.
@@ -330,22 +330,7 @@ impl State {
         let mut window_gone = false;
         if let Some(s) = self.sessions.get_mut(&session) {
             if let Some(w) = s.windows.get_mut(window) {
-                if w.layout.remove(pane) {
-                    if w.active == pane {
-                        let fallback = w
-                            .last_active
-                            .filter(|p| *p != pane && w.layout.contains(*p));
-                        w.active = fallback
-                            .or_else(|| w.layout.panes().first().copied())
-                            .unwrap_or(0);
-                    }
-                    if w.last_active == Some(pane) {
-                        w.last_active = None;
-                    }
-                    w.zoomed = false;
-                } else {
-                    window_gone = true;
-                }
+                window_gone = !w.remove_pane(pane);
             }
         }
         if window_gone {
@@ -360,14 +345,9 @@ impl State {
         let Some(s) = self.sessions.get_mut(&session) else {
             return;
         };
-        if window >= s.windows.len() {
+        let Some(w) = s.take_window(window) else {
             return;
-        }
-        let w = s.windows.remove(window);
-        if s.active_window >= window && s.active_window > 0 {
-            s.active_window -= 1;
-        }
-        s.last_window = None;
+        };
         let empty = s.windows.is_empty();
         for pane in w.layout.panes() {
             if let Some(mut p) = self.panes.remove(&pane) {
@@ -414,17 +394,14 @@ impl State {
     /// Recomputes a session's size from its clients (the smallest wins, as in tmux) and lays out
     /// every window again.
     pub fn resize_session_to_clients(&mut self, session: SessionId) {
-        let sizes: Vec<(u16, u16)> = self
+        let sizes = self
             .clients
             .values()
             .filter(|c| c.session == session)
-            .map(|c| (c.rows, c.cols))
-            .collect();
-        if sizes.is_empty() {
+            .map(|c| (c.rows, c.cols));
+        let Some((rows, cols)) = smallest_size(sizes) else {
             return;
-        }
-        let rows = sizes.iter().map(|s| s.0).min().unwrap_or(24).max(2);
-        let cols = sizes.iter().map(|s| s.1).min().unwrap_or(80).max(2);
+        };
         if let Some(s) = self.sessions.get_mut(&session) {
             if (s.rows, s.cols) != (rows, cols) {
                 s.rows = rows;
@@ -439,27 +416,7 @@ impl State {
         let Some(s) = self.sessions.get(&session) else {
             return;
         };
-        let area = s.window_area();
-        let mut sizes = Vec::new();
-        for w in &s.windows {
-            if w.zoomed {
-                let (rows, cols) = inner_size(area.width, area.height);
-                sizes.push((w.active, rows, cols));
-                for p in w.layout.panes().into_iter().filter(|p| *p != w.active) {
-                    if let Some((_, r)) = w.layout.rects(area).into_iter().find(|(id, _)| *id == p)
-                    {
-                        let (rows, cols) = inner_size(r.width, r.height);
-                        sizes.push((p, rows, cols));
-                    }
-                }
-            } else {
-                for (p, r) in w.layout.rects(area) {
-                    let (rows, cols) = inner_size(r.width, r.height);
-                    sizes.push((p, rows, cols));
-                }
-            }
-        }
-        for (pane, rows, cols) in sizes {
+        for (pane, rows, cols) in s.pane_sizes() {
             if let Some(p) = self.panes.get_mut(&pane) {
                 if (p.rows, p.cols) != (rows, cols) {
                     p.rows = rows;

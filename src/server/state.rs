@@ -16,6 +16,7 @@ use crate::input::InputParser;
 use crate::layout::{Layout, PaneId};
 
 use super::copy_mode::CopyMode;
+use super::panes::inner_size;
 
 /// A client connection's id.
 pub type ClientId = u64;
@@ -144,6 +145,61 @@ pub struct Window {
     pub bell: bool,
 }
 
+impl Window {
+    /// Focuses `pane` in this window: the pane focused before becomes `last_active` (where
+    /// focus returns when `pane` closes) and a zoom ends. Looking at the window clears its bell.
+    pub fn focus(&mut self, pane: PaneId) {
+        if self.active != pane {
+            self.last_active = Some(self.active);
+            self.active = pane;
+            self.zoomed = false;
+        }
+        self.bell = false;
+    }
+
+    /// Takes `pane` out of the layout, which heals around it; focus goes back to the pane
+    /// focused before (else the first one) and a zoom ends. False when `pane` is not here or
+    /// was the window's last pane: the caller closes the window then.
+    pub fn remove_pane(&mut self, pane: PaneId) -> bool {
+        if !self.layout.remove(pane) {
+            return false;
+        }
+        if self.active == pane {
+            let fallback = self
+                .last_active
+                .filter(|p| *p != pane && self.layout.contains(*p));
+            self.active = fallback
+                .or_else(|| self.layout.panes().first().copied())
+                .unwrap_or(0);
+        }
+        if self.last_active == Some(pane) {
+            self.last_active = None;
+        }
+        self.zoomed = false;
+        true
+    }
+
+    /// The pane after (or before) the focused one in layout order, wrapping around.
+    pub fn cycle(&self, forward: bool) -> Option<PaneId> {
+        let panes = self.layout.panes();
+        let i = panes.iter().position(|p| *p == self.active)?;
+        let n = panes.len();
+        let next = if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        };
+        panes.get(next).copied()
+    }
+
+    /// Zooms the focused pane, or unzooms; a window with one pane has nothing to zoom.
+    pub fn toggle_zoom(&mut self) {
+        if self.layout.panes().len() > 1 {
+            self.zoomed = !self.zoomed;
+        }
+    }
+}
+
 /// A session: windows, the environment its panes inherit, its size.
 #[derive(Debug)]
 pub struct Session {
@@ -184,6 +240,58 @@ impl Session {
         }
     }
 
+    /// Makes window `index` the active one, remembering the one it replaces for last-window.
+    pub fn select_window(&mut self, index: usize) {
+        if self.active_window != index && index < self.windows.len() {
+            self.last_window = Some(self.active_window);
+            self.active_window = index;
+        }
+    }
+
+    /// The window index after (or before) the active one, wrapping around.
+    pub fn cycle_window(&self, forward: bool) -> usize {
+        let n = self.windows.len().max(1);
+        let i = self.active_window;
+        if forward {
+            (i + 1) % n
+        } else {
+            (i + n - 1) % n
+        }
+    }
+
+    /// Takes window `index` out; the active window stays the same one where it can, else the
+    /// one before it; last-window is forgotten (its index may have moved).
+    pub fn take_window(&mut self, index: usize) -> Option<Window> {
+        if index >= self.windows.len() {
+            return None;
+        }
+        let w = self.windows.remove(index);
+        if self.active_window >= index && self.active_window > 0 {
+            self.active_window -= 1;
+        }
+        self.last_window = None;
+        Some(w)
+    }
+
+    /// The content size (rows, cols) each pane of every window gets in the window area. A
+    /// zoomed window's focused pane gets the whole area; its other panes keep their layout
+    /// size, so unzooming does not resize them twice.
+    pub fn pane_sizes(&self) -> Vec<(PaneId, u16, u16)> {
+        let area = self.window_area();
+        let mut sizes = Vec::new();
+        for w in &self.windows {
+            for (p, r) in w.layout.rects(area) {
+                let (rows, cols) = if w.zoomed && p == w.active {
+                    inner_size(area.width, area.height)
+                } else {
+                    inner_size(r.width, r.height)
+                };
+                sizes.push((p, rows, cols));
+            }
+        }
+        sizes
+    }
+
     /// The area windows are laid out in: everything but the status line and the sidebar.
     pub fn window_area(&self) -> Rect {
         let sidebar = if self.sidebar {
@@ -198,6 +306,15 @@ impl Session {
             self.rows.saturating_sub(1),
         )
     }
+}
+
+/// The size a session takes from its clients' terminals: the smallest of each dimension, as in
+/// tmux (at least 2x2: one row for a pane and one for the status line). None without clients.
+pub fn smallest_size(sizes: impl IntoIterator<Item = (u16, u16)>) -> Option<(u16, u16)> {
+    sizes
+        .into_iter()
+        .reduce(|(r0, c0), (r1, c1)| (r0.min(r1), c0.min(c1)))
+        .map(|(rows, cols)| (rows.max(2), cols.max(2)))
 }
 
 /// Columns the agents sidebar takes.
@@ -248,6 +365,8 @@ pub struct Client {
     pub rows: u16,
     pub cols: u16,
     pub mode: ClientMode,
+    /// Until when a repeatable binding (a resize key) works without the prefix again.
+    pub repeat_until: Option<Instant>,
     pub input: InputParser,
     /// The frame this client's terminal shows now, to send only differences.
     pub shown: Option<Buffer>,
@@ -393,3 +512,7 @@ fn shell_integration_dir(socket_path: &str) -> std::path::PathBuf {
         .unwrap_or_else(|| std::path::Path::new("/tmp"))
         .join(format!("{name}.shell"))
 }
+
+#[cfg(test)]
+#[path = "state_tests.rs"]
+mod tests;

@@ -1,0 +1,435 @@
+//! The server's reducer driven the way a client drives it, without a socket: keys go into
+//! `client_input` as the bytes a terminal sends, and the tests look at the state that results
+//! (layout, focus, zoom, windows, modes) and at what the panes received. The panes are real
+//! programs in real PTYs (`cat -v` with echo off, so a pane shows exactly the bytes it got).
+//! Frames come from the same `render_client` the server sends to clients, parsed by vt100 the
+//! way the client's terminal would show them, and are kept as insta snapshots.
+
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use super::state::{ClientMode, PromptKind};
+use super::{Msg, Server};
+use crate::config::Config;
+use crate::layout::{Layout, PaneId, SplitDir};
+use crate::protocol::{ClientMessage, NewSession};
+
+const CLIENT: super::ClientId = 1;
+
+/// Every pane runs this: no echo, and control characters made visible.
+fn pane_command() -> Vec<String> {
+    ["sh", "-c", "stty -echo; exec cat -v"]
+        .map(String::from)
+        .to_vec()
+}
+
+/// A server with one attached client and one session of one pane (panes the keys start run
+/// `$SHELL`, here `/bin/sh` with a `$ ` prompt).
+struct Harness {
+    server: Server,
+    /// What the server sent the client (frames it sends only from its render loop, which these
+    /// tests do not run; messages like Exit arrive here).
+    client_rx: mpsc::Receiver<Vec<u8>>,
+    /// The client's terminal: frames are drawn into it one after another.
+    terminal: vt100::Parser,
+    _owner_rx: mpsc::UnboundedReceiver<Msg>,
+    dir: tempfile::TempDir,
+}
+
+impl Harness {
+    fn new(rows: u16, cols: u16) -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let config = Config {
+            shell_integration: false,
+            ..Config::default()
+        };
+        let (tx, owner_rx) = mpsc::unbounded_channel();
+        let socket = dir.path().join("server.sock").display().to_string();
+        let mut server = Server::new(config, Vec::new(), socket, tx);
+        let (client_tx, client_rx) = mpsc::channel(1024);
+        server.dispatch(Msg::Connected {
+            id: CLIENT,
+            tx: client_tx,
+        });
+        let env = vec![
+            (
+                "PATH".to_string(),
+                std::env::var("PATH").unwrap_or_default(),
+            ),
+            ("SHELL".to_string(), "/bin/sh".to_string()),
+            ("HOME".to_string(), dir.path().display().to_string()),
+            ("LANG".to_string(), "C.UTF-8".to_string()),
+            ("PS1".to_string(), "$ ".to_string()),
+            ("ENV".to_string(), String::new()),
+        ];
+        server.client_message(
+            CLIENT,
+            ClientMessage::Attach {
+                target: None,
+                create: Some(NewSession {
+                    name: Some("unit".into()),
+                    cwd: Some(dir.path().display().to_string()),
+                    command: pane_command(),
+                    env,
+                }),
+                create_if_missing: true,
+                rows,
+                cols,
+            },
+        );
+        let nz = |n: u16| std::num::NonZeroU16::new(n).expect("size");
+        let mut h = Self {
+            server,
+            terminal: vt100::Parser::new(nz(rows), nz(cols), 0),
+            client_rx,
+            _owner_rx: owner_rx,
+            dir,
+        };
+        h.wait_ready();
+        h
+    }
+
+    /// Types bytes as the client's terminal would send them.
+    fn keys(&mut self, bytes: &[u8]) {
+        self.server.client_input(CLIENT, bytes);
+    }
+
+    fn session(&self) -> &super::state::Session {
+        let id = self.server.client_session(CLIENT).expect("client attached");
+        self.server.state.sessions.get(&id).expect("session")
+    }
+
+    fn window(&self) -> &super::state::Window {
+        self.session().window().expect("active window")
+    }
+
+    fn active(&self) -> PaneId {
+        self.window().active
+    }
+
+    fn mode(&self) -> ClientMode {
+        self.server.state.clients[&CLIENT].mode.clone()
+    }
+
+    fn cols_of(&self, pane: PaneId) -> u16 {
+        self.server.state.panes[&pane].cols
+    }
+
+    /// Waits until every pane runs its program: `cat`, or `sh` in panes the keys started (so
+    /// labels and input handling are settled).
+    fn wait_ready(&mut self) {
+        wait("every pane running its program", || {
+            self.server
+                .state
+                .panes
+                .values()
+                .all(|p| {
+                    let expected = if p.command.is_empty() { "sh" } else { "cat" };
+                    p.current_command() == expected
+                })
+                .then_some(())
+        });
+    }
+
+    /// Waits until `pane` shows `needle`; returns its screen text.
+    fn wait_pane(&self, pane: PaneId, needle: &str) -> String {
+        wait(&format!("{needle:?} in pane {pane}"), || {
+            let text = self.server.state.panes[&pane].term().screen().contents();
+            text.contains(needle).then_some(text)
+        })
+    }
+
+    /// Renders the client's next frame (only what changed, as the server sends it) into the
+    /// client's terminal and returns what that terminal shows.
+    fn frame(&mut self) -> String {
+        let agents = super::sidebar::AgentsView::build(&self.server);
+        if let Some(rendered) =
+            super::render::render_client(&mut self.server.state, &agents, None, CLIENT)
+        {
+            self.terminal.process(&rendered.bytes);
+        }
+        let screen = self.terminal.screen();
+        let (_, cols) = screen.size();
+        screen
+            .rows(0, cols.get())
+            .map(|r| r.trim_end().to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        for p in self.server.state.panes.values_mut() {
+            p.process.hangup();
+        }
+        let _ = &self.dir;
+    }
+}
+
+/// Polls `check` for up to 15 s.
+fn wait<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        if let Some(v) = check() {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn prefix_split_keys_split_the_focused_pane_and_focus_the_new_one() {
+    let mut h = Harness::new(25, 80);
+    let first = h.active();
+    h.keys(b"\x02%");
+    let second = h.active();
+    assert_ne!(first, second);
+    assert_eq!(
+        h.window().layout,
+        Layout::Split {
+            dir: SplitDir::Horizontal,
+            ratio: 500,
+            first: Box::new(Layout::Pane(first)),
+            second: Box::new(Layout::Pane(second)),
+        }
+    );
+    assert_eq!(h.window().last_active, Some(first));
+    h.keys(b"\x02\"");
+    let third = h.active();
+    assert_eq!(h.window().layout.panes(), vec![first, second, third]);
+    // Each pane was resized to its place: 80 columns split in two, the right half in two rows.
+    let pane = |id: PaneId| {
+        let p = &h.server.state.panes[&id];
+        (p.rows, p.cols)
+    };
+    assert_eq!(pane(first), (22, 38));
+    assert_eq!(pane(second), (10, 38));
+    assert_eq!(pane(third), (10, 38));
+    assert_eq!(h.mode(), ClientMode::Normal);
+}
+
+#[test]
+fn focus_moves_by_direction_and_in_order_and_zoom_follows_focus() {
+    let mut h = Harness::new(25, 80);
+    let left = h.active();
+    h.keys(b"\x02%");
+    let right = h.active();
+    // prefix Left (a cursor key in normal mode).
+    h.keys(b"\x02\x1b[D");
+    assert_eq!(h.active(), left);
+    h.keys(b"\x02o");
+    assert_eq!(h.active(), right);
+    h.keys(b"\x02;");
+    assert_eq!(h.active(), left);
+    h.keys(b"\x02z");
+    assert!(h.window().zoomed);
+    assert_eq!(h.session().visible_rects().len(), 1);
+    assert_eq!(
+        h.server.state.panes[&left].cols, 78,
+        "the zoomed pane fills the width"
+    );
+    // Moving focus unzooms, as in tmux.
+    h.keys(b"\x02o");
+    assert!(!h.window().zoomed);
+    assert_eq!(h.server.state.panes[&left].cols, 38);
+}
+
+#[test]
+fn closing_a_pane_heals_the_layout_and_refocuses() {
+    let mut h = Harness::new(25, 80);
+    let first = h.active();
+    h.keys(b"\x02%");
+    let second = h.active();
+    h.keys(b"\x02\"");
+    let third = h.active();
+    h.keys(b"\x02z\x02x");
+    assert!(!h.server.state.panes.contains_key(&third));
+    assert_eq!(h.window().layout.panes(), vec![first, second]);
+    assert_eq!(
+        h.active(),
+        second,
+        "focus returns to the pane focused before"
+    );
+    assert!(!h.window().zoomed);
+    // The survivor takes the freed rows.
+    assert_eq!(h.server.state.panes[&second].rows, 22);
+    h.keys(b"\x02x\x02x");
+    assert!(
+        h.server.state.sessions.is_empty(),
+        "closing the last pane ends the session"
+    );
+    assert!(h.server.state.quit, "and with no session left, the server");
+    assert!(!h.server.state.clients.contains_key(&CLIENT));
+    let _ = first;
+}
+
+#[test]
+fn the_prefix_pressed_twice_reaches_the_pane_once() {
+    let mut h = Harness::new(25, 80);
+    let pane = h.active();
+    h.keys(b"\x02\x02first\r");
+    let text = h.wait_pane(pane, "first");
+    assert_eq!(text.trim_end(), "^Bfirst");
+    assert_eq!(h.mode(), ClientMode::Normal);
+}
+
+#[test]
+fn an_unbound_key_after_the_prefix_is_dropped_and_typing_goes_on() {
+    let mut h = Harness::new(25, 80);
+    let pane = h.active();
+    h.keys(b"\x02Q");
+    assert_eq!(h.mode(), ClientMode::Normal);
+    assert_eq!(h.window().layout.panes(), vec![pane]);
+    // Keys that are bindings after the prefix are plain keys without it.
+    h.keys(b"%x\"zQ\r");
+    let text = h.wait_pane(pane, "%x\"zQ");
+    assert_eq!(
+        text.trim_end(),
+        "%x\"zQ",
+        "the Q after the prefix never arrived"
+    );
+    assert_eq!(h.window().layout.panes(), vec![pane]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn resize_keys_repeat_without_the_prefix_until_the_repeat_time_passes() {
+    let mut h = Harness::new(25, 80);
+    let left = h.active();
+    h.keys(b"\x02%\x02\x1b[D");
+    assert_eq!(h.active(), left);
+    assert_eq!(h.cols_of(left), 38);
+    // prefix C-Right, then C-Right and M-Right again without the prefix: +4 columns each.
+    h.keys(b"\x02\x1b[1;5C");
+    assert_eq!(h.cols_of(left), 42);
+    h.keys(b"\x1b[1;5C\x1b[1;3C");
+    assert_eq!(h.cols_of(left), 50);
+    // Any other key ends the repeat and reaches the pane; a resize key after it is a plain key.
+    h.keys(b"a\x1b[1;5C\r");
+    assert_eq!(h.cols_of(left), 50);
+    h.wait_pane(left, "a^[[1;5C");
+    // The repeat also ends when the repeat time has passed (the clock is tokio's, paused).
+    h.keys(b"\x02\x1b[1;5D");
+    assert_eq!(h.cols_of(left), 46);
+    tokio::time::advance(super::key_route::REPEAT_TIME).await;
+    h.keys(b"\x1b[1;5D");
+    assert_eq!(h.cols_of(left), 46);
+    // Non-repeatable bindings never repeat: a second z after prefix z goes to the pane.
+    h.keys(b"\x02zz\r");
+    assert!(h.window().zoomed);
+    h.wait_pane(left, "^[[1;5Dz");
+}
+
+#[test]
+fn windows_are_created_cycled_selected_and_renamed() {
+    let mut h = Harness::new(25, 80);
+    h.keys(b"\x02c\x02c");
+    assert_eq!(h.session().windows.len(), 3);
+    assert_eq!(h.session().active_window, 2);
+    h.keys(b"\x02n");
+    assert_eq!(h.session().active_window, 0, "next wraps around");
+    h.keys(b"\x02p");
+    assert_eq!(h.session().active_window, 2, "previous wraps around");
+    h.keys(b"\x021");
+    assert_eq!(h.session().active_window, 1);
+    h.keys(b"\x02l");
+    assert_eq!(h.session().active_window, 2, "last window");
+    // prefix , opens the prompt with the current name; C-u clears it; Enter renames.
+    h.keys(b"\x02,");
+    assert!(matches!(
+        h.mode(),
+        ClientMode::Prompt {
+            kind: PromptKind::RenameWindow,
+            ..
+        }
+    ));
+    h.keys(b"\x15logs\r");
+    assert_eq!(h.mode(), ClientMode::Normal);
+    assert_eq!(h.window().name, "logs");
+    assert!(!h.window().auto_name);
+    // A window that does not exist: a message, nothing moves.
+    h.keys(b"\x029");
+    assert_eq!(h.session().active_window, 2);
+    let message = h.server.state.clients[&CLIENT].message.clone();
+    assert_eq!(message.map(|m| m.0), Some("no window 9".to_string()));
+    // prefix & closes the window and its panes.
+    h.keys(b"\x02&");
+    assert_eq!(h.session().windows.len(), 2);
+}
+
+#[test]
+fn the_command_prompt_runs_commands_and_reports_unknown_ones() {
+    let mut h = Harness::new(25, 80);
+    h.keys(b"\x02:");
+    assert_eq!(
+        h.mode(),
+        ClientMode::Prompt {
+            kind: PromptKind::Command,
+            text: String::new()
+        }
+    );
+    h.keys(b"split-window -h\r");
+    assert_eq!(h.window().layout.panes().len(), 2);
+    h.keys(b"\x02:rename-window build\r");
+    assert_eq!(h.window().name, "build");
+    h.keys(b"\x02:rename-session dev\r");
+    assert_eq!(h.session().name, "dev");
+    h.keys(b"\x02:frobnicate\r");
+    let message = h.server.state.clients[&CLIENT].message.clone();
+    assert_eq!(
+        message.map(|m| m.0),
+        Some("unknown command: frobnicate (prefix ? lists them)".to_string())
+    );
+    // C-g leaves the prompt without running what was typed.
+    h.keys(b"\x02:kill-pane\x07");
+    assert_eq!(h.mode(), ClientMode::Normal);
+    assert_eq!(h.window().layout.panes().len(), 2);
+    h.keys(b"\x02:kill-pane\r");
+    assert_eq!(h.window().layout.panes().len(), 1);
+}
+
+#[test]
+fn detach_removes_the_client_and_tells_it_why() {
+    let mut h = Harness::new(25, 80);
+    let pane = h.active();
+    h.keys(b"\x02d");
+    assert!(!h.server.state.clients.contains_key(&CLIENT));
+    assert!(
+        h.server.state.panes.contains_key(&pane),
+        "panes keep running"
+    );
+    let mut got = Vec::new();
+    while let Ok(frame) = h.client_rx.try_recv() {
+        got.extend(frame);
+    }
+    let text = String::from_utf8_lossy(&got);
+    assert!(
+        text.contains("\"Exit\"") && text.contains("detached"),
+        "{text}"
+    );
+}
+
+#[test]
+fn frames_show_the_layout_borders_and_status_line() {
+    let mut h = Harness::new(16, 60);
+    h.keys(b"\x02%\x02\"");
+    h.wait_ready();
+    let panes = h.window().layout.panes();
+    for shell in &panes[1..] {
+        h.wait_pane(*shell, "$");
+    }
+    h.keys(b"\x02:rename-window code\r");
+    insta::assert_snapshot!("three_panes_after_keys", h.frame());
+    h.keys(b"\x02z");
+    insta::assert_snapshot!("zoomed_after_keys", h.frame());
+    // The help overlay is drawn over the panes (its contents are snapshot in snapshots_ui).
+    h.keys(b"\x02?");
+    assert!(h.frame().contains("split-window -h"));
+    h.keys(b"q");
+    assert_eq!(h.mode(), ClientMode::Normal);
+}
