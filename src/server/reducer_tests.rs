@@ -46,7 +46,7 @@ impl Harness {
         };
         let (tx, owner_rx) = mpsc::unbounded_channel();
         let socket = dir.path().join("server.sock").display().to_string();
-        let mut server = Server::new(config, Vec::new(), socket, tx);
+        let mut server = Server::new(config, Vec::new(), socket, tx, Default::default());
         let (client_tx, client_rx) = mpsc::channel(1024);
         server.dispatch(Msg::Connected {
             id: CLIENT,
