@@ -147,7 +147,7 @@ impl Terminal {
     /// Rebuilds the history as a parser with scrollback at the given width, by replaying the
     /// retained output with query replies suppressed. The result's scrollback plus screen is the
     /// pane's whole retained text.
-    pub fn replay_history(&self, rows: u16, cols: u16) -> vt100::Parser<Answerback> {
+    pub fn replay_history(&self, rows: u16, cols: u16) -> Replay {
         let mut replay = vt100::Parser::new_with_callbacks(
             dim(rows),
             dim(cols),
@@ -160,7 +160,45 @@ impl Terminal {
         for chunk in self.history.chunks() {
             replay.process(chunk);
         }
-        replay
+        Replay(replay)
+    }
+}
+
+/// A pane's history replayed into a parser with scrollback ([`Terminal::replay_history`]), for
+/// a capture or for copy mode. It can hold tens of MiB (10,000 lines of cells at a wide pane's
+/// width) and lives briefly, so dropping it hands the freed memory back to the system: glibc's
+/// allocator would otherwise keep it, and the server would stay that large after one capture.
+pub struct Replay(vt100::Parser<Answerback>);
+
+impl std::ops::Deref for Replay {
+    type Target = vt100::Parser<Answerback>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Replay {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl Drop for Replay {
+    fn drop(&mut self) {
+        // Free the big parser first (fields drop only after this returns), then trim.
+        let empty = vt100::Parser::new_with_callbacks(dim(1), dim(1), 0, Answerback::default());
+        drop(std::mem::replace(&mut self.0, empty));
+        release_freed_memory();
+    }
+}
+
+/// Returns memory the allocator holds but no longer uses to the system (glibc's `malloc_trim`;
+/// elsewhere nothing).
+pub fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks the allocator's own free lists; it takes no pointers.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 

@@ -1,7 +1,7 @@
 //! Copy mode: the pane's history replayed into a scrollable view with a cursor, search and a
 //! selection. Entering replays the byte-log history at the pane's width (see docs/design.md).
 
-use calyx_pty::{all_lines, Answerback, Terminal};
+use calyx_pty::{all_lines, Terminal};
 use calyx_tui::{Highlight, HighlightKind};
 
 use crate::keys::{Key, KeyCode};
@@ -24,7 +24,7 @@ pub enum CopyOutcome {
 
 /// Copy-mode state of one pane.
 pub struct CopyMode {
-    parser: vt100::Parser<Answerback>,
+    parser: calyx_pty::Replay,
     lines: Vec<String>,
     rows: u16,
     cols: u16,
