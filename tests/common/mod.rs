@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use portable_pty::{native_pty_system, CommandBuilder, PtySize};
 
+pub mod keylog;
 pub mod mcp;
 
 fn nz(n: u16) -> std::num::NonZeroU16 {
