@@ -24,7 +24,7 @@ impl Server {
         self.schedule_message_expiry();
     }
 
-    /// Focuses `pane` (and its window), sending focus events to programs that asked for them.
+    /// Focuses `pane` (and its window).
     pub(super) fn focus_pane(&mut self, pane: PaneId) {
         let Some((session, window)) = self.state.locate(pane) else {
             return;
@@ -50,34 +50,11 @@ impl Server {
                 w.bell = false;
             }
         }
+        // Focus reports to the programs follow in `update_focus` (after every message).
         if previous != Some(pane) {
-            if let Some(prev) = previous.and_then(|p| self.state.panes.get(&p)) {
-                if prev.term().wants_focus_events() {
-                    prev.process.write(b"\x1b[O".to_vec());
-                }
-            }
-            if let Some(p) = self.state.panes.get(&pane) {
-                if p.term().wants_focus_events() {
-                    p.process.write(b"\x1b[I".to_vec());
-                }
-            }
             self.on_focus_changed(pane);
         }
         self.state.relayout(session);
-    }
-
-    /// Gives every pane that has focus in its session normal priority and the rest background
-    /// priority, so floods in unwatched panes do not slow typing.
-    pub(super) fn update_background_panes(&mut self) {
-        let focused: std::collections::HashSet<PaneId> = self
-            .state
-            .sessions
-            .values()
-            .filter_map(|s| s.active_pane())
-            .collect();
-        for (id, p) in &self.state.panes {
-            p.process.set_background(!focused.contains(id));
-        }
     }
 
     /// Switches a session to window `index`.

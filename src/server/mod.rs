@@ -13,6 +13,7 @@ mod client_input;
 mod commands_glue;
 mod copy_mode;
 mod emit;
+mod focus;
 mod mcp_backend;
 mod mcp_glue;
 mod panes;
@@ -106,6 +107,8 @@ pub struct Server {
     /// of waiting for the next frame slot, so typing feels immediate even at 60 frames a second.
     pub(super) echo_pending: std::collections::HashSet<PaneId>,
     render_now: bool,
+    /// The panes that have focus as their programs were last told (see `focus`).
+    focused_panes: std::collections::HashSet<PaneId>,
     /// When each pane with an agent row last printed something (evidence of life).
     last_output: HashMap<PaneId, Instant>,
     /// Hook payloads recorded for the real-CLI suite (`CALYX_CAPTURE_PAYLOADS`), else None.
@@ -144,6 +147,7 @@ impl Server {
             .with_expiry(approval_expiry()),
             notifier: crate::agents::Notifier::new(notify_config),
             last_output: HashMap::new(),
+            focused_panes: Default::default(),
             echo_pending: Default::default(),
             render_now: false,
             payload_capture: payload_capture::PayloadCapture::from_env(),
@@ -190,7 +194,7 @@ impl Server {
         );
         self.dispatch(msg);
         if focus_may_change {
-            self.update_background_panes();
+            self.update_focus();
         }
     }
 
