@@ -114,7 +114,7 @@ impl Chrome {
         } else {
             window.layout.rects(area)
         };
-        let panes = rects
+        let panes: Vec<PaneSlot> = rects
             .iter()
             .enumerate()
             .filter_map(|(index, (id, rect))| {
@@ -201,10 +201,11 @@ impl Chrome {
             area: Rect::new(0, status_y, session_cols, 1),
             session: session.name.clone(),
             windows,
-            pane: state
-                .panes
-                .get(&active)
-                .map(|p| format!("%{} {}", p.id, sanitize_title(&p.command_label())))
+            // The focused pane's border label: its OSC title, else its command.
+            pane: panes
+                .iter()
+                .find(|slot| slot.id == active)
+                .map(|slot| format!("%{} {}", slot.id, status_label(&slot.border.title)))
                 .unwrap_or_default(),
             mode: match mode {
                 ClientMode::Prefix => Some("PREFIX"),
@@ -315,6 +316,19 @@ impl Chrome {
     pub fn help(&self) -> Option<u16> {
         self.help
     }
+}
+
+/// Longest pane label on the status line, in characters (tmux shows 21 of a title).
+const STATUS_LABEL_CHARS: usize = 24;
+
+/// A title cut to fit the status line: a long one would push the label off it.
+fn status_label(title: &str) -> String {
+    if title.chars().count() <= STATUS_LABEL_CHARS {
+        return title.to_string();
+    }
+    let mut cut: String = title.chars().take(STATUS_LABEL_CHARS - 1).collect();
+    cut.push('…');
+    cut
 }
 
 fn prompt_label(kind: PromptKind) -> &'static str {
