@@ -217,7 +217,13 @@ impl Server {
                 self.after_pane_closed(active);
             }
             Action::NewWindow => {
-                let cwd = self.state.panes.get(&active).map(|p| p.cwd());
+                // The focused pane's directory, unless it has gone (then: the session's).
+                let cwd = self
+                    .state
+                    .panes
+                    .get(&active)
+                    .map(|p| p.cwd())
+                    .filter(|d| std::path::Path::new(d).is_dir());
                 if let Err(e) =
                     self.state
                         .add_window(session, None, cwd, Vec::new(), false, &self.tx)
