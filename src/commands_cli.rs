@@ -121,6 +121,7 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
             create_if_missing,
             rows,
             cols,
+            term: std::env::var("TERM").ok(),
         }
     };
     let response = match command {

@@ -265,6 +265,7 @@ impl Server {
                 create_if_missing,
                 rows,
                 cols,
+                term,
             } => {
                 let existing = self
                     .state
@@ -314,6 +315,7 @@ impl Server {
                         drag: None,
                         selecting: None,
                         cursor_style: None,
+                        hyperlinks: self.state.config.hyperlinks.allowed_for(term.as_deref()),
                         panel: Default::default(),
                     },
                 );

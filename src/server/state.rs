@@ -266,6 +266,9 @@ pub struct Client {
     /// A copy-mode mouse selection in progress: the pane it started in.
     pub selecting: Option<PaneId>,
     pub cursor_style: Option<u8>,
+    /// Whether panes' OSC 8 hyperlinks are passed on to this client's terminal (the
+    /// `hyperlinks` setting applied to the client's TERM).
+    pub hyperlinks: bool,
     /// The approval panel as this client sees it.
     pub panel: super::approvals_glue::PanelState,
 }

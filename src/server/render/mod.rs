@@ -43,6 +43,7 @@ fn cursor_style_code(style: vt100::CursorStyle) -> u8 {
 /// the cursor.
 fn compose(
     state: &mut State,
+    hyperlinks: bool,
     chrome: &Chrome,
     previous: Option<Previous<'_>>,
     scratch: Option<Buffer>,
@@ -59,7 +60,6 @@ fn compose(
         _ => Buffer::empty(full),
     };
     let mut links = FrameLinks::new(full.width, full.height);
-    let hyperlinks = state.config.hyperlinks;
     let previous = previous.filter(|p| p.buf.area == buf.area);
     let mut stamps = Vec::new();
     chrome.draw_under(&mut buf);
@@ -270,7 +270,7 @@ fn copy_cells(prev: Previous<'_>, rect: Rect, buf: &mut Buffer, links: Option<&m
 /// A composed frame.
 struct Composed {
     buf: Buffer,
-    /// Which cells are OSC 8 hyperlinks (empty when `hyperlinks = false`).
+    /// Which cells are OSC 8 hyperlinks (empty when they are not passed on to this client).
     links: FrameLinks,
     /// The panes drawn live, for the next frame to copy the unchanged ones.
     stamps: Vec<PaneDrawn>,
@@ -363,7 +363,8 @@ fn render_in_place(
     if shown.chrome.as_ref() != Some(chrome) || buf.area != chrome.area || !shown.links.is_empty() {
         return None;
     }
-    let update = in_place::update(state, chrome, buf, &shown.panes)?;
+    let hyperlinks = state.clients.get(&client)?.hyperlinks;
+    let update = in_place::update(state, hyperlinks, chrome, buf, &shown.panes)?;
     let mut out: Vec<u8> = Vec::with_capacity(4 * 1024);
     out.extend_from_slice(b"\x1b[?2026h");
     for (top, height, lines) in &update.scrolls {
@@ -405,6 +406,7 @@ fn render_whole(
         spare: scratch,
         ..
     } = shown;
+    let hyperlinks = state.clients.get(&client)?.hyperlinks;
     let Composed {
         buf,
         links,
@@ -413,6 +415,7 @@ fn render_whole(
         incomplete,
     } = compose(
         state,
+        hyperlinks,
         &chrome,
         previous.as_ref().map(|buf| Previous {
             buf,
