@@ -232,4 +232,16 @@ fn dragging_in_a_shell_selects_and_copies_with_osc52() {
     c.wait_for("pasted:beta");
     assert_eq!(clipboard_writes(&c).len(), 1, "a click copies nothing");
     assert!(!c.screen().contains("COPY"));
+
+    // After wide characters, the cells dragged over are what is copied.
+    c.send("clear; echo 中文 $((3+4))wide end\r");
+    let (row, col) = c.wait_find("7wide end");
+    let cell = |x: u16| format!("{};{}", x + 1, row + 1);
+    c.send(format!("\x1b[<0;{}M", cell(col + 1)));
+    c.send(format!("\x1b[<32;{}M", cell(col + 4)));
+    c.send(format!("\x1b[<0;{}m", cell(col + 4)));
+    wait_until("the second selection on the clipboard", || {
+        (clipboard_writes(&c).len() == 2).then_some(())
+    });
+    assert_eq!(clipboard_writes(&c)[1], "wide");
 }
