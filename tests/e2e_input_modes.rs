@@ -77,6 +77,14 @@ fn focus_events_reach_only_programs_that_asked_for_them() {
     let at = log.expect_since(0, b"\x1b[O");
     c.send("\x1b[I");
     let at = log.expect_since(at, b"\x1b[I");
+    // A focus change while the prefix is pending reaches the program and keeps the prefix:
+    // the second C-b is then "send the prefix".
+    c.send("\x02");
+    c.send("\x1b[O");
+    c.send("\x02");
+    let at = log.expect_since(at, b"\x1b[O\x02");
+    c.send("\x1b[I");
+    let at = log.expect_since(at, b"\x1b[I");
     // Moving calyx's focus to another pane and back is a focus change for the program too.
     c.prefix("%");
     wait_until("a second pane", || {
