@@ -76,6 +76,11 @@ fn command_prompt_runs_commands_and_reports_unknown_ones() {
     c.prefix(":");
     c.send("frobnicate now\r");
     c.wait_for("unknown command: frobnicate");
+    // A known command with arguments the prompt cannot take says so instead.
+    c.prefix(":");
+    c.send("new-window -n foo\r");
+    c.wait_for("new-window takes no arguments here");
+    assert_eq!(pane_ids(&env).len(), 3, "nothing ran");
     c.prefix(":");
     c.send("kill-session");
     c.send("\x1b");

@@ -424,6 +424,11 @@ impl Server {
             }
             "kill-session" => self.state.remove_session(session, "session killed"),
             "kill-server" => self.state.quit = true,
+            // A command from the table with arguments the prompt does not take.
+            _ if commands::find(word).is_some() => self.message(
+                client,
+                format!("{word} takes no arguments here (prefix ? lists the commands)"),
+            ),
             _ => self.message(
                 client,
                 format!("unknown command: {word} (prefix ? lists them)"),
