@@ -253,3 +253,30 @@ fn dragging_in_a_shell_selects_and_copies_with_osc52() {
     });
     assert_eq!(clipboard_writes(&c)[1], "wide");
 }
+
+#[test]
+fn motion_without_a_button_is_reported_only_while_a_pane_asks_for_it() {
+    let env = Env::new();
+    let (mut c, log) = logger_client(&env, "motion", &["1003", "1006"]);
+    // The user's terminal is asked for every motion (1003) because the program wants it.
+    wait_until("1003 on the user's terminal", || {
+        String::from_utf8_lossy(&c.raw())
+            .contains("\x1b[?1003h")
+            .then_some(())
+    });
+    let (top, left) = c.wait_find("READY");
+    c.send(format!("\x1b[<35;{};{}M", left + 5, top + 3));
+    log.expect_since(0, b"\x1b[<35;5;3M");
+    // A window without such a program: the terminal stops reporting bare motion.
+    let mark = c.raw().len();
+    c.prefix("c");
+    wait_until("1003 off again", || {
+        String::from_utf8_lossy(&c.raw()[mark..])
+            .contains("\x1b[?1003l")
+            .then_some(())
+    });
+    // Detaching turns it off with the other mouse modes, whatever the last frame said.
+    c.prefix("d");
+    let out = c.wait_exit();
+    assert!(out.contains("\x1b[?1002l\x1b[?1003l\x1b[?1006l"), "{out:?}");
+}

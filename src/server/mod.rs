@@ -316,6 +316,7 @@ impl Server {
                         selecting: None,
                         cursor_style: None,
                         hyperlinks: self.state.config.hyperlinks.allowed_for(term.as_deref()),
+                        any_motion: false,
                         panel: Default::default(),
                     },
                 );

@@ -269,6 +269,8 @@ pub struct Client {
     /// Whether panes' OSC 8 hyperlinks are passed on to this client's terminal (the
     /// `hyperlinks` setting applied to the client's TERM).
     pub hyperlinks: bool,
+    /// Whether this client's terminal was told to report all mouse motion (mode 1003).
+    pub any_motion: bool,
     /// The approval panel as this client sees it.
     pub panel: super::approvals_glue::PanelState,
 }

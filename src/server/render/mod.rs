@@ -321,11 +321,46 @@ pub fn render_client(
     client: ClientId,
 ) -> Option<Rendered> {
     let chrome = Chrome::gather(state, agents, client, panel.is_some())?;
+    let any_motion = wants_any_motion(state, &chrome, client);
     let mut shown = Shown::take(state.clients.get_mut(&client)?);
-    if let Some(rendered) = render_in_place(state, &chrome, client, &mut shown) {
-        return Some(rendered);
+    let mut rendered = match render_in_place(state, &chrome, client, &mut shown) {
+        Some(rendered) => rendered,
+        None => render_whole(state, chrome, client, shown, panel)?,
+    };
+    let c = state.clients.get_mut(&client)?;
+    if c.any_motion != any_motion {
+        c.any_motion = any_motion;
+        let mode: &[u8] = if any_motion {
+            b"\x1b[?1003h"
+        } else {
+            b"\x1b[?1003l"
+        };
+        rendered.bytes.extend_from_slice(mode);
     }
-    render_whole(state, chrome, client, shown, panel)
+    Some(rendered)
+}
+
+/// Whether the client's terminal should report mouse motion with no button held (mode 1003):
+/// only while a pane it shows asked for it, since every motion then costs a message. A pane
+/// whose reader is busy keeps the client's current setting.
+fn wants_any_motion(state: &State, chrome: &Chrome, client: ClientId) -> bool {
+    let current = state.clients.get(&client).is_some_and(|c| c.any_motion);
+    if !state.config.mouse {
+        return false;
+    }
+    let mut any = false;
+    for slot in chrome.panes.iter().filter(|s| !s.copy) {
+        let Some(pane) = state.panes.get(&slot.id) else {
+            continue;
+        };
+        match crate::server::state::lock_for_frame(&pane.terminal, slot.focused) {
+            Some(term) => {
+                any |= term.screen().mouse_protocol_mode() == vt100::MouseProtocolMode::AnyMotion
+            }
+            None => any |= current,
+        }
+    }
+    any
 }
 
 /// What a client's terminal shows, taken out of the client while its next frame is made.
