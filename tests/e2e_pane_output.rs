@@ -159,6 +159,6 @@ fn titles_show_in_list_panes_on_the_border_and_on_the_status_line() {
     c.wait_screen("a long title cut on the status line", |s| {
         s.lines()
             .last()
-            .is_some_and(|l| l.contains(&format!(" {}…", "long".repeat(6)[..23].to_string())))
+            .is_some_and(|l| l.contains(&format!(" {}…", &"long".repeat(6)[..23])))
     });
 }

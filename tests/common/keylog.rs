@@ -51,7 +51,7 @@ impl KeyLog {
     }
 
     /// `calyx` arguments after `--` for this logger, as `&str`s.
-    pub fn args<'a>(cmd: &'a [String]) -> Vec<&'a str> {
+    pub fn args(cmd: &[String]) -> Vec<&str> {
         cmd.iter().map(String::as_str).collect()
     }
 
