@@ -235,7 +235,7 @@ impl Server {
             Action::RenameWindow => {
                 let name = self
                     .window_of(session)
-                    .map(|w| w.name.clone())
+                    .map(|w| self.state.window_name(w))
                     .unwrap_or_default();
                 self.set_mode(
                     client,

@@ -169,19 +169,7 @@ impl Chrome {
             .windows
             .iter()
             .enumerate()
-            .map(|(i, w)| {
-                // An unrenamed window is named after what its focused pane runs, as tmux does.
-                let name = if w.auto_name {
-                    state
-                        .panes
-                        .get(&w.active)
-                        .map(|p| sanitize_title(&p.command_label()))
-                        .unwrap_or_else(|| w.name.clone())
-                } else {
-                    w.name.clone()
-                };
-                (i, name, i == session.active_window, w.bell)
-            })
+            .map(|(i, w)| (i, state.window_name(w), i == session.active_window, w.bell))
             .collect();
         let in_copy = state.panes.get(&active).is_some_and(|p| p.copy.is_some());
         let prompt = match mode {

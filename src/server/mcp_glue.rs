@@ -227,7 +227,7 @@ impl Server {
                         id: format!("%{id}"),
                         session: s.name.clone(),
                         window: wi as u32,
-                        window_name: w.name.clone(),
+                        window_name: self.state.window_name(w),
                         title: p
                             .try_term()
                             .and_then(|t| t.title().map(str::to_string))

@@ -300,6 +300,18 @@ pub struct State {
 }
 
 impl State {
+    /// A window's name as users see it everywhere (status line, `list-panes`, MCP, the rename
+    /// prompt): an unrenamed window is named after what its focused pane runs now, as tmux
+    /// does; the name stored when it was created may predate the program's start.
+    pub fn window_name(&self, w: &Window) -> String {
+        if w.auto_name {
+            if let Some(p) = self.panes.get(&w.active) {
+                return super::render::sanitize_title(&p.command_label());
+            }
+        }
+        w.name.clone()
+    }
+
     pub fn new(config: Config, config_errors: Vec<String>, socket_path: String) -> Self {
         let shell_integration = config
             .shell_integration
