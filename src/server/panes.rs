@@ -128,6 +128,17 @@ impl State {
             env.retain(|(k, _)| k != "PWD");
             env.push(("PWD".into(), dir.clone()));
         }
+        let program = command
+            .first()
+            .cloned()
+            .or_else(|| {
+                env.iter()
+                    .find(|(k, _)| k == "SHELL")
+                    .map(|(_, v)| v.clone())
+            })
+            .filter(|p| !p.is_empty())
+            .unwrap_or_else(|| "/bin/sh".to_string());
+        let program = program.rsplit('/').next().unwrap_or(&program).to_string();
         let (shell, start) = match self
             .shell_integration
             .as_ref()
@@ -153,7 +164,7 @@ impl State {
                 record_id: record,
                 terminal,
                 process,
-                command,
+                program,
                 start_cwd: cwd.unwrap_or_default(),
                 rows,
                 cols,
