@@ -112,8 +112,10 @@ struct TerminalGuard;
 
 const ENTER: &str = "\x1b[?1049h\x1b[H\x1b[2J\x1b[?2004h\x1b[?1004h";
 const MOUSE_ON: &str = "\x1b[?1000h\x1b[?1002h\x1b[?1006h";
+/// Every mode calyx may have turned on, including any-motion mouse reports (1003), which the
+/// server turns on while a pane asks for them.
 const LEAVE: &str =
-    "\x1b[?1000l\x1b[?1002l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[0 q\x1b[?25h\x1b[0m\x1b[?1049l";
+    "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[0 q\x1b[?25h\x1b[0m\x1b[?1049l";
 
 impl TerminalGuard {
     fn enter(mouse: bool) -> anyhow::Result<Self> {

@@ -15,6 +15,20 @@ fn default_target(target: Option<String>) -> Option<String> {
     })
 }
 
+/// A `-c DIR` argument made absolute against this client's directory (the server's own
+/// directory has nothing to do with the user's).
+fn start_dir(dir: Option<String>) -> Option<String> {
+    let dir = dir?;
+    let path = std::path::Path::new(&dir);
+    if path.is_absolute() {
+        return Some(dir);
+    }
+    Some(match std::env::current_dir() {
+        Ok(here) => here.join(path).display().to_string(),
+        Err(_) => dir,
+    })
+}
+
 fn cwd() -> Option<String> {
     std::env::current_dir()
         .ok()
@@ -107,6 +121,7 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
             create_if_missing,
             rows,
             cols,
+            term: std::env::var("TERM").ok(),
         }
     };
     let response = match command {
@@ -125,7 +140,7 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
         Some(Command::New(args)) => {
             let spec = NewSession {
                 name: args.name,
-                cwd: args.cwd.or_else(cwd),
+                cwd: start_dir(args.cwd).or_else(cwd),
                 command: args.command,
                 env: client::session_env(),
             };
@@ -158,7 +173,7 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
                     target: default_target(args.target),
                     horizontal: args.horizontal,
                     detached: args.detached,
-                    cwd: args.cwd,
+                    cwd: start_dir(args.cwd),
                     command: args.command,
                 },
                 false,
@@ -170,7 +185,7 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
                 Request::NewWindow {
                     target: default_target(args.target),
                     name: args.name,
-                    cwd: args.cwd.or_else(cwd),
+                    cwd: start_dir(args.cwd).or_else(cwd),
                     detached: args.detached,
                     command: args.command,
                 },

@@ -24,7 +24,8 @@ struct RawConfig {
     osc9: Option<bool>,
     osc777: Option<bool>,
     shell_integration: Option<bool>,
-    hyperlinks: Option<bool>,
+    /// `"auto" | "always" | "never"`, or the older `true` / `false`; checked in `parse`.
+    hyperlinks: Option<toml::Value>,
     #[serde(default)]
     keys: BTreeMap<String, String>,
     approvals: Option<RawApprovals>,
@@ -38,6 +39,39 @@ struct RawMcp {
     /// calyx MCP tools no agent sees (e.g. `pane_run`, `pane_send_keys`).
     #[serde(default)]
     disabled_tools: Vec<String>,
+}
+
+/// When panes' OSC 8 hyperlinks are passed on to a client's terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hyperlinks {
+    /// Unless the client's terminal is one known to print OSC 8 as text (see
+    /// [`Hyperlinks::allowed_for`]). Terminals without OSC 8 support mostly ignore it; these
+    /// do not, and the user would see the URI as junk around the link text.
+    Auto,
+    Always,
+    Never,
+}
+
+/// TERM values (before any `-variant`) of terminals that do not skip unknown OSC sequences:
+/// the Linux console, real and emulated DEC VTs, and dumb terminals print OSC 8's payload.
+const TERMS_WITHOUT_OSC8: &[&str] = &[
+    "dumb", "linux", "vt52", "vt100", "vt102", "vt220", "vt320", "vt420", "vt520", "cons25",
+    "ansi", "sun",
+];
+
+impl Hyperlinks {
+    /// Whether links go to a client whose terminal has this `TERM` (None: unset).
+    pub fn allowed_for(self, term: Option<&str>) -> bool {
+        match self {
+            Hyperlinks::Always => true,
+            Hyperlinks::Never => false,
+            Hyperlinks::Auto => {
+                let term = term.unwrap_or("").trim().to_ascii_lowercase();
+                let base = term.split('-').next().unwrap_or("");
+                !base.is_empty() && !TERMS_WITHOUT_OSC8.contains(&base)
+            }
+        }
+    }
 }
 
 /// `[approvals]`.
@@ -70,9 +104,8 @@ pub struct Config {
     pub shell_integration: bool,
     /// Which deny-only hooks are approval gates (`[approvals] deny_gates`).
     pub approval_policy: crate::approvals::gate::Policy,
-    /// Pass panes' OSC 8 hyperlinks on to the user's terminal (terminals without OSC 8 ignore
-    /// them; off for one that misdraws them).
-    pub hyperlinks: bool,
+    /// When panes' OSC 8 hyperlinks are passed on to the user's terminal.
+    pub hyperlinks: Hyperlinks,
     /// calyx's MCP tools turned off for every agent (`[mcp] disabled_tools`).
     pub mcp_disabled_tools: Vec<String>,
 }
@@ -91,7 +124,7 @@ impl Default for Config {
             osc777: true,
             shell_integration: true,
             approval_policy: Default::default(),
-            hyperlinks: true,
+            hyperlinks: Hyperlinks::Auto,
             mcp_disabled_tools: Vec::new(),
         }
     }
@@ -179,7 +212,22 @@ impl Config {
                 )),
             }
         }
-        config.hyperlinks = raw.hyperlinks.unwrap_or(true);
+        config.hyperlinks = match raw.hyperlinks {
+            None => Hyperlinks::Auto,
+            Some(toml::Value::Boolean(true)) => Hyperlinks::Auto,
+            Some(toml::Value::Boolean(false)) => Hyperlinks::Never,
+            Some(toml::Value::String(mode)) if mode == "auto" => Hyperlinks::Auto,
+            Some(toml::Value::String(mode)) if mode == "always" => Hyperlinks::Always,
+            Some(toml::Value::String(mode)) if mode == "never" => Hyperlinks::Never,
+            Some(other) => {
+                errors.push(format!(
+                    "{}:{} key `hyperlinks`: {other} is not \"auto\", \"always\" or \"never\"; using \"auto\"",
+                    path.display(),
+                    line_of("hyperlinks")
+                ));
+                Hyperlinks::Auto
+            }
+        };
         let tools = crate::mcp::tool_set::all_names();
         for name in raw.mcp.map(|m| m.disabled_tools).unwrap_or_default() {
             if tools.contains(&name) {
@@ -236,11 +284,65 @@ mod tests {
         let (c, errors) = Config::parse("", p());
         assert!(errors.is_empty());
         assert!(c.mouse);
-        assert!(c.hyperlinks);
+        assert_eq!(c.hyperlinks, Hyperlinks::Auto);
         assert_eq!(c.scrollback_lines, 10_000);
-        let (c, errors) = Config::parse("hyperlinks = false\n", p());
-        assert!(errors.is_empty(), "{errors:?}");
-        assert!(!c.hyperlinks);
+    }
+
+    #[test]
+    fn hyperlinks_modes_and_the_older_switch() {
+        for (text, want) in [
+            ("hyperlinks = \"auto\"\n", Hyperlinks::Auto),
+            ("hyperlinks = \"always\"\n", Hyperlinks::Always),
+            ("hyperlinks = \"never\"\n", Hyperlinks::Never),
+            ("hyperlinks = true\n", Hyperlinks::Auto),
+            ("hyperlinks = false\n", Hyperlinks::Never),
+        ] {
+            let (c, errors) = Config::parse(text, p());
+            assert!(errors.is_empty(), "{text}: {errors:?}");
+            assert_eq!(c.hyperlinks, want, "{text}");
+        }
+        let (c, errors) = Config::parse("mouse = true\nhyperlinks = \"sometimes\"\n", p());
+        assert_eq!(c.hyperlinks, Hyperlinks::Auto);
+        assert!(
+            errors.len() == 1
+                && errors[0].contains("line 2")
+                && errors[0].contains("hyperlinks")
+                && errors[0].contains("sometimes"),
+            "{errors:?}"
+        );
+        let (_, errors) = Config::parse("hyperlinks = 3\n", p());
+        assert!(errors[0].contains("hyperlinks`: 3 is not"), "{errors:?}");
+    }
+
+    #[test]
+    fn auto_hyperlinks_skip_terminals_that_print_osc8() {
+        let auto = Hyperlinks::Auto;
+        for term in [
+            "xterm-256color",
+            "screen-256color",
+            "tmux-256color",
+            "alacritty",
+            "xterm-kitty",
+            "wezterm",
+            "foot",
+        ] {
+            assert!(auto.allowed_for(Some(term)), "{term}");
+        }
+        for term in [
+            "linux",
+            "linux-16color",
+            "vt100",
+            "VT220",
+            "vt102-nsl",
+            "dumb",
+            "cons25",
+            "",
+        ] {
+            assert!(!auto.allowed_for(Some(term)), "{term}");
+        }
+        assert!(!auto.allowed_for(None));
+        assert!(Hyperlinks::Always.allowed_for(Some("linux")));
+        assert!(!Hyperlinks::Never.allowed_for(Some("xterm-256color")));
     }
 
     #[test]

@@ -151,6 +151,17 @@ fn decode_one(b: &[u8]) -> Decoded {
             };
             Decoded::Event(key_event(Key::plain(code), &b[..3]), 3)
         }
+        // ESC before a CSI or SS3 key: how rxvt, macOS Terminal and xterm with metaSendsEscape
+        // send Alt with a cursor or function key (ESC ESC [ A is M-Up).
+        0x1b if matches!(b.get(2), Some(b'[' | b'O')) => match decode_one(&b[1..]) {
+            Decoded::Event(InputEvent::Key { mut key, .. }, used) => {
+                key.alt = true;
+                Decoded::Event(key_event(key, &b[..1 + used]), 1 + used)
+            }
+            Decoded::Incomplete => Decoded::Incomplete,
+            // ESC before a mouse report, paste or unknown sequence: the Escape key, then it.
+            _ => Decoded::Event(key_event(Key::plain(KeyCode::Escape), &b[..1]), 1),
+        },
         0x1b => Decoded::Event(key_event(Key::plain(KeyCode::Escape), &b[..1]), 1),
         _ => {
             // Alt + a key.
@@ -372,6 +383,27 @@ mod tests {
                 raw: b"\x1b[A".to_vec()
             }
         );
+    }
+
+    #[test]
+    fn escape_prefixed_cursor_and_function_keys_are_alt_keys() {
+        let mut p = InputParser::default();
+        let ev = p.feed(b"\x1b\x1b[A\x1b\x1bOP\x1b\x1b[15~\x1b\x1bx");
+        assert_eq!(keys(&ev), ["M-Up", "M-F1", "M-F5", "Escape", "M-x"]);
+        assert_eq!(
+            ev[0],
+            InputEvent::Key {
+                key: Key {
+                    alt: true,
+                    ..Key::plain(KeyCode::Up)
+                },
+                raw: b"\x1b\x1b[A".to_vec()
+            }
+        );
+        // Escape before a mouse report is the Escape key, then the report.
+        let ev = p.feed(b"\x1b\x1b[<0;1;1M");
+        assert_eq!(keys(&ev[..1]), ["Escape"]);
+        assert!(matches!(ev[1], InputEvent::Mouse(_)));
     }
 
     #[test]

@@ -107,6 +107,9 @@ pub enum ClientMessage {
         create_if_missing: bool,
         rows: u16,
         cols: u16,
+        /// The client's `TERM`, for what its terminal can show (OSC 8 hyperlinks).
+        #[serde(default)]
+        term: Option<String>,
     },
     /// The client's terminal changed size.
     Resize { rows: u16, cols: u16 },

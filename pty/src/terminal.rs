@@ -261,6 +261,17 @@ mod tests {
     }
 
     #[test]
+    fn titles_keep_their_semicolons() {
+        let mut t = Terminal::new(24, 80, HistoryLimits::default());
+        t.process(b"\x1b]2;make; make test\x07");
+        assert_eq!(t.title(), Some("make; make test"));
+        t.process(b"\x1b]0;vim a;b;c\x1b\\");
+        assert_eq!(t.title(), Some("vim a;b;c"));
+        t.process(b"\x1b]2;\x07");
+        assert_eq!(t.title(), Some(""));
+    }
+
+    #[test]
     fn history_replays_into_scrollback_without_answering() {
         let mut t = Terminal::new(5, 20, HistoryLimits::default());
         for i in 0..100 {

@@ -25,7 +25,7 @@ impl Server {
         self.schedule_message_expiry();
     }
 
-    /// Focuses `pane` (and its window), sending focus events to programs that asked for them.
+    /// Focuses `pane` (and its window).
     pub(super) fn focus_pane(&mut self, pane: PaneId) {
         let Some((session, window)) = self.state.locate(pane) else {
             return;
@@ -41,17 +41,8 @@ impl Server {
                 w.focus(pane);
             }
         }
+        // Focus reports to the programs follow in `update_focus` (after every message).
         if previous != Some(pane) {
-            if let Some(prev) = previous.and_then(|p| self.state.panes.get(&p)) {
-                if prev.term().wants_focus_events() {
-                    prev.process.write(b"\x1b[O".to_vec());
-                }
-            }
-            if let Some(p) = self.state.panes.get(&pane) {
-                if p.term().wants_focus_events() {
-                    p.process.write(b"\x1b[I".to_vec());
-                }
-            }
             self.on_focus_changed(pane);
         }
         self.state.relayout(session);
@@ -82,20 +73,6 @@ impl Server {
         }
         self.state.resize_session_to_clients(old);
         self.state.resize_session_to_clients(session);
-    }
-
-    /// Gives every pane that has focus in its session normal priority and the rest background
-    /// priority, so floods in unwatched panes do not slow typing.
-    pub(super) fn update_background_panes(&mut self) {
-        let focused: std::collections::HashSet<PaneId> = self
-            .state
-            .sessions
-            .values()
-            .filter_map(|s| s.active_pane())
-            .collect();
-        for (id, p) in &self.state.panes {
-            p.process.set_background(!focused.contains(id));
-        }
     }
 
     /// Switches a session to window `index`.
@@ -245,7 +222,13 @@ impl Server {
                 self.after_pane_closed(active);
             }
             Action::NewWindow => {
-                let cwd = self.state.panes.get(&active).map(|p| p.cwd());
+                // The focused pane's directory, unless it has gone (then: the session's).
+                let cwd = self
+                    .state
+                    .panes
+                    .get(&active)
+                    .map(|p| p.cwd())
+                    .filter(|d| std::path::Path::new(d).is_dir());
                 if let Err(e) =
                     self.state
                         .add_window(session, None, cwd, Vec::new(), false, &self.tx)
@@ -257,7 +240,7 @@ impl Server {
             Action::RenameWindow => {
                 let name = self
                     .window_of(session)
-                    .map(|w| w.name.clone())
+                    .map(|w| self.state.window_name(w))
                     .unwrap_or_default();
                 self.set_mode(
                     client,
@@ -441,6 +424,11 @@ impl Server {
             }
             PromptCommand::KillSession => self.state.remove_session(session, "session killed"),
             PromptCommand::KillServer => self.state.quit = true,
+            // A command from the table with arguments the prompt does not take.
+            PromptCommand::Unknown(word) if crate::commands::find(word).is_some() => self.message(
+                client,
+                format!("{word} takes no arguments here (prefix ? lists the commands)"),
+            ),
             PromptCommand::Unknown(word) => self.message(
                 client,
                 format!("unknown command: {word} (prefix ? lists them)"),

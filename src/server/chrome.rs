@@ -117,7 +117,7 @@ impl Chrome {
         // Borders number panes by their place in the window (as `:W.P` targets do), also when
         // a zoom shows just one of them.
         let order = window.layout.panes();
-        let panes = rects
+        let panes: Vec<PaneSlot> = rects
             .iter()
             .enumerate()
             .filter_map(|(drawn, (id, rect))| {
@@ -173,19 +173,7 @@ impl Chrome {
             .windows
             .iter()
             .enumerate()
-            .map(|(i, w)| {
-                // An unrenamed window is named after what its focused pane runs, as tmux does.
-                let name = if w.auto_name {
-                    state
-                        .panes
-                        .get(&w.active)
-                        .map(|p| sanitize_title(&p.command_label()))
-                        .unwrap_or_else(|| w.name.clone())
-                } else {
-                    w.name.clone()
-                };
-                (i, name, i == session.active_window, w.bell)
-            })
+            .map(|(i, w)| (i, state.window_name(w), i == session.active_window, w.bell))
             .collect();
         let in_copy = state.panes.get(&active).is_some_and(|p| p.copy.is_some());
         let prompt = match mode {
@@ -205,10 +193,11 @@ impl Chrome {
             area: Rect::new(0, status_y, session_cols, 1),
             session: session.name.clone(),
             windows,
-            pane: state
-                .panes
-                .get(&active)
-                .map(|p| format!("%{} {}", p.id, sanitize_title(&p.command_label())))
+            // The focused pane's border label: its OSC title, else its command.
+            pane: panes
+                .iter()
+                .find(|slot| slot.id == active)
+                .map(|slot| format!("%{} {}", slot.id, status_label(&slot.border.title)))
                 .unwrap_or_default(),
             mode: match mode {
                 ClientMode::Prefix => Some("PREFIX"),
@@ -319,6 +308,19 @@ impl Chrome {
     pub fn help(&self) -> Option<u16> {
         self.help
     }
+}
+
+/// Longest pane label on the status line, in characters (tmux shows 21 of a title).
+const STATUS_LABEL_CHARS: usize = 24;
+
+/// A title cut to fit the status line: a long one would push the label off it.
+fn status_label(title: &str) -> String {
+    if title.chars().count() <= STATUS_LABEL_CHARS {
+        return title.to_string();
+    }
+    let mut cut: String = title.chars().take(STATUS_LABEL_CHARS - 1).collect();
+    cut.push('…');
+    cut
 }
 
 fn prompt_label(kind: PromptKind) -> &'static str {

@@ -35,6 +35,12 @@ impl Server {
     }
 
     fn client_event(&mut self, client: ClientId, event: InputEvent) {
+        // The terminal gaining or losing focus is news for the program whatever calyx is doing
+        // (a pending prefix, a prompt, an overlay), and changes none of it.
+        if let InputEvent::Focus(on) = event {
+            self.focus_report(client, on);
+            return;
+        }
         let mode = match self.state.clients.get(&client) {
             Some(c) => c.mode.clone(),
             None => return,
@@ -115,20 +121,8 @@ impl Server {
                 }
             }
             (ClientMode::Normal, InputEvent::Mouse(ev)) => self.mouse(client, ev),
-            (ClientMode::Normal, InputEvent::Focus(on)) => {
-                if let Some(p) = self
-                    .focused_pane(client)
-                    .and_then(|p| self.state.panes.get(&p))
-                {
-                    if p.term().wants_focus_events() {
-                        p.process.write(if on {
-                            b"\x1b[I".to_vec()
-                        } else {
-                            b"\x1b[O".to_vec()
-                        });
-                    }
-                }
-            }
+            // Handled above.
+            (ClientMode::Normal, InputEvent::Focus(_)) => {}
             (ClientMode::Normal, InputEvent::Raw(raw)) => {
                 if let Some(p) = self
                     .focused_pane(client)
@@ -147,6 +141,23 @@ impl Server {
             c.repeat_until = key_route::repeat_window(action, tokio::time::Instant::now());
         }
         self.perform(client, action);
+    }
+
+    /// Tells the client's focused pane that the user's terminal gained or lost focus, when the
+    /// program asked (mode 1004).
+    fn focus_report(&mut self, client: ClientId, on: bool) {
+        if let Some(p) = self
+            .focused_pane(client)
+            .and_then(|p| self.state.panes.get(&p))
+        {
+            if p.term().wants_focus_events() {
+                p.process.write(if on {
+                    b"\x1b[I".to_vec()
+                } else {
+                    b"\x1b[O".to_vec()
+                });
+            }
+        }
     }
 
     fn sidebar_key(&mut self, client: ClientId, selected: usize, key: Key) {

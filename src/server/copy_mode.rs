@@ -4,9 +4,13 @@
 use calyx_pty::{all_lines, Terminal};
 use calyx_tui::{Highlight, HighlightKind};
 
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
 use crate::keys::{Key, KeyCode};
 
-/// A position in the history: line index (0 = oldest) and column.
+/// A position in the history: line index (0 = oldest) and screen column. Columns are cells, not
+/// characters: a wide character (CJK, most emoji) takes two, a combining mark none, so text is
+/// read through [`col_char`] and [`char_col`].
 pub type Pos = (usize, u16);
 
 /// What a copy-mode key asks the caller to do.
@@ -87,8 +91,8 @@ impl CopyMode {
         format!("[{}/{}]", from_bottom, self.max_top())
     }
 
-    fn line_len(&self, line: usize) -> u16 {
-        self.lines.get(line).map_or(0, |l| l.chars().count() as u16)
+    fn line(&self, line: usize) -> &str {
+        self.lines.get(line).map_or("", String::as_str)
     }
 
     fn scroll_to_cursor(&mut self) {
@@ -143,10 +147,14 @@ impl CopyMode {
             KeyCode::Up | KeyCode::Char('k') if !ctrl => self.move_lines(-1),
             KeyCode::Down | KeyCode::Char('j') if !ctrl => self.move_lines(1),
             KeyCode::Left | KeyCode::Char('h') if !ctrl => {
-                self.cursor.1 = self.cursor.1.saturating_sub(1)
+                let line = self.line(self.cursor.0);
+                let here = col_char(line, self.cursor.1);
+                self.cursor.1 = char_col(line, here.saturating_sub(1));
             }
             KeyCode::Right | KeyCode::Char('l') if !ctrl => {
-                self.cursor.1 = (self.cursor.1 + 1).min(self.cols - 1);
+                let line = self.line(self.cursor.0);
+                let next = char_end(line, col_char(line, self.cursor.1));
+                self.cursor.1 = char_col(line, next).min(self.cols - 1);
             }
             KeyCode::PageUp | KeyCode::Char('b') if key.code == KeyCode::PageUp || ctrl => {
                 self.move_lines(-page)
@@ -165,7 +173,13 @@ impl CopyMode {
                 self.scroll_to_cursor();
             }
             KeyCode::Char('0') | KeyCode::Char('^') => self.cursor.1 = 0,
-            KeyCode::Char('$') => self.cursor.1 = self.line_len(self.cursor.0).saturating_sub(1),
+            KeyCode::Char('$') => {
+                let line = self.line(self.cursor.0);
+                let chars = line.chars().count();
+                // The last character's first column.
+                let last = (0..chars).rev().find(|&i| char_end(line, i) == chars);
+                self.cursor.1 = last.map_or(0, |i| char_col(line, i));
+            }
             KeyCode::Char('w') => self.word_forward(),
             KeyCode::Char('b') => self.word_back(),
             KeyCode::Char(' ') | KeyCode::Char('v') => self.selection = Some(self.cursor),
@@ -187,7 +201,8 @@ impl CopyMode {
             .get(self.cursor.0)
             .map(|l| l.chars().collect())
             .unwrap_or_default();
-        let mut i = usize::from(self.cursor.1);
+        let text = self.line(self.cursor.0);
+        let mut i = col_char(text, self.cursor.1);
         while i < line.len() && !line[i].is_whitespace() {
             i += 1;
         }
@@ -198,7 +213,7 @@ impl CopyMode {
             self.cursor = (self.cursor.0 + 1, 0);
             self.scroll_to_cursor();
         } else {
-            self.cursor.1 = i.min(usize::from(self.cols - 1)) as u16;
+            self.cursor.1 = char_col(text, i).min(self.cols - 1);
         }
     }
 
@@ -208,14 +223,15 @@ impl CopyMode {
             .get(self.cursor.0)
             .map(|l| l.chars().collect())
             .unwrap_or_default();
-        let mut i = usize::from(self.cursor.1).min(line.len());
+        let text = self.line(self.cursor.0);
+        let mut i = col_char(text, self.cursor.1).min(line.len());
         while i > 0 && line.get(i - 1).is_some_and(|c| c.is_whitespace()) {
             i -= 1;
         }
         while i > 0 && line.get(i - 1).is_some_and(|c| !c.is_whitespace()) {
             i -= 1;
         }
-        self.cursor.1 = i as u16;
+        self.cursor.1 = char_col(text, i);
     }
 
     /// Starts a search for `term` in the given direction and jumps to the first match.
@@ -230,7 +246,7 @@ impl CopyMode {
             return;
         };
         let (line, col) = self.cursor;
-        let col = usize::from(col);
+        let col = col_char(self.line(line), col);
         let found = if forward {
             let here = self
                 .lines
@@ -251,7 +267,7 @@ impl CopyMode {
             })
         };
         if let Some((l, c)) = found {
-            self.cursor = (l, c as u16);
+            self.cursor = (l, char_col(self.line(l), c));
             self.scroll_to_cursor();
         }
     }
@@ -261,18 +277,19 @@ impl CopyMode {
         let mut out = Vec::new();
         let rows = usize::from(self.rows);
         if let Some(term) = self.search.as_deref() {
-            let len = term.chars().count() as u16;
+            let width = UnicodeWidthStr::width(term) as u16;
             for row in 0..rows {
                 let Some(line) = self.lines.get(self.top + row) else {
                     break;
                 };
                 let mut from = 0;
                 while let Some(c) = char_find(line, term, from) {
-                    let current = (self.top + row, c as u16) == self.cursor;
+                    let col = char_col(line, c);
+                    let current = (self.top + row, col) == self.cursor;
                     out.push(Highlight {
                         row: row as u16,
-                        start_col: c as u16,
-                        end_col: c as u16 + len,
+                        start_col: col,
+                        end_col: col + width,
                         kind: if current {
                             HighlightKind::CurrentMatch
                         } else {
@@ -290,8 +307,17 @@ impl CopyMode {
                 if line < start.0 || line > end.0 {
                     continue;
                 }
-                let s = if line == start.0 { start.1 } else { 0 };
-                let e = if line == end.0 { end.1 + 1 } else { self.cols };
+                let text = self.line(line);
+                let s = if line == start.0 {
+                    char_col(text, col_char(text, start.1))
+                } else {
+                    0
+                };
+                let e = if line == end.0 {
+                    char_col(text, char_end(text, col_char(text, end.1)))
+                } else {
+                    self.cols
+                };
                 out.push(Highlight {
                     row: row as u16,
                     start_col: s,
@@ -311,14 +337,14 @@ impl CopyMode {
         };
         let mut out = Vec::new();
         for line in start.0..=end.0 {
-            let text = self.lines.get(line).map(String::as_str).unwrap_or("");
+            let text = self.line(line);
             let s = if line == start.0 {
-                usize::from(start.1)
+                col_char(text, start.1)
             } else {
                 0
             };
             let e = if line == end.0 {
-                usize::from(end.1) + 1
+                char_end(text, col_char(text, end.1))
             } else {
                 usize::MAX
             };
@@ -339,6 +365,45 @@ fn ordered(a: Pos, b: Pos) -> (Pos, Pos) {
     } else {
         (b, a)
     }
+}
+
+/// The cells a character takes on screen (0 for combining marks).
+fn char_width(c: char) -> u16 {
+    UnicodeWidthChar::width(c).unwrap_or(0) as u16
+}
+
+/// The screen column where character `idx` of `line` starts (past the end, the line goes on in
+/// single-width blanks, as the screen does).
+fn char_col(line: &str, idx: usize) -> u16 {
+    let mut col = 0u16;
+    let mut count = 0;
+    for c in line.chars().take(idx) {
+        col = col.saturating_add(char_width(c));
+        count += 1;
+    }
+    col.saturating_add((idx - count) as u16)
+}
+
+/// The index of the character covering screen column `col` (both cells of a wide character
+/// give that character; past the end, as [`char_col`]).
+fn col_char(line: &str, col: u16) -> usize {
+    let mut at = 0u16;
+    let mut count = 0;
+    for (i, c) in line.chars().enumerate() {
+        let w = char_width(c);
+        if w > 0 && col < at + w {
+            return i;
+        }
+        at = at.saturating_add(w);
+        count = i + 1;
+    }
+    count + usize::from(col.saturating_sub(at))
+}
+
+/// The index just after character `idx` and the combining marks that belong to it.
+fn char_end(line: &str, idx: usize) -> usize {
+    let rest = line.chars().skip(idx + 1);
+    idx + 1 + rest.take_while(|&c| char_width(c) == 0).count()
 }
 
 /// Char index of `needle` in `hay` at or after char index `from`.
@@ -405,6 +470,40 @@ mod tests {
             c.key(Key::plain(KeyCode::Enter)),
             CopyOutcome::Copy("row 3 alpha beta\nrow 4 alpha beta".into())
         );
+    }
+
+    #[test]
+    fn columns_are_cells_with_wide_characters() {
+        let mut t = Terminal::new(5, 30, HistoryLimits::default());
+        t.process("中文 2beta gamma\r\ne\u{301}x wide\r\n".as_bytes());
+        let mut c = CopyMode::enter(&t, 5, 30);
+        // Screen columns 6..=9 are "beta" (中 and 文 take two cells each).
+        c.cursor = (0, 6);
+        c.key(Key::plain(KeyCode::Char('v')));
+        c.cursor = (0, 9);
+        assert_eq!(c.selected_text(), "beta");
+        // The right half of a wide character selects all of it.
+        c.selection = Some((0, 1));
+        c.cursor = (0, 3);
+        assert_eq!(c.selected_text(), "中文");
+        // $ goes to the last character's column; w and b move by words in columns.
+        c.selection = None;
+        c.key(Key::plain(KeyCode::Char('$')));
+        assert_eq!(c.cursor, (0, 15));
+        c.key(Key::plain(KeyCode::Char('0')));
+        c.key(Key::plain(KeyCode::Char('w')));
+        assert_eq!(c.cursor, (0, 5));
+        c.key(Key::plain(KeyCode::Right));
+        assert_eq!(c.cursor, (0, 6));
+        c.key(Key::plain(KeyCode::Char('0')));
+        c.key(Key::plain(KeyCode::Right));
+        assert_eq!(c.cursor, (0, 2), "Right steps over a wide character");
+        // Search lands on the match's column; a combining mark stays with its letter.
+        c.start_search("gamma".into(), true);
+        assert_eq!(c.cursor, (0, 11));
+        c.selection = Some((1, 0));
+        c.cursor = (1, 0);
+        assert_eq!(c.selected_text(), "e\u{301}");
     }
 
     #[test]

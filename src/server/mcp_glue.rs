@@ -256,7 +256,7 @@ impl Server {
                         id: format!("%{id}"),
                         session: s.name.clone(),
                         window: wi as u32,
-                        window_name: w.name.clone(),
+                        window_name: self.state.window_name(w),
                         // Waits for a busy pane's reader: a skipped lock would report the
                         // command's name instead of the title the program set.
                         title: p

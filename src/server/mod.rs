@@ -16,6 +16,7 @@ mod copy_mode;
 mod emit;
 #[cfg(test)]
 mod emit_props;
+mod focus;
 mod key_route;
 mod mcp_backend;
 mod mcp_glue;
@@ -114,6 +115,8 @@ pub struct Server {
     /// of waiting for the next frame slot, so typing feels immediate even at 60 frames a second.
     pub(super) echo_pending: std::collections::HashSet<PaneId>,
     render_now: bool,
+    /// The panes that have focus as their programs were last told (see `focus`).
+    focused_panes: std::collections::HashSet<PaneId>,
     /// When each pane with an agent row last printed something (evidence of life).
     last_output: HashMap<PaneId, Instant>,
     /// Hook payloads recorded for the real-CLI suite (`CALYX_CAPTURE_PAYLOADS`), else None.
@@ -155,6 +158,7 @@ impl Server {
             .with_expiry(approval_expiry()),
             notifier: crate::agents::Notifier::new(notify_config),
             last_output: HashMap::new(),
+            focused_panes: Default::default(),
             echo_pending: Default::default(),
             render_now: false,
             payload_capture: payload_capture::PayloadCapture::from_env(),
@@ -246,7 +250,7 @@ impl Server {
         );
         self.dispatch(msg);
         if focus_may_change {
-            self.update_background_panes();
+            self.update_focus();
         }
     }
 
@@ -317,6 +321,7 @@ impl Server {
                 create_if_missing,
                 rows,
                 cols,
+                term,
             } => {
                 let existing = self
                     .state
@@ -367,6 +372,8 @@ impl Server {
                         drag: None,
                         selecting: None,
                         cursor_style: None,
+                        hyperlinks: self.state.config.hyperlinks.allowed_for(term.as_deref()),
+                        any_motion: false,
                         panel: Default::default(),
                     },
                 );

@@ -128,6 +128,17 @@ impl State {
             env.retain(|(k, _)| k != "PWD");
             env.push(("PWD".into(), dir.clone()));
         }
+        let program = command
+            .first()
+            .cloned()
+            .or_else(|| {
+                env.iter()
+                    .find(|(k, _)| k == "SHELL")
+                    .map(|(_, v)| v.clone())
+            })
+            .filter(|p| !p.is_empty())
+            .unwrap_or_else(|| "/bin/sh".to_string());
+        let program = program.rsplit('/').next().unwrap_or(&program).to_string();
         let (shell, start) = match self
             .shell_integration
             .as_ref()
@@ -153,7 +164,7 @@ impl State {
                 record_id: record,
                 terminal,
                 process,
-                command,
+                program,
                 start_cwd: cwd.unwrap_or_default(),
                 rows,
                 cols,
@@ -237,6 +248,7 @@ impl State {
             .map(|s| s.window_area())
             .ok_or_else(|| anyhow::anyhow!("no such session"))?;
         let (rows, cols) = inner_size(area.width, area.height);
+        let cwd = start_dir(cwd)?;
         let pane = self.spawn_pane(session, cwd, command, rows, cols, tx)?;
         let auto_name = name.is_none();
         let label = name.unwrap_or_else(|| {
@@ -264,7 +276,8 @@ impl State {
         Ok(pane)
     }
 
-    /// Splits `target`, starting a new pane beside or below it.
+    /// Splits `target`, starting a new pane beside or below it (in `cwd`, else in the target
+    /// pane's directory).
     pub fn split_pane(
         &mut self,
         target: PaneId,
@@ -277,7 +290,7 @@ impl State {
         let (session, window) = self
             .locate(target)
             .ok_or_else(|| anyhow::anyhow!("no such pane"))?;
-        let cwd = cwd.or_else(|| self.panes.get(&target).map(|p| p.cwd()));
+        let cwd = start_dir(cwd)?.or_else(|| self.panes.get(&target).map(|p| p.cwd()));
         let (rows, cols) = self
             .panes
             .get(&target)
@@ -431,4 +444,22 @@ impl State {
         }
         self.mark_session_dirty(session);
     }
+}
+
+/// Checks a directory a new pane was asked to start in (`-c DIR`, an MCP `cwd`): it must be an
+/// absolute path to a directory, else the request fails with a clear error instead of the pane
+/// quietly starting somewhere else. (Clients make relative paths absolute against their own
+/// directory: the server's is unrelated to theirs.)
+pub fn start_dir(cwd: Option<String>) -> anyhow::Result<Option<String>> {
+    let Some(dir) = cwd else {
+        return Ok(None);
+    };
+    let path = std::path::Path::new(&dir);
+    if !path.is_absolute() {
+        anyhow::bail!("start directory {dir:?} is not an absolute path");
+    }
+    if !path.is_dir() {
+        anyhow::bail!("no such directory: {dir}");
+    }
+    Ok(Some(dir))
 }

@@ -76,6 +76,7 @@ impl Harness {
                 create_if_missing: true,
                 rows,
                 cols,
+                term: None,
             },
         );
         let nz = |n: u16| std::num::NonZeroU16::new(n).expect("size");
@@ -120,12 +121,15 @@ impl Harness {
     /// labels and input handling are settled).
     fn wait_ready(&mut self) {
         wait("every pane running its program", || {
+            // The session's first pane runs the harness's command (`sh -c ... exec cat`); the
+            // panes the keys start run the shell.
+            let first = self.server.state.panes.keys().min().copied();
             self.server
                 .state
                 .panes
                 .values()
                 .all(|p| {
-                    let expected = if p.command.is_empty() { "sh" } else { "cat" };
+                    let expected = if Some(p.id) == first { "cat" } else { "sh" };
                     p.current_command() == expected
                 })
                 .then_some(())

@@ -226,7 +226,7 @@ impl Server {
                         pane_id,
                         session: s.name.clone(),
                         window: wi,
-                        window_name: w.name.clone(),
+                        window_name: self.state.window_name(w),
                         index,
                         rows: p.rows,
                         cols: p.cols,

@@ -70,16 +70,20 @@ async fn accept_loop(listener: UnixListener, tx: mpsc::UnboundedSender<Msg>) {
         let Ok((stream, _)) = listener.accept().await else {
             continue;
         };
-        match stream.peer_cred() {
-            Ok(cred) if cred.uid() == uid => {}
-            _ => {
-                tracing::warn!("refused a connection from another user");
-                continue;
-            }
+        if !peer_is(&stream, uid) {
+            tracing::warn!("refused a connection from another user");
+            continue;
         }
         let id = NEXT_CLIENT.fetch_add(1, Ordering::Relaxed);
         tokio::spawn(connection(stream, id, tx.clone()));
     }
+}
+
+/// Whether the process at the other end of `stream` runs as `uid` (the kernel's peer
+/// credentials, not anything the peer says). Only the server's own user may talk to it: the
+/// directory's mode keeps others out, and this holds even if that mode were loosened.
+fn peer_is(stream: &UnixStream, uid: u32) -> bool {
+    stream.peer_cred().is_ok_and(|cred| cred.uid() == uid)
 }
 
 async fn connection(stream: UnixStream, id: u64, tx: mpsc::UnboundedSender<Msg>) {
@@ -247,4 +251,28 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
     // Give writer tasks no chance to linger: the runtime is dropped here.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn only_the_servers_own_user_is_accepted() {
+        let (ours, _other_end) = UnixStream::pair().expect("socketpair");
+        let me = paths::current_uid();
+        assert!(peer_is(&ours, me));
+        assert!(!peer_is(&ours, me.wrapping_add(1)));
+    }
+
+    #[test]
+    fn a_shared_directory_is_made_private() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sub = dir.path().join("calyx");
+        std::fs::create_dir(&sub).expect("mkdir");
+        std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        prepare_dir(&sub).expect("prepare");
+        let mode = std::fs::metadata(&sub).expect("stat").mode() & 0o777;
+        assert_eq!(mode, 0o700);
+    }
 }

@@ -18,6 +18,16 @@ use crate::layout::{Layout, PaneId};
 use super::copy_mode::CopyMode;
 use super::panes::inner_size;
 
+/// This process's name as /proc shows it (`calyx`).
+fn own_process_name() -> &'static str {
+    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        std::fs::read_to_string("/proc/self/comm")
+            .map(|n| n.trim().to_string())
+            .unwrap_or_default()
+    })
+}
+
 /// A client connection's id.
 pub type ClientId = u64;
 /// A session's id.
@@ -32,8 +42,9 @@ pub struct Pane {
     pub record_id: String,
     pub terminal: Arc<Mutex<Terminal>>,
     pub process: PaneProcess,
-    /// The command as started, for labels when the program set no title.
-    pub command: Vec<String>,
+    /// The file name of the program started (the command's, else the shell's), for labels
+    /// when the process cannot tell its own name.
+    pub program: String,
     pub start_cwd: String,
     /// Content size (inside the border).
     pub rows: u16,
@@ -80,16 +91,19 @@ impl Pane {
 
     /// The name of the program in the foreground (tmux's pane_current_command).
     pub fn current_command(&self) -> String {
-        let pid = self.process.foreground_pid().or(self.process.pid());
+        let child = self.process.pid();
+        let pid = self.process.foreground_pid().or(child);
         if let Some(name) =
             pid.and_then(|p| std::fs::read_to_string(format!("/proc/{p}/comm")).ok())
         {
-            return name.trim().to_string();
+            let name = name.trim();
+            // Until its exec completes, the pane's process is a fork of this server with the
+            // server's name; the spawn returns a moment before the kernel renames it.
+            if !(pid == child && name == own_process_name()) {
+                return name.to_string();
+            }
         }
-        self.command
-            .first()
-            .map(|c| c.rsplit('/').next().unwrap_or(c).to_string())
-            .unwrap_or_else(|| "shell".to_string())
+        self.program.clone()
     }
 
     /// The foreground program's working directory (falls back to where the pane started).
@@ -385,6 +399,11 @@ pub struct Client {
     /// A copy-mode mouse selection in progress: the pane it started in.
     pub selecting: Option<PaneId>,
     pub cursor_style: Option<u8>,
+    /// Whether panes' OSC 8 hyperlinks are passed on to this client's terminal (the
+    /// `hyperlinks` setting applied to the client's TERM).
+    pub hyperlinks: bool,
+    /// Whether this client's terminal was told to report all mouse motion (mode 1003).
+    pub any_motion: bool,
     /// The approval panel as this client sees it.
     pub panel: super::approval_panel::PanelState,
 }
@@ -414,6 +433,18 @@ pub struct State {
 }
 
 impl State {
+    /// A window's name as users see it everywhere (status line, `list-panes`, MCP, the rename
+    /// prompt): an unrenamed window is named after what its focused pane runs now, as tmux
+    /// does; the name stored when it was created may predate the program's start.
+    pub fn window_name(&self, w: &Window) -> String {
+        if w.auto_name {
+            if let Some(p) = self.panes.get(&w.active) {
+                return super::render::sanitize_title(&p.command_label());
+            }
+        }
+        w.name.clone()
+    }
+
     pub fn new(config: Config, config_errors: Vec<String>, socket_path: String) -> Self {
         let shell_integration = config
             .shell_integration

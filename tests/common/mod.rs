@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use portable_pty::{native_pty_system, CommandBuilder, PtySize};
 
 pub mod gates;
+pub mod keylog;
 pub mod mcp;
 
 fn nz(n: u16) -> std::num::NonZeroU16 {
@@ -278,6 +279,46 @@ impl Client {
             .take(usize::from(rows))
             .map(|r| r.trim_end().to_string())
             .collect()
+    }
+
+    /// Where `needle` first appears on the outer terminal: its (row, column), 0-based. Columns
+    /// count cells, so text after wide characters is found where the terminal shows it.
+    pub fn find(&self, needle: &str) -> Option<(u16, u16)> {
+        let o = self.outer.lock().unwrap_or_else(|e| e.into_inner());
+        let screen = o.parser.screen();
+        let (rows, cols) = screen.size();
+        for row in 0..rows.get() {
+            // One string per cell: None for the right half of a wide character.
+            let cells: Vec<Option<String>> = (0..cols.get())
+                .map(|col| match screen.cell(row, col) {
+                    Some(c) if c.is_wide_continuation() => None,
+                    Some(c) if c.has_contents() => Some(c.contents().to_string()),
+                    _ => Some(" ".to_string()),
+                })
+                .collect();
+            for start in 0..cells.len() {
+                if cells[start].is_none() {
+                    continue;
+                }
+                let mut text = String::new();
+                for cell in cells[start..].iter().flatten() {
+                    text.push_str(cell);
+                    if text.len() >= needle.len() {
+                        break;
+                    }
+                }
+                if text.starts_with(needle) {
+                    return Some((row, start as u16));
+                }
+            }
+        }
+        None
+    }
+
+    /// Waits until `needle` is on screen and returns its (row, column).
+    pub fn wait_find(&self, needle: &str) -> (u16, u16) {
+        self.wait_for(needle);
+        wait_until(&format!("{needle:?} located"), || self.find(needle))
     }
 
     /// How many cells of a rectangle of the outer terminal have a background color.

@@ -52,6 +52,7 @@ enum Plan<'a> {
 /// overlay or copy mode, a pane not drawn live last time, or hyperlinks in a changed row.
 pub(super) fn update(
     state: &State,
+    hyperlinks: bool,
     chrome: &Chrome,
     buf: &mut Buffer,
     previous: &[PaneDrawn],
@@ -59,7 +60,6 @@ pub(super) fn update(
     if chrome.overlaid() || chrome.panes.iter().any(|s| s.copy) {
         return None;
     }
-    let hyperlinks = state.config.hyperlinks;
     let plans = chrome
         .panes
         .iter()

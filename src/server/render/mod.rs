@@ -43,6 +43,7 @@ fn cursor_style_code(style: vt100::CursorStyle) -> u8 {
 /// the cursor.
 fn compose(
     state: &mut State,
+    hyperlinks: bool,
     chrome: &Chrome,
     previous: Option<Previous<'_>>,
     scratch: Option<Buffer>,
@@ -59,7 +60,6 @@ fn compose(
         _ => Buffer::empty(full),
     };
     let mut links = FrameLinks::new(full.width, full.height);
-    let hyperlinks = state.config.hyperlinks;
     let previous = previous.filter(|p| p.buf.area == buf.area);
     let mut stamps = Vec::new();
     chrome.draw_under(&mut buf);
@@ -270,7 +270,7 @@ fn copy_cells(prev: Previous<'_>, rect: Rect, buf: &mut Buffer, links: Option<&m
 /// A composed frame.
 struct Composed {
     buf: Buffer,
-    /// Which cells are OSC 8 hyperlinks (empty when `hyperlinks = false`).
+    /// Which cells are OSC 8 hyperlinks (empty when they are not passed on to this client).
     links: FrameLinks,
     /// The panes drawn live, for the next frame to copy the unchanged ones.
     stamps: Vec<PaneDrawn>,
@@ -321,11 +321,46 @@ pub fn render_client(
     client: ClientId,
 ) -> Option<Rendered> {
     let chrome = Chrome::gather(state, agents, client, panel.is_some())?;
+    let any_motion = wants_any_motion(state, &chrome, client);
     let mut shown = Shown::take(state.clients.get_mut(&client)?);
-    if let Some(rendered) = render_in_place(state, &chrome, client, &mut shown) {
-        return Some(rendered);
+    let mut rendered = match render_in_place(state, &chrome, client, &mut shown) {
+        Some(rendered) => rendered,
+        None => render_whole(state, chrome, client, shown, panel)?,
+    };
+    let c = state.clients.get_mut(&client)?;
+    if c.any_motion != any_motion {
+        c.any_motion = any_motion;
+        let mode: &[u8] = if any_motion {
+            b"\x1b[?1003h"
+        } else {
+            b"\x1b[?1003l"
+        };
+        rendered.bytes.extend_from_slice(mode);
     }
-    render_whole(state, chrome, client, shown, panel)
+    Some(rendered)
+}
+
+/// Whether the client's terminal should report mouse motion with no button held (mode 1003):
+/// only while a pane it shows asked for it, since every motion then costs a message. A pane
+/// whose reader is busy keeps the client's current setting.
+fn wants_any_motion(state: &State, chrome: &Chrome, client: ClientId) -> bool {
+    let current = state.clients.get(&client).is_some_and(|c| c.any_motion);
+    if !state.config.mouse {
+        return false;
+    }
+    let mut any = false;
+    for slot in chrome.panes.iter().filter(|s| !s.copy) {
+        let Some(pane) = state.panes.get(&slot.id) else {
+            continue;
+        };
+        match crate::server::state::lock_for_frame(&pane.terminal, slot.focused) {
+            Some(term) => {
+                any |= term.screen().mouse_protocol_mode() == vt100::MouseProtocolMode::AnyMotion
+            }
+            None => any |= current,
+        }
+    }
+    any
 }
 
 /// What a client's terminal shows, taken out of the client while its next frame is made.
@@ -363,7 +398,8 @@ fn render_in_place(
     if shown.chrome.as_ref() != Some(chrome) || buf.area != chrome.area || !shown.links.is_empty() {
         return None;
     }
-    let update = in_place::update(state, chrome, buf, &shown.panes)?;
+    let hyperlinks = state.clients.get(&client)?.hyperlinks;
+    let update = in_place::update(state, hyperlinks, chrome, buf, &shown.panes)?;
     let mut out: Vec<u8> = Vec::with_capacity(4 * 1024);
     out.extend_from_slice(b"\x1b[?2026h");
     for (top, height, lines) in &update.scrolls {
@@ -405,6 +441,7 @@ fn render_whole(
         spare: scratch,
         ..
     } = shown;
+    let hyperlinks = state.clients.get(&client)?.hyperlinks;
     let Composed {
         buf,
         links,
@@ -413,6 +450,7 @@ fn render_whole(
         incomplete,
     } = compose(
         state,
+        hyperlinks,
         &chrome,
         previous.as_ref().map(|buf| Previous {
             buf,

@@ -188,15 +188,21 @@ impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
 
     fn osc_dispatch(&mut self, params: &[&[u8]], _bel_terminated: bool) {
         match params {
-            [b"0", s] => {
-                self.callbacks.set_window_icon_name(&mut self.screen, s);
-                self.callbacks.set_window_title(&mut self.screen, s);
+            // calyx: a title may contain ';' (vte splits it into more
+            // parameters): everything after "0;", "1;" or "2;" is the title,
+            // as in xterm.
+            [b"0", rest @ ..] if !rest.is_empty() => {
+                let s = rest.join(&b';');
+                self.callbacks.set_window_icon_name(&mut self.screen, &s);
+                self.callbacks.set_window_title(&mut self.screen, &s);
             }
-            [b"1", s] => {
-                self.callbacks.set_window_icon_name(&mut self.screen, s);
+            [b"1", rest @ ..] if !rest.is_empty() => {
+                let s = rest.join(&b';');
+                self.callbacks.set_window_icon_name(&mut self.screen, &s);
             }
-            [b"2", s] => {
-                self.callbacks.set_window_title(&mut self.screen, s);
+            [b"2", rest @ ..] if !rest.is_empty() => {
+                let s = rest.join(&b';');
+                self.callbacks.set_window_title(&mut self.screen, &s);
             }
             // calyx: OSC 8 hyperlinks. vte keeps at most 16 parameters, so a
             // URI with more ';' than that arrives cut short: not kept.
