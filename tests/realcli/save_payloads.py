@@ -107,14 +107,19 @@ def neutral(value, maps):
     return value
 
 
-def path_maps(run_dir):
-    """Longest first; each absolute path also in Claude Code's encoded form (-tmp-x-...)."""
+def path_maps(run_dir, fixtures):
+    """Longest first; each absolute path also in Claude Code's encoded form (-tmp-x-...) and
+    relative to / (tmp/x/...). The
+    calyx checkout (a pane started from it shows in MCP answers) becomes /home/dev/src/calyx."""
     run_dir = os.path.realpath(run_dir)
     base = [
         (os.path.join(run_dir, "project"), "/home/dev/src/app"),
         (os.path.join(run_dir, "home"), "/home/dev"),
         (run_dir, "/tmp/calyx-realcli"),
     ]
+    checkout = os.path.dirname(os.path.dirname(os.path.realpath(fixtures)))
+    if checkout.count("/") >= 2:
+        base.append((checkout, "/home/dev/src/calyx"))
     cache = os.environ.get("REALCLI_HOME") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "calyx-realcli")
     base.append((cache, "/home/dev/.cache/calyx-realcli"))
@@ -122,6 +127,8 @@ def path_maps(run_dir):
     for old, new in base:
         maps.append((old, new))
         maps.append((re.sub(r"[^A-Za-z0-9]", "-", old), re.sub(r"[^A-Za-z0-9]", "-", new)))
+        # relative to / (OpenCode's session `path` when the project is in no git repository)
+        maps.append((old.lstrip("/"), new.lstrip("/")))
     return sorted(maps, key=lambda m: -len(m[0]))
 
 
@@ -160,7 +167,7 @@ def main(argv):
         print(f"realcli {cli} payloads (info): no capture file")
         return 0
     covered = fixture_shapes(cli, fixtures)
-    maps = path_maps(run_dir)
+    maps = path_maps(run_dir, fixtures)
     saved, seen = [], set()
     for raw in open(capture, encoding="utf-8", errors="replace"):
         try:
