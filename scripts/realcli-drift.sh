@@ -12,7 +12,7 @@
 #   results    every step whose result differs from tests/realcli/expected.txt (what the pinned
 #              versions give: "cli step RESULT" lines; refresh it with --update-expected after a
 #              pinned run shows a deliberate change);
-#   payloads   events the new versions sent that fixtures/payloads/ does not cover (saved into
+#   payloads   payload shapes the new versions sent that fixtures/payloads/ does not cover (saved into
 #              fixtures/payloads/new/ by the suite; the unit tests normalize every file there).
 # Exits 0 when nothing changed for the worse (no step went from PASS to FAIL), else 1.
 set -uo pipefail

@@ -1,8 +1,9 @@
 //! Records every hook payload the endpoint receives, when `CALYX_CAPTURE_PAYLOADS=FILE` is set
 //! in the server's environment (off otherwise: payloads hold prompts and paths).
 //!
-//! The real-CLI suite (tests/realcli/suite.sh) turns it on and saves the payloads that
-//! `fixtures/payloads/` does not cover yet, so the unit tests grow with every CLI release.
+//! The real-CLI scripts (tests/realcli/suite.sh, approvals.sh) turn it on and save the payloads
+//! whose shape `fixtures/payloads/` does not cover yet, so the unit tests grow with every CLI
+//! release.
 //! One JSON line per payload: `{"cli", "route", "event", "payload"}`, where `event` is the CLI's
 //! own event name when calyx recognises the payload, else null.
 

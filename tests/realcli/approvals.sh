@@ -6,6 +6,8 @@
 #             real attached client), the command runs (its marker file appears)
 #   deny      denied with a message (`calyx deny ID -m ...`): the command does not run and the
 #             fake model's request log shows the message reached the model
+#   plain-deny  denied without a message (`calyx deny ID`): the command does not run and what
+#             the model got is calyx's default reason, "Denied by the user in calyx."
 #   always    `a` pressed in a real attached client (calyx's rule for this tool in this pane):
 #             a second identical call in the same session is not asked: calyx's rule answers it
 #             (Claude Code, Codex, pi, Copilot), or OpenCode's own "always" does not even ask
@@ -16,7 +18,8 @@
 #   step      Gemini and Hermes with `[approvals] deny_gates`: `calyx approve` steps aside and
 #             the CLI's own dialog opens (row blocked)
 # One line per CLI per step: PASS, FAIL, or SKIP with the reason; exits 1 if a CLI that installed
-# failed. Usage: tests/realcli/approvals.sh [claude codex opencode gemini pi copilot hermes]
+# failed. The hook payloads calyx received are compared with fixtures/payloads/ by shape and the
+# new ones saved into fixtures/payloads/new/ (save_payloads.py), as suite.sh does. Usage: tests/realcli/approvals.sh [claude codex opencode gemini pi copilot hermes]
 # (after `cargo build`; CALYX_BIN overrides the binary; REALCLI_KEEP=1 keeps the logs).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -25,9 +28,10 @@ declare -A KIND=([claude]=claude-code [codex]=codex [opencode]=opencode [gemini]
                  [pi]=pi [copilot]=copilot [hermes]=hermes)
 declare -A PORT=([claude]=18401 [codex]=18402 [opencode]=18403 [gemini]=18404 [pi]=18405
                  [copilot]=18406 [hermes]=18407)
-declare -A STEPS=([claude]="allow deny always pane" [codex]="allow deny always"
-                  [opencode]="allow deny always" [gemini]="dialog deny step"
-                  [pi]="allow deny always" [copilot]="allow deny always" [hermes]="dialog deny step")
+declare -A STEPS=([claude]="allow deny plain-deny always pane" [codex]="allow deny plain-deny always"
+                  [opencode]="allow deny plain-deny always" [gemini]="dialog deny plain-deny step"
+                  [pi]="allow deny plain-deny always" [copilot]="allow deny plain-deny always"
+                  [hermes]="dialog deny plain-deny step")
 # Steps that do not apply, and why (printed as SKIP lines).
 declare -A SKIPS=(
   [gemini]="always:Gemini's hook cannot allow, so an always rule in calyx only stops calyx asking (Gemini still asks)"
@@ -41,6 +45,7 @@ source "$ROOT/tests/realcli/lib.sh"
 . "$D/env.sh"
 # calyx's state and config stay under the throwaway HOME (OpenCode reads XDG_CONFIG_HOME too).
 rl_calyx_env "$D/run"
+export CALYX_CAPTURE_PAYLOADS=$D/payloads.jsonl
 CONF=${XDG_CONFIG_HOME:-$HOME/.config}/calyx
 "$R" fake "$CLI" "$P" "$D/fake.jsonl" > "$D/fake.out" 2>&1 & FAKE=$!
 "$R" waitport "$P" 20
@@ -140,6 +145,51 @@ step_deny() {
   c kill -t s-deny >/dev/null 2>&1; true
 }
 
+step_plain-deny() { # denied with no message: calyx's default reason is what the model gets
+  local reason="Denied by the user in calyx."
+  [ -n "$GATE_ON" ] && { server "$GATE_ON" || return 1; }
+  local before; before=$(grep -cF -- "$reason" "$D/fake.jsonl" 2>/dev/null)
+  start s-plain-deny "$PERM" || return 1
+  local id; id=$(wait_pending s-plain-deny)
+  [ -n "$id" ] || { echo "no approval request reached calyx"; dump s-plain-deny; return 1; }
+  c deny "$id" >/dev/null || { echo "calyx deny $id failed"; return 1; }
+  local got=no
+  for _ in $(seq 100); do
+    [ "$(grep -cF -- "$reason" "$D/fake.jsonl" 2>/dev/null)" -gt "${before:-0}" ] && { got=yes; break; }
+    sleep 0.2
+  done
+  [ $got = yes ] || { echo "denied, but the model never got calyx's reason ($reason)"; dump s-plain-deny; return 1; }
+  [ ! -f "$D/project/marker.txt" ] || { echo "denied, but the command ran"; return 1; }
+  [ "$(recent_of "$id")" = "deny by human" ] || { echo "recorded as $(recent_of "$id")"; return 1; }
+  # What the CLI passed to the model, for the log line (the tool result holding the reason).
+  echo "the model got: $(python3 - "$D/fake.jsonl" "$reason" <<'PY'
+import json, sys
+def texts(v):
+    if isinstance(v, str):
+        try:  # the fake logs some tool results as JSON text
+            inner = json.loads(v)
+        except ValueError:
+            inner = None
+        if isinstance(inner, (list, dict, str)) and inner != v:
+            yield from texts(inner)
+        else:
+            yield v
+    elif isinstance(v, list):
+        for x in v:
+            yield from texts(x)
+    elif isinstance(v, dict):
+        for x in v.values():
+            yield from texts(x)
+for line in reversed(open(sys.argv[1]).read().splitlines()):
+    if sys.argv[2] in line:
+        got = [t for t in texts(json.loads(line).get("tool_result")) if sys.argv[2] in t]
+        print(json.dumps(got[0][:160]) if got else "the reason, elsewhere in the request than the tool result")
+        break
+PY
+)"
+  c kill -t s-plain-deny >/dev/null 2>&1; true
+}
+
 step_always() {
   start s-always "$PERM" || return 1
   local id; id=$(wait_pending s-always)
@@ -212,7 +262,7 @@ for s in $STEPS; do
   "step_$s" > "$D/step-$s.out" 2>&1; rc=$?
   # Whatever happened, the step's pane goes (its held requests are withdrawn with it).
   c kill -t "s-$s" >/dev/null 2>&1; tm kill-server 2>/dev/null
-  if [ $rc -eq 0 ]; then say "$s" "PASS ($(( $(date +%s) - start_t )) s)"
+  if [ $rc -eq 0 ]; then say "$s" "PASS ($(( $(date +%s) - start_t )) s$(sed -n 's/^the model got: /; the model got: /p' "$D/step-$s.out" | tail -n 1))"
   else say "$s" "FAIL $(tail -n 3 "$D/step-$s.out" | tr '\n' ' ')"; fi
 done
 bye
@@ -220,6 +270,7 @@ INNER
 
 for cli in ${*:-claude codex opencode gemini pi copilot hermes}; do
   [ -n "${KIND[$cli]:-}" ] || { echo "$RL_NAME $cli: SKIP: not a CLI the harness installs"; continue; }
+  t0=$SECONDS
   if ! rl_install "$cli" "$T/install-$cli.log"; then
     echo "$RL_NAME $cli: SKIP: install failed: $(tail -n 2 "$T/install-$cli.log" | tr '\n' ' ')"
     continue
@@ -227,7 +278,7 @@ for cli in ${*:-claude codex opencode gemini pi copilot hermes}; do
   D=$T/$cli; mkdir -p "$D/run" && chmod 700 "$D/run"
   "$R" prepare "$cli" "$D/home" "$D/project" "${PORT[$cli]}" > "$D/env.sh"
   out=$(ROOT=$ROOT R=$R CALYX=$CALYX D=$D P=${PORT[$cli]} CLI=$cli KIND=${KIND[$cli]} \
-        STEPS="${REALCLI_STEPS:-${STEPS[$cli]}}" timeout 240 "$R" netns -- bash "$D/../inner.sh" 2>&1)
+        STEPS="${REALCLI_STEPS:-${STEPS[$cli]}}" timeout 300 "$R" netns -- bash "$D/../inner.sh" 2>&1)
   for s in ${REALCLI_STEPS:-${STEPS[$cli]}}; do
     line=$(echo "$out" | grep "^STEP $s " | head -n 1 | cut -d' ' -f3-)
     [ -n "$line" ] || line=$(echo "$out" | grep "^STEP all " | head -n 1 | cut -d' ' -f3-)
@@ -240,6 +291,10 @@ for cli in ${*:-claude codex opencode gemini pi copilot hermes}; do
     echo "$RL_NAME $cli ${SKIPS[$cli]%%:*}: SKIP: ${SKIPS[$cli]#*:}"
     [ -z "${REALCLI_RESULTS:-}" ] || echo "$cli approvals-${SKIPS[$cli]%%:*} SKIP" >> "$REALCLI_RESULTS"
   fi
+  python3 "$ROOT/tests/realcli/save_payloads.py" --source tests/realcli/approvals.sh "$cli" \
+    "$("$R" version "$cli")" "$D" "$ROOT/fixtures/payloads" | sed "s/^realcli /$RL_NAME /"
+  rl_time "$cli" $((SECONDS - t0))
+  echo "$RL_NAME $cli: $((SECONDS - t0)) s"
 done
 rl_finish "$failed"
 exit "$failed"

@@ -5,6 +5,7 @@
 #                                                 1 when there is no calyx binary
 #                         rl_install CLI LOG  -> install one CLI (0 = installed)
 #                         rl_finish FAILED    -> remove $T when FAILED is 0 (REALCLI_KEEP=1 keeps it)
+#                         rl_time CLI SECONDS -> record one CLI's run time for run.sh (REALCLI_TIMES)
 # Inside `realcli.sh netns` (after `. env.sh`):
 #                         c ARGS...           -> calyx
 #                         rl_calyx_env DIR    -> a private runtime dir for the calyx server
@@ -75,4 +76,10 @@ rl_finish() {
   if [ "$1" -eq 0 ] && [ -z "${REALCLI_KEEP:-}" ]; then rm -rf "$T"
   else echo "$RL_NAME: logs kept in $T"
   fi
+}
+
+# rl_time CLI SECONDS: appends "SCRIPT CLI SECONDS" to $REALCLI_TIMES when set (tests/realcli/run.sh
+# adds them up per CLI and checks the whole run's time budget).
+rl_time() {
+  [ -z "${REALCLI_TIMES:-}" ] || echo "$(basename "$0" .sh) $1 $2" >> "$REALCLI_TIMES"
 }

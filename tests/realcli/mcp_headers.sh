@@ -7,6 +7,8 @@
 # request to /mcp: `Authorization: Bearer TOKEN`, `X-Calyx-Surface-ID`/`X-Calyx-Session-ID` equal
 # to CALYX_SURFACE_ID/CALYX_SESSION_ID, `X-Calyx-Agent-Kind` = KIND (absent for Claude Code).
 # MCPH_UNSET=1: the variables unset (a plain terminal); prints what each CLI sends in their place.
+# The stand-in also keeps the hook payloads `calyx hook` posts to it (Codex's and Copilot's headless
+# turns): save_payloads.py saves the shapes fixtures/payloads/ does not cover, as suite.sh does.
 # Usage: tests/realcli/mcp_headers.sh [CLI...]   Prints one line per CLI, then "N passed, M failed".
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -24,15 +26,29 @@ if [ "${1:-}" = --inner ]; then
   mkdir -p "$HOME/.local/state/calyx"
   echo "{\"port\":$MCP_PORT,\"token\":\"$TOKEN\"}" > "$HOME/.local/state/calyx/agent-endpoint.json"
   chmod 600 "$HOME/.local/state/calyx/agent-endpoint.json"
-  python3 -B - "$MCP_PORT" "$D/requests.jsonl" > "$D/capture.out" 2>&1 <<'PY' & CAP=$!
+  python3 -B - "$MCP_PORT" "$D/requests.jsonl" "$D/payloads.jsonl" > "$D/capture.out" 2>&1 <<'PY' & CAP=$!
 import http.server, json, sys
+HOOKS = {"/agent-event": 204, "/approval-request": 200}
 class H(http.server.BaseHTTPRequestHandler):
     def handle_one(self):
         n = int(self.headers.get("content-length") or 0)
-        self.rfile.read(n)
+        body = self.rfile.read(n)
+        headers = {k.lower(): v for k, v in self.headers.items()}
         with open(sys.argv[2], "a") as f:
-            f.write(json.dumps({"method": self.command, "path": self.path,
-                                "headers": {k.lower(): v for k, v in self.headers.items()}}) + "\n")
+            f.write(json.dumps({"method": self.command, "path": self.path, "headers": headers}) + "\n")
+        route = self.path.split("?")[0]
+        if route in HOOKS:
+            # A hook payload (`calyx hook` posts here too): kept as calyx's CALYX_CAPTURE_PAYLOADS
+            # would, for save_payloads.py; answered as calyx answers "no decision".
+            try:
+                payload = json.loads(body or b"null")
+            except ValueError:
+                payload = None
+            with open(sys.argv[3], "a") as f:
+                f.write(json.dumps({"cli": headers.get("x-calyx-agent-kind", "claude-code"),
+                                    "route": route.strip("/"), "event": None, "payload": payload}) + "\n")
+            self.send_response(HOOKS[route]); self.send_header("content-length", "0"); self.end_headers()
+            return
         self.send_response(501); self.send_header("content-type", "application/json"); self.end_headers()
         self.wfile.write(b'{"error":"not yet"}')
     do_POST = do_GET = do_DELETE = handle_one
@@ -63,7 +79,7 @@ passed=0 failed=0
 for CLI in ${*:-claude codex opencode gemini pi copilot hermes}; do
   [ -n "${KIND[$CLI]:-}" ] || { echo "realcli mcp-headers: unknown CLI '$CLI'"; failed=$((failed + 1)); continue; }
   if [ "$CLI" = pi ]; then echo "realcli mcp-headers pi: SKIP: pi has no MCP client"; continue; fi
-  D=$T/$CLI; mkdir -p "$D"
+  D=$T/$CLI; mkdir -p "$D"; t0=$SECONDS
   if ! rl_install "$CLI" "$D/install.log"; then
     echo "realcli mcp-headers $CLI: SKIP: not installable: $(tail -n 2 "$D/install.log" | tr '\n' ' ')"; continue
   fi
@@ -103,6 +119,9 @@ else:
 PY
 )
   echo "realcli mcp-headers $CLI: $verdict"
+  python3 "$HERE/save_payloads.py" --source tests/realcli/mcp_headers.sh "$CLI" "$("$R" version "$CLI")" \
+    "$D" "$ROOT/fixtures/payloads" | sed 's/^realcli /realcli mcp-headers /'
+  rl_time "$CLI" $((SECONDS - t0))
   case "$verdict" in PASS*) passed=$((passed + 1)) ;; *) failed=$((failed + 1)) ;; esac
 done
 rl_finish "$failed"

@@ -8,15 +8,20 @@
 #   subagent   SCENARIO:subagent: a child row appears under the agent and retires (CLIs with one);
 #   mcp        SCENARIO:mcp:pane_list: the CLI calls calyx-ipc's pane_list and calyx's answer
 #              reaches the model (the fake model's request log shows it);
-#   done       quitting the CLI (its /exit or /quit) settles the row done;
-#   uninstall  `calyx setup --uninstall`: the CLI still starts, calyx-ipc is gone from its MCP
-#              listing, and no file setup wrote still names calyx.
+#   done       quitting the CLI (its /exit or /quit) settles the row done, by the signal
+#              docs/integrations.md names: the CLI's session-end hook while the pane is still open
+#              (the pane outlives the CLI), or the pane's exit for a CLI with no such event;
+#   uninstall  `calyx setup --uninstall`: `CLI --version` runs, calyx-ipc is gone from its MCP
+#              listing, and no file setup wrote still names calyx;
+#   uninstall-run  then the CLI's TUI starts in a calyx pane, a plain prompt's answer from the
+#              model shows, and no hook payload reaches calyx (no agent row).
 # Approvals (allow / deny / message / always) are tests/realcli/approvals.sh, run after this.
 # Permission dialogs met on the way are answered from calyx (`calyx approve`) where calyx holds
 # the gate, and in the pane (Enter) where the CLI's own dialog is the only place to answer.
 #
-# Hook payloads the server received whose event fixtures/payloads/ does not cover yet are saved,
-# with neutral paths, into fixtures/payloads/new/ (the unit tests normalize every file there).
+# Hook payloads the server received whose shape (event, key paths and types) fixtures/payloads/
+# does not cover yet are saved, with neutral paths, into fixtures/payloads/new/ (save_payloads.py;
+# the unit tests require calyx to read an event from every file there).
 #
 # Usage: tests/realcli/suite.sh [CLI...]   (after `cargo build`; CALYX_BIN overrides the binary;
 #        REALCLI_RESULTS=FILE also writes "cli step RESULT" lines there, for scripts/realcli-drift.sh)
@@ -27,13 +32,22 @@ set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/lib.sh"
 
-STEPS="setup mcp-list prompt subagent mcp done uninstall"
+STEPS="setup mcp-list prompt subagent mcp done uninstall uninstall-run"
 declare -A KIND=([claude]=claude-code [codex]=codex [opencode]=opencode [gemini]=gemini [pi]=pi
                  [copilot]=copilot [hermes]=hermes)
 declare -A PORT=([claude]=18401 [codex]=18402 [opencode]=18403 [gemini]=18404 [pi]=18405
                  [copilot]=18406 [hermes]=18407)
 declare -A QUIT=([claude]=/exit [codex]=/exit [opencode]=/exit [gemini]=/quit [pi]=/quit
                  [copilot]=/exit [hermes]=/quit)
+# What settles the row done when the CLI quits (docs/integrations.md): the hook event its quit
+# fires, or `pane` (the pane's exit) for a CLI without a session-end event, with the reason.
+declare -A DONE_BY=([claude]=SessionEnd [codex]=SessionEnd [opencode]=pane [gemini]=SessionEnd
+                    [pi]=session_shutdown [copilot]=sessionEnd [hermes]=on_session_finalize)
+declare -A NO_END=([opencode]="OpenCode 1.18.33 has no session-end event: no plugin hook or bus event fires when its TUI quits")
+# The pane runs the CLI under HOLD: when the CLI exits, HOLD prints EXITED and keeps the pane
+# open until a `q` is typed, so the suite can tell a hook that settled the row from the pane's exit.
+EXITED="[realcli: the CLI exited]"
+HOLD='"$@"; rc=$?; printf "\n%s (status %s)\n" "'"$EXITED"'" "$rc"; while IFS= read -r -s -n 1 k; do [ "$k" = q ] && break; done'
 # The CLI's own permission dialog, answered in the pane (Enter) only when calyx holds nothing for
 # it: Gemini's and Hermes' gates cannot allow from a hook, OpenCode's is answered by calyx's plugin
 # when calyx has a decision.
@@ -70,6 +84,15 @@ pump() {
 }
 
 row_json() { c agents --json 2>/dev/null; }
+# Whether the agent pane's screen shows the fixed string $1 (read whole first: see pipefail).
+pane_has() { grep -qF -- "$1" <<< "$(c capture -t agent 2>/dev/null)"; }
+# From history lines on stdin: the event (or `<pane exit>`) that first made the row done.
+# From history lines on stdin: "event -> state" pairs, comma-separated ("none" without any).
+events_of() {
+  local e; e=$(sed -n 's/^  - *[0-9]*[smhd] \(<[^>]*>\|[^ ]*\).* -> \([a-z]*\):.*/\1 -> \2/p' | uniq | tr '\n' ',' | sed 's/,$//; s/,/, /g')
+  echo "${e:-none}"
+}
+settled_by() { sed -n 's/^  - *[0-9]*[smhd] \(<[^>]*>\|[^ ]*\).* -> done:.*/\1/p' | head -n 1; }
 row_field() { # PANE FIELD -> the row's field ("none" without a row)
   row_json | python3 -c '
 import json, sys
@@ -154,7 +177,7 @@ inner() {
   "$R" cmd "$CLI" tui "$first" > "$D/argv" 2>/dev/null || { report prompt FAIL "realcli.sh cmd failed"; return; }
   mapfile -t A < "$D/argv"
   # `cd` first: a calyx pane inherits the client's $PWD even with -c (docs/realcli.md).
-  if ! (cd "$D/project" && c new -d -s agent -x 160 -y 45 -c "$D/project" -- timeout --foreground 600 "${A[@]}"); then
+  if ! (cd "$D/project" && c new -d -s agent -x 160 -y 45 -c "$D/project" -- bash -c "$HOLD" hold timeout --foreground 600 "${A[@]}"); then
     report prompt FAIL "calyx new failed"; return
   fi
   PANE=$(rl_pane agent); MARK=0
@@ -231,18 +254,43 @@ PY
     fi
   fi
 
-  # 6. quitting settles the row done
+  # 6. quitting settles the row done, by the signal docs/integrations.md names for this CLI. The
+  # pane outlives the CLI (HOLD), so a row that goes done while it is open was settled by a hook;
+  # for a CLI without a session-end event the row must stay as it was until the pane exits.
   mark; type_prompt "${QUIT[$CLI]}"
-  local i s=""
+  local i s="" exited=no by open_state=""
   for i in $(seq 150); do
-    s=$(row_field "$PANE" state); [ "$s" = done ] && break
+    s=$(row_field "$PANE" state)
+    pane_has "$EXITED" && exited=yes
+    [ $exited = yes ] && { [ "$s" = done ] || [ "${DONE_BY[$CLI]}" = pane ]; } && break
     # A slash-command menu may take the first Enter as "pick": confirm once more.
-    [ "$i" = 15 ] && c send-keys -t agent Enter
+    [ "$i" = 15 ] && [ $exited = no ] && c send-keys -t agent Enter
     sleep 0.2
   done
-  local last; last=$(history_since_mark | sed -n 's/^  - *[0-9]*[smh] \([^ ]*\) .* -> \([a-z]*\):.*/\1 -> \2/p' | tr '\n' ',' | sed 's/,$//; s/,/, /g')
-  if [ "$s" = done ]; then report done PASS "${QUIT[$CLI]} -> done (events since: $last)"
-  else report done FAIL "row is $s after ${QUIT[$CLI]} (last event: $last; pane: $(c capture -t agent 2>/dev/null | grep -v '^\s*$' | tail -n 3 | tr '\n' ' '))"
+  if [ $exited = yes ] && [ "${DONE_BY[$CLI]}" = pane ]; then
+    # Nothing may settle it while the pane is open (a late hook included): 3 s, then end the pane.
+    for i in $(seq 15); do s=$(row_field "$PANE" state); [ "$s" = done ] && break; sleep 0.2; done
+    if [ "$s" != done ]; then
+      open_state="$s, events since the quit: $(history_since_mark | events_of)"
+      c send-keys -t agent q
+      for i in $(seq 50); do s=$(row_field "$PANE" state); [ "$s" = done ] && break; sleep 0.2; done
+    fi
+  fi
+  by=$(history_since_mark | settled_by)
+  local events; events=$(history_since_mark | events_of)
+  local want=${DONE_BY[$CLI]}
+  if [ $exited = no ]; then
+    report done FAIL "the CLI did not exit after ${QUIT[$CLI]} (row $s; pane: $(c capture -t agent 2>/dev/null | grep -v '^\s*$' | tail -n 3 | tr '\n' ' '))"
+  elif [ "$s" != done ]; then
+    report done FAIL "the CLI exited but the row is $s: $([ "$want" = pane ] && echo "the pane's exit did not settle it" || echo "no $want reached calyx while the pane was open, so only the pane's exit would settle it") (events since: ${events:-none})"
+  elif [ "$want" = pane ] && [ "$by" != "<pane exit>" ]; then
+    report done FAIL "$by settled the row while the pane was open, but docs/integrations.md says ${CLI} has no session-end event (update DONE_BY and the docs) (events since: $events)"
+  elif [ "$want" != pane ] && [ "$by" != "$want" ]; then
+    report done FAIL "settled by ${by:-?}, not $want (events since: $events)"
+  elif [ "$want" = pane ]; then
+    report done PASS "${QUIT[$CLI]}: the CLI exited, the row stayed ${open_state} while the pane was open (${NO_END[$CLI]}); the pane's exit settled it done"
+  else
+    report done PASS "${QUIT[$CLI]}: the hook event $by settled the row done while the pane was still open (events since: $events)"
   fi
   echo "realcli $CLI answers (info): $APPROVED approved in calyx, $IN_PANE answered in the pane"
 
@@ -274,6 +322,44 @@ PY
   else
     report uninstall FAIL "$problems"
   fi
+
+  # 8. after the uninstall the CLI still starts a session in its TUI in a calyx pane, a plain
+  # prompt's answer arrives from the model, and no hook reaches calyx any more.
+  local hooks_before; hooks_before=$(wc -l < "$CALYX_CAPTURE_PAYLOADS" 2>/dev/null || echo 0)
+  # A prompt the fake model answers with text only, naming a word of the prompt: "no tool
+  # matching 'WORD' among the N offered tools" (SCENARIO:mcp:WORD where no tool matches; the
+  # tool-less side requests, e.g. titles, get "done"), so the pane shows this very answer.
+  local word="uninstalled$CLI$RANDOM" answer
+  local token="SCENARIO:mcp:$word say hello"
+  answer="no tool matching '$word'"
+  "$R" cmd "$CLI" tui "$token" > "$D/argv-after" 2>/dev/null || { report uninstall-run FAIL "realcli.sh cmd failed"; return; }
+  mapfile -t A < "$D/argv-after"
+  if ! (cd "$D/project" && c new -d -s after -x 160 -y 45 -c "$D/project" -- bash -c "$HOLD" hold timeout --foreground 300 "${A[@]}"); then
+    report uninstall-run FAIL "calyx new failed"; return
+  fi
+  local after_pane; after_pane=$(rl_pane after)
+  if [ "$CLI" = hermes ]; then
+    for i in $(seq 300); do grep -q 'Welcome to Hermes' <<< "$(c capture -t after 2>/dev/null)" && break; sleep 0.2; done
+    sleep 1; c send-keys -t after "$token"; sleep 0.5; c send-keys -t after Enter
+  fi
+  local asked=no shown=no
+  for i in $(seq 450); do
+    [ $asked = yes ] || ! grep -qF -- "$answer" "$D/fake.jsonl" 2>/dev/null || asked=yes
+    if [ $asked = yes ] && grep -qF -- "$answer" <<< "$(c capture -t after 2>/dev/null)"; then shown=yes; break; fi
+    sleep 0.2
+  done
+  c capture -t after > "$D/pane-after.txt" 2>&1
+  c send-keys -t after "${QUIT[$CLI]}"; sleep 0.5; c send-keys -t after Enter
+  for i in $(seq 100); do grep -qF -- "$EXITED" <<< "$(c capture -t after 2>/dev/null)" && break; sleep 0.2; done
+  local hooks_after; hooks_after=$(wc -l < "$CALYX_CAPTURE_PAYLOADS" 2>/dev/null || echo 0)
+  local row_after; row_after=$(rl_row "$after_pane")
+  c kill -t after >/dev/null 2>&1
+  if [ $asked = no ]; then report uninstall-run FAIL "the CLI never sent the prompt to the model (pane: $(grep -v '^\s*$' "$D/pane-after.txt" | tail -n 4 | tr '\n' ' '))"
+  elif [ $shown = no ]; then report uninstall-run FAIL "the model answered but the answer ($answer ...) never showed in the pane (pane: $(grep -v '^\s*$' "$D/pane-after.txt" | tail -n 4 | tr '\n' ' '))"
+  elif [ "$hooks_after" != "$hooks_before" ]; then report uninstall-run FAIL "$((hooks_after - hooks_before)) hook payload(s) still reached calyx: $(tail -n "$((hooks_after - hooks_before))" "$CALYX_CAPTURE_PAYLOADS" | cut -c1-160 | tr '\n' ' ')"
+  elif [ "$row_after" != none ]; then report uninstall-run FAIL "calyx shows an agent row for the pane: $row_after"
+  else report uninstall-run PASS "the TUI started in a calyx pane and showed the model's answer ($answer ...); no hook reached calyx, no agent row"
+  fi
 }
 
 if [ "${1:-}" = --inner ]; then
@@ -288,7 +374,7 @@ CLIS=${*:-claude codex opencode gemini pi copilot hermes}
 passed=0 failed=0
 for CLI in $CLIS; do
   [ -n "${KIND[$CLI]:-}" ] || { echo "realcli suite: unknown CLI '$CLI'"; failed=$((failed + 1)); continue; }
-  D=$T/$CLI; mkdir -p "$D"
+  D=$T/$CLI; mkdir -p "$D"; t0=$SECONDS
   if ! rl_install "$CLI" "$D/install.log"; then
     for s in $STEPS; do
       echo "realcli $CLI $s: SKIP: not installable: $(tail -n 2 "$D/install.log" | tr '\n' ' ')"
@@ -298,8 +384,7 @@ for CLI in $CLIS; do
   fi
   "$R" prepare "$CLI" "$D/home" "$D/project" "${PORT[$CLI]}" > "$D/env.sh" ||
     { echo "realcli $CLI: FAIL: realcli.sh prepare failed"; failed=$((failed + 1)); continue; }
-  t0=$SECONDS
-  CLI=$CLI D=$D timeout 420 "$R" netns -- bash "$HERE/suite.sh" --inner
+  CLI=$CLI D=$D timeout 480 "$R" netns -- bash "$HERE/suite.sh" --inner
   rc=$?
   touch "$D/results"
   for s in $STEPS; do
@@ -314,7 +399,8 @@ for CLI in $CLIS; do
     esac
     [ -n "${REALCLI_RESULTS:-}" ] && echo "$CLI $s $st" >> "$REALCLI_RESULTS"
   done
-  python3 "$HERE/save_payloads.py" "$CLI" "$("$R" version "$CLI")" "$D" "$ROOT/fixtures/payloads"
+  python3 "$HERE/save_payloads.py" --source tests/realcli/suite.sh "$CLI" "$("$R" version "$CLI")" "$D" "$ROOT/fixtures/payloads"
+  rl_time "$CLI" $((SECONDS - t0))
   echo "realcli $CLI: $((SECONDS - t0)) s ($CLI $("$R" version "$CLI"))"
 done
 echo "realcli suite: $((SECONDS - START)) s, $(c --version 2>/dev/null | head -n 1)"

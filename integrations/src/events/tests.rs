@@ -475,21 +475,66 @@ fn unknown_shapes_are_errors_not_panics() {
     }
 }
 
-/// Payloads the real-CLI suite saved from a newer CLI release (tests/realcli/save_payloads.py)
-/// that nobody has sorted into the tables yet: each must at least parse as a known shape or be
-/// known-ignored, never an error, so a release that changes a payload fails here first.
+/// Events a payload saved into `fixtures/payloads/new/` may carry and that calyx reads as known
+/// but saying nothing about the agent's state (`Ok(None)`): `(cli, event, why)`. Any other saved
+/// payload that normalizes to nothing fails the test below.
+const NEW_IGNORED: &[(&str, &str, &str)] = &[];
+
+/// Payloads the real-CLI suite saved because their shape (event and key paths) was new
+/// (tests/realcli/save_payloads.py) and nobody has sorted them into the tables yet: each must
+/// normalize to an event (or be listed in [`NEW_IGNORED`] with the reason), never to an error or
+/// to nothing, so a release that changes a payload fails here first.
 #[test]
-fn every_newly_captured_payload_normalizes_without_error() {
+fn every_newly_captured_payload_normalizes_to_an_event() {
     let dir = fixtures_dir().join("new");
     if !dir.is_dir() {
         return;
     }
     let failures: Vec<String> = listed(&dir)
         .into_iter()
-        .filter_map(|file| match norm(&format!("new/{file}")) {
-            Ok(_) => None,
-            Err(e) => Some(format!("{file}: {e}")),
-        })
+        .filter_map(|file| new_payload_problem(&file))
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// What is wrong with `new/FILE`, if anything.
+fn new_payload_problem(file: &str) -> Option<String> {
+    let path = fixtures_dir().join("new").join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    match serde_json::from_str::<Value>(&text) {
+        Ok(wrapper) => saved_payload_problem(file, &wrapper),
+        Err(e) => Some(format!("{file}: not JSON: {e}")),
+    }
+}
+
+/// What is wrong with a saved payload (the fixtures' wrapper: `cli`, `event`, `payload`).
+fn saved_payload_problem(file: &str, wrapper: &Value) -> Option<String> {
+    let cli = wrapper["cli"].as_str().unwrap_or_default();
+    let event = wrapper["event"].as_str().unwrap_or_default();
+    match normalize(kind_of(file), &wrapper["payload"]) {
+        Ok(Some(_)) => None,
+        Ok(None) if NEW_IGNORED.iter().any(|(c, e, _)| *c == cli && *e == event) => None,
+        Ok(None) => Some(format!(
+            "{file}: calyx reads no event from it ({cli} {event:?}); fix the normalizer, or list \
+             it in NEW_IGNORED with the reason"
+        )),
+        Err(e) => Some(format!("{file}: {e}")),
+    }
+}
+
+#[test]
+fn a_saved_payload_that_normalizes_to_nothing_or_fails_is_a_problem() {
+    // Claude's PostToolBatch is known but ignored: saved as new, calyx reads no event from it.
+    let ignored = serde_json::json!({"cli": "claude", "event": "PostToolBatch",
+        "payload": {"hook_event_name": "PostToolBatch", "session_id": "s", "tool_calls": []}});
+    let problem = saved_payload_problem("claude-9.9.9-PostToolBatch.json", &ignored);
+    assert!(
+        problem.as_deref().is_some_and(|p| p.contains("no event")),
+        "{problem:?}"
+    );
+    let unreadable = serde_json::json!({"cli": "claude", "event": null, "payload": {"what": 1}});
+    assert!(saved_payload_problem("claude-9.9.9-unnamed-0.json", &unreadable).is_some());
+    let stop = serde_json::json!({"cli": "claude", "event": "Stop",
+        "payload": {"hook_event_name": "Stop", "session_id": "s"}});
+    assert_eq!(saved_payload_problem("claude-9.9.9-Stop.json", &stop), None);
 }
