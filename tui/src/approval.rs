@@ -8,6 +8,21 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Widget};
 
+/// The panel's key hints after `y` and its label ("allow" or "step aside"), as (key, label).
+const KEY_HINTS: [(&str, &str); 9] = [
+    ("n", " deny "),
+    ("m", " deny+msg "),
+    ("x", " deny+stop "),
+    ("a", " always here "),
+    ("A", " always "),
+    ("!", " all "),
+    ("Tab", " next "),
+    ("g", " go "),
+    ("Esc", " hide"),
+];
+/// Spans of the first row when the hints take two (`y`, `n`, `m`, `x` with their labels).
+const KEY_HINTS_SPLIT: usize = 8;
+
 /// What the panel shows.
 #[derive(Debug, Clone, Default)]
 pub struct ApprovalView<'a> {
@@ -62,15 +77,43 @@ impl ApprovalView<'_> {
             .collect()
     }
 
-    fn footer_rows(&self) -> usize {
-        1 + usize::from(!self.suggestions.is_empty()) + usize::from(self.note.is_some())
+    fn footer_rows(&self, inner_width: u16) -> usize {
+        self.key_rows(inner_width)
+            + usize::from(!self.suggestions.is_empty())
+            + usize::from(self.note.is_some())
+    }
+
+    /// What `y` does: allow, or only step aside where the CLI's hook cannot allow.
+    fn allow_label(&self) -> &'static str {
+        if self.note.is_some() {
+            " step aside "
+        } else {
+            " allow "
+        }
+    }
+
+    /// The key hints take one row, or two where one row would cut them off (80 columns).
+    fn key_rows(&self, inner_width: u16) -> usize {
+        let typing = self.message.is_some() || self.confirm_all.is_some();
+        let hints: usize = 1
+            + self.allow_label().len()
+            + KEY_HINTS
+                .iter()
+                .map(|(k, l)| k.len() + l.len())
+                .sum::<usize>();
+        if typing || usize::from(inner_width) >= hints {
+            1
+        } else {
+            2
+        }
     }
 
     /// How many body rows the panel shows at once in `area` (below the header and headline,
     /// above the footer).
     pub fn body_rows(&self, area: Rect) -> usize {
         let panel = panel_area(area);
-        usize::from(panel.height.saturating_sub(2)).saturating_sub(2 + self.footer_rows())
+        usize::from(panel.height.saturating_sub(2))
+            .saturating_sub(2 + self.footer_rows(panel.width.saturating_sub(2)))
     }
 
     /// The furthest the body can scroll in `area`: its last row at the bottom of the panel.
@@ -133,7 +176,7 @@ impl Widget for ApprovalView<'_> {
             Line::from(Span::styled(l.clone(), style))
         }));
         let inner_height = panel.height.saturating_sub(2) as usize;
-        let footer_rows = self.footer_rows();
+        let footer_rows = self.footer_rows(panel.width.saturating_sub(2));
         lines.truncate(inner_height.saturating_sub(footer_rows));
         while lines.len() < inner_height.saturating_sub(footer_rows) {
             lines.push(Line::default());
@@ -152,12 +195,7 @@ impl Widget for ApprovalView<'_> {
                 Style::default().fg(Color::LightYellow),
             )));
         }
-        let allow_label = if self.note.is_some() {
-            " step aside "
-        } else {
-            " allow "
-        };
-        let footer = if let Some(message) = self.message {
+        let mut footer = if let Some(message) = self.message {
             Line::from(vec![
                 text("deny with message: "),
                 Span::styled(format!("{message}▏"), Style::default().fg(Color::White)),
@@ -183,29 +221,19 @@ impl Widget for ApprovalView<'_> {
                 text("any other key: no"),
             ])
         } else {
-            Line::from(vec![
-                key("y"),
-                text(allow_label),
-                key("n"),
-                text(" deny "),
-                key("m"),
-                text(" deny+msg "),
-                key("x"),
-                text(" deny+stop "),
-                key("a"),
-                text(" always here "),
-                key("A"),
-                text(" always "),
-                key("!"),
-                text(" all "),
-                key("Tab"),
-                text(" next "),
-                key("g"),
-                text(" go "),
-                key("Esc"),
-                text(" hide"),
-            ])
+            let mut spans = vec![key("y"), text(self.allow_label())];
+            for (k, label) in KEY_HINTS {
+                spans.push(key(k));
+                spans.push(text(label));
+            }
+            Line::from(spans)
         };
+        if self.key_rows(panel.width.saturating_sub(2)) == 2 {
+            // Split before `a`: the answers on one row, the rest on the next.
+            let rest = footer.spans.split_off(KEY_HINTS_SPLIT);
+            lines.push(footer);
+            footer = Line::from(rest);
+        }
         lines.push(footer);
         let mut block = Block::default();
         if wrapped.len() > body_rows {
