@@ -15,20 +15,14 @@ usage: CALYX_BIN=target/release/calyx python3 scripts/bench-flood.py [--mib 1024
 """
 import argparse, fcntl, json, os, pty, select, signal, struct, subprocess, tempfile, termios, threading, time
 
+from benchlib import rss_kb
+
 LINES = [
     "plain ascii text line with some words in it and a number {i}\n",
     "\x1b[1;32mgreen bold\x1b[0m \x1b[38;5;208morange\x1b[0m \x1b[48;2;10;20;30mtruecolor bg\x1b[0m {i}\n",
     "unicode: \u00e9\u00e8\u00ea \u4e2d\u6587\u5b57\u7b26 \u2713 \u2192 {i}\n",
     "    fn main() {{ println!(\"{i}\"); }} // code-like line with tabs\t\tand more {pad}\n",
 ]
-
-
-def rss_kb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 def server_pid(runtime_dir):

@@ -9,6 +9,8 @@ usage: CALYX_BIN=target/release/calyx python3 scripts/bench-idle-memory.py [--id
 """
 import argparse, os, subprocess, tempfile, time
 
+from benchlib import rss_kb
+
 LINES = [
     "plain ascii text line with some words in it and a number {i}\n",
     "\x1b[1;32mgreen bold\x1b[0m \x1b[38;5;208morange\x1b[0m \x1b[48;2;10;20;30mtruecolor bg\x1b[0m {i}\n",
@@ -16,14 +18,6 @@ LINES = [
     "    fn main() {{ println!(\"{i}\"); }} // code-like line with tabs\t\tand more\n",
 ]
 PANES = 16
-
-
-def rss_kb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 def cpu_ticks(pid):

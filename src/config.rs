@@ -146,8 +146,16 @@ impl Config {
         }
     }
 
-    /// Parses config text; `path` is only used in messages.
+    /// Parses config text; `path` is only used in messages. Text that is not TOML at all gives
+    /// the defaults and a message.
     pub fn parse(text: &str, path: &Path) -> (Config, Vec<String>) {
+        Self::try_parse(text, path)
+            .unwrap_or_else(|e| (Config::default(), vec![format!("{e}; using defaults")]))
+    }
+
+    /// [`Config::parse`], but text that is not TOML at all is an error (the message says where)
+    /// instead of the defaults: a reload keeps the running settings then.
+    pub fn try_parse(text: &str, path: &Path) -> Result<(Config, Vec<String>), String> {
         let raw: RawConfig = match toml::from_str(text) {
             Ok(raw) => raw,
             Err(e) => {
@@ -162,10 +170,7 @@ impl Config {
                     .unwrap_or_default();
                 let at = line.map(|l| format!(" line {l}:{key}")).unwrap_or_default();
                 let msg = e.message().replace('\n', " ");
-                return (
-                    Config::default(),
-                    vec![format!("{}:{at} {msg}; using defaults", path.display())],
-                );
+                return Err(format!("{}:{at} {msg}", path.display()));
             }
         };
         let mut errors = Vec::new();
@@ -265,7 +270,7 @@ impl Config {
                 )),
             }
         }
-        (config, errors)
+        Ok((config, errors))
     }
 }
 

@@ -6,7 +6,8 @@
 mod common;
 
 use common::gates::{
-    claude_bash, fixture_payload, gate, pane_ids, payload_file, pending, wait_pending, CLAUDE_ALLOW,
+    claude_bash, fixture_payload, gate, payload_file, pending, side_by_side, wait_pending,
+    CLAUDE_ALLOW,
 };
 use common::{wait_until, Client, Env};
 
@@ -14,16 +15,7 @@ const CLAUDE_DENY: &str = r#"{"hookSpecificOutput":{"decision":{"behavior":"deny
 
 /// A session "gates" with `panes` panes side by side, focus on the first; a client shows it.
 fn setup(panes: usize) -> (Env, Client, Vec<String>) {
-    let env = Env::new();
-    let c = env.client(&["new", "-s", "gates"], 40, 150);
-    c.wait_for("$ ");
-    let first = pane_ids(&env)[0].clone();
-    for _ in 1..panes {
-        env.ok(&["split", "-h", "-d", "-t", &first]);
-    }
-    let ids = pane_ids(&env);
-    assert_eq!(ids.len(), panes);
-    (env, c, ids)
+    side_by_side(panes, 150)
 }
 
 /// The record lines of request `id`.

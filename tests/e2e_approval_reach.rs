@@ -7,21 +7,15 @@ mod common;
 use std::process::Command;
 
 use common::gates::{
-    claude_bash, focused_pane, gate, pane_ids, payload_file, pending, wait_pending, CLAUDE_ALLOW,
+    claude_bash, focused_pane, gate, pane_ids, payload_file, pending, side_by_side, wait_pending,
+    CLAUDE_ALLOW,
 };
 use common::{calyx_bin, wait_until, Env};
 
 #[test]
 fn g_focuses_the_asking_pane_in_the_same_window() {
-    let env = Env::new();
-    let mut c = env.client(&["new", "-s", "gates"], 40, 150);
-    c.wait_for("$ ");
-    let first = pane_ids(&env)[0].clone();
-    env.ok(&["split", "-h", "-d", "-t", &first]);
-    let second = pane_ids(&env)
-        .into_iter()
-        .find(|p| *p != first)
-        .expect("second pane");
+    let (env, mut c, ids) = side_by_side(2, 150);
+    let (first, second) = (ids[0].clone(), ids[1].clone());
     assert_eq!(focused_pane(&env, "gates"), Some(first.clone()));
     let p = payload_file(&env, "p.json", &claude_bash("ls"));
     let g = gate(&env, &second, "claude-code", &p, "here");

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use common::gates::{
     agent_row, approvals_log, claude_bash, fixture_payload, gate, pane_ids, payload_file,
-    wait_agent_state, wait_pending, CLAUDE_ALLOW,
+    side_by_side, wait_agent_state, wait_pending, CLAUDE_ALLOW,
 };
 use common::{calyx_bin, wait_until, Env};
 use serde_json::Value;
@@ -22,15 +22,8 @@ fn claude_bash_in(session: &str, command: &str) -> Value {
 
 #[test]
 fn a_pending_request_blocks_its_agent_and_the_decision_sets_it_working() {
-    let env = Env::new();
-    let mut c = env.client(&["new", "-s", "gates"], 40, 160);
-    c.wait_for("$ ");
-    let asking = pane_ids(&env)[0].clone();
-    env.ok(&["split", "-h", "-d", "-t", &asking]);
-    let busy = pane_ids(&env)
-        .into_iter()
-        .find(|p| *p != asking)
-        .expect("second pane");
+    let (env, mut c, ids) = side_by_side(2, 160);
+    let (asking, busy) = (ids[0].clone(), ids[1].clone());
     // Another agent, working, that never waits on approval.
     let mut prompt = fixture_payload("claude-2.1.197-UserPromptSubmit.json");
     prompt["session_id"] = Value::from("busy-agent");
@@ -84,15 +77,8 @@ fn a_pending_request_blocks_its_agent_and_the_decision_sets_it_working() {
 
 #[test]
 fn capital_a_also_answers_the_other_pending_request_and_both_agents_work_on() {
-    let env = Env::new();
-    let mut c = env.client(&["new", "-s", "gates"], 40, 160);
-    c.wait_for("$ ");
-    let first = pane_ids(&env)[0].clone();
-    env.ok(&["split", "-h", "-d", "-t", &first]);
-    let second = pane_ids(&env)
-        .into_iter()
-        .find(|p| *p != first)
-        .expect("second pane");
+    let (env, mut c, ids) = side_by_side(2, 160);
+    let (first, second) = (ids[0].clone(), ids[1].clone());
     let p1 = payload_file(&env, "p1.json", &claude_bash_in("agent-1", "ls"));
     let p2 = payload_file(&env, "p2.json", &claude_bash_in("agent-2", "ls"));
     let g1 = gate(&env, &first, "claude-code", &p1, "one");

@@ -45,25 +45,9 @@ impl ClientHandler for Recorder {
     }
 }
 
-/// `calyx ARGS` in the test's environment, parsed as JSON (runs on a blocking thread: the
-/// client's runtime must keep running meanwhile).
-async fn calyx_json(vars: Vec<(String, String)>, args: &[&str]) -> Value {
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    tokio::task::spawn_blocking(move || {
-        let out = std::process::Command::new(calyx_bin())
-            .args(&args)
-            .env_clear()
-            .envs(vars)
-            .output()
-            .expect("run calyx");
-        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
-    })
-    .await
-    .expect("calyx")
-}
-
-/// Whether `calyx ARGS` exits 0.
-async fn calyx_succeeds(vars: Vec<(String, String)>, args: &[&str]) -> bool {
+/// Runs `calyx ARGS` in the test's environment on a blocking thread (the client's runtime must
+/// keep running meanwhile).
+async fn calyx(vars: Vec<(String, String)>, args: &[&str]) -> std::process::Output {
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
     tokio::task::spawn_blocking(move || {
         std::process::Command::new(calyx_bin())
@@ -72,11 +56,19 @@ async fn calyx_succeeds(vars: Vec<(String, String)>, args: &[&str]) -> bool {
             .envs(vars)
             .output()
             .expect("run calyx")
-            .status
-            .success()
     })
     .await
     .expect("calyx")
+}
+
+/// `calyx ARGS`, its output parsed as JSON (Null when it is not).
+async fn calyx_json(vars: Vec<(String, String)>, args: &[&str]) -> Value {
+    serde_json::from_slice(&calyx(vars, args).await.stdout).unwrap_or(Value::Null)
+}
+
+/// Whether `calyx ARGS` exits 0.
+async fn calyx_succeeds(vars: Vec<(String, String)>, args: &[&str]) -> bool {
+    calyx(vars, args).await.status.success()
 }
 
 async fn pending(vars: &[(String, String)]) -> Vec<Value> {
@@ -368,22 +360,12 @@ fn turning_tools_off_in_the_config_tells_every_open_session() {
     });
 }
 
-/// `calyx ARGS` in the test's environment: stdout and stderr together.
+/// `calyx ARGS`: stdout and stderr together.
 async fn calyx_text(vars: Vec<(String, String)>, args: &[&str]) -> String {
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    tokio::task::spawn_blocking(move || {
-        let out = std::process::Command::new(calyx_bin())
-            .args(&args)
-            .env_clear()
-            .envs(vars)
-            .output()
-            .expect("run calyx");
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-    .await
-    .expect("calyx")
+    let out = calyx(vars, args).await;
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }

@@ -350,13 +350,8 @@ fn agent_wait_wakes_on_hooks_survives_focus_ends_on_exit_and_times_out_with_the_
         json!({"pane": "%1", "until": ["blocked"], "timeout_ms": 200}),
     );
     assert_ne!(waited["isError"], true, "{waited}");
-    let out = &waited["structuredContent"];
     assert_eq!(
-        (
-            out["state"].clone(),
-            out["timed_out"].clone(),
-            out["agent_state"].clone()
-        ),
+        wait_outcome(&waited),
         (json!("timeout"), json!(true), json!("idle")),
         "{waited}"
     );
@@ -381,13 +376,8 @@ fn agent_wait_wakes_on_hooks_survives_focus_ends_on_exit_and_times_out_with_the_
         json!({"hook_event_name": "Stop", "session_id": "w1"}),
     );
     let woke = pending.join();
-    let out = &woke["structuredContent"];
     assert_eq!(
-        (
-            out["state"].clone(),
-            out["timed_out"].clone(),
-            out["agent_state"].clone()
-        ),
+        wait_outcome(&woke),
         (json!("idle"), json!(false), json!("idle")),
         "{woke}"
     );
@@ -761,4 +751,14 @@ fn the_agent_kind_header_refreshes_a_row_of_another_kind_or_a_done_row() {
     // An unknown kind changes nothing.
     let odd = McpSession::open_as(&env, &surface, Some("no-such-cli"));
     assert_eq!(row(&odd), (json!("claude-code"), json!("working")));
+}
+
+/// An `agent_wait` result's (state, timed_out, agent_state).
+fn wait_outcome(result: &Value) -> (Value, Value, Value) {
+    let out = &result["structuredContent"];
+    (
+        out["state"].clone(),
+        out["timed_out"].clone(),
+        out["agent_state"].clone(),
+    )
 }

@@ -16,4 +16,6 @@ pub mod terminal;
 pub use answerback::Answerback;
 pub use commands::{CommandLog, CommandRecord, CommandState};
 pub use spawn::{spawn, PaneEvents, PaneProcess, SpawnError, SpawnOptions};
-pub use terminal::{all_lines, release_freed_memory, Drained, HistoryLimits, Replay, Terminal};
+pub use terminal::{
+    all_lines, for_each_page, release_freed_memory, Drained, HistoryLimits, Replay, Terminal,
+};

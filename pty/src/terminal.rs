@@ -205,30 +205,38 @@ pub fn release_freed_memory() {
 /// Every line of a parser's scrollback and screen as plain text, oldest first, trailing blanks
 /// trimmed.
 pub fn all_lines<CB: vt100::Callbacks>(parser: &mut vt100::Parser<CB>) -> Vec<String> {
-    let (rows, cols) = parser.screen().size();
-    let rows = usize::from(rows.get());
-    parser.screen_mut().set_scrollback(usize::MAX);
-    let depth = parser.screen().scrollback();
-    let mut lines = Vec::with_capacity(depth + rows);
-    // Walk down a screen at a time from the oldest line.
-    let mut offset = depth;
-    loop {
-        parser.screen_mut().set_scrollback(offset);
-        let take = if offset == 0 { rows } else { rows.min(offset) };
+    let cols = parser.screen().size().1.get();
+    let mut lines = Vec::new();
+    for_each_page(parser, |screen, take| {
         lines.extend(
-            parser
-                .screen()
-                .rows(0, cols.get())
+            screen
+                .rows(0, cols)
                 .take(take)
                 .map(|l| l.trim_end().to_string()),
         );
+    });
+    lines
+}
+
+/// Walks a parser's scrollback and screen a screenful at a time, oldest first: `visit` gets the
+/// screen scrolled back to each page and how many of its top rows are new (the last page's
+/// rows may overlap the one before). Leaves the parser scrolled to the bottom.
+pub fn for_each_page<CB: vt100::Callbacks>(
+    parser: &mut vt100::Parser<CB>,
+    mut visit: impl FnMut(&vt100::Screen, usize),
+) {
+    let rows = usize::from(parser.screen().size().0.get());
+    parser.screen_mut().set_scrollback(usize::MAX);
+    let mut offset = parser.screen().scrollback();
+    loop {
+        parser.screen_mut().set_scrollback(offset);
+        let take = if offset == 0 { rows } else { rows.min(offset) };
+        visit(parser.screen(), take);
         if offset == 0 {
             break;
         }
         offset = offset.saturating_sub(rows);
     }
-    parser.screen_mut().set_scrollback(0);
-    lines
 }
 
 #[cfg(test)]

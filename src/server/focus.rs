@@ -22,6 +22,11 @@ impl Server {
             .values()
             .filter_map(|s| s.active_pane())
             .collect();
+        // Runs after every keystroke: nothing to do while focus and the set of panes stay.
+        let panes = self.state.panes.len();
+        if focused == self.focused_panes && panes == self.prioritized_panes {
+            return;
+        }
         if focused != self.focused_panes {
             for (id, report) in self
                 .focused_panes
@@ -40,10 +45,12 @@ impl Server {
                 }
             }
         }
-        // Priorities are set every time: a new pane starts at normal priority.
+        // Every pane's priority, also when only the panes changed: a new pane (`split -d`)
+        // starts at normal priority.
         for (id, p) in &self.state.panes {
             p.process.set_background(!focused.contains(id));
         }
         self.focused_panes = focused;
+        self.prioritized_panes = panes;
     }
 }

@@ -117,6 +117,8 @@ pub struct Server {
     render_now: bool,
     /// The panes that have focus as their programs were last told (see `focus`).
     focused_panes: std::collections::HashSet<PaneId>,
+    /// How many panes there were when priorities were last set (see `update_focus`).
+    prioritized_panes: usize,
     /// When each pane with an agent row last printed something (evidence of life).
     last_output: HashMap<PaneId, Instant>,
     /// Hook payloads recorded for the real-CLI suite (`CALYX_CAPTURE_PAYLOADS`), else None.
@@ -159,6 +161,7 @@ impl Server {
             notifier: crate::agents::Notifier::new(notify_config),
             last_output: HashMap::new(),
             focused_panes: Default::default(),
+            prioritized_panes: 0,
             echo_pending: Default::default(),
             render_now: false,
             payload_capture: payload_capture::PayloadCapture::from_env(),
@@ -172,20 +175,19 @@ impl Server {
     /// file changes nothing it could not read (see [`Config::load`]).
     pub(crate) fn reload_config(&mut self) -> (String, Vec<String>) {
         let path = crate::paths::config_file();
-        // A file that is not TOML at all would load as the defaults: keep what runs instead.
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            if let Err(e) = text.parse::<toml::Table>() {
-                let why = e.message().replace('\n', " ");
-                return (
-                    format!("{} was not reloaded", path.display()),
-                    vec![format!(
-                        "{}: {why}; the running settings are unchanged",
-                        path.display()
-                    )],
-                );
-            }
-        }
-        let (config, errors) = Config::load(&path);
+        let (config, errors) = match std::fs::read_to_string(&path) {
+            Ok(text) => match Config::try_parse(&text, &path) {
+                Ok(parsed) => parsed,
+                // Not TOML at all: it would load as the defaults; keep what runs instead.
+                Err(e) => {
+                    return (
+                        format!("{} was not reloaded", path.display()),
+                        vec![format!("{e}; the running settings are unchanged")],
+                    )
+                }
+            },
+            Err(_) => Config::load(&path),
+        };
         let tools_changed = self
             .mcp_tools
             .set_disabled(config.mcp_disabled_tools.clone());

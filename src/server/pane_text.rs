@@ -14,22 +14,9 @@ pub fn logical_lines(term: &Terminal, rows: u16, cols: u16, scrollback: bool) ->
         return lines.finish();
     }
     let mut parser = term.replay_history(rows, cols);
-    parser.screen_mut().set_scrollback(usize::MAX);
-    // Walk down a screen at a time from the oldest retained row (as `calyx capture -S` does).
-    let mut offset = parser.screen().scrollback();
-    loop {
-        parser.screen_mut().set_scrollback(offset);
-        let take = if offset == 0 {
-            usize::from(rows)
-        } else {
-            usize::from(rows).min(offset)
-        };
-        lines.push_rows(parser.screen(), take, cols);
-        if offset == 0 {
-            break;
-        }
-        offset = offset.saturating_sub(usize::from(rows));
-    }
+    calyx_pty::for_each_page(&mut parser, |screen, take| {
+        lines.push_rows(screen, take, cols)
+    });
     lines.finish()
 }
 

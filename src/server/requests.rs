@@ -276,28 +276,14 @@ pub fn capture(
         return join_trimmed(calyx_pty::all_lines(&mut parser));
     }
     let mut lines = Vec::new();
-    parser.screen_mut().set_scrollback(usize::MAX);
-    let depth = parser.screen().scrollback();
-    let mut offset = depth;
-    loop {
-        parser.screen_mut().set_scrollback(offset);
-        let take = if offset == 0 {
-            usize::from(rows)
-        } else {
-            usize::from(rows).min(offset)
-        };
+    calyx_pty::for_each_page(&mut parser, |screen, take| {
         lines.extend(
-            parser
-                .screen()
+            screen
                 .rows_formatted(0, cols)
                 .take(take)
                 .map(|r| r.to_string()),
         );
-        if offset == 0 {
-            break;
-        }
-        offset = offset.saturating_sub(usize::from(rows));
-    }
+    });
     join_trimmed(lines)
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{calyx_bin, wait_until, Env};
+use super::{calyx_bin, wait_until, Client, Env};
 
 /// The exact allow Claude Code reads.
 pub const CLAUDE_ALLOW: &str = r#"{"hookSpecificOutput":{"decision":{"behavior":"allow"},"hookEventName":"PermissionRequest"}}"#;
@@ -92,6 +92,21 @@ pub fn wait_pending(env: &Env, n: usize) -> Vec<Value> {
         let p = pending(env);
         (p.len() == n).then_some(p)
     })
+}
+
+/// A session "gates" with `panes` panes side by side, focus on the first, shown by a client
+/// `cols` wide; returns the pane ids in `list-panes` order (the first pane first).
+pub fn side_by_side(panes: usize, cols: u16) -> (Env, Client, Vec<String>) {
+    let env = Env::new();
+    let c = env.client(&["new", "-s", "gates"], 40, cols);
+    c.wait_for("$ ");
+    let first = pane_ids(&env)[0].clone();
+    for _ in 1..panes {
+        env.ok(&["split", "-h", "-d", "-t", &first]);
+    }
+    let ids = pane_ids(&env);
+    assert_eq!(ids.len(), panes);
+    (env, c, ids)
 }
 
 /// The pane ids of every pane, in `list-panes` order.

@@ -291,6 +291,12 @@ mod tests {
             note,
         }
         .render(area, &mut buf);
+        text_of(&buf)
+    }
+
+    /// A buffer's cells as text, a line per row.
+    fn text_of(buf: &Buffer) -> String {
+        let area = buf.area;
         (0..area.height)
             .map(|y| {
                 (0..area.width)
@@ -316,14 +322,7 @@ mod tests {
         let draw = |scroll| {
             let mut buf = Buffer::empty(area);
             view(scroll).render(area, &mut buf);
-            (0..area.height)
-                .map(|y| {
-                    (0..area.width)
-                        .map(|x| buf[(x, y)].symbol().to_string())
-                        .collect::<String>()
-                })
-                .collect::<Vec<_>>()
-                .join("\n")
+            text_of(&buf)
         };
         let top = draw(0);
         assert!(
