@@ -225,3 +225,21 @@ fn pi_fails_open_when_calyx_is_unreachable_or_never_ran() {
         assert_eq!(out["requests"], serde_json::json!([]), "{endpoint}");
     }
 }
+
+#[test]
+fn pi_blocks_a_tool_call_calyx_is_there_for_but_refuses() {
+    // A reachable calyx that refuses the request (413: a tool input over its body limit) cannot
+    // ask a human, so the call must not run unasked.
+    let Some(out) = run_with(AgentKind::Pi, Some("surf-1"), "refuses") else {
+        return;
+    };
+    assert_eq!(
+        out["results"]["tool_call"]["block"], true,
+        "{}",
+        out["results"]
+    );
+    let reason = out["results"]["tool_call"]["reason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(reason.contains("HTTP 413"), "{reason}");
+}

@@ -20,6 +20,7 @@ const server = http.createServer((req, res) => {
       // Held like a human who has not answered yet: the dialog is answered in OpenCode instead.
       res.on("close", () => { if (!res.writableFinished) withdrawn.push(perm); });
     } else if (req.url === "/approval-request" && kind === "opencode") res.end(JSON.stringify({ reply: "reject", message: "no" }));
+    else if (req.url === "/approval-request" && endpointMode === "refuses") { res.statusCode = 413; res.end("{}"); }
     else if (req.url === "/approval-request") res.end(JSON.stringify({ decision: "deny", reason: "no" }));
     else if (req.url === "/mcp") res.end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "ok" }] } }));
     else res.end("{}");
@@ -35,7 +36,7 @@ if (endpointMode === "unreachable") {
   const port = dead.address().port;
   await new Promise((r) => dead.close(r));
   writeFileSync(endpointFile, JSON.stringify({ port, token: "t0k" }));
-} else if (endpointMode === "ok") {
+} else if (endpointMode !== "missing") {
   writeFileSync(endpointFile, JSON.stringify({ port: server.address().port, token: "t0k" }));
 }
 const outside = process.env.CALYX_SURFACE_ID === undefined;

@@ -42,6 +42,12 @@ let mcpSession = null;
 
 // Posts to calyx; the response text, or null on any failure.
 async function post(path, body, timeoutMs) {
+  const res = await send(path, body, timeoutMs);
+  return res && res.ok ? res.text : null;
+}
+
+// Posts to calyx; {ok, status, text}, or null when calyx cannot be reached at all.
+async function send(path, body, timeoutMs) {
   const ep = endpoint();
   if (!ep) return null;
   const h = {
@@ -56,7 +62,7 @@ async function post(path, body, timeoutMs) {
       method: "POST", headers: h, body: json(body), signal: AbortSignal.timeout(timeoutMs),
     });
     if (path === "/mcp") mcpSession = res.headers.get("mcp-session-id") || mcpSession;
-    return res.ok ? await res.text() : null;
+    return { ok: res.ok, status: res.status, text: await res.text() };
   } catch {
     return null;
   }
@@ -113,7 +119,14 @@ export default function (pi) {
   // Unreachable calyx fails open (a thrown error would block every call); calyx's deny blocks
   // with its reason.
   pi.on("tool_call", async (event, ctx) => {
-    const text = await post("/approval-request", permissionRequest(event, ctx), APPROVAL_TIMEOUT_MS);
+    const res = await send("/approval-request", permissionRequest(event, ctx), APPROVAL_TIMEOUT_MS);
+    if (!res) return undefined;
+    // calyx is there but refused the request (a tool input over its 1 MiB limit, say): no human
+    // can answer it, so the call is blocked rather than run unasked.
+    if (!res.ok) {
+      return { block: true, reason: `calyx could not hold this tool call for approval (HTTP ${res.status}).` };
+    }
+    const text = res.text;
     if (!text) return undefined;
     let answer;
     try { answer = JSON.parse(text); } catch { return undefined; }
