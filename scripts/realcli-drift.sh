@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the real-CLI suite (suite.sh, then approvals.sh) against the newest published CLI
+# Runs the real-CLI suite (suite.sh, approvals.sh, mcp_headers.sh) against the newest published CLI
 # versions instead of the pins, and reports what changed, so a CLI release that breaks calyx is
 # caught the day it ships.
 #
@@ -14,7 +14,8 @@
 #              pinned run shows a deliberate change);
 #   payloads   payload shapes the new versions sent that fixtures/payloads/ does not cover (saved into
 #              fixtures/payloads/new/ by the suite; the unit tests normalize every file there).
-# Exits 0 when nothing changed for the worse (no step went from PASS to FAIL), else 1.
+# Exits 0 when nothing changed for the worse (no step went from PASS to FAIL or SKIP, and every
+# CLI still sends its MCP identity headers), else 1.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 R=${REALCLI:-$(realpath "$ROOT/../shared/realcli/realcli.sh" 2>/dev/null)}
@@ -50,6 +51,10 @@ before=$(git -C "$ROOT" status --porcelain --untracked-files=all -- fixtures/pay
 REALCLI_RESULTS=$WORK/results bash "$ROOT/tests/realcli/suite.sh" $CLIS | tee "$WORK/suite.out"
 echo "== approvals against the newest versions"
 REALCLI_RESULTS=$WORK/results bash "$ROOT/tests/realcli/approvals.sh" $CLIS | tee -a "$WORK/suite.out"
+echo "== MCP identity headers from the newest versions"
+headers_ok=yes
+bash "$ROOT/tests/realcli/mcp_headers.sh" $CLIS | tee -a "$WORK/suite.out"
+[ "${PIPESTATUS[0]}" -eq 0 ] || headers_ok=no
 
 echo "== results that differ from the pinned versions ($EXPECTED)"
 worse=0
@@ -57,9 +62,14 @@ while read -r cli step result; do
   want=$(awk -v c="$cli" -v s="$step" '$1 == c && $2 == s { print $3; exit }' "$EXPECTED" 2>/dev/null)
   [ "$want" = "$result" ] && continue
   echo "  $cli $step: ${want:-unknown} -> $result: $(grep -m1 -E "^realcli (approvals )?$cli ${step#approvals-}:" "$WORK/suite.out" | cut -d: -f2- | cut -c1-200)"
-  [ "$want" = PASS ] && [ "$result" = FAIL ] && worse=$((worse + 1))
+  # A step that no longer runs (SKIP: not installable, say) is as worse as one that fails.
+  [ "$want" = PASS ] && [ "$result" != PASS ] && worse=$((worse + 1))
 done < <(sort "$WORK/results")
-[ $worse -eq 0 ] && echo "  (no step went from PASS to FAIL)"
+if [ $headers_ok = no ]; then
+  echo "  mcp_headers: a CLI no longer sends calyx's identity headers (see above)"
+  worse=$((worse + 1))
+fi
+[ $worse -eq 0 ] && echo "  (no step went from PASS to FAIL or SKIP)"
 
 echo "== payloads the fixtures did not cover"
 after=$(git -C "$ROOT" status --porcelain --untracked-files=all -- fixtures/payloads/new 2>/dev/null)

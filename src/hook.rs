@@ -91,9 +91,40 @@ fn forward(kind: &str, approval: bool) -> Option<Vec<u8>> {
     } else {
         ("/agent-event", EVENT_TIMEOUT)
     };
-    let response = client::post(endpoint.port, path, &headers, &payload, timeout).ok()?;
-    let decided = approval && (200..300).contains(&response.status) && !response.body.is_empty();
+    let response = match client::post(endpoint.port, path, &headers, &payload, timeout) {
+        Ok(response) => response,
+        // calyx went away while the request waited (it crashed, or was killed).
+        Err(_) if approval => return refused_answer(kind, "calyx stopped answering"),
+        Err(_) => return None,
+    };
+    if approval && !(200..300).contains(&response.status) {
+        let why = format!("calyx refused it (HTTP {})", response.status);
+        return refused_answer(kind, &why);
+    }
+    let decided = approval && !response.body.is_empty();
     decided.then_some(response.body)
+}
+
+/// What a gate prints when no human can answer it: calyx refused the request (a payload over
+/// its 1 MiB limit, say) or stopped answering while it waited. CLIs that ask in their own prompt
+/// on an empty answer get nothing; those that would run the call on an empty answer (Grok, and
+/// the deny gates of Gemini, Hermes and Kimi) get a deny in their own words: never a call run
+/// unasked. (No endpoint file at all is not this: the hook stays silent, as outside calyx.)
+pub fn refused_answer(kind: &str, why: &str) -> Option<Vec<u8>> {
+    use crate::approvals::answer::{body, Decision};
+    use crate::approvals::gate::Schema;
+    let schema = match kind {
+        "grok" => Schema::DecisionFlat,
+        "gemini" => Schema::GeminiDenyOnly,
+        "hermes" => Schema::HermesBlockOnly,
+        "kimi" => Schema::KimiDenyOnly,
+        _ => return None,
+    };
+    let message = format!("calyx could not hold this tool call for approval: {why}.");
+    let deny = Decision::Deny {
+        message: Some(message),
+    };
+    body(schema, &deny).map(|v| v.to_string().into_bytes())
 }
 
 #[cfg(test)]
@@ -105,6 +136,27 @@ mod tests {
             vars.iter()
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn a_refused_gate_is_denied_where_silence_would_run_the_call() {
+        let text = |kind| {
+            refused_answer(kind, "calyx refused it (HTTP 413)")
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+        };
+        assert_eq!(
+            text("grok").as_deref(),
+            Some(
+                r#"{"decision":"deny","reason":"calyx could not hold this tool call for approval: calyx refused it (HTTP 413)."}"#
+            )
+        );
+        assert!(text("hermes").is_some_and(|t| t.contains(r#""decision":"block""#)));
+        assert!(text("gemini").is_some_and(|t| t.contains(r#""decision":"deny""#)));
+        assert!(text("kimi").is_some_and(|t| t.contains(r#""permissionDecision":"deny""#)));
+        // Their own prompt asks on silence: nothing.
+        for kind in ["claude-code", "codex", "copilot", "opencode"] {
+            assert_eq!(text(kind), None, "{kind}");
         }
     }
 

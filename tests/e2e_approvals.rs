@@ -422,7 +422,17 @@ fn unknown_kinds_and_events_that_are_not_gates_get_an_empty_200_at_once() {
     assert_eq!(pending["pending"], serde_json::json!([]));
     // The same route, pane and payload with a known kind is held until answered.
     let held = std::thread::spawn(move || post_gate(&ep, &surface, "claude-code", &permission));
-    env.ok(&["approve", &first_pending(&env)]);
+    let id = first_pending(&env);
+    // The plain listing (not only --json) names the pending request by id, CLI and tool.
+    let listing = env.ok(&["approvals", "--pending"]);
+    assert!(
+        listing.contains(&id)
+            && listing.contains("Bash")
+            && listing.contains("claude-code")
+            && listing.contains("pending"),
+        "{listing}"
+    );
+    env.ok(&["approve", &id]);
     let (status, got) = held.join().expect("the held request");
     assert!(status.contains(" 200 "), "{status}");
     assert_eq!(got, CLAUDE_ALLOW);

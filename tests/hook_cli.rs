@@ -320,6 +320,48 @@ async fn a_non_2xx_answer_prints_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_grok_gate_prints_a_deny_not_nothing() {
+    let state_home = tempfile::tempdir().expect("tempdir");
+    let server = scripted_server(
+        state_home.path(),
+        b"HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\n\r\n",
+    );
+    let (output, _) = run_hook(
+        state_home.path(),
+        &["grok", "--approval"],
+        &IN_PANE,
+        PAYLOAD,
+    )
+    .await;
+    assert!(output.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        r#"{"decision":"deny","reason":"calyx could not hold this tool call for approval: calyx refused it (HTTP 413)."}"#
+    );
+    server.join().expect("server");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grok_gate_whose_calyx_goes_away_is_denied() {
+    let state_home = tempfile::tempdir().expect("tempdir");
+    // Reads the request, then closes without an answer: calyx crashed while the gate waited.
+    let server = scripted_server(state_home.path(), b"");
+    let (output, _) = run_hook(
+        state_home.path(),
+        &["grok", "--approval"],
+        &IN_PANE,
+        PAYLOAD,
+    )
+    .await;
+    assert!(output.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        r#"{"decision":"deny","reason":"calyx could not hold this tool call for approval: calyx stopped answering."}"#
+    );
+    server.join().expect("server");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_never_answers_an_event_is_abandoned_after_two_seconds() {
     let state_home = tempfile::tempdir().expect("tempdir");
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");

@@ -76,6 +76,57 @@ fn timers_nest_server_then_hook_then_cli() {
         crate::hook::approval_timeout("gemini"),
         crate::hook::APPROVAL_TIMEOUT
     );
+    // And the CLI's own limit is the one `calyx setup` really writes for each gate hook
+    // (Cursor's hooks.json entries take no timeout: Cursor's own default applies).
+    for (kind, unit) in [
+        (AgentKind::ClaudeCode, 1),
+        (AgentKind::Codex, 1),
+        (AgentKind::Copilot, 1),
+        (AgentKind::Grok, 1),
+        (AgentKind::Kimi, 1),
+        (AgentKind::Gemini, 1000),
+    ] {
+        let written = written_gate_timeouts(kind);
+        assert!(!written.is_empty(), "{kind}: no gate hook written");
+        for timeout in written {
+            let cli = Duration::from_millis(timeout * 1000 / unit);
+            assert!(crate::hook::APPROVAL_TIMEOUT < cli, "{kind}: {cli:?}");
+        }
+    }
+}
+
+/// The `timeout` of every `--approval` hook `calyx setup` writes for `kind` (in the CLI's unit),
+/// read from the files it would write: the JSON object or TOML table around the command.
+fn written_gate_timeouts(kind: AgentKind) -> Vec<u64> {
+    let home = std::env::temp_dir().join(format!("calyx-timers-{kind}-{}", std::process::id()));
+    let ctx = calyx_integrations::setup::Ctx {
+        home: home.clone(),
+        env: Default::default(),
+        calyx_bin: "/c/calyx".into(),
+        endpoint_file: home.join("ep.json"),
+        port: 1,
+        token: "x".into(),
+    };
+    let plan = calyx_integrations::setup::plan(kind, &ctx, calyx_integrations::setup::Op::Install)
+        .expect("plan");
+    let mut found = Vec::new();
+    for text in plan.changes.iter().filter_map(|c| c.after.as_deref()) {
+        for (at, _) in text.match_indices("--approval") {
+            let start = text[..at].rfind(['{', '[']).unwrap_or(0);
+            let end = text[at..].find(['}', '[']).map_or(text.len(), |e| at + e);
+            let around = &text[start..end];
+            let digits: String = around
+                .split("timeout")
+                .nth(1)
+                .unwrap_or("")
+                .chars()
+                .skip_while(|c| !c.is_ascii_digit())
+                .take_while(char::is_ascii_digit)
+                .collect();
+            found.extend(digits.parse::<u64>().ok());
+        }
+    }
+    found
 }
 
 #[tokio::test(start_paused = true)]
