@@ -84,7 +84,7 @@ pub async fn request(stream: &mut UnixStream, request: Request) -> anyhow::Resul
         {
             Frame::Message(ServerMessage::Response(r)) => return Ok(r),
             Frame::Message(ServerMessage::Exit { message }) => bail!("{message}"),
-            Frame::Raw(_) => continue,
+            Frame::Raw(_) | Frame::Message(ServerMessage::Attached { .. }) => continue,
         }
     }
 }
@@ -193,20 +193,54 @@ fn spawn_stdin_forwarder(writer: SharedWriter) -> tokio::sync::mpsc::UnboundedRe
     rx
 }
 
+/// The path of this process's terminal, when the server may read and write it directly: stdin
+/// and stdout are the same terminal device (output redirected elsewhere keeps frames here).
+fn own_terminal_path() -> Option<String> {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return None;
+    }
+    let device = |fd: libc::c_int| {
+        // SAFETY: fstat writes only into the stat it is given.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        (unsafe { libc::fstat(fd, &mut st) } == 0).then_some(st.st_rdev)
+    };
+    if device(0)? != device(1)? {
+        return None;
+    }
+    let mut buf = [0 as libc::c_char; 256];
+    // SAFETY: ttyname_r writes a NUL-terminated name of at most buf.len() bytes into buf.
+    if unsafe { libc::ttyname_r(0, buf.as_mut_ptr(), buf.len()) } != 0 {
+        return None;
+    }
+    // SAFETY: on success buf holds a NUL-terminated string.
+    let name = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+    name.to_str().ok().map(str::to_string)
+}
+
+/// How long a client leaving on SIGTERM waits for the server to finish drawing on its terminal
+/// before restoring it anyway.
+const DETACH_WAIT: Duration = Duration::from_secs(1);
+
 /// Attaches this terminal; returns the message to print after detaching.
-pub async fn attach(mut stream: UnixStream, attach: ClientMessage) -> anyhow::Result<String> {
+///
+/// Normally the server reads and writes the terminal itself (see `server::terminal`) and this
+/// process only keeps raw mode, reports resizes and waits; when the server cannot (or the
+/// `direct_terminal` setting is off) keystrokes and frames go through here.
+pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow::Result<String> {
     use tokio::signal::unix::{signal, SignalKind};
     if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         bail!("calyx needs a terminal to attach (stdin is not a tty); use -d to start detached");
     }
+    let config = crate::config::Config::load(&crate::paths::config_file()).0;
+    // The terminal is set up before the server can draw on it.
+    let _guard = TerminalGuard::enter(config.mouse)?;
+    let mut direct_asked = false;
+    if let ClientMessage::Attach { terminal, .. } = &mut attach {
+        *terminal = config.direct_terminal.then(own_terminal_path).flatten();
+        direct_asked = terminal.is_some();
+    }
     stream.write_all(&encode_message(&attach)).await?;
-    // The `mouse` switch: off, the outer terminal keeps its own selection and scrolling.
-    let mouse = crate::config::Config::load(&crate::paths::config_file())
-        .0
-        .mouse;
-    let _guard = TerminalGuard::enter(mouse)?;
-    // Input frames go from the stdin thread straight to the socket (no hop through the async
-    // runtime on the keystroke path); the async side shares the same writer for resizes.
     let std_stream = stream.into_std()?;
     let writer = std::sync::Arc::new(std::sync::Mutex::new(std_stream.try_clone()?));
     std_stream.set_nonblocking(true)?;
@@ -214,21 +248,29 @@ pub async fn attach(mut stream: UnixStream, attach: ClientMessage) -> anyhow::Re
     let mut winch = signal(SignalKind::window_change())?;
     let mut hup = signal(SignalKind::hangup())?;
     let mut term = signal(SignalKind::terminate())?;
-    // Keystrokes are read by a plain thread (tokio's stdin would hop through its blocking pool
-    // on every key) and frames are written to the terminal directly: both sit on the
-    // keystroke-to-echo path.
-    let mut stdin_closed = spawn_stdin_forwarder(writer.clone());
+    // Whether the server took the terminal: it says so in `Attached`; a frame arriving first
+    // (a server from before direct terminals) means it did not.
+    let (direct_tx, mut direct_rx) = tokio::sync::oneshot::channel::<bool>();
     let server_frames = async move {
+        let mut direct_tx = Some(direct_tx);
         let mut stdout = std::io::stdout();
         loop {
             match read_frame::<_, ServerMessage>(&mut reader).await {
                 Ok(Frame::Raw(bytes)) => {
+                    if let Some(tx) = direct_tx.take() {
+                        let _ = tx.send(false);
+                    }
                     if stdout
                         .write_all(&bytes)
                         .and_then(|()| stdout.flush())
                         .is_err()
                     {
                         return "lost the terminal".to_string();
+                    }
+                }
+                Ok(Frame::Message(ServerMessage::Attached { direct })) => {
+                    if let Some(tx) = direct_tx.take() {
+                        let _ = tx.send(direct);
                     }
                 }
                 Ok(Frame::Message(ServerMessage::Exit { message })) => return message,
@@ -239,17 +281,43 @@ pub async fn attach(mut stream: UnixStream, attach: ClientMessage) -> anyhow::Re
         }
     };
     tokio::pin!(server_frames);
+    // Keystrokes are read by a plain thread when this process forwards them (tokio's stdin
+    // would hop through its blocking pool on every key).
+    let mut stdin_closed = None;
+    if !direct_asked {
+        stdin_closed = Some(spawn_stdin_forwarder(writer.clone()));
+    }
+    let mut told = direct_asked.then_some(());
     let message = loop {
         tokio::select! {
             message = &mut server_frames => break message,
-            why = stdin_closed.recv() => break why.unwrap_or_else(|| "detached (lost the terminal)".to_string()),
+            direct = &mut direct_rx, if told.is_some() => {
+                told = None;
+                if !direct.unwrap_or(false) {
+                    stdin_closed = Some(spawn_stdin_forwarder(writer.clone()));
+                }
+            }
+            why = async {
+                match stdin_closed.as_mut() {
+                    Some(rx) => rx.recv().await,
+                    None => std::future::pending().await,
+                }
+            } => break why.unwrap_or_else(|| "detached (lost the terminal)".to_string()),
             _ = winch.recv() => {
                 if let Some((rows, cols)) = terminal_size() {
                     let _ = send_frame(&writer, &encode_message(&ClientMessage::Resize { rows, cols }));
                 }
             }
             _ = hup.recv() => break "detached (hangup)".to_string(),
-            _ = term.recv() => break "detached (terminated)".to_string(),
+            _ = term.recv() => {
+                // The server may be drawing on this terminal: let it finish before restoring.
+                let message = "detached (terminated)".to_string();
+                let detach = ClientMessage::Detach { message: message.clone() };
+                if send_frame(&writer, &encode_message(&detach)).is_ok() {
+                    let _ = tokio::time::timeout(DETACH_WAIT, &mut server_frames).await;
+                }
+                break message;
+            }
         }
     };
     Ok(message)

@@ -122,6 +122,7 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
             rows,
             cols,
             term: std::env::var("TERM").ok(),
+            terminal: None,
         }
     };
     let response = match command {

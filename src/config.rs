@@ -24,6 +24,7 @@ struct RawConfig {
     osc9: Option<bool>,
     osc777: Option<bool>,
     shell_integration: Option<bool>,
+    direct_terminal: Option<bool>,
     /// `"auto" | "always" | "never"`, or the older `true` / `false`; checked in `parse`.
     hyperlinks: Option<toml::Value>,
     #[serde(default)]
@@ -102,6 +103,9 @@ pub struct Config {
     pub osc777: bool,
     /// Report commands from bash, zsh and fish panes (OSC 133) for the command history tools.
     pub shell_integration: bool,
+    /// The server reads and writes attached clients' terminals itself (as tmux does) rather
+    /// than through the client process: one process hop less each way for every keystroke.
+    pub direct_terminal: bool,
     /// Which deny-only hooks are approval gates (`[approvals] deny_gates`).
     pub approval_policy: crate::approvals::gate::Policy,
     /// When panes' OSC 8 hyperlinks are passed on to the user's terminal.
@@ -123,6 +127,7 @@ impl Default for Config {
             osc9: true,
             osc777: true,
             shell_integration: true,
+            direct_terminal: true,
             approval_policy: Default::default(),
             hyperlinks: Hyperlinks::Auto,
             mcp_disabled_tools: Vec::new(),
@@ -192,6 +197,7 @@ impl Config {
             }
         }
         config.mouse = raw.mouse.unwrap_or(config.mouse);
+        config.direct_terminal = raw.direct_terminal.unwrap_or(config.direct_terminal);
         if let Some(lines) = raw.scrollback_lines {
             config.scrollback_lines = lines.min(1_000_000);
         }

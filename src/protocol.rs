@@ -110,7 +110,14 @@ pub enum ClientMessage {
         /// The client's `TERM`, for what its terminal can show (OSC 8 hyperlinks).
         #[serde(default)]
         term: Option<String>,
+        /// The path of the client's terminal device, when the server may read and write it
+        /// itself (see `server::terminal`); None keeps every byte going through the client.
+        #[serde(default)]
+        terminal: Option<String>,
     },
+    /// Detach this client (it is closing): the server answers with `Exit` once nothing more
+    /// will be written to the client's terminal.
+    Detach { message: String },
     /// The client's terminal changed size.
     Resize { rows: u16, cols: u16 },
     /// A one-shot command (`calyx ls`, `split`, `send-keys` ...).
@@ -231,6 +238,12 @@ pub enum Response {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ServerMessage {
     Response(Response),
+    /// The client is attached. `direct`: the server reads and writes the client's terminal
+    /// itself, so the client must not read its input; else the client forwards input and
+    /// draws the frames it receives.
+    Attached {
+        direct: bool,
+    },
     /// The client is detached (or its session ended): restore the terminal and exit.
     Exit {
         message: String,

@@ -106,7 +106,7 @@ impl Server {
                 .map(|c| c.tx.clone())
                 .collect();
             for tx in targets {
-                let _ = tx.try_send(crate::protocol::encode_raw(osc.as_bytes()));
+                let _ = tx.try_send(super::terminal::Outgoing::Terminal(osc.as_bytes().to_vec()));
             }
         }
         let n = text.len();

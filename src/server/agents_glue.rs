@@ -7,10 +7,11 @@ use std::time::Duration;
 use calyx_integrations::{normalize, AgentKind};
 use tokio::time::Instant;
 
+use super::terminal::Outgoing;
 use crate::agents::{osc_sequences, AgentState, Transition};
 use crate::http::{EndpointCall, EndpointReply, EndpointRequest, Identity};
 use crate::layout::PaneId;
-use crate::protocol::{encode_raw, Response};
+use crate::protocol::Response;
 
 use super::Server;
 
@@ -134,7 +135,6 @@ impl Server {
             if bytes.is_empty() {
                 continue;
             }
-            let frame = encode_raw(&bytes);
             let session = PaneId::try_from(n.pane)
                 .ok()
                 .and_then(|p| self.state.locate(p))
@@ -146,12 +146,12 @@ impl Server {
                 .values()
                 .filter(|c| Some(c.session) == session)
             {
-                sent |= c.tx.try_send(frame.clone()).is_ok();
+                sent |= c.tx.try_send(Outgoing::Terminal(bytes.clone())).is_ok();
             }
             if !sent {
                 // Nobody looks at that session: tell whoever is attached anywhere.
                 for c in self.state.clients.values() {
-                    let _ = c.tx.try_send(frame.clone());
+                    let _ = c.tx.try_send(Outgoing::Terminal(bytes.clone()));
                 }
             }
         }

@@ -33,6 +33,7 @@ mod sidebar;
 pub mod socket;
 mod state;
 mod target;
+mod terminal;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -42,7 +43,7 @@ use tokio::time::Instant;
 
 use crate::config::Config;
 use crate::layout::PaneId;
-use crate::protocol::{encode_message, encode_raw, ClientMessage, Response, ServerMessage};
+use crate::protocol::{encode_message, ClientMessage, Response, ServerMessage};
 
 pub use state::ClientId;
 use state::{Client, ClientMode, State};
@@ -60,7 +61,7 @@ pub enum Msg {
     /// A client connected; frames for it go to `tx`.
     Connected {
         id: ClientId,
-        tx: mpsc::Sender<Vec<u8>>,
+        tx: mpsc::Sender<terminal::Outgoing>,
     },
     /// A control message from a client.
     Message { id: ClientId, msg: ClientMessage },
@@ -68,6 +69,8 @@ pub enum Msg {
     Input { id: ClientId, bytes: Vec<u8> },
     /// A client's connection closed.
     Disconnected { id: ClientId },
+    /// The terminal the server reads for a client hung up or failed.
+    TerminalLost { id: ClientId },
     /// A pane parsed new output.
     PaneOutput { pane: PaneId },
     /// A pane's program exited.
@@ -94,7 +97,7 @@ pub struct Server {
     pub(crate) state: State,
     pub(crate) tx: mpsc::UnboundedSender<Msg>,
     /// Connections that have not attached (one-shot requests) and attached ones alike.
-    connections: HashMap<ClientId, mpsc::Sender<Vec<u8>>>,
+    connections: HashMap<ClientId, mpsc::Sender<terminal::Outgoing>>,
     render_at: Option<Instant>,
     last_render: Instant,
     message_expiry: Option<Instant>,
@@ -266,6 +269,9 @@ impl Server {
                 tracing::trace!("input from client {id}");
                 self.client_input(id, &bytes)
             }
+            Msg::TerminalLost { id } => {
+                self.state.detach_client(id, "detached (lost the terminal)")
+            }
             Msg::Disconnected { id } => {
                 self.connections.remove(&id);
                 if let Some(c) = self.state.clients.remove(&id) {
@@ -291,14 +297,15 @@ impl Server {
         }
     }
 
-    fn send_to(&self, id: ClientId, frame: Vec<u8>) {
+    /// Sends a protocol message over a connection (attached or not).
+    fn send_to(&self, id: ClientId, message: &ServerMessage) {
         if let Some(tx) = self.connections.get(&id) {
-            let _ = tx.try_send(frame);
+            let _ = tx.try_send(terminal::Outgoing::Message(encode_message(message)));
         }
     }
 
     fn reply(&self, id: ClientId, response: Response) {
-        self.send_to(id, encode_message(&ServerMessage::Response(response)));
+        self.send_to(id, &ServerMessage::Response(response));
     }
 
     fn client_message(&mut self, id: ClientId, msg: ClientMessage) {
@@ -317,6 +324,7 @@ impl Server {
                     self.state.resize_session_to_clients(session);
                 }
             }
+            ClientMessage::Detach { message } => self.state.detach_client(id, &message),
             ClientMessage::Attach {
                 target,
                 create,
@@ -324,6 +332,7 @@ impl Server {
                 rows,
                 cols,
                 term,
+                terminal,
             } => {
                 let existing = self
                     .state
@@ -346,13 +355,20 @@ impl Server {
                 let session = match session {
                     Ok(s) => s,
                     Err(message) => {
-                        self.send_to(id, encode_message(&ServerMessage::Exit { message }));
+                        self.send_to(id, &ServerMessage::Exit { message });
                         return;
                     }
                 };
                 let Some(tx) = self.connections.get(&id).cloned() else {
                     return;
                 };
+                let terminal_input = terminal.and_then(|path| self.use_terminal(id, &path, &tx));
+                self.send_to(
+                    id,
+                    &ServerMessage::Attached {
+                        direct: terminal_input.is_some(),
+                    },
+                );
                 self.state.clients.insert(
                     id,
                     Client {
@@ -377,6 +393,7 @@ impl Server {
                         hyperlinks: self.state.config.hyperlinks.allowed_for(term.as_deref()),
                         any_motion: false,
                         panel: Default::default(),
+                        terminal_input,
                     },
                 );
                 if let Some(s) = self.state.sessions.get_mut(&session) {
@@ -387,6 +404,28 @@ impl Server {
                     let text = self.state.config_errors.join("; ");
                     self.message(id, text);
                 }
+            }
+        }
+    }
+
+    /// Opens a client's terminal to read and write it directly (see `terminal`); None leaves
+    /// the client forwarding input and frames.
+    fn use_terminal(
+        &self,
+        id: ClientId,
+        path: &str,
+        tx: &mpsc::Sender<terminal::Outgoing>,
+    ) -> Option<terminal::InputReader> {
+        match terminal::DirectTerminal::open(path) {
+            Ok(t) => {
+                tracing::info!("client {id}: the server reads and writes {path}");
+                let reader = t.start_reading(id, self.tx.clone());
+                tx.try_send(terminal::Outgoing::UseTerminal(t)).ok()?;
+                Some(reader)
+            }
+            Err(e) => {
+                tracing::info!("client {id}: frames go through the client ({e})");
+                None
             }
         }
     }
@@ -437,9 +476,8 @@ impl Server {
                 out.push(0x07);
             }
             if !out.is_empty() {
-                let frame = encode_raw(&out);
                 for c in self.state.clients.values().filter(|c| c.session == session) {
-                    let _ = c.tx.try_send(frame.clone());
+                    let _ = c.tx.try_send(terminal::Outgoing::Terminal(out.clone()));
                 }
             }
             self.state.mark_session_dirty(session);
@@ -561,7 +599,10 @@ impl Server {
             tracing::trace!("frame for client {id} in {:?}", started.elapsed());
             if let Some(frame) = rendered {
                 if let Some(c) = self.state.clients.get_mut(&id) {
-                    if c.tx.try_send(encode_raw(&frame.bytes)).is_err() {
+                    if c.tx
+                        .try_send(terminal::Outgoing::Terminal(frame.bytes))
+                        .is_err()
+                    {
                         // The client is behind: redraw it whole next time instead of queueing.
                         c.shown = None;
                         c.dirty = true;

@@ -30,7 +30,7 @@ struct Harness {
     server: Server,
     /// What the server sent the client (frames it sends only from its render loop, which these
     /// tests do not run; messages like Exit arrive here).
-    client_rx: mpsc::Receiver<Vec<u8>>,
+    client_rx: mpsc::Receiver<super::terminal::Outgoing>,
     /// The client's terminal: frames are drawn into it one after another.
     terminal: vt100::Parser,
     _owner_rx: mpsc::UnboundedReceiver<Msg>,
@@ -77,6 +77,7 @@ impl Harness {
                 rows,
                 cols,
                 term: None,
+                terminal: None,
             },
         );
         let nz = |n: u16| std::num::NonZeroU16::new(n).expect("size");
@@ -408,8 +409,10 @@ fn detach_removes_the_client_and_tells_it_why() {
         "panes keep running"
     );
     let mut got = Vec::new();
-    while let Ok(frame) = h.client_rx.try_recv() {
-        got.extend(frame);
+    while let Ok(out) = h.client_rx.try_recv() {
+        if let super::terminal::Outgoing::Message(bytes) = out {
+            got.extend(bytes);
+        }
     }
     let text = String::from_utf8_lossy(&got);
     assert!(

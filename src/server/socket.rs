@@ -11,8 +11,9 @@ use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
 
 use crate::paths;
-use crate::protocol::{read_frame, Frame, FrameError};
+use crate::protocol::{encode_raw, read_frame, Frame, FrameError};
 
+use super::terminal::{DirectTerminal, Outgoing};
 use super::{Msg, Server};
 
 /// Frames queued for one client before it counts as behind (it then gets a full redraw).
@@ -88,13 +89,33 @@ fn peer_is(stream: &UnixStream, uid: u32) -> bool {
 
 async fn connection(stream: UnixStream, id: u64, tx: mpsc::UnboundedSender<Msg>) {
     let (mut reader, mut writer) = stream.into_split();
-    let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(CLIENT_QUEUE);
+    let (out_tx, mut out_rx) = mpsc::channel::<Outgoing>(CLIENT_QUEUE);
     if tx.send(Msg::Connected { id, tx: out_tx }).is_err() {
         return;
     }
+    // One writer keeps the order of everything sent to this client: in particular, frames for
+    // a terminal the server writes directly are all written before the `Exit` behind them.
     let writer_task = tokio::spawn(async move {
-        while let Some(frame) = out_rx.recv().await {
-            if writer.write_all(&frame).await.is_err() {
+        let mut terminal: Option<DirectTerminal> = None;
+        while let Some(out) = out_rx.recv().await {
+            let sent = match out {
+                Outgoing::Terminal(bytes) => match &terminal {
+                    Some(t) => {
+                        if t.write_all(&bytes).await.is_err() {
+                            // The terminal is gone; the client will be too. Nothing to draw on.
+                            terminal = None;
+                        }
+                        Ok(())
+                    }
+                    None => writer.write_all(&encode_raw(&bytes)).await,
+                },
+                Outgoing::Message(bytes) => writer.write_all(&bytes).await,
+                Outgoing::UseTerminal(t) => {
+                    terminal = Some(t);
+                    Ok(())
+                }
+            };
+            if sent.is_err() {
                 break;
             }
         }

@@ -374,7 +374,7 @@ pub struct Drag {
 /// An attached client.
 pub struct Client {
     pub id: ClientId,
-    pub tx: mpsc::Sender<Vec<u8>>,
+    pub tx: mpsc::Sender<super::terminal::Outgoing>,
     pub session: SessionId,
     pub rows: u16,
     pub cols: u16,
@@ -406,6 +406,10 @@ pub struct Client {
     pub any_motion: bool,
     /// The approval panel as this client sees it.
     pub panel: super::approval_panel::PanelState,
+    /// Reads the client's terminal when the server does so directly. Held for its `Drop`:
+    /// removing the client stops the reading.
+    #[allow(dead_code)]
+    pub terminal_input: Option<super::terminal::InputReader>,
 }
 
 /// Everything the server owns.
@@ -517,7 +521,9 @@ impl State {
             let exit = crate::protocol::ServerMessage::Exit {
                 message: why.to_string(),
             };
-            let _ = c.tx.try_send(crate::protocol::encode_message(&exit));
+            let _ = c.tx.try_send(super::terminal::Outgoing::Message(
+                crate::protocol::encode_message(&exit),
+            ));
             self.resize_session_to_clients(c.session);
         }
     }
