@@ -118,3 +118,41 @@ pub enum Outgoing {
     /// From now on, terminal bytes go to this terminal directly instead of through the client.
     UseTerminal(DirectTerminal),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use portable_pty::{native_pty_system, PtySize};
+
+    #[tokio::test]
+    async fn a_path_that_is_not_a_terminal_is_refused() {
+        let file = tempfile::NamedTempFile::new().expect("temp file");
+        let path = file.path().display().to_string();
+        let err = DirectTerminal::open(&path).expect_err("a plain file");
+        assert!(err.to_string().contains("not a terminal"), "{err}");
+        assert!(DirectTerminal::open("/nonexistent/tty").is_err());
+    }
+
+    #[tokio::test]
+    async fn input_goes_to_the_owner_as_the_clients_and_a_hangup_is_reported() {
+        let pty = native_pty_system()
+            .openpty(PtySize::default())
+            .expect("openpty");
+        let path = pty.master.tty_name().expect("tty name");
+        let terminal = DirectTerminal::open(&path.display().to_string()).expect("open");
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let _reader = terminal.start_reading(7, tx);
+        let mut keys = pty.master.take_writer().expect("writer");
+        keys.write_all(b"typed\n").expect("type");
+        match rx.recv().await {
+            Some(Msg::Input { id: 7, bytes }) => assert_eq!(bytes, b"typed\n"),
+            other => panic!("expected input, got {other:?}"),
+        }
+        terminal.write_all(b"drawn").await.expect("draw");
+        drop((keys, pty.master, pty.slave));
+        match rx.recv().await {
+            Some(Msg::TerminalLost { id: 7 }) => {}
+            other => panic!("expected the terminal lost, got {other:?}"),
+        }
+    }
+}

@@ -188,6 +188,18 @@ impl Client {
         cols: u16,
         vars: &[(String, String)],
     ) -> Self {
+        Self::spawn_program(env, &calyx_bin(), args, rows, cols, vars)
+    }
+
+    /// Starts any program (a shell that will run calyx, say) in a PTY of the given size.
+    pub fn spawn_program(
+        env: &Env,
+        program: &Path,
+        args: &[&str],
+        rows: u16,
+        cols: u16,
+        vars: &[(String, String)],
+    ) -> Self {
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows,
@@ -196,7 +208,7 @@ impl Client {
                 pixel_height: 0,
             })
             .expect("openpty");
-        let mut cmd = CommandBuilder::new(calyx_bin());
+        let mut cmd = CommandBuilder::new(program);
         cmd.args(args);
         cmd.env_clear();
         for (k, v) in vars {
