@@ -124,21 +124,66 @@ fn set_pen(out: &mut Vec<u8>, pen: &mut Pen, cell: &Cell) {
     pen.modifier = cell.modifier;
 }
 
+/// Cells `x0..x1` of frame row `y` (frame coordinates), to be sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Span {
+    pub y: u16,
+    pub x0: u16,
+    pub x1: u16,
+}
+
+/// The cells `a..b` of a row that differ between `old` and `new`, widened so that neither end
+/// splits a wide character as either shows it (writing half of one blanks the other half).
+pub fn changed_cells(old: &[Cell], new: &[Cell]) -> Option<(usize, usize)> {
+    let first = old.iter().zip(new).position(|(a, b)| a != b)?;
+    let last = old.iter().zip(new).rposition(|(a, b)| a != b)?;
+    // The second half of a wide character is drawn as an empty symbol.
+    let second_half = |i: usize| {
+        old.get(i).is_some_and(|c| c.symbol().is_empty())
+            || new.get(i).is_some_and(|c| c.symbol().is_empty())
+    };
+    let mut a = first;
+    while a > 0 && second_half(a) {
+        a -= 1;
+    }
+    let mut b = last + 1;
+    while b < new.len() && second_half(b) {
+        b += 1;
+    }
+    Some((a, b))
+}
+
 /// Writes whole rows `rows` of `buf` (each from its first column), wrapping linked cells in
 /// `OSC 8 ; params ; URI ST` ... `OSC 8 ; ; ST` when `links` is given. Leaves the attributes
 /// reset and no link open.
 pub fn write_rows(out: &mut Vec<u8>, buf: &Buffer, rows: &[u16], links: Option<&FrameLinks>) {
+    let spans: Vec<Span> = rows
+        .iter()
+        .map(|&y| Span {
+            y,
+            x0: buf.area.x,
+            x1: buf.area.right(),
+        })
+        .collect();
+    write_spans(out, buf, &spans, links);
+}
+
+/// Writes the cells of `spans` (in order), like [`write_rows`]: an echoed character costs the
+/// cells that changed, not the whole row. A span must not start on the second half of a wide
+/// character (the terminal would blank its first half).
+pub fn write_spans(out: &mut Vec<u8>, buf: &Buffer, spans: &[Span], links: Option<&FrameLinks>) {
     let area = buf.area;
     let width = usize::from(area.width);
     let links = links.filter(|l| !l.is_empty());
     let mut pen = Pen::reset();
     out.extend_from_slice(b"\x1b[0m");
-    for &y in rows {
-        if y < area.top() || y >= area.bottom() {
+    for &Span { y, x0, x1 } in spans {
+        if y < area.top() || y >= area.bottom() || x0 < area.x || x1 > area.right() || x0 >= x1 {
             continue;
         }
-        let start = usize::from(y - area.y) * width;
-        let Some(cells) = buf.content.get(start..start + width) else {
+        let row = usize::from(y - area.y) * width;
+        let first = usize::from(x0 - area.x);
+        let Some(cells) = buf.content.get(row + first..row + usize::from(x1 - area.x)) else {
             continue;
         };
         // Where the outer terminal's cursor is (None: unknown, move before the next cell).
@@ -154,7 +199,7 @@ pub fn write_rows(out: &mut Vec<u8>, buf: &Buffer, rows: &[u16], links: Option<&
                 cursor = None;
                 continue;
             }
-            let x = area.x + i as u16;
+            let x = x0 + i as u16;
             if cursor != Some(x) {
                 let _ = write!(out, "\x1b[{};{}H", y + 1, x + 1);
             }

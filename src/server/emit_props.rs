@@ -11,7 +11,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::Widget as _;
 
-use super::emit::write_rows;
+use super::emit::{changed_cells, write_rows, write_spans, Span};
 
 /// Random bytes mixed with escape-sequence fragments, wide characters and hyperlinks.
 fn pane_output() -> impl Strategy<Value = Vec<u8>> {
@@ -122,5 +122,65 @@ proptest! {
         let mut bytes = Vec::new();
         write_rows(&mut bytes, &frame, &(0..20).collect::<Vec<_>>(), None);
         prop_assert!(bytes.ends_with(b"\x1b[0m"));
+    }
+
+    #[test]
+    fn changed_cells_alone_bring_the_users_terminal_to_the_next_frame(
+        before in pane_output(),
+        after in pane_output(),
+        rows in 1u16..30,
+        cols in 1u16..100,
+    ) {
+        let limits = HistoryLimits { lines: 50, bytes: 4096 };
+        let mut term = Terminal::new(rows, cols, limits);
+        let area = Rect::new(0, 0, cols, rows);
+        let draw = |term: &Terminal| {
+            let mut frame = Buffer::empty(area);
+            PaneView { screen: term.screen(), highlights: &[] }.render(area, &mut frame);
+            frame
+        };
+        term.process(&before);
+        let first = draw(&term);
+        let nz = |n: u16| std::num::NonZeroU16::new(n).unwrap_or(std::num::NonZeroU16::MIN);
+        let mut users = vt100::Parser::new(nz(rows), nz(cols), 0);
+        let mut bytes = Vec::new();
+        write_rows(&mut bytes, &first, &(0..rows).collect::<Vec<_>>(), None);
+        users.process(&bytes);
+        // More output (an echo, a redraw): only the cells that changed are sent.
+        term.process(&after);
+        let _ = term.drain();
+        let next = draw(&term);
+        let width = usize::from(cols);
+        let spans: Vec<Span> = (0..rows)
+            .filter_map(|y| {
+                let row = usize::from(y) * width..usize::from(y + 1) * width;
+                let (a, b) = changed_cells(&first.content[row.clone()], &next.content[row])?;
+                Some(Span { y, x0: a as u16, x1: b as u16 })
+            })
+            .collect();
+        let mut bytes = Vec::new();
+        write_spans(&mut bytes, &next, &spans, None);
+        users.process(&bytes);
+        for y in 0..rows {
+            let shown: String = users.screen().rows(0, cols).nth(usize::from(y)).unwrap_or_default();
+            prop_assert_eq!(
+                shown.trim_end(),
+                buffer_row(&next, y),
+                "row {} of {}x{}",
+                y,
+                cols,
+                rows
+            );
+            for x in 0..cols {
+                // The second half of a wide character has no attributes of its own.
+                let (Some(cell), want) = (users.screen().cell(y, x), &next[(x, y)]) else {
+                    continue;
+                };
+                if want.symbol().is_empty() {
+                    continue;
+                }
+                prop_assert_eq!(cell.bold(), want.modifier.contains(ratatui::style::Modifier::BOLD), "bold at {},{}", x, y);
+            }
+        }
     }
 }

@@ -16,14 +16,16 @@ use super::{
     drawn_in, pane_cursor, row_versions, rows_to_redraw, CursorSpot, PaneDrawn, PaneStamp,
 };
 use crate::server::chrome::{Chrome, PaneSlot};
+use crate::server::emit::{changed_cells, Span};
 use crate::server::state::{lock_for_frame, State};
 
 /// What updating in place did.
 pub(super) struct Update {
     /// Scrolls to send before the rows: (first frame row, rows in the region, lines up).
     pub scrolls: Vec<(u16, u16, u16)>,
-    /// Frame rows to send (whole), in order.
-    pub rows: Vec<u16>,
+    /// The cells to send, in order: the changed part of each changed row (whole rows where a
+    /// scroll left the border beside the pane wrong).
+    pub spans: Vec<Span>,
     /// The panes as now drawn (a busy pane keeps its previous entry).
     pub stamps: Vec<PaneDrawn>,
     pub cursor: Option<CursorSpot>,
@@ -67,7 +69,7 @@ pub(super) fn update(
         .collect::<Option<Vec<_>>>()?;
     let mut update = Update {
         scrolls: Vec::new(),
-        rows: Vec::new(),
+        spans: Vec::new(),
         stamps: Vec::with_capacity(plans.len()),
         cursor: None,
         incomplete: false,
@@ -99,7 +101,11 @@ pub(super) fn update(
         let screen = term.screen();
         if shift > 0 {
             let forced = scroll(buf, slot.inner, shift);
-            update.rows.extend(forced);
+            update.spans.extend(forced.into_iter().map(|y| Span {
+                y,
+                x0: buf.area.x,
+                x1: buf.area.right(),
+            }));
             update
                 .scrolls
                 .push((slot.inner.y, slot.inner.height, shift));
@@ -124,16 +130,32 @@ pub(super) fn update(
         }
         update.stamps.push(PaneDrawn { stamp, rows });
     }
-    update.rows.extend(
-        before
-            .iter()
-            .filter(|(_, start, cells)| {
-                buf.content.get(*start..*start + cells.len()) != Some(cells)
-            })
-            .map(|(y, _, _)| *y),
-    );
-    update.rows.sort_unstable();
-    update.rows.dedup();
+    let width = usize::from(buf.area.width);
+    for (y, start, old) in &before {
+        let Some(new) = buf.content.get(*start..*start + old.len()) else {
+            continue;
+        };
+        if let Some((a, b)) = changed_cells(old, new) {
+            let x = buf.area.x + (start % width) as u16;
+            update.spans.push(Span {
+                y: *y,
+                x0: x + a as u16,
+                x1: x + b as u16,
+            });
+        }
+    }
+    // A whole row sent makes any other span of it redundant.
+    let whole: Vec<u16> = update
+        .spans
+        .iter()
+        .filter(|s| s.x0 == buf.area.x && s.x1 == buf.area.right())
+        .map(|s| s.y)
+        .collect();
+    update
+        .spans
+        .retain(|s| (s.x0 == buf.area.x && s.x1 == buf.area.right()) || !whole.contains(&s.y));
+    update.spans.sort_unstable();
+    update.spans.dedup();
     if let Some((x, y)) = chrome.prompt_cursor {
         update.cursor = Some(CursorSpot { x, y, style: 0 });
     }

@@ -413,7 +413,7 @@ fn render_in_place(
             .as_bytes(),
         );
     }
-    crate::server::emit::write_rows(&mut out, buf, &update.rows, None);
+    crate::server::emit::write_spans(&mut out, buf, &update.spans, None);
     let c = state.clients.get_mut(&client)?;
     finish_frame(&mut out, c, update.cursor);
     c.shown = shown.buf.take();
