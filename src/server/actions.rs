@@ -98,15 +98,8 @@ impl Server {
         let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
         let osc = format!("\x1b]52;c;{b64}\x07");
         if let Some(session) = self.client_session(client) {
-            let targets: Vec<_> = self
-                .state
-                .clients
-                .values()
-                .filter(|c| c.session == session)
-                .map(|c| c.tx.clone())
-                .collect();
-            for tx in targets {
-                let _ = tx.try_send(super::terminal::Outgoing::Terminal(osc.as_bytes().to_vec()));
+            for c in self.state.clients.values().filter(|c| c.session == session) {
+                let _ = c.send_terminal(osc.as_bytes().to_vec());
             }
         }
         let n = text.len();

@@ -7,7 +7,6 @@ use std::time::Duration;
 use calyx_integrations::{normalize, AgentKind};
 use tokio::time::Instant;
 
-use super::terminal::Outgoing;
 use crate::agents::{osc_sequences, AgentState, Transition};
 use crate::http::{EndpointCall, EndpointReply, EndpointRequest, Identity};
 use crate::layout::PaneId;
@@ -146,12 +145,12 @@ impl Server {
                 .values()
                 .filter(|c| Some(c.session) == session)
             {
-                sent |= c.tx.try_send(Outgoing::Terminal(bytes.clone())).is_ok();
+                sent |= c.send_terminal(bytes.clone()).is_ok();
             }
             if !sent {
                 // Nobody looks at that session: tell whoever is attached anywhere.
                 for c in self.state.clients.values() {
-                    let _ = c.tx.try_send(Outgoing::Terminal(bytes.clone()));
+                    let _ = c.send_terminal(bytes.clone());
                 }
             }
         }

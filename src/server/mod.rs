@@ -362,11 +362,11 @@ impl Server {
                 let Some(tx) = self.connections.get(&id).cloned() else {
                     return;
                 };
-                let terminal_input = terminal.and_then(|path| self.use_terminal(id, &path, &tx));
+                let direct = terminal.and_then(|path| self.use_terminal(id, &path, &tx));
                 self.send_to(
                     id,
                     &ServerMessage::Attached {
-                        direct: terminal_input.is_some(),
+                        direct: direct.is_some(),
                     },
                 );
                 self.state.clients.insert(
@@ -393,7 +393,7 @@ impl Server {
                         hyperlinks: self.state.config.hyperlinks.allowed_for(term.as_deref()),
                         any_motion: false,
                         panel: Default::default(),
-                        terminal_input,
+                        direct,
                     },
                 );
                 if let Some(s) = self.state.sessions.get_mut(&session) {
@@ -415,13 +415,17 @@ impl Server {
         id: ClientId,
         path: &str,
         tx: &mpsc::Sender<terminal::Outgoing>,
-    ) -> Option<terminal::InputReader> {
+    ) -> Option<terminal::Direct> {
         match terminal::DirectTerminal::open(path) {
             Ok(t) => {
                 tracing::info!("client {id}: the server reads and writes {path}");
-                let reader = t.start_reading(id, self.tx.clone());
-                tx.try_send(terminal::Outgoing::UseTerminal(t)).ok()?;
-                Some(reader)
+                let input = t.start_reading(id, self.tx.clone());
+                tx.try_send(terminal::Outgoing::UseTerminal(t.clone()))
+                    .ok()?;
+                Some(terminal::Direct {
+                    terminal: t,
+                    _input: input,
+                })
             }
             Err(e) => {
                 tracing::info!("client {id}: frames go through the client ({e})");
@@ -477,7 +481,7 @@ impl Server {
             }
             if !out.is_empty() {
                 for c in self.state.clients.values().filter(|c| c.session == session) {
-                    let _ = c.tx.try_send(terminal::Outgoing::Terminal(out.clone()));
+                    let _ = c.send_terminal(out.clone());
                 }
             }
             self.state.mark_session_dirty(session);
@@ -599,10 +603,7 @@ impl Server {
             tracing::trace!("frame for client {id} in {:?}", started.elapsed());
             if let Some(frame) = rendered {
                 if let Some(c) = self.state.clients.get_mut(&id) {
-                    if c.tx
-                        .try_send(terminal::Outgoing::Terminal(frame.bytes))
-                        .is_err()
-                    {
+                    if c.send_terminal(frame.bytes).is_err() {
                         // The client is behind: redraw it whole next time instead of queueing.
                         c.shown = None;
                         c.dirty = true;

@@ -97,14 +97,17 @@ async fn connection(stream: UnixStream, id: u64, tx: mpsc::UnboundedSender<Msg>)
     // a terminal the server writes directly are all written before the `Exit` behind them.
     let writer_task = tokio::spawn(async move {
         let mut terminal: Option<DirectTerminal> = None;
+        let mut broken = false;
         while let Some(out) = out_rx.recv().await {
             let sent = match out {
                 Outgoing::Terminal(bytes) => match &terminal {
                     Some(t) => {
-                        if t.write_all(&bytes).await.is_err() {
-                            // The terminal is gone; the client will be too. Nothing to draw on.
-                            terminal = None;
+                        // A terminal that failed is gone, and the client with it: nothing to
+                        // draw on any more.
+                        if !broken && t.write_all(&bytes).await.is_err() {
+                            broken = true;
                         }
+                        t.written();
                         Ok(())
                     }
                     None => writer.write_all(&encode_raw(&bytes)).await,

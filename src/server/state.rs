@@ -406,10 +406,16 @@ pub struct Client {
     pub any_motion: bool,
     /// The approval panel as this client sees it.
     pub panel: super::approval_panel::PanelState,
-    /// Reads the client's terminal when the server does so directly. Held for its `Drop`:
-    /// removing the client stops the reading.
-    #[allow(dead_code)]
-    pub terminal_input: Option<super::terminal::InputReader>,
+    /// The client's terminal, when the server reads and writes it directly.
+    pub direct: Option<super::terminal::Direct>,
+}
+
+impl Client {
+    /// Sends bytes for the client's terminal (see [`super::terminal::send_to_terminal`]).
+    /// Err when the client is too far behind to take more.
+    pub fn send_terminal(&self, bytes: Vec<u8>) -> Result<(), ()> {
+        super::terminal::send_to_terminal(&self.tx, self.direct.as_ref(), bytes)
+    }
 }
 
 /// Everything the server owns.

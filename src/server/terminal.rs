@@ -14,6 +14,7 @@
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use tokio::io::unix::AsyncFd;
@@ -23,7 +24,12 @@ use super::{ClientId, Msg};
 
 /// The client's terminal device, opened non-blocking by the server.
 #[derive(Clone, Debug)]
-pub struct DirectTerminal(Arc<AsyncFd<File>>);
+pub struct DirectTerminal {
+    fd: Arc<AsyncFd<File>>,
+    /// Terminal bytes handed to the connection's writer and not yet written: while there are
+    /// none, the owner writes a frame itself, saving the hop to the writer task.
+    queued: Arc<AtomicUsize>,
+}
 
 /// Why a terminal path was not used.
 fn refuse(path: &str, why: &str) -> std::io::Error {
@@ -49,13 +55,16 @@ impl DirectTerminal {
         // SAFETY: the AsyncFd owns the File, so its descriptor stays open and the same for
         // the AsyncFd's whole life.
         let fd = unsafe { AsyncFd::register(file) }?;
-        Ok(Self(Arc::new(fd)))
+        Ok(Self {
+            fd: Arc::new(fd),
+            queued: Arc::new(AtomicUsize::new(0)),
+        })
     }
 
     /// Writes all of `bytes`, waiting while the terminal is slow to take them.
     pub async fn write_all(&self, mut bytes: &[u8]) -> std::io::Result<()> {
         while !bytes.is_empty() {
-            let mut ready = self.0.writable().await?;
+            let mut ready = self.fd.writable().await?;
             match ready.try_io(|fd| (&mut fd.get_ref()).write(bytes)) {
                 Ok(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
                 Ok(Ok(n)) => bytes = &bytes[n..],
@@ -71,7 +80,7 @@ impl DirectTerminal {
     /// when the returned handle is dropped (the client left) or the terminal is gone (then
     /// the owner hears `TerminalLost`).
     pub fn start_reading(&self, client: ClientId, tx: mpsc::UnboundedSender<Msg>) -> InputReader {
-        let fd = self.0.clone();
+        let fd = self.fd.clone();
         let task = tokio::spawn(async move {
             let mut buf = vec![0u8; 64 * 1024];
             loop {
@@ -95,6 +104,51 @@ impl DirectTerminal {
             let _ = tx.send(Msg::TerminalLost { id: client });
         });
         InputReader(task.abort_handle())
+    }
+}
+
+/// The direct path of an attached client's output.
+#[derive(Debug)]
+pub struct Direct {
+    pub terminal: DirectTerminal,
+    /// Held for its `Drop`: removing the client stops reading its terminal.
+    pub _input: InputReader,
+}
+
+/// Sends bytes to an attached client's terminal: written at once when the server owns the
+/// terminal and nothing is queued before them (what does not fit is queued), else queued for
+/// the connection's writer, which keeps the order. Err when the client's queue is full.
+pub fn send_to_terminal(
+    tx: &mpsc::Sender<Outgoing>,
+    direct: Option<&Direct>,
+    bytes: Vec<u8>,
+) -> Result<(), ()> {
+    let Some(t) = direct.map(|d| &d.terminal) else {
+        return tx.try_send(Outgoing::Terminal(bytes)).map_err(|_| ());
+    };
+    let mut rest = &bytes[..];
+    if t.queued.load(Ordering::Acquire) == 0 {
+        loop {
+            match (&mut t.fd.get_ref()).write(rest) {
+                Ok(n) if n == rest.len() => return Ok(()),
+                Ok(0) => break,
+                Ok(n) => rest = &rest[n..],
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                // Full (WouldBlock) or failing: the writer waits for room, or finds out.
+                Err(_) => break,
+            }
+        }
+    }
+    t.queued.fetch_add(1, Ordering::AcqRel);
+    tx.try_send(Outgoing::Terminal(rest.to_vec())).map_err(|_| {
+        t.queued.fetch_sub(1, Ordering::AcqRel);
+    })
+}
+
+impl DirectTerminal {
+    /// Marks one queued item written (or dropped) by the connection's writer.
+    pub fn written(&self) {
+        self.queued.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -154,5 +208,39 @@ mod tests {
             Some(Msg::TerminalLost { id: 7 }) => {}
             other => panic!("expected the terminal lost, got {other:?}"),
         }
+    }
+
+    #[tokio::test]
+    async fn frames_are_written_at_once_but_never_ahead_of_queued_ones() {
+        let pty = native_pty_system()
+            .openpty(PtySize::default())
+            .expect("openpty");
+        let path = pty.master.tty_name().expect("tty name");
+        let terminal = DirectTerminal::open(&path.display().to_string()).expect("open");
+        let (owner_tx, _owner_rx) = mpsc::unbounded_channel();
+        let direct = Direct {
+            _input: terminal.start_reading(1, owner_tx),
+            terminal: terminal.clone(),
+        };
+        let (tx, mut rx) = mpsc::channel(8);
+        // Nothing queued: written straight to the terminal, the writer task never sees it.
+        send_to_terminal(&tx, Some(&direct), b"now".to_vec()).expect("sent");
+        assert!(rx.try_recv().is_err());
+        let mut screen = pty.master.try_clone_reader().expect("reader");
+        let mut got = [0u8; 3];
+        screen.read_exact(&mut got).expect("read");
+        assert_eq!(&got, b"now");
+        // Something still queued for the writer: the next bytes queue up behind it.
+        terminal.queued.fetch_add(1, Ordering::AcqRel);
+        tx.try_send(Outgoing::Terminal(b"first".to_vec()))
+            .expect("queue");
+        send_to_terminal(&tx, Some(&direct), b"second".to_vec()).expect("sent");
+        let order: Vec<Vec<u8>> = std::iter::from_fn(|| match rx.try_recv() {
+            Ok(Outgoing::Terminal(bytes)) => Some(bytes),
+            _ => None,
+        })
+        .collect();
+        assert_eq!(order, vec![b"first".to_vec(), b"second".to_vec()]);
+        assert_eq!(terminal.queued.load(Ordering::Acquire), 2);
     }
 }
