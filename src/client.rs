@@ -17,6 +17,7 @@ use tokio::net::UnixStream;
 use crate::paths;
 use crate::protocol::{
     encode_message, encode_raw, read_frame, ClientMessage, Frame, Request, Response, ServerMessage,
+    TerminalDevice,
 };
 
 /// Connects to the server, starting it when none runs.
@@ -193,19 +194,27 @@ fn spawn_stdin_forwarder(writer: SharedWriter) -> tokio::sync::mpsc::UnboundedRe
     rx
 }
 
-/// The path of this process's terminal, when the server may read and write it directly: stdin
-/// and stdout are the same terminal device (output redirected elsewhere keeps frames here).
-fn own_terminal_path() -> Option<String> {
+/// This process's terminal, when the server may read and write it directly: stdin and stdout
+/// are the same terminal device (output redirected elsewhere keeps frames here). Linux only:
+/// elsewhere (macOS) kqueue does not report terminal readiness, as tmux also found, so the
+/// client keeps forwarding.
+fn own_terminal() -> Option<TerminalDevice> {
     use std::io::IsTerminal;
-    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+    if !cfg!(target_os = "linux")
+        || !std::io::stdin().is_terminal()
+        || !std::io::stdout().is_terminal()
+    {
         return None;
     }
-    let device = |fd: libc::c_int| {
-        // SAFETY: fstat writes only into the stat it is given.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        (unsafe { libc::fstat(fd, &mut st) } == 0).then_some(st.st_rdev)
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let stat = |fd: std::os::fd::BorrowedFd<'_>| {
+        let file = std::fs::File::from(fd.try_clone_to_owned().ok()?);
+        file.metadata().ok()
     };
-    if device(0)? != device(1)? {
+    let input = stat(std::io::stdin().as_fd())?;
+    let output = stat(std::io::stdout().as_fd())?;
+    if input.rdev() != output.rdev() {
         return None;
     }
     let mut buf = [0 as libc::c_char; 256];
@@ -215,7 +224,11 @@ fn own_terminal_path() -> Option<String> {
     }
     // SAFETY: on success buf holds a NUL-terminated string.
     let name = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
-    name.to_str().ok().map(str::to_string)
+    Some(TerminalDevice {
+        path: name.to_str().ok()?.to_string(),
+        dev: input.dev(),
+        ino: input.ino(),
+    })
 }
 
 /// How long a client leaving on SIGTERM waits for the server to finish drawing on its terminal
@@ -237,7 +250,7 @@ pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow
     let _guard = TerminalGuard::enter(config.mouse)?;
     let mut direct_asked = false;
     if let ClientMessage::Attach { terminal, .. } = &mut attach {
-        *terminal = config.direct_terminal.then(own_terminal_path).flatten();
+        *terminal = config.direct_terminal.then(own_terminal).flatten();
         direct_asked = terminal.is_some();
     }
     stream.write_all(&encode_message(&attach)).await?;

@@ -96,6 +96,17 @@ pub struct NewSession {
     pub env: Vec<(String, String)>,
 }
 
+/// A client's terminal device: its path, and the file it is, so that the server opening that
+/// path can check it reached the same device (a client in a container may name a path that is
+/// another terminal, or nothing, in the server's view).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct TerminalDevice {
+    pub path: String,
+    /// `st_dev` and `st_ino` of the device file as the client sees it.
+    pub dev: u64,
+    pub ino: u64,
+}
+
 /// Messages from a client to the server.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ClientMessage {
@@ -110,10 +121,10 @@ pub enum ClientMessage {
         /// The client's `TERM`, for what its terminal can show (OSC 8 hyperlinks).
         #[serde(default)]
         term: Option<String>,
-        /// The path of the client's terminal device, when the server may read and write it
-        /// itself (see `server::terminal`); None keeps every byte going through the client.
+        /// The client's terminal device, when the server may read and write it itself (see
+        /// `server::terminal`); None keeps every byte going through the client.
         #[serde(default)]
-        terminal: Option<String>,
+        terminal: Option<TerminalDevice>,
     },
     /// Detach this client (it is closing): the server answers with `Exit` once nothing more
     /// will be written to the client's terminal.

@@ -136,9 +136,12 @@ fn last_tick(screen: &str) -> u64 {
 
 #[test]
 fn after_exit_the_server_writes_nothing_more_to_the_terminal() {
-    use calyx::protocol::{encode_message, read_frame, ClientMessage, Frame, ServerMessage};
+    use calyx::protocol::{
+        encode_message, read_frame, ClientMessage, Frame, ServerMessage, TerminalDevice,
+    };
     use portable_pty::{native_pty_system, PtySize};
     use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
     use std::sync::{Arc, Mutex};
     use tokio::io::AsyncWriteExt;
 
@@ -154,6 +157,7 @@ fn after_exit_the_server_writes_nothing_more_to_the_terminal() {
     };
     let pty = native_pty_system().openpty(size).expect("openpty");
     let path = pty.master.tty_name().expect("tty name");
+    let meta = std::fs::metadata(&path).expect("stat");
     let screen = Arc::new(Mutex::new(vt100::Parser::new(
         std::num::NonZeroU16::new(24).expect("rows"),
         std::num::NonZeroU16::new(80).expect("cols"),
@@ -195,7 +199,11 @@ fn after_exit_the_server_writes_nothing_more_to_the_terminal() {
             rows: 24,
             cols: 80,
             term: None,
-            terminal: Some(path.display().to_string()),
+            terminal: Some(TerminalDevice {
+                path: path.display().to_string(),
+                dev: meta.dev(),
+                ino: meta.ino(),
+            }),
         };
         stream
             .write_all(&encode_message(&attach))

@@ -362,7 +362,7 @@ impl Server {
                 let Some(tx) = self.connections.get(&id).cloned() else {
                     return;
                 };
-                let direct = terminal.and_then(|path| self.use_terminal(id, &path, &tx));
+                let direct = terminal.and_then(|device| self.use_terminal(id, &device, &tx));
                 self.send_to(
                     id,
                     &ServerMessage::Attached {
@@ -413,12 +413,12 @@ impl Server {
     fn use_terminal(
         &self,
         id: ClientId,
-        path: &str,
+        device: &crate::protocol::TerminalDevice,
         tx: &mpsc::Sender<terminal::Outgoing>,
     ) -> Option<terminal::Direct> {
-        match terminal::DirectTerminal::open(path) {
+        match terminal::DirectTerminal::open(device) {
             Ok(t) => {
-                tracing::info!("client {id}: the server reads and writes {path}");
+                tracing::info!("client {id}: the server reads and writes {}", device.path);
                 let input = t.start_reading(id, self.tx.clone());
                 tx.try_send(terminal::Outgoing::UseTerminal(t.clone()))
                     .ok()?;

@@ -37,10 +37,12 @@ fn refuse(path: &str, why: &str) -> std::io::Error {
 }
 
 impl DirectTerminal {
-    /// Opens the terminal at `path`: it must be a terminal device owned by the server's user.
-    /// `O_NOCTTY` keeps it from becoming the server's controlling terminal, and opening it
-    /// anew (rather than sharing the client's descriptor) keeps `O_NONBLOCK` off the shell's.
-    pub fn open(path: &str) -> std::io::Result<Self> {
+    /// Opens the client's terminal: the path must lead to the very device file the client
+    /// has (not another by that name), a terminal owned by the server's user. `O_NOCTTY` keeps
+    /// it from becoming the server's controlling terminal, and opening it anew (rather than
+    /// sharing the client's descriptor) keeps `O_NONBLOCK` off the shell's.
+    pub fn open(device: &crate::protocol::TerminalDevice) -> std::io::Result<Self> {
+        let path = device.path.as_str();
         let file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
@@ -49,7 +51,11 @@ impl DirectTerminal {
         if !std::io::IsTerminal::is_terminal(&file) {
             return Err(refuse(path, "not a terminal"));
         }
-        if file.metadata()?.uid() != crate::paths::current_uid() {
+        let meta = file.metadata()?;
+        if meta.dev() != device.dev || meta.ino() != device.ino {
+            return Err(refuse(path, "is another terminal than the client's"));
+        }
+        if meta.uid() != crate::paths::current_uid() {
             return Err(refuse(path, "belongs to another user"));
         }
         // SAFETY: the AsyncFd owns the File, so its descriptor stays open and the same for
@@ -178,13 +184,45 @@ mod tests {
     use super::*;
     use portable_pty::{native_pty_system, PtySize};
 
+    /// The device at `path` as a client would name it.
+    fn device(path: &std::path::Path) -> crate::protocol::TerminalDevice {
+        let meta = std::fs::metadata(path).expect("stat");
+        crate::protocol::TerminalDevice {
+            path: path.display().to_string(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+        }
+    }
+
     #[tokio::test]
     async fn a_path_that_is_not_a_terminal_is_refused() {
         let file = tempfile::NamedTempFile::new().expect("temp file");
-        let path = file.path().display().to_string();
-        let err = DirectTerminal::open(&path).expect_err("a plain file");
+        let err = DirectTerminal::open(&device(file.path())).expect_err("a plain file");
         assert!(err.to_string().contains("not a terminal"), "{err}");
-        assert!(DirectTerminal::open("/nonexistent/tty").is_err());
+        let mut missing = device(file.path());
+        missing.path = "/nonexistent/tty".into();
+        assert!(DirectTerminal::open(&missing).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_path_leading_to_another_terminal_is_refused() {
+        let pty = native_pty_system()
+            .openpty(PtySize::default())
+            .expect("openpty");
+        let other = native_pty_system()
+            .openpty(PtySize::default())
+            .expect("openpty");
+        // The client's terminal as the client sees it, and the name of another one (as a
+        // client in another mount namespace might see it).
+        let mut named = device(&pty.master.tty_name().expect("tty name"));
+        named.path = other
+            .master
+            .tty_name()
+            .expect("tty name")
+            .display()
+            .to_string();
+        let err = DirectTerminal::open(&named).expect_err("another terminal");
+        assert!(err.to_string().contains("another terminal"), "{err}");
     }
 
     #[tokio::test]
@@ -193,7 +231,7 @@ mod tests {
             .openpty(PtySize::default())
             .expect("openpty");
         let path = pty.master.tty_name().expect("tty name");
-        let terminal = DirectTerminal::open(&path.display().to_string()).expect("open");
+        let terminal = DirectTerminal::open(&device(&path)).expect("open");
         let (tx, mut rx) = mpsc::unbounded_channel();
         let _reader = terminal.start_reading(7, tx);
         let mut keys = pty.master.take_writer().expect("writer");
@@ -216,7 +254,7 @@ mod tests {
             .openpty(PtySize::default())
             .expect("openpty");
         let path = pty.master.tty_name().expect("tty name");
-        let terminal = DirectTerminal::open(&path.display().to_string()).expect("open");
+        let terminal = DirectTerminal::open(&device(&path)).expect("open");
         let (owner_tx, _owner_rx) = mpsc::unbounded_channel();
         let direct = Direct {
             _input: terminal.start_reading(1, owner_tx),
