@@ -248,3 +248,31 @@ fn after_exit_the_server_writes_nothing_more_to_the_terminal() {
         "tick-{last} was drawn after Exit (the pane was at tick-{tick_at_exit} then)"
     );
 }
+
+#[test]
+fn typing_into_a_pane_that_echoes_nothing_leaves_its_later_output_flowing() {
+    // The owner takes the output that follows a keystroke (its echo); a program that echoes
+    // nothing must not leave the pane deaf: what it prints later still shows.
+    let env = Env::new();
+    let quiet = "stty -echo; echo ready; read x; echo got-$x; read y; echo got-$y; sleep 30";
+    let mut c = env.client(&["new", "-s", "quiet", "--", "sh", "-c", quiet], 24, 80);
+    c.wait_for("ready");
+    c.send("first");
+    c.send("\r");
+    c.wait_for("got-first");
+    c.send("second\r");
+    c.wait_for("got-second");
+}
+
+#[test]
+fn a_flood_started_by_a_keystroke_is_drawn_to_its_end() {
+    // The owner reads one chunk of what follows a keystroke and hands the rest back to the
+    // pane's reader thread.
+    let env = Env::new();
+    let mut c = env.client(&["new", "-s", "flood", "--", "sh"], 24, 80);
+    c.wait_for("$ ");
+    c.send("yes | head -c 3000000 | tail -c 20; echo flood-$((40+2))\r");
+    c.wait_for("flood-42");
+    c.send("echo after-$((6*7))\r");
+    c.wait_for("after-42");
+}

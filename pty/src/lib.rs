@@ -8,6 +8,7 @@ pub mod history;
 mod osc_cap;
 pub mod plain;
 mod pty_fd;
+pub mod read_gate;
 pub mod redact;
 pub mod shell_marks;
 pub mod spawn;

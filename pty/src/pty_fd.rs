@@ -1,7 +1,8 @@
 //! The PTY master's file descriptor, made non-blocking so the server's owner loop can write a
 //! keystroke straight to it (one thread hop less between a key and its echo) without ever
 //! blocking on a program that stopped reading its input. The pane's reader and writer threads
-//! work on their own duplicates of it and wait with `poll` when it is not ready.
+//! work on their own duplicates of it; the writer waits with `poll` when it is not ready, the
+//! reader with the epoll of its `read_gate`.
 
 use std::fs::File;
 use std::io;

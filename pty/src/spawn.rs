@@ -6,11 +6,12 @@
 //! A keystroke is written by the owner itself when nothing is queued before it (the PTY is
 //! non-blocking, see `pty_fd`); larger or blocked input goes through the writer thread.
 
+use crate::read_gate::{read_once, ReadGate, ReadOutcome};
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc as std_mpsc;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use portable_pty::{native_pty_system, CommandBuilder, MasterPty, PtySize};
@@ -51,6 +52,8 @@ pub enum SpawnError {
 
 /// A running pane process: resize it, write to it, kill it.
 pub struct PaneProcess {
+    /// Whether the reader thread or the owner reads the next output (see `read_gate`).
+    gate: Arc<ReadGate>,
     master: Box<dyn MasterPty + Send>,
     input: InputQueue,
     /// The master, non-blocking, for writing keystrokes without the writer thread.
@@ -177,6 +180,11 @@ pub fn spawn(
     let reader = pty_fd::duplicate(master_fd).map_err(start_error)?;
     let direct = pty_fd::duplicate(master_fd).map_err(start_error)?;
     let writer_ready = pty_fd::duplicate(master_fd).map_err(start_error)?;
+    let gate = Arc::new(
+        crate::read_gate::ReadGate::new(std::os::fd::AsRawFd::as_raw_fd(&reader))
+            .map_err(start_error)?,
+    );
+    let gate_for_reader = gate.clone();
     let writer = pty.master.take_writer().map_err(|e| SpawnError::Start {
         command: command_text.clone(),
         reason: e.to_string(),
@@ -199,7 +207,8 @@ pub fn spawn(
         .spawn(move || {
             read_loop(
                 &background_for_reader,
-                reader,
+                &gate_for_reader,
+                &reader,
                 &terminal,
                 &replies_tx,
                 events.as_ref(),
@@ -211,6 +220,7 @@ pub fn spawn(
         .map_err(|e| SpawnError::OpenPty(e.to_string()))?;
 
     Ok(PaneProcess {
+        gate,
         master: pty.master,
         input,
         direct,
@@ -222,7 +232,8 @@ pub fn spawn(
 
 fn read_loop(
     background: &AtomicBool,
-    mut reader: File,
+    gate: &ReadGate,
+    reader: &File,
     terminal: &Mutex<Terminal>,
     replies: &InputQueue,
     events: &dyn PaneEvents,
@@ -235,29 +246,26 @@ fn read_loop(
             set_thread_priority(if want { BACKGROUND_NICE } else { 0 });
             niced = want;
         }
-        let n = match reader.read(&mut buf) {
-            Ok(0) => return,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                if pty_fd::wait(&reader, libc::POLLIN) {
-                    continue;
+        match read_once(reader, terminal, &mut buf) {
+            ReadOutcome::Parsed(answers) => {
+                if !answers.is_empty() {
+                    replies.send(answers);
                 }
-                return;
+                events.output();
             }
-            Err(_) => return,
-        };
-        let answers = {
-            let mut term = terminal.lock().unwrap_or_else(PoisonError::into_inner);
-            term.process(&buf[..n]);
-            term.take_replies()
-        };
-        if !answers.is_empty() {
-            replies.send(answers);
+            ReadOutcome::Nothing => {
+                if !gate.wait() {
+                    return;
+                }
+            }
+            ReadOutcome::Closed => return,
         }
-        events.output();
     }
 }
+
+/// What the owner reads of an echo at once: an echo is a few bytes; anything longer is left
+/// for the reader thread, which reads in `READ_CHUNK`s.
+const OWNER_READ_CHUNK: usize = 4096;
 
 /// Niceness of a background pane's reader thread.
 const BACKGROUND_NICE: i32 = 10;
@@ -320,6 +328,35 @@ impl PaneProcess {
             return;
         }
         self.input.send(bytes);
+    }
+
+    /// The owner will read the program's next output itself (the echo of a key just typed):
+    /// the reader thread is not woken for it. See [`crate::read_gate`].
+    pub fn take_next_output(&self) {
+        self.gate.take();
+    }
+
+    /// The reader thread reads the program's output again.
+    pub fn give_back_output(&self) {
+        self.gate.give_back();
+    }
+
+    /// A new descriptor of the PTY master to wait on for the output the owner took.
+    pub fn output_watch(&self) -> std::io::Result<File> {
+        pty_fd::duplicate(std::os::fd::AsRawFd::as_raw_fd(&self.direct))
+    }
+
+    /// Reads and parses what the program printed, on the caller's thread (the owner, for an
+    /// echo it took); query answers go back to the program as the reader thread's do.
+    pub fn read_output(&self, terminal: &Mutex<Terminal>) -> ReadOutcome {
+        let mut buf = [0u8; OWNER_READ_CHUNK];
+        let outcome = read_once(&self.direct, terminal, &mut buf);
+        if let ReadOutcome::Parsed(answers) = &outcome {
+            if !answers.is_empty() {
+                self.input.send(answers.clone());
+            }
+        }
+        outcome
     }
 
     /// Tells the program its new size (SIGWINCH).

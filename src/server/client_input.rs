@@ -222,6 +222,9 @@ impl Server {
             raw
         };
         p.process.write(bytes);
+        // After the write, so that taking the echo (two system calls) overlaps the program's
+        // work on it; an echo that came first is read by the reader thread as usual.
+        self.watch_echo(pane);
     }
 
     fn copy_key(&mut self, client: ClientId, pane: PaneId, key: Key) {

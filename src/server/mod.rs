@@ -13,6 +13,7 @@ mod chrome;
 mod client_input;
 mod commands_glue;
 mod copy_mode;
+mod echo_watch;
 mod emit;
 #[cfg(test)]
 mod emit_props;
@@ -117,6 +118,10 @@ pub struct Server {
     /// Panes that were just typed into: their next output (the echo) is drawn at once instead
     /// of waiting for the next frame slot, so typing feels immediate even at 60 frames a second.
     pub(super) echo_pending: std::collections::HashSet<PaneId>,
+    /// The pane whose next output the owner reads itself (see `echo_watch`).
+    echo_watch: Option<echo_watch::EchoWatch>,
+    /// Whether `run` drives this server (only then can the owner wait for an echo).
+    owner_loop: bool,
     render_now: bool,
     /// The panes that have focus as their programs were last told (see `focus`).
     focused_panes: std::collections::HashSet<PaneId>,
@@ -166,6 +171,8 @@ impl Server {
             focused_panes: Default::default(),
             prioritized_panes: 0,
             echo_pending: Default::default(),
+            echo_watch: None,
+            owner_loop: false,
             render_now: false,
             payload_capture: payload_capture::PayloadCapture::from_env(),
             mcp_tools,
@@ -217,6 +224,7 @@ impl Server {
 
     /// Runs until the last session ends or the server is killed.
     pub async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Msg>) {
+        self.owner_loop = true;
         loop {
             // A frame that is due now is drawn now: tokio's timer has millisecond granularity,
             // and a keystroke's echo should not wait for the next tick.
@@ -232,7 +240,10 @@ impl Server {
             .into_iter()
             .flatten()
             .min();
+            let echo = self.echo_watch.as_ref().map(|w| w.ready());
+            let watching = echo.is_some();
             tokio::select! {
+                () = echo_watch::readable(echo), if watching => self.echo_ready(),
                 msg = rx.recv() => match msg {
                     Some(msg) => self.handle(msg),
                     None => break,
