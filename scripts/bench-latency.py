@@ -6,6 +6,9 @@ moves by milliseconds between runs of the same build. This runs muxbench's own l
 (the same raw-mode echo program, the same outer PTY) ROUNDS times per target, alternating the
 targets so both see the same machine, and reports the pooled percentiles and each round's p99.
 
+A target `calyx:PATH` is calyx built at PATH, so two builds can be compared in one run:
+    python3 scripts/bench-latency.py tmux calyx:/tmp/old/calyx calyx:target/release/calyx
+
 usage: CALYX_BIN=target/release/calyx python3 scripts/bench-latency.py [--rounds N] [--keys N] [--flood] TARGET...
 """
 import argparse
@@ -32,7 +35,10 @@ def main():
     round_p99 = {t: [] for t in a.targets}
     for r in range(a.rounds):
         for target in a.targets:
-            samples = muxbench.latency(target, a.keys, flood=a.flood)
+            kind, _, binary = target.partition(":")
+            if binary:
+                os.environ["CALYX_BIN"] = os.path.abspath(binary)
+            samples = muxbench.latency(kind, a.keys, flood=a.flood)
             if not samples or samples == "n/a":
                 print(f"round {r + 1} {target}: FAILED", flush=True)
                 continue
