@@ -194,6 +194,16 @@ mod tests {
         }
     }
 
+    /// A fresh PTY, its terminal side opened as a client's would be.
+    fn open_pty() -> (portable_pty::PtyPair, DirectTerminal) {
+        let pty = native_pty_system()
+            .openpty(PtySize::default())
+            .expect("openpty");
+        let path = pty.master.tty_name().expect("tty name");
+        let terminal = DirectTerminal::open(&device(&path)).expect("open");
+        (pty, terminal)
+    }
+
     #[tokio::test]
     async fn a_path_that_is_not_a_terminal_is_refused() {
         let file = tempfile::NamedTempFile::new().expect("temp file");
@@ -227,11 +237,7 @@ mod tests {
 
     #[tokio::test]
     async fn input_goes_to_the_owner_as_the_clients_and_a_hangup_is_reported() {
-        let pty = native_pty_system()
-            .openpty(PtySize::default())
-            .expect("openpty");
-        let path = pty.master.tty_name().expect("tty name");
-        let terminal = DirectTerminal::open(&device(&path)).expect("open");
+        let (pty, terminal) = open_pty();
         let (tx, mut rx) = mpsc::unbounded_channel();
         let _reader = terminal.start_reading(7, tx);
         let mut keys = pty.master.take_writer().expect("writer");
@@ -250,11 +256,7 @@ mod tests {
 
     #[tokio::test]
     async fn frames_are_written_at_once_but_never_ahead_of_queued_ones() {
-        let pty = native_pty_system()
-            .openpty(PtySize::default())
-            .expect("openpty");
-        let path = pty.master.tty_name().expect("tty name");
-        let terminal = DirectTerminal::open(&device(&path)).expect("open");
+        let (pty, terminal) = open_pty();
         let (owner_tx, _owner_rx) = mpsc::unbounded_channel();
         let direct = Direct {
             _input: terminal.start_reading(1, owner_tx),
