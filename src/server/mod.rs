@@ -242,7 +242,14 @@ impl Server {
             .min();
             let echo = self.echo_watch.as_ref().map(|w| w.ready());
             let watching = echo.is_some();
+            let terminals = self.direct_terminals();
             tokio::select! {
+                (id, input) = terminal::next_input(&terminals), if !terminals.is_empty() => {
+                    self.handle(match input {
+                        terminal::TerminalInput::Bytes(bytes) => Msg::Input { id, bytes },
+                        terminal::TerminalInput::Lost => Msg::TerminalLost { id },
+                    })
+                }
                 () = echo_watch::readable(echo), if watching => self.echo_ready(),
                 msg = rx.recv() => match msg {
                     Some(msg) => self.handle(msg),
@@ -419,6 +426,15 @@ impl Server {
         }
     }
 
+    /// The terminals the server reads itself, with their clients (read in the owner loop).
+    fn direct_terminals(&self) -> Vec<(ClientId, terminal::DirectTerminal)> {
+        self.state
+            .clients
+            .values()
+            .filter_map(|c| c.direct.clone().map(|t| (c.id, t)))
+            .collect()
+    }
+
     /// Opens a client's terminal to read and write it directly (see `terminal`); None leaves
     /// the client forwarding input and frames.
     fn use_terminal(
@@ -426,17 +442,13 @@ impl Server {
         id: ClientId,
         device: &crate::protocol::TerminalDevice,
         tx: &mpsc::Sender<terminal::Outgoing>,
-    ) -> Option<terminal::Direct> {
+    ) -> Option<terminal::DirectTerminal> {
         match terminal::DirectTerminal::open(device) {
             Ok(t) => {
                 tracing::info!("client {id}: the server reads and writes {}", device.path);
-                let input = t.start_reading(id, self.tx.clone());
                 tx.try_send(terminal::Outgoing::UseTerminal(t.clone()))
                     .ok()?;
-                Some(terminal::Direct {
-                    terminal: t,
-                    _input: input,
-                })
+                Some(t)
             }
             Err(e) => {
                 tracing::info!("client {id}: frames go through the client ({e})");

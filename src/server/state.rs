@@ -407,7 +407,7 @@ pub struct Client {
     /// The approval panel as this client sees it.
     pub panel: super::approval_panel::PanelState,
     /// The client's terminal, when the server reads and writes it directly.
-    pub direct: Option<super::terminal::Direct>,
+    pub direct: Option<super::terminal::DirectTerminal>,
 }
 
 impl Client {

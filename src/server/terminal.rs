@@ -7,20 +7,22 @@
 //! reports resizes and waits to be told to exit. A terminal the server cannot open (another
 //! mount namespace, a device that is not ours) leaves the client forwarding as before.
 //!
-//! Order matters when a client leaves: the reader stops as the client is removed (so keys
-//! typed afterwards reach the shell), and the connection's writer writes everything queued for
-//! the terminal before the `Exit` that lets the client restore it (see `socket::connection`).
+//! Order matters when a client leaves: the owner stops reading the terminal as the client is
+//! removed (it reads only its clients' terminals, see [`next_input`]), so keys typed afterwards
+//! reach the shell; and the connection's writer writes everything queued for the terminal
+//! before the `Exit` that lets the client restore it (see `socket::connection`).
 
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::task::Poll;
 
 use tokio::io::unix::AsyncFd;
 use tokio::sync::mpsc;
 
-use super::{ClientId, Msg};
+use super::ClientId;
 
 /// The client's terminal device, opened non-blocking by the server.
 #[derive(Clone, Debug)]
@@ -81,44 +83,48 @@ impl DirectTerminal {
         }
         Ok(())
     }
+}
 
-    /// Starts reading the terminal's input into the owner loop as `client`'s. Reading stops
-    /// when the returned handle is dropped (the client left) or the terminal is gone (then
-    /// the owner hears `TerminalLost`).
-    pub fn start_reading(&self, client: ClientId, tx: mpsc::UnboundedSender<Msg>) -> InputReader {
-        let fd = self.fd.clone();
-        let task = tokio::spawn(async move {
-            let mut buf = vec![0u8; 64 * 1024];
+/// What reading a client's terminal gave.
+#[derive(Debug, PartialEq, Eq)]
+pub enum TerminalInput {
+    Bytes(Vec<u8>),
+    /// The terminal hung up (a dropped SSH connection, a closed window) or failed.
+    Lost,
+}
+
+/// How much of a terminal's input one read takes (a paste arrives in several).
+const INPUT_CHUNK: usize = 16 * 1024;
+
+/// Waits until one of `terminals` has input, and reads it: on the owner's own thread, so a key
+/// goes from the terminal to `client_input` with no task or channel in between. Never returns
+/// while none has input (pending forever for an empty list).
+pub async fn next_input(terminals: &[(ClientId, DirectTerminal)]) -> (ClientId, TerminalInput) {
+    let mut buf = [0u8; INPUT_CHUNK];
+    std::future::poll_fn(|cx| {
+        for (id, t) in terminals {
             loop {
-                let Ok(mut ready) = fd.readable().await else {
-                    break;
+                let mut ready = match t.fd.poll_read_ready(cx) {
+                    Poll::Ready(Ok(ready)) => ready,
+                    Poll::Ready(Err(_)) => return Poll::Ready((*id, TerminalInput::Lost)),
+                    Poll::Pending => break,
                 };
                 match ready.try_io(|fd| (&mut fd.get_ref()).read(&mut buf)) {
-                    Ok(Ok(0)) => break,
+                    Ok(Ok(0)) => return Poll::Ready((*id, TerminalInput::Lost)),
                     Ok(Ok(n)) => {
-                        let bytes = buf[..n].to_vec();
-                        if tx.send(Msg::Input { id: client, bytes }).is_err() {
-                            return;
-                        }
+                        return Poll::Ready((*id, TerminalInput::Bytes(buf[..n].to_vec())))
                     }
                     Ok(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    // EIO: the terminal hung up (a dropped SSH connection, a closed window).
-                    Ok(Err(_)) => break,
+                    // EIO: hung up.
+                    Ok(Err(_)) => return Poll::Ready((*id, TerminalInput::Lost)),
+                    // Readiness was stale and is cleared: poll again, which registers the waker.
                     Err(_would_block) => {}
                 }
             }
-            let _ = tx.send(Msg::TerminalLost { id: client });
-        });
-        InputReader(task.abort_handle())
-    }
-}
-
-/// The direct path of an attached client's output.
-#[derive(Debug)]
-pub struct Direct {
-    pub terminal: DirectTerminal,
-    /// Held for its `Drop`: removing the client stops reading its terminal.
-    pub _input: InputReader,
+        }
+        Poll::Pending
+    })
+    .await
 }
 
 /// Sends bytes to an attached client's terminal: written at once when the server owns the
@@ -126,10 +132,10 @@ pub struct Direct {
 /// the connection's writer, which keeps the order. Err when the client's queue is full.
 pub fn send_to_terminal(
     tx: &mpsc::Sender<Outgoing>,
-    direct: Option<&Direct>,
+    direct: Option<&DirectTerminal>,
     bytes: Vec<u8>,
 ) -> Result<(), ()> {
-    let Some(t) = direct.map(|d| &d.terminal) else {
+    let Some(t) = direct else {
         return tx.try_send(Outgoing::Terminal(bytes)).map_err(|_| ());
     };
     let mut rest = &bytes[..];
@@ -155,16 +161,6 @@ impl DirectTerminal {
     /// Marks one queued item written (or dropped) by the connection's writer.
     pub fn written(&self) {
         self.queued.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-/// Reads a client's terminal until dropped.
-#[derive(Debug)]
-pub struct InputReader(tokio::task::AbortHandle);
-
-impl Drop for InputReader {
-    fn drop(&mut self) {
-        self.0.abort();
     }
 }
 
@@ -236,32 +232,26 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn input_goes_to_the_owner_as_the_clients_and_a_hangup_is_reported() {
+    async fn input_is_read_as_its_clients_and_a_hangup_is_reported() {
         let (pty, terminal) = open_pty();
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let _reader = terminal.start_reading(7, tx);
+        let (quiet_pty, quiet) = open_pty();
+        let terminals = [(3, quiet), (7, terminal.clone())];
         let mut keys = pty.master.take_writer().expect("writer");
         keys.write_all(b"typed\n").expect("type");
-        match rx.recv().await {
-            Some(Msg::Input { id: 7, bytes }) => assert_eq!(bytes, b"typed\n"),
-            other => panic!("expected input, got {other:?}"),
-        }
+        assert_eq!(
+            next_input(&terminals).await,
+            (7, TerminalInput::Bytes(b"typed\n".to_vec()))
+        );
         terminal.write_all(b"drawn").await.expect("draw");
         drop((keys, pty.master, pty.slave));
-        match rx.recv().await {
-            Some(Msg::TerminalLost { id: 7 }) => {}
-            other => panic!("expected the terminal lost, got {other:?}"),
-        }
+        assert_eq!(next_input(&terminals).await, (7, TerminalInput::Lost));
+        drop(quiet_pty);
     }
 
     #[tokio::test]
     async fn frames_are_written_at_once_but_never_ahead_of_queued_ones() {
         let (pty, terminal) = open_pty();
-        let (owner_tx, _owner_rx) = mpsc::unbounded_channel();
-        let direct = Direct {
-            _input: terminal.start_reading(1, owner_tx),
-            terminal: terminal.clone(),
-        };
+        let direct = terminal.clone();
         let (tx, mut rx) = mpsc::channel(8);
         // Nothing queued: written straight to the terminal, the writer task never sees it.
         send_to_terminal(&tx, Some(&direct), b"now".to_vec()).expect("sent");
