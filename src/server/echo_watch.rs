@@ -38,7 +38,8 @@ pub(super) async fn readable(fd: Option<Arc<AsyncFd<File>>>) {
 }
 
 impl Server {
-    /// Takes `pane`'s next output for the owner (before a key is written to it). Without a
+    /// Takes `pane`'s next output for the owner (right after a key was written to it: an echo
+    /// that came first is read by the reader thread as usual, which is harmless). Without a
     /// descriptor to wait on (or an owner loop to wait in: the reducer's unit tests drive the
     /// server without one), the reader thread keeps reading.
     pub(super) fn watch_echo(&mut self, pane: PaneId) {
