@@ -319,13 +319,11 @@ async fn a_non_2xx_answer_prints_nothing() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refused_grok_gate_prints_a_deny_not_nothing() {
+/// What `calyx hook grok --approval` prints when calyx answers its gate with `reply` (raw HTTP;
+/// empty: calyx reads the request and hangs up).
+async fn grok_gate_prints(reply: &'static [u8]) -> String {
     let state_home = tempfile::tempdir().expect("tempdir");
-    let server = scripted_server(
-        state_home.path(),
-        b"HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\n\r\n",
-    );
+    let server = scripted_server(state_home.path(), reply);
     let (output, _) = run_hook(
         state_home.path(),
         &["grok", "--approval"],
@@ -334,31 +332,25 @@ async fn a_refused_grok_gate_prints_a_deny_not_nothing() {
     )
     .await;
     assert!(output.status.success());
+    server.join().expect("server");
+    String::from_utf8_lossy(&output.stdout).to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_grok_gate_prints_a_deny_not_nothing() {
     assert_eq!(
-        String::from_utf8_lossy(&output.stdout),
+        grok_gate_prints(b"HTTP/1.1 413 Payload Too Large\r\nContent-Length: 0\r\n\r\n").await,
         r#"{"decision":"deny","reason":"calyx could not hold this tool call for approval: calyx refused it (HTTP 413)."}"#
     );
-    server.join().expect("server");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_grok_gate_whose_calyx_goes_away_is_denied() {
-    let state_home = tempfile::tempdir().expect("tempdir");
     // Reads the request, then closes without an answer: calyx crashed while the gate waited.
-    let server = scripted_server(state_home.path(), b"");
-    let (output, _) = run_hook(
-        state_home.path(),
-        &["grok", "--approval"],
-        &IN_PANE,
-        PAYLOAD,
-    )
-    .await;
-    assert!(output.status.success());
     assert_eq!(
-        String::from_utf8_lossy(&output.stdout),
+        grok_gate_prints(b"").await,
         r#"{"decision":"deny","reason":"calyx could not hold this tool call for approval: calyx stopped answering."}"#
     );
-    server.join().expect("server");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
