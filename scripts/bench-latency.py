@@ -33,11 +33,17 @@ def main():
     a = ap.parse_args()
     pooled = {t: [] for t in a.targets}
     round_p99 = {t: [] for t in a.targets}
+    default_bin = os.environ.get("CALYX_BIN")
     for r in range(a.rounds):
         for target in a.targets:
             kind, _, binary = target.partition(":")
+            # A plain `calyx` after a `calyx:PATH` must not inherit PATH's binary.
             if binary:
                 os.environ["CALYX_BIN"] = os.path.abspath(binary)
+            elif default_bin is not None:
+                os.environ["CALYX_BIN"] = default_bin
+            else:
+                os.environ.pop("CALYX_BIN", None)
             samples = muxbench.latency(kind, a.keys, flood=a.flood)
             if not samples or samples == "n/a":
                 print(f"round {r + 1} {target}: FAILED", flush=True)

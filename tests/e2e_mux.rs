@@ -146,9 +146,7 @@ fn hangup_only_detaches() {
     let c = env.client(&["new", "-s", "ssh"], 24, 80);
     c.wait_for("$ ");
     // A dropped SSH connection: SIGHUP to the client.
-    unsafe {
-        libc::kill(c.pid() as i32, libc::SIGHUP);
-    }
+    c.signal(libc::SIGHUP);
     wait_until("client detached", || {
         env.ok(&["ls"])
             .contains("ssh: 1 windows")
@@ -516,9 +514,7 @@ fn a_flooding_pane_and_a_client_killed_mid_frame_leave_the_server_bounded() {
     c.send("yes 'calyx flood line with some text' | head -c 40000000; echo FLOOD-DONE\r");
     c.wait_screen("flood running", |s| s.contains("calyx flood line"));
     // Kill the client mid-frame; the server must not care.
-    unsafe {
-        libc::kill(c.pid() as i32, libc::SIGKILL);
-    }
+    c.signal(libc::SIGKILL);
     // The neighbour answers while the flood runs.
     env.ok(&[
         "send-keys",

@@ -8,12 +8,8 @@ use std::path::Path;
 
 use common::{calyx_bin, wait_until, Client, Env};
 
-fn signal(client: &Client, sig: i32) {
-    // SAFETY: kill only sends a signal to the test's own child process.
-    unsafe {
-        libc::kill(client.pid() as i32, sig);
-    }
-}
+/// A pane program that prints a numbered line every 5 ms, for ever.
+const TICKING: &str = "i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.005; done";
 
 fn server_log(env: &Env) -> String {
     std::fs::read_to_string(env.path().join("state/calyx/server.log")).unwrap_or_default()
@@ -26,15 +22,12 @@ fn the_server_reads_and_draws_the_terminal_while_the_client_is_stopped() {
     c.wait_for("$ ");
     // A stopped client can neither forward a key nor draw a frame: only a server that owns
     // the terminal can echo this.
-    signal(&c, libc::SIGSTOP);
+    c.signal(libc::SIGSTOP);
     c.send("echo typed-$((6*7))\r");
     c.wait_for("typed-42");
-    signal(&c, libc::SIGCONT);
-    assert!(
-        server_log(&env).contains("the server reads and writes /dev/"),
-        "{}",
-        server_log(&env)
-    );
+    c.signal(libc::SIGCONT);
+    let log = server_log(&env);
+    assert!(log.contains("the server reads and writes /dev/"), "{log}");
     c.prefix("d");
     let out = c.wait_exit();
     assert!(out.contains("[detached]"), "{out}");
@@ -52,11 +45,8 @@ fn with_direct_terminal_off_the_client_forwards_keys_and_frames() {
     wait_until("two panes", || (env.panes().len() == 2).then_some(()));
     c.send("echo in-the-new-pane\r");
     c.wait_for("in-the-new-pane");
-    assert!(
-        !server_log(&env).contains("the server reads and writes"),
-        "{}",
-        server_log(&env)
-    );
+    let log = server_log(&env);
+    assert!(!log.contains("the server reads and writes"), "{log}");
     c.prefix("d");
     let out = c.wait_exit();
     assert!(out.contains("[detached]"), "{out}");
@@ -99,10 +89,9 @@ fn sigterm_detaches_once_the_server_has_finished_drawing() {
     let env = Env::new();
     // Frames keep coming while the client is told to go: none may land after it restored the
     // terminal (they would draw over the user's shell).
-    let ticking = "i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.005; done";
-    let mut c = env.client(&["new", "-s", "term", "--", "sh", "-c", ticking], 24, 80);
+    let mut c = env.client(&["new", "-s", "term", "--", "sh", "-c", TICKING], 24, 80);
     c.wait_for("tick-20");
-    signal(&c, libc::SIGTERM);
+    c.signal(libc::SIGTERM);
     let out = c.wait_exit();
     assert!(out.contains("detached (terminated)"), "{out}");
     // The terminal was restored after the server's last frame: the alternate screen is left.
@@ -146,8 +135,7 @@ fn after_exit_the_server_writes_nothing_more_to_the_terminal() {
     use tokio::io::AsyncWriteExt;
 
     let env = Env::new();
-    let ticking = "i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.005; done";
-    env.ok(&["new", "-d", "-s", "tick", "--", "sh", "-c", ticking]);
+    env.ok(&["new", "-d", "-s", "tick", "--", "sh", "-c", TICKING]);
     // A terminal of our own, handed to the server the way `calyx attach` does.
     let size = PtySize {
         rows: 24,

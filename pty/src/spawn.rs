@@ -4,11 +4,13 @@
 //! The reader parses on its own thread (not the server's owner loop) so a flooding pane uses the
 //! second core and never delays keystrokes to another pane; the owner only hears "pane changed".
 //! A keystroke is written by the owner itself when nothing is queued before it (the PTY is
-//! non-blocking, see `pty_fd`); larger or blocked input goes through the writer thread.
+//! non-blocking, see `pty_fd`); larger or blocked input goes through the writer thread. The
+//! output right after a keystroke (its echo) the owner may read itself (`read_gate`).
 
 use crate::read_gate::{read_once, ReadGate, ReadOutcome};
 use std::fs::File;
 use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex};
@@ -180,10 +182,7 @@ pub fn spawn(
     let reader = pty_fd::duplicate(master_fd).map_err(start_error)?;
     let direct = pty_fd::duplicate(master_fd).map_err(start_error)?;
     let writer_ready = pty_fd::duplicate(master_fd).map_err(start_error)?;
-    let gate = Arc::new(
-        crate::read_gate::ReadGate::new(std::os::fd::AsRawFd::as_raw_fd(&reader))
-            .map_err(start_error)?,
-    );
+    let gate = Arc::new(crate::read_gate::ReadGate::new(reader.as_raw_fd()).map_err(start_error)?);
     let gate_for_reader = gate.clone();
     let writer = pty.master.take_writer().map_err(|e| SpawnError::Start {
         command: command_text.clone(),
@@ -343,20 +342,21 @@ impl PaneProcess {
 
     /// A new descriptor of the PTY master to wait on for the output the owner took.
     pub fn output_watch(&self) -> std::io::Result<File> {
-        pty_fd::duplicate(std::os::fd::AsRawFd::as_raw_fd(&self.direct))
+        pty_fd::duplicate(self.direct.as_raw_fd())
     }
 
     /// Reads and parses what the program printed, on the caller's thread (the owner, for an
-    /// echo it took); query answers go back to the program as the reader thread's do.
-    pub fn read_output(&self, terminal: &Mutex<Terminal>) -> ReadOutcome {
+    /// echo it took); query answers go back to the program as the reader thread's do. Whether
+    /// there was output.
+    pub fn read_output(&self, terminal: &Mutex<Terminal>) -> bool {
         let mut buf = [0u8; OWNER_READ_CHUNK];
-        let outcome = read_once(&self.direct, terminal, &mut buf);
-        if let ReadOutcome::Parsed(answers) = &outcome {
-            if !answers.is_empty() {
-                self.input.send(answers.clone());
-            }
+        let ReadOutcome::Parsed(answers) = read_once(&self.direct, terminal, &mut buf) else {
+            return false;
+        };
+        if !answers.is_empty() {
+            self.input.send(answers);
         }
-        outcome
+        true
     }
 
     /// Tells the program its new size (SIGWINCH).

@@ -220,9 +220,7 @@ impl Server {
 
     /// A pane is gone (closed, or its program exited): its agent is done, never live-looking.
     pub(super) fn after_pane_closed(&mut self, pane: PaneId) {
-        if !self.state.panes.contains_key(&pane) {
-            self.end_echo_watch();
-        }
+        self.forget_echo_watch(pane);
         self.state.unread.remove(&pane);
         self.approvals_pane_closed(pane);
         self.wake_command_waiters(None);

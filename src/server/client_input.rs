@@ -222,7 +222,7 @@ impl Server {
             raw
         };
         p.process.write(bytes);
-        // After the write, so that taking the echo (two system calls) overlaps the program's
+        // After the write, so that taking the echo (a few system calls) overlaps the program's
         // work on it; an echo that came first is read by the reader thread as usual.
         self.watch_echo(pane);
     }

@@ -5,7 +5,6 @@
 use std::fs::File;
 use std::sync::Arc;
 
-use calyx_pty::read_gate::ReadOutcome;
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 
@@ -73,6 +72,15 @@ impl Server {
         }
     }
 
+    /// Drops the watch of a pane that closed (nothing to give reading back to).
+    pub(super) fn forget_echo_watch(&mut self, pane: PaneId) {
+        if self.echo_watch.as_ref().is_some_and(|w| w.pane == pane)
+            && !self.state.panes.contains_key(&pane)
+        {
+            self.echo_watch = None;
+        }
+    }
+
     /// The watched pane has output: read one chunk here, hand reading back, and handle it as
     /// any pane output (the echo is drawn at once).
     pub(super) fn echo_ready(&mut self) {
@@ -82,9 +90,9 @@ impl Server {
         let Some(p) = self.state.panes.get(&w.pane) else {
             return;
         };
-        let outcome = p.process.read_output(&p.terminal);
+        let parsed = p.process.read_output(&p.terminal);
         p.process.give_back_output();
-        if matches!(outcome, ReadOutcome::Parsed(_)) {
+        if parsed {
             self.pane_output(w.pane);
         }
     }

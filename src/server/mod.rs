@@ -56,21 +56,23 @@ const MESSAGE_TIME: Duration = Duration::from_secs(4);
 /// Longest a synchronized update (DECSET 2026) may hold a pane's frame back.
 const SYNC_HOLD: Duration = Duration::from_millis(150);
 
-/// Everything the owner loop hears about.
+/// Everything the owner loop hears about over its channel. (It also waits on the terminals it
+/// reads directly and on a keystroke's echo itself: see `run`.)
 #[derive(Debug)]
 pub enum Msg {
-    /// A client connected; frames for it go to `tx`.
+    /// A client connected; messages for it (and frames, unless the server writes its terminal
+    /// directly) go to `tx`.
     Connected {
         id: ClientId,
         tx: mpsc::Sender<terminal::Outgoing>,
     },
     /// A control message from a client.
     Message { id: ClientId, msg: ClientMessage },
-    /// Terminal input from an attached client.
+    /// Terminal input from an attached client (forwarded by it, or read by the owner).
     Input { id: ClientId, bytes: Vec<u8> },
     /// A client's connection closed.
     Disconnected { id: ClientId },
-    /// The terminal the server reads for a client hung up or failed.
+    /// The terminal the server reads for a client hung up or failed (from `run`).
     TerminalLost { id: ClientId },
     /// A pane parsed new output.
     PaneOutput { pane: PaneId },

@@ -100,7 +100,6 @@ const INPUT_CHUNK: usize = 16 * 1024;
 /// goes from the terminal to `client_input` with no task or channel in between. Never returns
 /// while none has input (pending forever for an empty list).
 pub async fn next_input(terminals: &[(ClientId, DirectTerminal)]) -> (ClientId, TerminalInput) {
-    let mut buf = [0u8; INPUT_CHUNK];
     std::future::poll_fn(|cx| {
         for (id, t) in terminals {
             loop {
@@ -109,11 +108,18 @@ pub async fn next_input(terminals: &[(ClientId, DirectTerminal)]) -> (ClientId, 
                     Poll::Ready(Err(_)) => return Poll::Ready((*id, TerminalInput::Lost)),
                     Poll::Pending => break,
                 };
-                match ready.try_io(|fd| (&mut fd.get_ref()).read(&mut buf)) {
-                    Ok(Ok(0)) => return Poll::Ready((*id, TerminalInput::Lost)),
-                    Ok(Ok(n)) => {
-                        return Poll::Ready((*id, TerminalInput::Bytes(buf[..n].to_vec())))
+                // The buffer exists only once a terminal is ready, not in every pending future.
+                let read = ready.try_io(|fd| {
+                    let mut buf = vec![0u8; INPUT_CHUNK];
+                    let n = (&mut fd.get_ref()).read(&mut buf)?;
+                    buf.truncate(n);
+                    Ok(buf)
+                });
+                match read {
+                    Ok(Ok(bytes)) if bytes.is_empty() => {
+                        return Poll::Ready((*id, TerminalInput::Lost))
                     }
+                    Ok(Ok(bytes)) => return Poll::Ready((*id, TerminalInput::Bytes(bytes))),
                     Ok(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     // EIO: hung up.
                     Ok(Err(_)) => return Poll::Ready((*id, TerminalInput::Lost)),

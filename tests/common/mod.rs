@@ -414,6 +414,14 @@ impl Client {
         self.child.process_id().expect("pid")
     }
 
+    /// Sends the client process a signal (a hangup, a stop, a kill).
+    pub fn signal(&self, sig: i32) {
+        // SAFETY: kill only sends a signal to the test's own child process.
+        unsafe {
+            libc::kill(self.pid() as i32, sig);
+        }
+    }
+
     /// Whether the client process has exited.
     pub fn exited(&mut self) -> bool {
         self.child.try_wait().ok().flatten().is_some()
