@@ -714,7 +714,7 @@ fn unread_messages_show_on_the_border_and_in_the_sidebar_until_received() {
 }
 
 #[test]
-fn the_agent_kind_header_refreshes_a_row_of_another_kind_or_a_done_row() {
+fn the_agent_kind_header_refreshes_a_row_of_another_kind_but_leaves_hooked_rows_to_hooks() {
     let env = Env::new();
     let c = session(&env, "kind", &[]);
     c.wait_for("$ ");
@@ -730,7 +730,8 @@ fn the_agent_kind_header_refreshes_a_row_of_another_kind_or_a_done_row() {
     let claude = McpSession::open_as(&env, &surface, Some("claude-code"));
     assert_eq!(row(&claude), (json!("claude-code"), json!("idle")));
 
-    // A done row comes back to life when an agent connects again.
+    // A row its hooks ended stays done when the same CLI's MCP client connects again (Codex's
+    // does while it quits, after its SessionEnd); the hooks start the next session.
     hook(
         &env,
         &surface,
@@ -738,7 +739,7 @@ fn the_agent_kind_header_refreshes_a_row_of_another_kind_or_a_done_row() {
     );
     assert_eq!(agent_state(&env, "%1").as_deref(), Some("done"));
     let again = McpSession::open_as(&env, &surface, Some("claude-code"));
-    assert_eq!(row(&again), (json!("claude-code"), json!("idle")));
+    assert_eq!(row(&again), (json!("claude-code"), json!("done")));
 
     // A live row of the same CLI is left to its hooks.
     hook(

@@ -30,10 +30,47 @@ pub struct AgentBook {
     rows: BTreeMap<u64, AgentRow>,
 }
 
+/// The event name an MCP client's connect is recorded under in a row's history.
+const MCP_CONNECT: &str = "mcp connect";
+
 impl AgentBook {
     /// Applies one normalized hook event from the agent in `pane`, returning the state changes
     /// it caused (the main row's and its subagents').
     pub fn apply(
+        &mut self,
+        pane: u64,
+        kind: AgentKind,
+        ev: &NormalizedEvent,
+        now: Instant,
+    ) -> Vec<Transition> {
+        let out = self.apply_event(pane, kind, ev, now);
+        if let Some(row) = self.rows.get_mut(&pane) {
+            row.hooked = true;
+        }
+        out
+    }
+
+    /// An agent CLI's MCP client connected from `pane`, naming itself `kind`. A pane without
+    /// an agent row gets one (idle: an agent that just connected sits at its prompt), so
+    /// agents whose hooks are not installed still show; so does a pane whose row is another
+    /// CLI's. A row of the same CLI is left alone while it is live, and for good once its
+    /// hooks report it: a CLI with hooks announces its next session itself, while its MCP
+    /// client may connect again on the way out (Codex's does after its SessionEnd), which
+    /// must not bring the ended row back.
+    pub fn mcp_connected(&mut self, pane: u64, kind: AgentKind, now: Instant) -> Vec<Transition> {
+        let left_to_hooks = |r: &AgentRow| r.hooked || r.state != AgentState::Done;
+        if self
+            .rows
+            .get(&pane)
+            .is_some_and(|r| r.kind == kind && left_to_hooks(r))
+        {
+            return Vec::new();
+        }
+        let event = NormalizedEvent::new(EventKind::SessionStart, MCP_CONNECT);
+        self.apply_event(pane, kind, &event, now)
+    }
+
+    fn apply_event(
         &mut self,
         pane: u64,
         kind: AgentKind,
@@ -70,6 +107,7 @@ impl AgentBook {
             }
             retire_all(row, &mut out);
             row.kind = kind;
+            row.hooked = false;
             row.session_id = None;
             row.last_tool = None;
             row.pending = None;

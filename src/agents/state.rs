@@ -211,6 +211,9 @@ pub struct AgentRow {
     /// History lines ever recorded (the history itself keeps the last [`HISTORY_LEN`]), so a
     /// script can tell which of the lines `calyx agents explain` shows arrived after a point.
     pub events_recorded: u64,
+    /// A hook event reached the row since its CLI took the pane: the CLI's hooks report it,
+    /// so they, not its MCP client connecting, say when a session starts and ends.
+    pub hooked: bool,
 }
 
 impl AgentRow {
@@ -234,6 +237,7 @@ impl AgentRow {
             pending: None,
             history: VecDeque::with_capacity(HISTORY_LEN),
             events_recorded: 0,
+            hooked: false,
         }
     }
 

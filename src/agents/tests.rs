@@ -494,3 +494,43 @@ async fn aging_and_blocked_grace_on_the_paused_clock() {
     );
     assert_eq!(book.row(7).map(|r| r.state), Some(AgentState::Working));
 }
+
+#[test]
+fn an_mcp_connect_makes_a_row_only_where_hooks_do_not_report() {
+    let t0 = Instant::now();
+    let mut book = AgentBook::default();
+    let codex = AgentKind::Codex;
+
+    // No hooks: the connect alone gives the pane an idle row.
+    assert_eq!(book.mcp_connected(P, codex, t0).len(), 1);
+    assert_eq!(state(&book), AgentState::Idle);
+    // A row that ended without hooks comes back when a CLI connects again.
+    book.pane_exited(P, secs(t0, 1));
+    assert_eq!(state(&book), AgentState::Done);
+    book.mcp_connected(P, codex, secs(t0, 2));
+    assert_eq!(state(&book), AgentState::Idle);
+
+    // Once hooks report the row, they alone end it: Codex's MCP client connecting again on
+    // its way out, after SessionEnd, leaves the row done.
+    book.apply(
+        P,
+        codex,
+        &ev(EventKind::UserPromptSubmit, "c1"),
+        secs(t0, 3),
+    );
+    book.apply(P, codex, &ev(EventKind::SessionEnd, "c1"), secs(t0, 4));
+    assert_eq!(state(&book), AgentState::Done);
+    assert!(book.mcp_connected(P, codex, secs(t0, 5)).is_empty());
+    assert_eq!(state(&book), AgentState::Done);
+    // ... until the hooks start the next session.
+    book.apply(P, codex, &ev(EventKind::SessionStart, "c2"), secs(t0, 6));
+    assert_eq!(state(&book), AgentState::Idle);
+
+    // Another CLI connecting takes the pane over, hooks or not, and its row starts unhooked.
+    book.mcp_connected(P, CLAUDE, secs(t0, 7));
+    let row = book.row(P).expect("row");
+    assert_eq!(
+        (row.kind, row.state, row.hooked),
+        (CLAUDE, AgentState::Idle, false)
+    );
+}

@@ -101,7 +101,17 @@ impl Server {
     ) {
         let now = Instant::now();
         let transitions = self.agents.apply(u64::from(pane), kind, event, now);
-        self.after_transitions(&transitions, now);
+        self.after_agent_change(pane, &transitions, now);
+    }
+
+    /// Acts on what an event did to `pane`'s agent row and redraws where the row shows.
+    pub(super) fn after_agent_change(
+        &mut self,
+        pane: PaneId,
+        transitions: &[Transition],
+        now: Instant,
+    ) {
+        self.after_transitions(transitions, now);
         self.state.mark_pane_dirty(pane);
         self.mark_sidebars_dirty();
     }

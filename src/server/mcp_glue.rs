@@ -43,11 +43,8 @@ fn pane_id(text: &str) -> Option<PaneId> {
 }
 
 impl Server {
-    /// An MCP client said which agent CLI runs in `pane`: a pane without an agent row gets
-    /// one (idle: an agent that just connected its MCP client sits at its prompt), so agents
-    /// whose hooks are not installed still show in the sidebar. So does a pane whose row is
-    /// another CLI's or done: a new agent started there. A live row of the same CLI is left as
-    /// is: its hooks know better.
+    /// An MCP client said which agent CLI runs in `pane`: the book decides whether that makes
+    /// or renews a row ([`crate::agents::AgentBook::mcp_connected`]).
     fn agent_seen(&mut self, pane: &str, kind: &str) {
         let (Ok(target), Ok(kind)) = (
             self.state.resolve(Some(pane)),
@@ -55,15 +52,9 @@ impl Server {
         ) else {
             return;
         };
-        let current = self.agents.row(u64::from(target.pane));
-        if current.is_some_and(|r| r.kind == kind && r.state != AgentState::Done) {
-            return;
-        }
-        let event = calyx_integrations::NormalizedEvent::new(
-            calyx_integrations::EventKind::SessionStart,
-            "mcp connect",
-        );
-        self.apply_agent_event(target.pane, kind, &event);
+        let now = Instant::now();
+        let transitions = self.agents.mcp_connected(u64::from(target.pane), kind, now);
+        self.after_agent_change(target.pane, &transitions, now);
     }
 
     pub(super) fn mcp_op(&mut self, op: McpOp) {
