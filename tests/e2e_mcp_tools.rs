@@ -763,3 +763,44 @@ fn wait_outcome(result: &Value) -> (Value, Value, Value) {
         out["agent_state"].clone(),
     )
 }
+
+/// The nice value of each pane reader thread of the server (`/proc/PID/task/*/stat`).
+fn reader_nice_values(env: &Env) -> Vec<i64> {
+    let pid = env.server_pid();
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("tasks");
+    let mut out = Vec::new();
+    for task in tasks.flatten() {
+        let path = task.path();
+        let comm = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
+        if comm.trim() != "calyx-pane-read" {
+            continue;
+        }
+        let stat = std::fs::read_to_string(path.join("stat")).unwrap_or_default();
+        // After the `(comm)` field, nice is the 17th (field 19 of proc(5)).
+        let nice: Option<i64> = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(16))
+            .and_then(|n| n.parse().ok());
+        out.extend(nice);
+    }
+    out.sort_unstable();
+    out
+}
+
+#[test]
+fn a_pane_split_by_an_agent_runs_at_background_priority_without_a_keystroke() {
+    let env = Env::new();
+    let ticking = ["sh", "-c", "while :; do echo tick; sleep 0.1; done"];
+    let _c = session(&env, "prio", &ticking);
+    let (mcp, _) = McpSession::open_with(&env, &[]);
+    let split = mcp.call(
+        "pane_split",
+        json!({"pane": "%1", "direction": "right", "command": "while :; do echo tock; sleep 0.1; done"}),
+    );
+    assert_ne!(split["isError"], true, "{split}");
+    // The new pane does not take focus, so its reader drops to background priority (the
+    // reader applies it at its next read); the focused pane's stays normal.
+    wait_until("one niced reader and one normal", || {
+        (reader_nice_values(&env) == [0, 10]).then_some(())
+    });
+}

@@ -477,24 +477,14 @@ fn many_panes_and_tiny_or_huge_terminals_are_survived() {
 }
 
 fn server_rss_kb(env: &Env) -> u64 {
-    let sock = env.path().join("run/calyx/server.sock");
-    let out = std::process::Command::new("pgrep")
-        .args(["-f", "calyx server"])
-        .output()
-        .expect("pgrep");
-    for pid in String::from_utf8_lossy(&out.stdout).split_whitespace() {
-        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-        if String::from_utf8_lossy(&environ).contains(&*sock.display().to_string()) {
-            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-            return status
-                .lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(0);
-        }
-    }
-    panic!("server process not found");
+    let pid = env.server_pid();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
 }
 
 /// A pane printing far more than its history cap while a client draws it: the client is killed

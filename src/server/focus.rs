@@ -22,9 +22,15 @@ impl Server {
             .values()
             .filter_map(|s| s.active_pane())
             .collect();
-        // Runs after every keystroke: nothing to do while focus and the set of panes stay.
-        let panes = self.state.panes.len();
-        if focused == self.focused_panes && panes == self.prioritized_panes {
+        // Runs after every keystroke: nothing to do while focus and the set of panes stay. The
+        // set, not a count: a pane closed and another opened by one message change no count.
+        let same_panes = self.state.panes.len() == self.prioritized_panes.len()
+            && self
+                .state
+                .panes
+                .keys()
+                .all(|id| self.prioritized_panes.contains(id));
+        if focused == self.focused_panes && same_panes {
             return;
         }
         if focused != self.focused_panes {
@@ -51,6 +57,6 @@ impl Server {
             p.process.set_background(!focused.contains(id));
         }
         self.focused_panes = focused;
-        self.prioritized_panes = panes;
+        self.prioritized_panes = self.state.panes.keys().copied().collect();
     }
 }

@@ -127,8 +127,8 @@ pub struct Server {
     render_now: bool,
     /// The panes that have focus as their programs were last told (see `focus`).
     focused_panes: std::collections::HashSet<PaneId>,
-    /// How many panes there were when priorities were last set (see `update_focus`).
-    prioritized_panes: usize,
+    /// The panes whose priorities were last set (see `update_focus`).
+    prioritized_panes: std::collections::HashSet<PaneId>,
     /// When each pane with an agent row last printed something (evidence of life).
     last_output: HashMap<PaneId, Instant>,
     /// Hook payloads recorded for the real-CLI suite (`CALYX_CAPTURE_PAYLOADS`), else None.
@@ -171,7 +171,7 @@ impl Server {
             notifier: crate::agents::Notifier::new(notify_config),
             last_output: HashMap::new(),
             focused_panes: Default::default(),
-            prioritized_panes: 0,
+            prioritized_panes: Default::default(),
             echo_pending: Default::default(),
             echo_watch: None,
             owner_loop: false,
@@ -268,10 +268,11 @@ impl Server {
     }
 
     fn handle(&mut self, msg: Msg) {
-        // Focus can change with any message but pane output and endpoint events.
+        // Focus and the set of panes can change with any message but pane output and endpoint
+        // events (an MCP pane_split opens a pane that does not take focus).
         let focus_may_change = matches!(
             msg,
-            Msg::Message { .. } | Msg::Input { .. } | Msg::PaneExited { .. }
+            Msg::Message { .. } | Msg::Input { .. } | Msg::PaneExited { .. } | Msg::Mcp(_)
         );
         self.dispatch(msg);
         if focus_may_change {

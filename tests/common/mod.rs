@@ -134,6 +134,23 @@ impl Env {
         String::from_utf8_lossy(&out.stdout).to_string()
     }
 
+    /// The pid of this world's `calyx server` (the one whose environment names its socket).
+    pub fn server_pid(&self) -> u32 {
+        let sock = self.path().join("run/calyx/server.sock");
+        let out = Command::new("pgrep")
+            .args(["-f", "calyx server"])
+            .output()
+            .expect("pgrep");
+        String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .filter_map(|pid| pid.parse::<u32>().ok())
+            .find(|pid| {
+                let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+                String::from_utf8_lossy(&environ).contains(&*sock.display().to_string())
+            })
+            .expect("server process not found")
+    }
+
     /// `calyx list-panes --json`, parsed.
     pub fn panes(&self) -> Vec<serde_json::Value> {
         serde_json::from_str(&self.ok(&["list-panes", "--json"])).expect("list-panes json")
