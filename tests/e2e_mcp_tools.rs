@@ -804,3 +804,58 @@ fn a_pane_split_by_an_agent_runs_at_background_priority_without_a_keystroke() {
         (reader_nice_values(&env) == [0, 10]).then_some(())
     });
 }
+
+#[test]
+fn an_approved_pane_run_leaves_the_target_panes_agent_row_alone() {
+    let env = Env::new();
+    let c = session(&env, "run", &[]);
+    c.wait_for("$ ");
+    let shell = split(&env, "run");
+    let claude_surface = surface(&env, "%1");
+    hook(
+        &env,
+        &claude_surface,
+        json!({"hook_event_name": "SessionStart", "session_id": "r1", "source": "startup"}),
+    );
+    assert_eq!(agent_state(&env, "%1").as_deref(), Some("idle"));
+
+    // An MCP client with no agent row types into the shell pane, and a Codex agent into
+    // Claude's pane: the requests name who asked, and approving them adds or changes no row.
+    let (anon, _) = McpSession::open_with(&env, &[]);
+    let codex = McpSession::open_as(&env, &surface(&env, &shell), Some("codex"));
+    let into_shell = anon.start(
+        "pane_run",
+        json!({"pane": shell, "command": "echo typed-by-anon"}),
+    );
+    let asked = common::gates::wait_pending(&env, 1);
+    assert_eq!(asked[0]["cli"], "mcp", "{asked:?}");
+    env.ok(&["approve", &asked[0]["id"].to_string()]);
+    assert!(into_shell.join().to_string().contains("sent"));
+    env.wait_capture(&shell, "typed-by-anon\n");
+    let into_claude = codex.start(
+        "pane_run",
+        json!({"pane": "%1", "command": "echo typed-by-codex"}),
+    );
+    let asked = common::gates::wait_pending(&env, 1);
+    assert_eq!(asked[0]["cli"], "codex", "{asked:?}");
+    env.ok(&["approve", &asked[0]["id"].to_string()]);
+    assert!(into_claude.join().to_string().contains("sent"));
+    env.wait_capture("%1", "typed-by-codex\n");
+
+    let rows: Value = serde_json::from_str(&env.ok(&["agents", "--json"])).expect("json");
+    let kinds: Vec<(Value, Value, Value)> = rows["agents"]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .map(|r| (r["pane"].clone(), r["agent"].clone(), r["state"].clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        kinds,
+        [
+            (json!("%1"), json!("claude-code"), json!("idle")),
+            (json!(shell), json!("codex"), json!("idle")),
+        ]
+    );
+}

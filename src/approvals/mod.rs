@@ -2,6 +2,7 @@
 //! the queue the human answers from, and the safe summary the overlay shows.
 
 pub mod answer;
+pub mod asker;
 pub mod elsewhere;
 pub mod gate;
 pub mod queue;
@@ -12,6 +13,7 @@ pub mod summary;
 mod tests;
 
 pub use answer::{Decision, Silence};
+pub use asker::Asker;
 pub use gate::{gate, Schema};
 pub use queue::{ApprovalQueue, DecidedBy, NewRequest, Pending, EXPIRY};
 pub use summary::{summarize, visible, Summary};

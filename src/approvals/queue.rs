@@ -17,6 +17,7 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::answer::{body, silence_body, Decision, Silence};
+use super::asker::Asker;
 use super::gate::Schema;
 use super::redact::redact;
 use super::summary::Summary;
@@ -51,7 +52,7 @@ impl DecidedBy {
 pub struct Pending {
     pub id: u64,
     pub pane: PaneId,
-    pub kind: AgentKind,
+    pub asker: Asker,
     pub schema: Schema,
     pub tool: String,
     pub summary: Summary,
@@ -121,7 +122,7 @@ pub const STEP_ASIDE: &str = "step aside (the CLI decides)";
 pub struct Record {
     pub id: u64,
     pub pane: PaneId,
-    pub kind: AgentKind,
+    pub asker: Asker,
     pub tool: String,
     pub headline: String,
     pub outcome: String,
@@ -144,7 +145,7 @@ pub struct ApprovalQueue {
 /// The request as it arrived, before it is queued.
 pub struct NewRequest {
     pub pane: PaneId,
-    pub kind: AgentKind,
+    pub asker: Asker,
     pub schema: Schema,
     pub tool: String,
     pub summary: Summary,
@@ -191,7 +192,7 @@ impl ApprovalQueue {
         let mut pending = Pending {
             id,
             pane: request.pane,
-            kind: request.kind,
+            asker: request.asker,
             schema: request.schema,
             tool: request.tool,
             summary: request.summary,
@@ -311,15 +312,16 @@ impl ApprovalQueue {
             .iter()
             .filter(|p| p.pane == pane)
             .filter(|p| {
-                p.input.as_ref().is_some_and(|input| {
-                    let request = super::elsewhere::HookRequest {
-                        kind: p.kind,
-                        tool: &p.tool,
-                        input,
-                        agent_id: p.agent_id.as_deref(),
-                    };
-                    super::elsewhere::answered_elsewhere(request, kind, event)
-                })
+                let (Some(input), Some(asked)) = (p.input.as_ref(), p.asker.hook()) else {
+                    return false;
+                };
+                let request = super::elsewhere::HookRequest {
+                    kind: asked,
+                    tool: &p.tool,
+                    input,
+                    agent_id: p.agent_id.as_deref(),
+                };
+                super::elsewhere::answered_elsewhere(request, kind, event)
             })
             .map(|p| p.id)
             .collect();
@@ -386,7 +388,7 @@ impl ApprovalQueue {
         self.recent.push_back(Record {
             id: pending.id,
             pane: pending.pane,
-            kind: pending.kind,
+            asker: pending.asker,
             tool: pending.tool.clone(),
             headline: redact(&pending.summary.headline),
             outcome: outcome.to_string(),
@@ -411,7 +413,7 @@ impl ApprovalQueue {
             "time": unix_seconds(SystemTime::now()),
             "id": pending.id,
             "pane": format!("%{}", pending.pane),
-            "cli": pending.kind.as_str(),
+            "cli": pending.asker.as_str(),
             "tool": pending.tool,
             "summary": redact(&pending.summary.headline),
             "detail": summary,

@@ -33,7 +33,7 @@ fn request(
     (
         NewRequest {
             pane,
-            kind,
+            asker: Asker::Hook(kind),
             schema,
             tool: tool.into(),
             summary,

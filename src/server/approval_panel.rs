@@ -147,7 +147,7 @@ impl Server {
             .collect();
         let waited = crate::agents::short_duration(Instant::now().duration_since(p.created));
         Some(PanelData {
-            cli: p.kind.display_name().to_string(),
+            cli: p.asker.display_name().to_string(),
             pane: pane_label,
             tool: visible(&p.tool),
             headline: p.summary.headline.clone(),

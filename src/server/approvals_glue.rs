@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use crate::approvals::{gate, summarize, Decision, NewRequest};
+use crate::approvals::{gate, summarize, Asker, Decision, NewRequest};
 use crate::http::{EndpointReply, Identity};
 use crate::layout::PaneId;
 use crate::protocol::Response;
@@ -67,7 +67,7 @@ impl Server {
         let (answer_tx, answer_rx) = oneshot::channel();
         let request = NewRequest {
             pane,
-            kind,
+            asker: Asker::Hook(kind),
             schema,
             summary: summarize(&tool, &input),
             tool,
@@ -175,12 +175,12 @@ impl Server {
         always: Option<bool>,
     ) -> bool {
         // A rule set by this decision answers other pending requests too: each of their
-        // agents moves on as well.
+        // agents moves on as well. (A request of calyx's own tools blocks no agent row.)
         let before: Vec<(u64, PaneId, AgentKind, String)> = self
             .approvals
             .pending()
             .iter()
-            .map(|p| (p.id, p.pane, p.kind, p.tool.clone()))
+            .filter_map(|p| Some((p.id, p.pane, p.asker.hook()?, p.tool.clone())))
             .collect();
         if self.approvals.decide(id, decision, always).is_none() {
             return false;
@@ -203,7 +203,7 @@ impl Server {
             .iter()
             .map(|p| {
                 json!({
-                    "id": p.id, "pane": format!("%{}", p.pane), "cli": p.kind.as_str(), "tool": p.tool,
+                    "id": p.id, "pane": format!("%{}", p.pane), "cli": p.asker.as_str(), "tool": p.tool,
                     "summary": crate::approvals::redact::redact(&p.summary.headline),
                     "waiting_seconds": now.duration_since(p.created).as_secs(), "state": "pending",
                 })
@@ -216,7 +216,7 @@ impl Server {
                 .recent()
                 .map(|r| {
                     json!({
-                        "id": r.id, "pane": format!("%{}", r.pane), "cli": r.kind.as_str(), "tool": r.tool,
+                        "id": r.id, "pane": format!("%{}", r.pane), "cli": r.asker.as_str(), "tool": r.tool,
                         "summary": r.headline, "state": r.outcome, "by": format!("{:?}", r.by).to_lowercase(),
                     })
                 })

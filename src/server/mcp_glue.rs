@@ -5,10 +5,8 @@ use serde_json::json;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use calyx_integrations::AgentKind;
-
 use crate::agents::AgentState;
-use crate::approvals::{summarize, Schema};
+use crate::approvals::{summarize, Asker, Schema};
 use crate::http::EndpointReply;
 use crate::layout::{PaneId, SplitDir};
 use crate::mcp::{AgentSummary, PaneRef, PaneSummary, RunOutcome, SplitDirection, SubagentSummary};
@@ -329,16 +327,14 @@ impl Server {
             }
         };
         let caller_pane = caller.as_ref().and_then(|c| pane_id(&c.pane));
-        let kind = caller_pane
-            .and_then(|p| self.agents.row(u64::from(p)).map(|r| r.kind))
-            .unwrap_or(AgentKind::ClaudeCode);
+        let caller_kind = caller_pane.and_then(|p| self.agents.row(u64::from(p)).map(|r| r.kind));
         let from = caller
             .map(|c| format!(" from {}", c.pane))
             .unwrap_or_default();
         let (answer_tx, answer_rx) = oneshot::channel();
         let request = crate::approvals::NewRequest {
             pane: target,
-            kind,
+            asker: Asker::Tool(caller_kind),
             schema: Schema::DecisionFlat,
             tool: format!("calyx-ipc{from}"),
             summary: summarize("Bash", &json!({ "command": what })),
