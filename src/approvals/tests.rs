@@ -76,14 +76,14 @@ fn timers_nest_server_then_hook_then_cli() {
         crate::hook::approval_timeout("gemini"),
         crate::hook::APPROVAL_TIMEOUT
     );
-    // And the CLI's own limit is the one `calyx setup` really writes for each gate hook
-    // (Cursor's hooks.json entries take no timeout: Cursor's own default applies).
+    // And the CLI's own limit is the one `calyx setup` really writes for each gate hook.
     for (kind, unit) in [
         (AgentKind::ClaudeCode, 1),
         (AgentKind::Codex, 1),
         (AgentKind::Copilot, 1),
         (AgentKind::Grok, 1),
         (AgentKind::Kimi, 1),
+        (AgentKind::Cursor, 1),
         (AgentKind::Gemini, 1000),
     ] {
         let written = written_gate_timeouts(kind);

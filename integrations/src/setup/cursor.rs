@@ -1,5 +1,6 @@
 //! Cursor Agent (unverified: from Cursor's published notes, 3.11): hooks in
-//! `~/.cursor/hooks.json` as `{"version":1,"hooks":{event:[{"command":...}]}}`, MCP servers in
+//! `~/.cursor/hooks.json` as `{"version":1,"hooks":{event:[{"command":...,"timeout":N}]}}`
+//! (seconds; a gate gets 600, so a held request outlives calyx's own 570 s), MCP servers in
 //! `~/.cursor/mcp.json` with `${env:VAR}` interpolation. `beforeShellExecution` and
 //! `beforeMCPExecution` go through `calyx hook cursor --approval`: they take
 //! `{"permission":"allow"|"deny"|"ask"}`, and calyx holds them for a human only where the user
@@ -39,7 +40,10 @@ pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError>
     let install = op == Op::Install;
     let dir = super::config_dir(KIND, ctx);
     let events = by_event(&EVENTS, |ev| {
-        J::obj([("command", J::s(ctx.hook_command(KIND, ev.gate)))])
+        J::obj([
+            ("command", J::s(ctx.hook_command(KIND, ev.gate))),
+            ("timeout", J::Int(ev.timeout as i64)),
+        ])
     });
     let mut notes = Vec::new();
     edit_file(plan, &dir.join("hooks.json"), 0o644, op, |text| {
