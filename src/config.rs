@@ -138,16 +138,20 @@ impl Default for Config {
 impl Config {
     /// Loads the config file; returns the config and the problems found (empty when clean).
     pub fn load(path: &Path) -> (Config, Vec<String>) {
+        Self::try_load(path)
+            .unwrap_or_else(|e| (Config::default(), vec![format!("{e}; using defaults")]))
+    }
+
+    /// [`Config::load`], but a file that cannot be read or is not TOML at all is an error (the
+    /// message names the file) instead of the defaults: a reload keeps the running settings
+    /// then. A missing file is the defaults.
+    pub fn try_load(path: &Path) -> Result<(Config, Vec<String>), String> {
         match std::fs::read_to_string(path) {
-            Ok(text) => Self::parse(&text, path),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Config::default(), Vec::new()),
-            Err(e) => (
-                Config::default(),
-                vec![format!(
-                    "{}: cannot read: {e}; using defaults",
-                    path.display()
-                )],
-            ),
+            Ok(text) => Self::try_parse(&text, path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Ok((Config::default(), Vec::new()))
+            }
+            Err(e) => Err(format!("{}: cannot read: {e}", path.display())),
         }
     }
 
@@ -288,6 +292,23 @@ mod tests {
 
     fn p() -> &'static Path {
         Path::new("/home/u/.config/calyx/config.toml")
+    }
+
+    #[test]
+    fn try_load_tells_a_missing_file_from_one_it_cannot_use() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let missing = dir.path().join("config.toml");
+        let (c, errors) = Config::try_load(&missing).expect("missing is the defaults");
+        assert!(errors.is_empty() && c.mouse);
+        // A directory where the file should be cannot be read: an error naming it.
+        let e = Config::try_load(dir.path()).expect_err("unreadable");
+        assert!(e.contains(&*dir.path().display().to_string()) && e.contains("cannot read"));
+        std::fs::write(&missing, "[mcp\n").expect("write");
+        let e = Config::try_load(&missing).expect_err("not TOML");
+        assert!(e.contains("config.toml"), "{e}");
+        // load() falls back to the defaults with the same message.
+        let (c, errors) = Config::load(&missing);
+        assert!(c.mouse && errors[0].ends_with("; using defaults"), "{errors:?}");
     }
 
     #[test]

@@ -187,18 +187,15 @@ impl Server {
     /// file changes nothing it could not read (see [`Config::load`]).
     pub(crate) fn reload_config(&mut self) -> (String, Vec<String>) {
         let path = crate::paths::config_file();
-        let (config, errors) = match std::fs::read_to_string(&path) {
-            Ok(text) => match Config::try_parse(&text, &path) {
-                Ok(parsed) => parsed,
-                // Not TOML at all: it would load as the defaults; keep what runs instead.
-                Err(e) => {
-                    return (
-                        format!("{} was not reloaded", path.display()),
-                        vec![format!("{e}; the running settings are unchanged")],
-                    )
-                }
-            },
-            Err(_) => Config::load(&path),
+        let (config, errors) = match Config::try_load(&path) {
+            Ok(loaded) => loaded,
+            // Unreadable or not TOML at all: it would load as the defaults; keep what runs.
+            Err(e) => {
+                return (
+                    format!("{} was not reloaded", path.display()),
+                    vec![format!("{e}; the running settings are unchanged")],
+                )
+            }
         };
         let tools_changed = self
             .mcp_tools
