@@ -308,7 +308,10 @@ mod tests {
         assert!(e.contains("config.toml"), "{e}");
         // load() falls back to the defaults with the same message.
         let (c, errors) = Config::load(&missing);
-        assert!(c.mouse && errors[0].ends_with("; using defaults"), "{errors:?}");
+        assert!(
+            c.mouse && errors[0].ends_with("; using defaults"),
+            "{errors:?}"
+        );
     }
 
     #[test]

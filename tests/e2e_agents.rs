@@ -164,3 +164,35 @@ fn events_for_unknown_panes_are_rejected() {
     let answer = send(&surface);
     assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
 }
+
+#[test]
+fn prefix_b_and_the_sidebar_reach_an_agent_in_another_session() {
+    let env = Env::new();
+    let mut c = env.client(&["new", "-s", "here"], 30, 120);
+    c.wait_for("$ ");
+    env.ok(&["new", "-d", "-s", "there"]);
+    let agent = wait_until("the pane of session there", || {
+        env.panes()
+            .into_iter()
+            .find(|p| p["session"] == "there")
+            .and_then(|p| p["id"].as_str().map(str::to_string))
+    });
+    play(&env, &agent, "claude-2.1.197-UserPromptSubmit.json");
+    play(&env, &agent, "claude-2.1.197-PermissionRequest.json");
+    wait_until("row blocked", || {
+        (state_of(&env) == "blocked").then_some(())
+    });
+    // prefix b: the client switches to the agent's session (tmux's switch-client).
+    c.prefix("b");
+    c.wait_for("[there]");
+
+    // Back home by the sidebar: the agent's row there, Enter shows its session again.
+    c.prefix("d");
+    c.wait_exit();
+    let mut c = env.client(&["attach", "-t", "here"], 30, 120);
+    c.wait_for("[here]");
+    c.prefix("a");
+    c.wait_for("AGENTS");
+    c.send("\r");
+    c.wait_for("[there]");
+}

@@ -48,6 +48,20 @@ impl Server {
         self.state.relayout(session);
     }
 
+    /// Shows the client `pane`: switches it to the pane's session first (the sidebar, `prefix b`
+    /// and the approval panel's `g` reach agents in every session), then focuses the pane and
+    /// its window.
+    pub(super) fn show_pane(&mut self, client: ClientId, pane: PaneId) {
+        let Some((session, _)) = self.state.locate(pane) else {
+            return;
+        };
+        if self.client_session(client) != Some(session) {
+            self.switch_client(client, session);
+        }
+        self.focus_pane(pane);
+        self.state.mark_session_dirty(session);
+    }
+
     /// Moves a client to another session (tmux's switch-client): it is drawn whole from the
     /// new session, and both sessions take their size from the clients they now have.
     pub(super) fn switch_client(&mut self, client: ClientId, session: SessionId) {
@@ -343,7 +357,7 @@ impl Server {
             }
             Action::JumpBlocked => {
                 if let Some(pane) = self.oldest_blocked_pane() {
-                    self.focus_pane(pane);
+                    self.show_pane(client, pane);
                 } else {
                     self.message(client, "no agent is waiting for you");
                 }

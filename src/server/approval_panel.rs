@@ -11,7 +11,6 @@ use tokio::time::Instant;
 
 use crate::approvals::{visible, Decision};
 use crate::keys::{Key, KeyCode};
-use crate::layout::PaneId;
 
 use super::state::ClientId;
 use super::Server;
@@ -263,7 +262,7 @@ impl Server {
                     .find(|p| p.id == id)
                     .map(|p| p.pane);
                 if let Some(pane) = pane {
-                    self.go_to_pane(client, pane);
+                    self.show_pane(client, pane);
                     // The panel keeps showing the request it was on.
                     self.update_panel(client, |p| p.selected = Some(id));
                 }
@@ -321,18 +320,6 @@ impl Server {
         };
         let next = u16::try_from(next.clamp(0, i32::from(max))).unwrap_or(0);
         self.update_panel(client, |p| p.scroll = next);
-    }
-
-    /// `g`: shows the client the pane, switching it to the pane's session and window first.
-    fn go_to_pane(&mut self, client: ClientId, pane: PaneId) {
-        let Some((session, _)) = self.state.locate(pane) else {
-            return;
-        };
-        if self.client_session(client) != Some(session) {
-            self.switch_client(client, session);
-        }
-        self.focus_pane(pane);
-        self.state.mark_session_dirty(session);
     }
 
     /// `prefix i`: show the panel again.

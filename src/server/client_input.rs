@@ -188,7 +188,7 @@ impl Server {
             KeyCode::Enter => {
                 self.set_mode(client, ClientMode::Normal);
                 if let Some(pane) = rows.get(selected) {
-                    self.focus_pane(*pane);
+                    self.show_pane(client, *pane);
                 }
             }
             KeyCode::Char('b') => {
