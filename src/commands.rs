@@ -23,6 +23,11 @@ pub enum Action {
     NextWindow,
     PreviousWindow,
     LastWindow,
+    ChooseSession,
+    ChooseWindow,
+    NextSession,
+    PreviousSession,
+    LastSession,
     SelectWindow(u8),
     KillWindow,
     Detach,
@@ -245,6 +250,36 @@ pub const COMMANDS: &[CommandSpec] = &[
         Action::SelectWindow(9)
     ),
     cmd!(
+        "choose-tree -s",
+        "choose a session (its windows and agents listed beneath)",
+        ["s"],
+        Action::ChooseSession
+    ),
+    cmd!(
+        "choose-tree -w",
+        "choose a window in any session",
+        ["w"],
+        Action::ChooseWindow
+    ),
+    cmd!(
+        "switch-client -n",
+        "go to the next session",
+        [")"],
+        Action::NextSession
+    ),
+    cmd!(
+        "switch-client -p",
+        "go to the previous session",
+        ["("],
+        Action::PreviousSession
+    ),
+    cmd!(
+        "switch-client -l",
+        "go to the last used session",
+        ["L"],
+        Action::LastSession
+    ),
+    cmd!(
         "detach-client",
         "detach; every pane keeps running",
         ["d"],
@@ -320,6 +355,8 @@ pub fn find(name: &str) -> Option<&'static CommandSpec> {
             "source-file" | "source" => "reload-config",
             "next" => "next-window",
             "prev" | "previous" => "previous-window",
+            "choose-tree" | "choose-session" => "choose-tree -s",
+            "choose-window" => "choose-tree -w",
             _ => return None,
         };
         COMMANDS.iter().find(|c| c.name == short)

@@ -75,6 +75,7 @@ impl Server {
         if old == session {
             return;
         }
+        c.last_session = Some(old);
         c.mode = ClientMode::Normal;
         c.shown = None;
         c.shown_panes.clear();
@@ -322,6 +323,11 @@ impl Server {
                 }
             }
             Action::Help => self.set_mode(client, ClientMode::Help { scroll: 0 }),
+            Action::ChooseSession => self.open_tree(client, false),
+            Action::ChooseWindow => self.open_tree(client, true),
+            Action::NextSession => self.cycle_session(client, true),
+            Action::PreviousSession => self.cycle_session(client, false),
+            Action::LastSession => self.last_session(client),
             Action::CommandPrompt => self.set_mode(
                 client,
                 ClientMode::Prompt {

@@ -5,7 +5,7 @@
 //! content changed (see `render`), which is the whole cost of a keystroke's echo.
 
 use calyx_tui::sidebar::{SidebarRow, SidebarView};
-use calyx_tui::{BorderView, StatusView, WindowTab};
+use calyx_tui::{BorderView, StatusView, TreeRow, TreeView, WindowTab};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
@@ -51,6 +51,13 @@ struct SidebarKey {
     focused: bool,
 }
 
+/// The inputs of the session chooser.
+#[derive(Debug, Clone, PartialEq)]
+struct TreeKey {
+    rows: Vec<TreeRow>,
+    selected: usize,
+}
+
 /// The inputs of the status line.
 #[derive(Debug, Clone, PartialEq)]
 struct StatusKey {
@@ -84,6 +91,8 @@ pub struct Chrome {
     pub panel: bool,
     /// The key help covers the panes (at this scroll offset).
     help: Option<u16>,
+    /// The session chooser covers the panes.
+    tree: Option<TreeKey>,
     /// Whether the focused pane's cursor is shown (not while a prompt or overlay has it).
     pub pane_cursor: bool,
 }
@@ -95,6 +104,7 @@ impl Chrome {
         agents: &AgentsView,
         client: ClientId,
         panel: bool,
+        tree_rows: Option<Vec<TreeRow>>,
     ) -> Option<Chrome> {
         let c = state.clients.get(&client)?;
         let (rows, cols) = (c.rows, c.cols);
@@ -189,6 +199,13 @@ impl Chrome {
             ClientMode::Help { scroll } => Some(*scroll),
             _ => None,
         };
+        let tree = match (mode, tree_rows) {
+            (ClientMode::Tree { selected }, Some(rows)) => Some(TreeKey {
+                rows,
+                selected: *selected,
+            }),
+            _ => None,
+        };
         let status = StatusKey {
             area: Rect::new(0, status_y, session_cols, 1),
             session: session.name.clone(),
@@ -202,6 +219,7 @@ impl Chrome {
             mode: match mode {
                 ClientMode::Prefix => Some("PREFIX"),
                 ClientMode::Help { .. } => Some("HELP"),
+                ClientMode::Tree { .. } => Some("CHOOSE"),
                 ClientMode::Sidebar { .. } => Some("AGENTS"),
                 _ if in_copy => Some("COPY"),
                 _ => None,
@@ -214,7 +232,8 @@ impl Chrome {
         };
         let pane_cursor = matches!(mode, ClientMode::Normal | ClientMode::Prefix)
             && !(panel && matches!(mode, ClientMode::Normal))
-            && help.is_none();
+            && help.is_none()
+            && tree.is_none();
         Some(Chrome {
             area: Rect::new(0, 0, cols, rows),
             session_rows,
@@ -225,13 +244,14 @@ impl Chrome {
             prompt_cursor,
             panel,
             help,
+            tree,
             pane_cursor,
         })
     }
 
     /// Whether an overlay covers pane cells.
     pub fn overlaid(&self) -> bool {
-        self.panel || self.help.is_some()
+        self.panel || self.help.is_some() || self.tree.is_some()
     }
 
     /// The area between the panes and the status line that overlays cover.
@@ -307,6 +327,14 @@ impl Chrome {
     /// The key help's scroll offset, when it is open.
     pub fn help(&self) -> Option<u16> {
         self.help
+    }
+
+    /// The session chooser, when it is open.
+    pub fn tree(&self) -> Option<TreeView<'_>> {
+        self.tree.as_ref().map(|t| TreeView {
+            rows: &t.rows,
+            selected: t.selected,
+        })
     }
 }
 

@@ -68,6 +68,10 @@ impl Server {
                 self.sidebar_key(client, selected, key)
             }
             (ClientMode::Sidebar { .. }, _) => {}
+            (ClientMode::Tree { selected }, InputEvent::Key { key, .. }) => {
+                self.tree_key(client, selected, key)
+            }
+            (ClientMode::Tree { .. }, _) => {}
             (ClientMode::Prompt { kind, text }, event) => {
                 self.prompt_event(client, kind, text, event)
             }

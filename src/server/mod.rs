@@ -35,6 +35,7 @@ pub mod socket;
 mod state;
 mod target;
 mod terminal;
+mod tree;
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -407,6 +408,7 @@ impl Server {
                         message: None,
                         drag: None,
                         selecting: None,
+                        last_session: None,
                         cursor_style: None,
                         hyperlinks: self.state.config.hyperlinks.allowed_for(term.as_deref()),
                         any_motion: false,
@@ -622,7 +624,9 @@ impl Server {
             }
             let started = std::time::Instant::now();
             let panel = self.panel_data(id);
-            let rendered = render::render_client(&mut self.state, &agents, panel.as_ref(), id);
+            let tree = self.tree_data(id);
+            let rendered =
+                render::render_client(&mut self.state, &agents, panel.as_ref(), tree, id);
             tracing::trace!("frame for client {id} in {:?}", started.elapsed());
             if let Some(frame) = rendered {
                 if let Some(c) = self.state.clients.get_mut(&id) {

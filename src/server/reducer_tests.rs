@@ -149,8 +149,9 @@ impl Harness {
     /// client's terminal and returns what that terminal shows.
     fn frame(&mut self) -> String {
         let agents = super::sidebar::AgentsView::build(&self.server);
+        let tree = self.server.tree_data(CLIENT);
         if let Some(rendered) =
-            super::render::render_client(&mut self.server.state, &agents, None, CLIENT)
+            super::render::render_client(&mut self.server.state, &agents, None, tree, CLIENT)
         {
             self.terminal.process(&rendered.bytes);
         }

@@ -348,6 +348,10 @@ pub enum ClientMode {
     Sidebar {
         selected: usize,
     },
+    /// The session and window chooser is open, on row `selected` (see `tree`).
+    Tree {
+        selected: usize,
+    },
     /// A line prompt on the status line.
     Prompt {
         kind: PromptKind,
@@ -398,6 +402,8 @@ pub struct Client {
     pub drag: Option<Drag>,
     /// A copy-mode mouse selection in progress: the pane it started in.
     pub selecting: Option<PaneId>,
+    /// The session this client showed before its current one (`prefix L`).
+    pub last_session: Option<SessionId>,
     pub cursor_style: Option<u8>,
     /// Whether panes' OSC 8 hyperlinks are passed on to this client's terminal (the
     /// `hyperlinks` setting applied to the client's TERM).

@@ -8,6 +8,7 @@ pub mod links;
 pub mod pane;
 pub mod sidebar;
 pub mod status;
+pub mod tree;
 
 pub use approval::ApprovalView;
 pub use border::BorderView;
@@ -15,3 +16,4 @@ pub use help::{HelpEntry, HelpView};
 pub use links::FrameLinks;
 pub use pane::{Highlight, HighlightKind, PaneView};
 pub use status::{StatusView, WindowTab};
+pub use tree::{TreeRow, TreeView};

@@ -151,6 +151,9 @@ fn compose(
     if let Some(panel) = panel {
         panel.render(chrome.overlay_area(), &mut buf);
     }
+    if let Some(tree) = chrome.tree() {
+        tree.render(chrome.overlay_area(), &mut buf);
+    }
     if let Some(scroll) = chrome.help() {
         let entries = crate::commands::help_entries(&state.config.keymap);
         let prefix = state.config.keymap.prefix.name();
@@ -318,9 +321,10 @@ pub fn render_client(
     state: &mut State,
     agents: &AgentsView,
     panel: Option<&PanelData>,
+    tree: Option<Vec<calyx_tui::TreeRow>>,
     client: ClientId,
 ) -> Option<Rendered> {
-    let chrome = Chrome::gather(state, agents, client, panel.is_some())?;
+    let chrome = Chrome::gather(state, agents, client, panel.is_some(), tree)?;
     let any_motion = wants_any_motion(state, &chrome, client);
     let mut shown = Shown::take(state.clients.get_mut(&client)?);
     let mut rendered = match render_in_place(state, &chrome, client, &mut shown) {
