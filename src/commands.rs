@@ -24,6 +24,9 @@ pub enum Action {
     PreviousWindow,
     LastWindow,
     ChooseSession,
+    SwapPaneNext,
+    SwapPanePrevious,
+    BreakPane,
     ChooseWindow,
     NextSession,
     PreviousSession,
@@ -145,6 +148,24 @@ pub const COMMANDS: &[CommandSpec] = &[
         "make all panes in the window equal",
         ["E"],
         Action::Equalize
+    ),
+    cmd!(
+        "swap-pane -D",
+        "swap the pane with the next one (focus moves with it)",
+        ["}"],
+        Action::SwapPaneNext
+    ),
+    cmd!(
+        "swap-pane -U",
+        "swap the pane with the previous one",
+        ["{"],
+        Action::SwapPanePrevious
+    ),
+    cmd!(
+        "break-pane",
+        "move the pane into a new window of its own",
+        ["!"],
+        Action::BreakPane
     ),
     cmd!(
         "kill-pane",

@@ -244,6 +244,28 @@ impl Layout {
         }
     }
 
+    /// Puts pane `a` where `b` is and `b` where `a` is (tmux's swap-pane); the splits keep
+    /// their shapes. False unless both are here.
+    pub fn swap(&mut self, a: PaneId, b: PaneId) -> bool {
+        if a == b || !self.contains(a) || !self.contains(b) {
+            return false;
+        }
+        self.swap_leaves(a, b);
+        true
+    }
+
+    fn swap_leaves(&mut self, a: PaneId, b: PaneId) {
+        match self {
+            Layout::Pane(id) if *id == a => *id = b,
+            Layout::Pane(id) if *id == b => *id = a,
+            Layout::Pane(_) => {}
+            Layout::Split { first, second, .. } => {
+                first.swap_leaves(a, b);
+                second.swap_leaves(a, b);
+            }
+        }
+    }
+
     /// Sets every split back to halves (tmux's `select-layout -E` in spirit).
     pub fn equalize(&mut self) {
         if let Layout::Split {
@@ -347,6 +369,23 @@ mod tests {
         assert_eq!(rects[1], (2, Rect::new(50, 0, 50, 20)));
         assert_eq!(rects[2], (3, Rect::new(50, 20, 50, 20)));
         assert!(!l.split(9, 10, SplitDir::Vertical));
+    }
+
+    #[test]
+    fn swapping_two_panes_exchanges_their_places_only() {
+        let mut l = Layout::Pane(1);
+        l.split(1, 2, SplitDir::Horizontal);
+        l.split(2, 3, SplitDir::Vertical);
+        let before = l.rects(area());
+        assert!(l.swap(1, 3));
+        let after = l.rects(area());
+        assert_eq!(l.panes(), vec![3, 2, 1]);
+        // Same rectangles, in the same order: only who sits in them changed.
+        let shapes = |r: &[(PaneId, Rect)]| r.iter().map(|(_, r)| *r).collect::<Vec<_>>();
+        assert_eq!(shapes(&before), shapes(&after));
+        assert!(!l.swap(1, 9), "a pane that is not here");
+        assert!(!l.swap(2, 2));
+        assert_eq!(l.panes(), vec![3, 2, 1]);
     }
 
     #[test]

@@ -579,3 +579,43 @@ fn mouse_click_focuses_wheel_scrolls_and_border_drag_resizes() {
         (w + 10 < width_before).then_some(())
     });
 }
+
+#[test]
+fn swap_and_break_a_pane_with_keys() {
+    let env = Env::new();
+    let mut c = env.client(&["new", "-s", "sw"], 30, 100);
+    c.wait_for("$ ");
+    c.prefix("%");
+    wait_until("two panes", || (pane_ids(&env).len() == 2).then_some(()));
+    assert_eq!(
+        (pane_ids(&env), focused(&env)),
+        (vec!["%1".into(), "%2".into()], "%2".into())
+    );
+    let pane_x = |env: &Env, id: &str| {
+        env.panes()
+            .into_iter()
+            .find(|p| p["id"] == id)
+            .map(|p| (p["window"].as_u64(), p["cols"].as_u64()))
+    };
+    let (_, half) = pane_x(&env, "%2").unwrap_or_default();
+
+    // prefix {: the focused pane moves left and keeps the focus.
+    c.prefix("{");
+    wait_until("swapped", || (pane_ids(&env) == ["%2", "%1"]).then_some(()));
+    assert_eq!(focused(&env), "%2");
+    c.prefix("}");
+    wait_until("swapped back", || {
+        (pane_ids(&env) == ["%1", "%2"]).then_some(())
+    });
+
+    // prefix !: the pane gets a window of its own, shown, with the whole width.
+    c.prefix("!");
+    wait_until("%2 alone in window 1, wider", || {
+        let (window, cols) = pane_x(&env, "%2")?;
+        (window == Some(1) && cols > half).then_some(())
+    });
+    c.wait_for("1:");
+    assert_eq!(pane_x(&env, "%1").and_then(|p| p.0), Some(0));
+    c.prefix("!");
+    c.wait_for("the window has only this pane");
+}

@@ -323,6 +323,30 @@ impl Server {
                 }
             }
             Action::Help => self.set_mode(client, ClientMode::Help { scroll: 0 }),
+            Action::SwapPaneNext | Action::SwapPanePrevious => {
+                let forward = action == Action::SwapPaneNext;
+                let swapped = self
+                    .state
+                    .sessions
+                    .get_mut(&session)
+                    .and_then(|s| s.window_mut())
+                    .is_some_and(|w| w.swap_focused(forward));
+                if swapped {
+                    self.state.relayout(session);
+                }
+            }
+            Action::BreakPane => {
+                let broke = self
+                    .state
+                    .sessions
+                    .get_mut(&session)
+                    .is_some_and(|s| s.break_pane());
+                if broke {
+                    self.state.relayout(session);
+                } else {
+                    self.message(client, "the window has only this pane");
+                }
+            }
             Action::ChooseSession => self.open_tree(client, false),
             Action::ChooseWindow => self.open_tree(client, true),
             Action::NextSession => self.cycle_session(client, true),

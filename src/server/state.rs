@@ -206,6 +206,17 @@ impl Window {
         panes.get(next).copied()
     }
 
+    /// Swaps the focused pane with the next (or previous) one in layout order, wrapping
+    /// around; focus stays with the pane that moved (tmux's `swap-pane -D` / `-U`). False with
+    /// one pane.
+    pub fn swap_focused(&mut self, forward: bool) -> bool {
+        let Some(other) = self.cycle(forward).filter(|p| *p != self.active) else {
+            return false;
+        };
+        self.zoomed = false;
+        self.layout.swap(self.active, other)
+    }
+
     /// Zooms the focused pane, or unzooms; a window with one pane has nothing to zoom.
     pub fn toggle_zoom(&mut self) {
         if self.layout.panes().len() > 1 {
@@ -260,6 +271,29 @@ impl Session {
             self.last_window = Some(self.active_window);
             self.active_window = index;
         }
+    }
+
+    /// Moves the active window's focused pane into a window of its own at the end, and shows
+    /// it (tmux's break-pane). False when that window has only this pane.
+    pub fn break_pane(&mut self) -> bool {
+        let Some(w) = self.window_mut() else {
+            return false;
+        };
+        let pane = w.active;
+        if !w.remove_pane(pane) {
+            return false;
+        }
+        self.windows.push(Window {
+            name: String::new(),
+            auto_name: true,
+            layout: Layout::Pane(pane),
+            active: pane,
+            last_active: None,
+            zoomed: false,
+            bell: false,
+        });
+        self.select_window(self.windows.len() - 1);
+        true
     }
 
     /// The window index after (or before) the active one, wrapping around.

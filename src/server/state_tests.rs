@@ -222,3 +222,36 @@ fn several_clients_share_the_smallest_size() {
     assert_eq!(smallest_size([(1, 1), (50, 200)]), Some((2, 2)));
     assert_eq!(smallest_size(std::iter::empty()), None);
 }
+
+#[test]
+fn swapping_the_focused_pane_moves_it_and_focus_goes_with_it() {
+    let mut w = three_panes();
+    w.focus(1);
+    w.zoomed = true;
+    assert!(w.swap_focused(true));
+    assert_eq!(
+        (w.layout.panes(), w.active, w.zoomed),
+        (vec![2, 1, 3], 1, false)
+    );
+    // Backwards from the first place wraps to the last.
+    w.focus(2);
+    assert!(w.swap_focused(false));
+    assert_eq!(w.layout.panes(), vec![3, 1, 2]);
+    let mut one = window(Layout::Pane(7), 7);
+    assert!(!one.swap_focused(true));
+}
+
+#[test]
+fn breaking_a_pane_out_gives_it_a_window_of_its_own() {
+    let mut s = session(vec![three_panes()], 40, 100);
+    assert!(s.break_pane());
+    assert_eq!(s.windows.len(), 2);
+    assert_eq!(s.windows[0].layout.panes(), vec![1, 2]);
+    assert_ne!(s.windows[0].active, 3);
+    assert_eq!((s.active_window, s.last_window), (1, Some(0)));
+    assert_eq!(s.windows[1].layout, Layout::Pane(3));
+    assert_eq!(s.windows[1].active, 3);
+    // A window with one pane has nothing to break out.
+    assert!(!s.break_pane());
+    assert_eq!(s.windows.len(), 2);
+}
