@@ -6,14 +6,25 @@ use crate::cli::{AgentsCommand, Command};
 use crate::client;
 use crate::protocol::{ClientMessage, NewSession, PaneInfo, Request, Response};
 
+/// Whether this command runs inside a pane of the server it talks to.
+fn inside_our_server() -> bool {
+    std::env::var("CALYX").ok() == Some(crate::paths::socket_path().display().to_string())
+}
+
 /// The default target of a command run inside a calyx pane: that pane (like tmux's TMUX_PANE).
 fn default_target(target: Option<String>) -> Option<String> {
     target.or_else(|| {
-        let ours =
-            std::env::var("CALYX").ok()? == crate::paths::socket_path().display().to_string();
-        ours.then(|| std::env::var("CALYX_PANE_ID").ok()).flatten()
+        inside_our_server()
+            .then(|| std::env::var("CALYX_PANE_ID").ok())
+            .flatten()
     })
 }
+
+/// Why attaching from inside one of the server's own panes is refused: the session would be
+/// drawn inside one of its own panes, shrunk to that pane's size (tmux refuses the same).
+const NESTED: &str = "calyx: this shell runs inside calyx already, and attaching here would show \
+the session inside its own pane. Switch sessions with prefix s (or prefix ( and )), or unset \
+CALYX to force it.";
 
 /// A `-c DIR` argument made absolute against this client's directory (the server's own
 /// directory has nothing to do with the user's).
@@ -309,6 +320,10 @@ fn unreachable_server() -> Response {
 }
 
 async fn attach_and_report(message: ClientMessage, start: bool) -> anyhow::Result<ExitCode> {
+    if inside_our_server() {
+        eprintln!("{NESTED}");
+        return Ok(ExitCode::FAILURE);
+    }
     let stream = if start {
         client::connect_or_start().await?
     } else {

@@ -111,6 +111,19 @@ fn panes_know_the_server_socket_and_nested_commands_target_their_own_pane() {
     env.wait_capture(&first, "in-42");
     let other = env.ok(&["capture", "-t", &second]);
     assert!(!other.contains("in-42"), "{other}");
+
+    // calyx attach (or plain calyx) inside a pane would draw the session inside itself: refused,
+    // saying how to switch instead, and the session stays unattached.
+    env.ok(&[
+        "send-keys",
+        "-t",
+        &first,
+        &format!("{bin} attach -t nest; echo attach-exit-$?"),
+        "Enter",
+    ]);
+    let screen = env.wait_capture(&first, "attach-exit-1");
+    assert!(screen.contains("inside calyx already"), "{screen}");
+    assert!(!env.ok(&["ls"]).contains("attached"));
 }
 
 #[test]
