@@ -62,6 +62,18 @@ impl Server {
         self.state.mark_session_dirty(session);
     }
 
+    /// Hides the client's session's agents sidebar and gives the keyboard back to the panes.
+    pub(super) fn hide_sidebar(&mut self, client: ClientId) {
+        let Some(session) = self.client_session(client) else {
+            return;
+        };
+        if let Some(s) = self.state.sessions.get_mut(&session) {
+            s.sidebar = false;
+        }
+        self.set_mode(client, ClientMode::Normal);
+        self.state.relayout(session);
+    }
+
     /// Moves a client to another session (tmux's switch-client): it is drawn whole from the
     /// new session, and both sessions take their size from the clients they now have.
     pub(super) fn switch_client(&mut self, client: ClientId, session: SessionId) {
@@ -366,24 +378,21 @@ impl Server {
                 }
             }
             Action::ToggleSidebar => {
-                // Hidden -> shown with the keyboard; shown -> take the keyboard; focused -> hide.
-                let shown = self.state.sessions.get(&session).is_some_and(|s| s.sidebar);
+                // Hidden or shown -> shown with the keyboard. With the keyboard, the same key
+                // hides it (see `ClientMode::Prefix::from_sidebar` for keys after the prefix).
                 let focused = matches!(
                     self.state.clients.get(&client).map(|c| &c.mode),
                     Some(ClientMode::Sidebar { .. })
                 );
-                if shown && focused {
-                    if let Some(s) = self.state.sessions.get_mut(&session) {
-                        s.sidebar = false;
-                    }
-                    self.set_mode(client, ClientMode::Normal);
+                if focused {
+                    self.hide_sidebar(client);
                 } else {
                     if let Some(s) = self.state.sessions.get_mut(&session) {
                         s.sidebar = true;
                     }
                     self.set_mode(client, ClientMode::Sidebar { selected: 0 });
+                    self.state.relayout(session);
                 }
-                self.state.relayout(session);
             }
             Action::JumpBlocked => {
                 if let Some(pane) = self.oldest_blocked_pane() {

@@ -217,7 +217,7 @@ impl Chrome {
                 .map(|slot| format!("%{} {}", slot.id, status_label(&slot.border.title)))
                 .unwrap_or_default(),
             mode: match mode {
-                ClientMode::Prefix => Some("PREFIX"),
+                ClientMode::Prefix { .. } => Some("PREFIX"),
                 ClientMode::Help { .. } => Some("HELP"),
                 ClientMode::Tree { .. } => Some("CHOOSE"),
                 ClientMode::Sidebar { .. } => Some("AGENTS"),
@@ -230,7 +230,7 @@ impl Chrome {
             message: c.message.as_ref().map(|m| m.0.clone()),
             prompt,
         };
-        let pane_cursor = matches!(mode, ClientMode::Normal | ClientMode::Prefix)
+        let pane_cursor = matches!(mode, ClientMode::Normal | ClientMode::Prefix { .. })
             && !(panel && matches!(mode, ClientMode::Normal))
             && help.is_none()
             && tree.is_none();

@@ -1,6 +1,7 @@
 //! Routes a client's keyboard and mouse input: the prefix and bindings, overlays and prompts,
 //! copy mode, mouse focus/resize/scroll, and everything else to the focused pane unchanged.
 
+use crate::commands::Action;
 use crate::input::{encode_mouse, InputEvent, MouseEvent, MouseKind};
 use crate::keys::{Key, KeyCode};
 use crate::layout::PaneId;
@@ -75,14 +76,17 @@ impl Server {
             (ClientMode::Prompt { kind, text }, event) => {
                 self.prompt_event(client, kind, text, event)
             }
-            (ClientMode::Prefix, InputEvent::Key { key, .. }) => {
+            (ClientMode::Prefix { from_sidebar }, InputEvent::Key { key, .. }) => {
                 self.set_mode(client, ClientMode::Normal);
                 match key_route::after_prefix(&key, &self.state.config.keymap) {
+                    KeyRoute::Perform(Action::ToggleSidebar) if from_sidebar => {
+                        self.hide_sidebar(client)
+                    }
                     KeyRoute::Perform(action) => self.perform_bound(client, action),
                     KeyRoute::Prefix | KeyRoute::Unbound | KeyRoute::Pass => {}
                 }
             }
-            (ClientMode::Prefix, _) => self.set_mode(client, ClientMode::Normal),
+            (ClientMode::Prefix { .. }, _) => self.set_mode(client, ClientMode::Normal),
             (ClientMode::Normal, InputEvent::Key { key, raw }) => {
                 let now = tokio::time::Instant::now();
                 let repeat_until = self
@@ -92,7 +96,10 @@ impl Server {
                     .and_then(|c| c.repeat_until.take());
                 match key_route::in_normal(&key, &self.state.config.keymap, repeat_until, now) {
                     KeyRoute::Prefix => {
-                        self.set_mode(client, ClientMode::Prefix);
+                        let prefix = ClientMode::Prefix {
+                            from_sidebar: false,
+                        };
+                        self.set_mode(client, prefix);
                         return;
                     }
                     KeyRoute::Perform(action) => {
@@ -166,7 +173,8 @@ impl Server {
 
     fn sidebar_key(&mut self, client: ClientId, selected: usize, key: Key) {
         if key == self.state.config.keymap.prefix {
-            self.set_mode(client, ClientMode::Prefix);
+            let prefix = ClientMode::Prefix { from_sidebar: true };
+            self.set_mode(client, prefix);
             return;
         }
         let rows: Vec<PaneId> = self

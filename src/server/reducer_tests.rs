@@ -441,3 +441,28 @@ fn frames_show_the_layout_borders_and_status_line() {
     h.keys(b"q");
     assert_eq!(h.mode(), ClientMode::Normal);
 }
+
+#[test]
+fn the_sidebar_key_shows_focuses_and_hides_the_sidebar() {
+    let mut h = Harness::new(25, 100);
+    let shown = |h: &Harness| h.session().sidebar;
+    // Hidden -> shown with the keyboard.
+    h.keys(b"\x02a");
+    assert!(shown(&h));
+    assert_eq!(h.mode(), ClientMode::Sidebar { selected: 0 });
+    // With the keyboard: the same key (after the prefix) hides it.
+    h.keys(b"\x02a");
+    assert!(!shown(&h));
+    assert_eq!(h.mode(), ClientMode::Normal);
+    // Shown without the keyboard (Esc gave it back): the key focuses it, again hides it.
+    h.keys(b"\x02a\x1b");
+    assert!(shown(&h));
+    assert_eq!(h.mode(), ClientMode::Normal);
+    h.keys(b"\x02a");
+    assert_eq!(h.mode(), ClientMode::Sidebar { selected: 0 });
+    h.keys(b"\x02a");
+    assert!(!shown(&h));
+    // Another binding after the prefix still works from the sidebar.
+    h.keys(b"\x02a\x02%");
+    assert_eq!(h.window().layout.panes().len(), 2);
+}

@@ -372,8 +372,11 @@ pub const SIDEBAR_WIDTH: u16 = 32;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClientMode {
     Normal,
-    /// The prefix was pressed; the next key is a command.
-    Prefix,
+    /// The prefix was pressed; the next key is a command. `from_sidebar`: the sidebar had the
+    /// keyboard, so the sidebar key hides it (rather than giving it the keyboard again).
+    Prefix {
+        from_sidebar: bool,
+    },
     /// The key help overlay is open.
     Help {
         scroll: u16,
