@@ -266,18 +266,37 @@ impl Layout {
         }
     }
 
-    /// Sets every split back to halves (tmux's `select-layout -E` in spirit).
+    /// Gives panes side by side equal widths and panes stacked equal heights (tmux's
+    /// `select-layout -E`): a split's share follows how many panes each side lines up in its
+    /// direction, so three splits in a row make four equal panes, not 1/2, 1/4, 1/8, 1/8.
     pub fn equalize(&mut self) {
         if let Layout::Split {
+            dir,
             ratio,
             first,
             second,
-            ..
         } = self
         {
-            *ratio = 500;
+            let (a, b) = (first.span(*dir), second.span(*dir));
+            *ratio = u16::try_from(a * 1000 / (a + b))
+                .unwrap_or(500)
+                .clamp(1, 999);
             first.equalize();
             second.equalize();
+        }
+    }
+
+    /// How many panes line up across this layout in direction `dir`: a split the same way
+    /// adds its sides' counts, any other layout counts as one.
+    fn span(&self, dir: SplitDir) -> u32 {
+        match self {
+            Layout::Split {
+                dir: d,
+                first,
+                second,
+                ..
+            } if *d == dir => first.span(dir) + second.span(dir),
+            _ => 1,
         }
     }
 }
@@ -386,6 +405,22 @@ mod tests {
         assert!(!l.swap(1, 9), "a pane that is not here");
         assert!(!l.swap(2, 2));
         assert_eq!(l.panes(), vec![3, 2, 1]);
+    }
+
+    #[test]
+    fn equalize_gives_every_pane_in_a_row_the_same_size() {
+        // Four panes stacked by splitting the bottom one three times: 20, 10, 5, 5 rows.
+        let mut l = Layout::Pane(1);
+        l.split(1, 2, SplitDir::Vertical);
+        l.split(2, 3, SplitDir::Vertical);
+        l.split(3, 4, SplitDir::Vertical);
+        l.split(4, 5, SplitDir::Horizontal);
+        l.equalize();
+        let heights: Vec<u16> = l.rects(area()).iter().map(|(_, r)| r.height).collect();
+        assert_eq!(heights, vec![10, 10, 10, 10, 10], "{l:?}");
+        // The side-by-side pair at the bottom shares its row equally.
+        let widths: Vec<u16> = l.rects(area()).iter().map(|(_, r)| r.width).collect();
+        assert_eq!(&widths[3..], &[50, 50]);
     }
 
     #[test]
