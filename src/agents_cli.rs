@@ -1,7 +1,13 @@
 //! Printing `calyx agents`.
 
+use std::fmt::Write as _;
 use std::process::ExitCode;
+use std::time::Duration;
 
+use serde_json::Value;
+
+use crate::agents::short_duration;
+use crate::approvals::visible;
 use crate::protocol::Response;
 
 /// Prints the agent rows as a table or JSON.
@@ -19,12 +25,7 @@ pub fn print(response: Response, json: bool) -> ExitCode {
                     .and_then(|a| a.as_array())
                     .cloned()
                     .unwrap_or_default();
-                if rows.is_empty() {
-                    println!("no agents have reported");
-                }
-                for row in rows {
-                    println!("{}", row);
-                }
+                print!("{}", table(&rows));
             }
             ExitCode::SUCCESS
         }
@@ -33,5 +34,96 @@ pub fn print(response: Response, json: bool) -> ExitCode {
             ExitCode::FAILURE
         }
         _ => ExitCode::FAILURE,
+    }
+}
+
+/// A field as text, made safe to print: titles, tools and paths come from programs and agents,
+/// so control characters are shown escaped rather than sent to the user's terminal.
+fn text(row: &Value, key: &str) -> String {
+    match row.get(key) {
+        Some(Value::String(s)) => visible(s),
+        Some(Value::Null) | None => String::new(),
+        Some(v) => visible(&v.to_string()),
+    }
+}
+
+fn seconds(row: &Value, key: &str) -> String {
+    row.get(key)
+        .and_then(Value::as_u64)
+        .map(|s| short_duration(Duration::from_secs(s)))
+        .unwrap_or_default()
+}
+
+/// One line per agent (pane, CLI, state and for how long, last tool, directory, title), its
+/// running subagents indented beneath.
+fn table(rows: &[Value]) -> String {
+    if rows.is_empty() {
+        return "no agents have reported\n".to_string();
+    }
+    let mut out = format!(
+        "{:<6} {:<14} {:<8} {:>5}  {:<14} {:<28} {}\n",
+        "PANE", "AGENT", "STATE", "FOR", "LAST TOOL", "CWD", "TITLE"
+    );
+    for row in rows {
+        let _ = writeln!(
+            out,
+            "{:<6} {:<14} {:<8} {:>5}  {:<14} {:<28} {}",
+            text(row, "pane"),
+            text(row, "agent_name"),
+            text(row, "state"),
+            seconds(row, "seconds_in_state"),
+            text(row, "last_tool"),
+            text(row, "cwd"),
+            text(row, "title"),
+        );
+        for sub in row
+            .get("subagents")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let _ = writeln!(
+                out,
+                "{:<6} └ {:<12} {:<8} {:>5}  {}",
+                "",
+                text(sub, "agent_type"),
+                "running",
+                seconds(sub, "seconds"),
+                text(sub, "last_tool"),
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rows_print_as_a_table_with_subagents_and_no_escapes() {
+        let rows = vec![json!({
+            "pane": "%3", "agent_name": "Claude Code", "state": "working",
+            "seconds_in_state": 185, "last_tool": "Bash", "cwd": "/src/app",
+            "title": "fix \u{1b}]2;evil\u{7} tests",
+            "subagents": [{"agent_type": "general-purpose", "seconds": 40, "last_tool": "Read"}],
+        })];
+        let out = table(&rows);
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[0].starts_with("PANE   AGENT"), "{out}");
+        assert!(
+            lines[1].starts_with("%3     Claude Code    working"),
+            "{out}"
+        );
+        assert!(
+            lines[1].contains("3m") && lines[1].contains("Bash") && lines[1].contains("/src/app")
+        );
+        assert!(!out.contains('\u{1b}') && out.contains("\\x1b"), "{out:?}");
+        assert!(
+            lines[2].contains("└ general-purpose") && lines[2].contains("40s"),
+            "{out}"
+        );
+        assert_eq!(table(&[]), "no agents have reported\n");
     }
 }

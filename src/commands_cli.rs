@@ -367,12 +367,16 @@ fn print_approvals(response: Response, json: bool) -> ExitCode {
             out.push_str("no approval requests\n");
         }
         for r in pending.iter().chain(recent.iter()) {
+            // Tool names and summaries come from agents: control characters are shown
+            // escaped, never sent to the user's terminal.
             let field = |k: &str| {
                 r.get(k)
                     .map(|v| {
-                        v.as_str()
-                            .map(str::to_string)
-                            .unwrap_or_else(|| v.to_string())
+                        crate::approvals::visible(
+                            &v.as_str()
+                                .map(str::to_string)
+                                .unwrap_or_else(|| v.to_string()),
+                        )
                     })
                     .unwrap_or_default()
             };
