@@ -111,6 +111,21 @@ impl CopyMode {
         self.scroll_to_cursor();
     }
 
+    /// Scrolls the view by `delta` lines with the cursor keeping its row on screen, as tmux's
+    /// page and half-page keys do; where the view cannot scroll further, the cursor moves
+    /// instead (to the first or last line in the end).
+    fn page(&mut self, delta: isize) {
+        let before = self.top;
+        self.top = self.top.saturating_add_signed(delta).min(self.max_top());
+        let scrolled = self.top as isize - before as isize;
+        if scrolled == 0 {
+            self.move_lines(delta);
+            return;
+        }
+        let last = self.lines.len().saturating_sub(1);
+        self.cursor.0 = self.cursor.0.saturating_add_signed(scrolled).min(last);
+    }
+
     /// Scrolls the view (mouse wheel), dragging the cursor along when it leaves the view.
     pub fn scroll(&mut self, delta: isize) {
         self.top = self.top.saturating_add_signed(delta).min(self.max_top());
@@ -157,13 +172,13 @@ impl CopyMode {
                 self.cursor.1 = char_col(line, next).min(self.cols - 1);
             }
             KeyCode::PageUp | KeyCode::Char('b') if key.code == KeyCode::PageUp || ctrl => {
-                self.move_lines(-page)
+                self.page(-page)
             }
             KeyCode::PageDown | KeyCode::Char('f') if key.code == KeyCode::PageDown || ctrl => {
-                self.move_lines(page)
+                self.page(page)
             }
-            KeyCode::Char('u') if ctrl => self.move_lines(-half),
-            KeyCode::Char('d') if ctrl => self.move_lines(half),
+            KeyCode::Char('u') if ctrl => self.page(-half),
+            KeyCode::Char('d') if ctrl => self.page(half),
             KeyCode::Char('g') | KeyCode::Home => {
                 self.cursor = (0, 0);
                 self.scroll_to_cursor();
@@ -504,6 +519,23 @@ mod tests {
         c.selection = Some((1, 0));
         c.cursor = (1, 0);
         assert_eq!(c.selected_text(), "e\u{301}");
+    }
+
+    #[test]
+    fn a_page_key_scrolls_a_whole_page_and_the_cursor_keeps_its_row() {
+        let mut c = sample();
+        let (top, cursor) = (c.top, c.cursor.0);
+        assert!(cursor >= top);
+        c.key(Key::plain(KeyCode::PageUp));
+        assert_eq!((c.top, c.cursor.0), (top - 5, cursor - 5));
+        let ctrl_u = Key {
+            ctrl: true,
+            ..Key::plain(KeyCode::Char('u'))
+        };
+        c.key(ctrl_u);
+        assert_eq!((c.top, c.cursor.0), (top - 7, cursor - 7));
+        c.key(Key::plain(KeyCode::PageDown));
+        assert_eq!((c.top, c.cursor.0), (top - 2, cursor - 2));
     }
 
     #[test]
