@@ -619,3 +619,25 @@ fn swap_and_break_a_pane_with_keys() {
     c.prefix("!");
     c.wait_for("the window has only this pane");
 }
+
+#[test]
+fn a_program_that_execs_another_without_printing_is_renamed_on_screen() {
+    let env = Env::new();
+    // `sh` replaces itself with `sleep` after a moment, printing nothing: no output will ask
+    // for a frame, yet the border and status must come to say "sleep" (as tmux's do).
+    let c = env.client(
+        &[
+            "new",
+            "-s",
+            "ren",
+            "--",
+            "sh",
+            "-c",
+            "sleep 0.5; exec sleep 30",
+        ],
+        24,
+        100,
+    );
+    c.wait_for("[ren]");
+    c.wait_for("0:sleep");
+}

@@ -19,6 +19,7 @@ mod emit;
 mod emit_props;
 mod focus;
 mod key_route;
+mod label;
 mod mcp_backend;
 mod mcp_glue;
 mod pane_text;
@@ -236,6 +237,7 @@ impl Server {
                 self.message_expiry,
                 self.agent_deadline(),
                 self.approvals.next_expiry(),
+                self.label_recheck_at(),
             ]
             .into_iter()
             .flatten()
@@ -574,9 +576,37 @@ impl Server {
         if self.agent_deadline().is_some_and(|t| t <= now) {
             self.agent_timer(now);
         }
+        if self.label_recheck_at().is_some_and(|t| t <= now) {
+            self.recheck_labels(now);
+        }
         if self.render_at.is_some_and(|t| t <= now) {
             self.render_at = None;
             self.render_all();
+        }
+    }
+
+    /// When a pane name shown from the cache should be read again (see `label`).
+    fn label_recheck_at(&self) -> Option<Instant> {
+        self.state
+            .panes
+            .values()
+            .filter_map(|p| p.label_cache.recheck_at())
+            .min()
+    }
+
+    /// Reads again the pane names shown from the cache; redraws where one changed.
+    fn recheck_labels(&mut self, now: Instant) {
+        let changed: Vec<PaneId> = self
+            .state
+            .panes
+            .values()
+            .filter(|p| p.label_cache.recheck(now, || p.current_command()))
+            .map(|p| p.id)
+            .collect();
+        for pane in changed {
+            if let Some((session, _)) = self.state.locate(pane) {
+                self.state.mark_session_dirty(session);
+            }
         }
     }
 

@@ -58,7 +58,7 @@ pub struct Pane {
     /// The shell integration calyx switched on for this pane, if any.
     pub shell: Option<super::shell_integration::Shell>,
     /// The last foreground command name and when it was read (see `command_label`).
-    pub label_cache: std::cell::RefCell<Option<(Instant, String)>>,
+    pub label_cache: super::label::LabelCache,
 }
 
 impl Pane {
@@ -75,18 +75,10 @@ impl Pane {
     }
 
     /// The foreground command's name, read at most once a second: renders ask for it every
-    /// frame, and /proc reads are not free on the keystroke path.
+    /// frame, and /proc reads are not free on the keystroke path (see `label`).
     pub fn command_label(&self) -> String {
-        let now = Instant::now();
-        let cached = self.label_cache.borrow().clone();
-        match cached {
-            Some((at, name)) if now.duration_since(at) < std::time::Duration::from_secs(1) => name,
-            _ => {
-                let name = self.current_command();
-                *self.label_cache.borrow_mut() = Some((now, name.clone()));
-                name
-            }
-        }
+        self.label_cache
+            .get(Instant::now(), || self.current_command())
     }
 
     /// The name of the program in the foreground (tmux's pane_current_command).
