@@ -50,7 +50,7 @@ impl LabelCache {
 
     /// Reads the name again if a recheck is due; true when it changed (the frame must show it).
     pub fn recheck(&self, now: Instant, read: impl FnOnce() -> String) -> bool {
-        if !self.recheck_at().is_some_and(|t| t <= now) {
+        if self.recheck_at().is_none_or(|t| t > now) {
             return false;
         }
         self.shown.set(false);
