@@ -67,12 +67,18 @@ pub fn should_stand_down(kind: &str, env: impl Fn(&str) -> Option<String>) -> bo
 /// Posts stdin to the endpoint; the body to print, if the server gave a decision.
 fn forward(kind: &str, approval: bool) -> Option<Vec<u8>> {
     let mut payload = Vec::new();
-    std::io::stdin()
+    let read = std::io::stdin()
         .lock()
         .take(MAX_PAYLOAD_BYTES)
-        .read_to_end(&mut payload)
-        .ok()?;
+        .read_to_end(&mut payload);
     let endpoint = endpoint_file::read(&crate::paths::endpoint_file())?;
+    if let Err(e) = read {
+        // Inside calyx a gate whose payload cannot be read is refused, never silent: silence
+        // would run the call for the CLIs without a prompt of their own.
+        return approval
+            .then(|| refused_answer(kind, &format!("calyx could not read the hook's input: {e}")))
+            .flatten();
+    }
     let authorization = format!("Bearer {}", endpoint.token);
     let mut headers = vec![("Authorization", authorization.as_str())];
     let session = std::env::var("CALYX_SESSION_ID").ok();

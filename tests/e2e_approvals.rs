@@ -397,7 +397,7 @@ fn post_gate(
 }
 
 #[test]
-fn unknown_kinds_and_events_that_are_not_gates_get_an_empty_200_at_once() {
+fn unknown_kinds_and_events_that_are_not_gates_are_answered_at_once() {
     let (env, _c, _pane) = setup();
     let surface = env.panes()[0]["surface_id"]
         .as_str()
@@ -406,16 +406,31 @@ fn unknown_kinds_and_events_that_are_not_gates_get_an_empty_200_at_once() {
     let ep = common::mcp::endpoint(&env);
     let pre_tool_use = fixture_payload("claude-2.1.197-PreToolUse.json");
     let permission = claude_payload();
-    // Each of these returns at once (held, it would wait 570 s) with nothing.
+    // Each of these returns at once (held, it would wait 570 s) with nothing...
     for (kind, body) in [
         ("frobnicate", permission.as_str()),
         ("claude-code", pre_tool_use.as_str()),
-        ("claude-code", r#"{"hook_event_name":"NoSuchEvent"}"#),
-        ("codex", r#"{"not":"a gate"}"#),
+        // (Gemini's route is a gate only with deny_gates = ["gemini"].)
+        ("gemini", r#"{"not":"a gate"}"#),
     ] {
         let (status, got) = post_gate(&ep, &surface, kind, body);
         assert!(status.contains(" 200 "), "{kind} {body}: {status}");
         assert_eq!(got, "", "{kind} {body}");
+    }
+    // A request from no calyx pane (the agent outlived its pane) is outside calyx: silence,
+    // not a refusal that Gemini's, Hermes's and Kimi's deny-only hooks would turn into a deny.
+    let (status, got) = post_gate(&ep, "no-such-surface", "gemini", &permission);
+    assert!(status.contains(" 200 ") && got.is_empty(), "{status} {got}");
+    // ...except what calyx cannot read on a route that carries gates: refused, so the hook
+    // denies where silence would run the call (and Claude or Codex ask in their own prompt).
+    for (kind, body) in [
+        ("claude-code", r#"{"hook_event_name":"NoSuchEvent"}"#),
+        ("codex", r#"{"not":"a gate"}"#),
+        ("grok", r#"{"not":"a gate"}"#),
+    ] {
+        let (status, got) = post_gate(&ep, &surface, kind, body);
+        assert!(status.contains(" 400 "), "{kind} {body}: {status}");
+        assert!(got.contains("calyx can read"), "{kind} {body}: {got}");
     }
     let pending: serde_json::Value =
         serde_json::from_str(&env.ok(&["approvals", "--json", "--pending"])).expect("json");

@@ -43,6 +43,10 @@ pub enum Silence {
 
 /// The deny reason for CLIs without a fallback prompt when nobody answered in time.
 pub const EXPIRED_REASON: &str = "No approval was given in calyx before the request expired.";
+/// The deny reason when calyx dropped a request unanswered (its agent moved on, its pane closed).
+pub const WITHDRAWN_REASON: &str = "calyx withdrew this request without an approval.";
+/// The deny reason when calyx stopped with the request unanswered.
+pub const SHUTDOWN_REASON: &str = "calyx shut down before this request was approved.";
 /// The message sent with a plain deny.
 pub const DEFAULT_DENY: &str = "Denied by the user in calyx.";
 
@@ -132,17 +136,22 @@ fn envelope(decision: Value) -> Value {
 /// The response for silence: None means an empty body (the CLI asks in its own prompt).
 /// Cursor is told so explicitly (`"ask"`): a permission hook that prints nothing is an error
 /// to Cursor when its hooks fail closed.
-pub fn silence_body(schema: Schema, _why: Silence) -> Option<Value> {
+pub fn silence_body(schema: Schema, why: Silence) -> Option<Value> {
     if schema == Schema::CursorPermission {
         return Some(json!({"permission": "ask"}));
     }
     if schema.silence_falls_back() {
         return None;
     }
-    let expired = Decision::Deny {
-        message: Some(EXPIRED_REASON.to_string()),
+    let reason = match why {
+        Silence::Expired => EXPIRED_REASON,
+        Silence::Withdrawn => WITHDRAWN_REASON,
+        Silence::ShuttingDown => SHUTDOWN_REASON,
     };
-    body(schema, &expired)
+    let deny = Decision::Deny {
+        message: Some(reason.to_string()),
+    };
+    body(schema, &deny)
 }
 
 #[cfg(test)]
@@ -331,7 +340,11 @@ mod tests {
                 Schema::HermesBlockOnly,
                 Silence::ShuttingDown
             )),
-            r#"{"decision":"block","reason":"No approval was given in calyx before the request expired."}"#
+            r#"{"decision":"block","reason":"calyx shut down before this request was approved."}"#
+        );
+        assert_eq!(
+            text(&silence_body(Schema::DecisionFlat, Silence::Withdrawn)),
+            r#"{"decision":"deny","reason":"calyx withdrew this request without an approval."}"#
         );
     }
 

@@ -158,6 +158,25 @@ pub fn hermes_acts(tool: &str) -> bool {
     ) || tool.starts_with("mcp__")
 }
 
+/// Whether `kind`'s approval route can carry gates calyx holds (with the user's `policy`): a
+/// payload there that calyx cannot read must then be refused, so the hook denies where the
+/// CLI's answer to silence would run the call, rather than answered with silence.
+pub fn may_gate(kind: AgentKind, policy: Policy) -> bool {
+    match kind {
+        AgentKind::ClaudeCode
+        | AgentKind::Codex
+        | AgentKind::Copilot
+        | AgentKind::Grok
+        | AgentKind::Pi
+        | AgentKind::OpenCode => true,
+        AgentKind::Gemini => policy.gemini,
+        AgentKind::Hermes => policy.hermes,
+        AgentKind::Kimi => policy.kimi,
+        AgentKind::Cursor => policy.cursor,
+        _ => false,
+    }
+}
+
 /// Whether calyx holds this request for a human.
 pub fn gate(kind: AgentKind, event: &NormalizedEvent, policy: Policy) -> Option<Schema> {
     let name = event.raw_event_name.as_str();

@@ -89,7 +89,7 @@ impl Drop for Pending {
 }
 
 /// The reply for a request that ends without a decision.
-fn silence_reply(schema: Schema, why: Silence) -> EndpointReply {
+pub fn silence_reply(schema: Schema, why: Silence) -> EndpointReply {
     reply_of(silence_body(schema, why))
 }
 
@@ -288,12 +288,13 @@ impl ApprovalQueue {
         self.withdraw_as(id, "withdrawn")
     }
 
-    /// Ends a request without answering it (its hook gets an empty body if it still listens,
-    /// which the CLI, having moved on, ignores); `outcome` says why, for the record.
+    /// Ends a request without a decision; `outcome` says why, for the record. If its hook still
+    /// listens it gets the CLI's answer to silence (its own prompt), or a deny where silence
+    /// would run the call: a withdrawal is never an allow.
     fn withdraw_as(&mut self, id: u64, outcome: &str) -> Option<PaneId> {
         let at = self.pending.iter().position(|p| p.id == id)?;
         let mut pending = self.pending.remove(at);
-        pending.answer = None;
+        pending.answer(silence_reply(pending.schema, Silence::Withdrawn));
         let pane = pending.pane;
         self.finish(pending, outcome, DecidedBy::Withdrawn);
         Some(pane)

@@ -267,10 +267,13 @@ fn decisions_rules_and_withdrawal() {
     assert!(a_rx.try_recv().ok().is_some_and(|r| is_allow(&r)));
     assert!(b_rx.try_recv().ok().is_some_and(|r| is_allow(&r)));
     assert_eq!(q.pending().len(), 1);
-    // Withdrawn: gone, and a late decision does nothing.
+    // Withdrawn: gone, answered with silence (Claude asks in its own prompt), and a late
+    // decision does nothing.
     assert_eq!(q.withdraw(idc), Some(2));
     assert_eq!(q.decide(idc, Decision::Allow, None), None);
-    assert!(c_rx.try_recv().is_err());
+    assert!(c_rx
+        .try_recv()
+        .is_ok_and(|r| matches!(r, EndpointReply::EmptyOk)));
     // A later request from pane 1 is allowed by the rule without waiting.
     let (d, mut d_rx) = request(1, Schema::Claude, "Bash");
     assert!(!q.add(d, now).1);
@@ -373,9 +376,10 @@ fn a_request_answered_in_the_cli_is_withdrawn_and_never_answered_twice() {
     ran.tool_input = Some(json!({"command": "echo hi"}));
     assert!(q.settle_from_event(1, AgentKind::ClaudeCode, &ran));
     assert_eq!(q.pending().len(), 1, "only pane 1's request");
-    // Not answered by calyx: the sender is dropped, and the endpoint gives a hook that still
-    // listens an empty body...
-    assert!(a_rx.try_recv().is_err());
+    // Not decided by calyx: a hook that still listens gets silence (Claude's own prompt)...
+    assert!(a_rx
+        .try_recv()
+        .is_ok_and(|r| matches!(r, EndpointReply::EmptyOk)));
     // ...and a late decision finds nothing.
     assert_eq!(q.decide(ida, Decision::Allow, None), None);
     assert_eq!(
@@ -392,4 +396,38 @@ fn a_request_answered_in_the_cli_is_withdrawn_and_never_answered_twice() {
         AgentKind::ClaudeCode,
         &NormalizedEvent::new(EventKind::Stop, "Stop")
     ));
+}
+
+#[test]
+fn a_withdrawn_request_is_denied_where_silence_would_run_the_call() {
+    // Grok and pi (DecisionFlat) and the deny gates of Gemini, Hermes and Kimi run a call on an
+    // empty answer: a request calyx withdraws (a subagent's session ended, the pane closed) is
+    // a deny for them, in their words; for the others it is their own prompt.
+    for schema in [
+        Schema::DecisionFlat,
+        Schema::GeminiDenyOnly,
+        Schema::HermesBlockOnly,
+        Schema::KimiDenyOnly,
+        Schema::Claude,
+        Schema::CursorPermission,
+    ] {
+        let mut q = ApprovalQueue::new(None);
+        let (r, mut rx) = request(1, schema, "Bash");
+        let (id, _) = q.add(r, Instant::now());
+        q.withdraw(id);
+        let got = rx.try_recv().expect("answered");
+        let text = match &got {
+            EndpointReply::Json(v) => v.to_string(),
+            EndpointReply::EmptyOk => String::new(),
+            other => panic!("{schema:?}: {other:?}"),
+        };
+        if schema == Schema::CursorPermission {
+            assert_eq!(text, r#"{"permission":"ask"}"#);
+        } else if schema.silence_falls_back() {
+            assert!(text.is_empty(), "{schema:?}: {text}");
+        } else {
+            assert!(!is_allow(&got), "{schema:?}: {text}");
+            assert!(text.contains("withdrew"), "{schema:?}: {text}");
+        }
+    }
 }

@@ -178,20 +178,36 @@ async fn hook_route(
         HookRoute::AgentEvent => EndpointCall::AgentEvent { identity, payload },
         HookRoute::ApprovalRequest => EndpointCall::ApprovalRequest { identity, payload },
     };
+    // No answer is an error, never an empty 200: on a gate, `calyx hook` turns it into the
+    // CLI's own prompt, or a deny where silence would run the call.
     match ask_owner(shared, call, route).await {
-        Some(reply) => reply_response(reply),
-        // Silence on a gate hands the question back to the CLI's own prompt.
-        None if matches!(route, HookRoute::ApprovalRequest) => response::empty(StatusCode::OK),
-        None => response::error(
+        Ok(reply) => reply_response(reply),
+        Err(NoAnswer::Gone) => response::error(
             StatusCode::SERVICE_UNAVAILABLE,
             "calyx is not handling events",
+        ),
+        Err(NoAnswer::TimedOut) => response::error(
+            StatusCode::GATEWAY_TIMEOUT,
+            "no decision was made in calyx in time",
         ),
     }
 }
 
-/// Sends the call to the owner loop and waits for its reply. `None` when the owner is gone,
-/// dropped the reply sender, or (for approvals) did not answer within the approval timeout.
-async fn ask_owner(shared: &Shared, call: EndpointCall, route: HookRoute) -> Option<EndpointReply> {
+/// Why the owner loop gave no answer.
+enum NoAnswer {
+    /// It is gone, or dropped the reply sender.
+    Gone,
+    /// An approval request outlived the approval timeout (the queue's own expiry answers
+    /// before it; this is the backstop for an owner loop that fell behind).
+    TimedOut,
+}
+
+/// Sends the call to the owner loop and waits for its reply.
+async fn ask_owner(
+    shared: &Shared,
+    call: EndpointCall,
+    route: HookRoute,
+) -> Result<EndpointReply, NoAnswer> {
     let (reply, receiver) = oneshot::channel();
     if shared
         .sender
@@ -200,18 +216,20 @@ async fn ask_owner(shared: &Shared, call: EndpointCall, route: HookRoute) -> Opt
         .is_err()
     {
         tracing::warn!(?route, "endpoint: owner loop is gone");
-        return None;
+        return Err(NoAnswer::Gone);
     }
-    let answer = match route {
-        HookRoute::ApprovalRequest => tokio::time::timeout(shared.approval_timeout, receiver)
-            .await
-            .unwrap_or_else(|_| {
-                tracing::info!("endpoint: approval request expired without a decision");
-                Ok(EndpointReply::EmptyOk)
-            }),
-        HookRoute::AgentEvent => receiver.await,
-    };
-    answer.ok()
+    match route {
+        HookRoute::ApprovalRequest => {
+            match tokio::time::timeout(shared.approval_timeout, receiver).await {
+                Ok(answer) => answer.map_err(|_| NoAnswer::Gone),
+                Err(_) => {
+                    tracing::info!("endpoint: approval request expired without a decision");
+                    Err(NoAnswer::TimedOut)
+                }
+            }
+        }
+        HookRoute::AgentEvent => receiver.await.map_err(|_| NoAnswer::Gone),
+    }
 }
 
 fn reply_response(reply: EndpointReply) -> Response<ResponseBody> {

@@ -9,7 +9,9 @@ use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use crate::approvals::{gate, summarize, Asker, Decision, NewRequest};
+use crate::approvals::gate::may_gate;
+use crate::approvals::queue::silence_reply;
+use crate::approvals::{gate, summarize, Asker, Decision, NewRequest, Silence};
 use crate::http::{EndpointReply, Identity};
 use crate::layout::PaneId;
 use crate::protocol::Response;
@@ -25,9 +27,11 @@ impl Server {
         reply: oneshot::Sender<EndpointReply>,
     ) {
         let Some(pane) = self.pane_for_identity(&identity) else {
-            let _ = reply.send(EndpointReply::BadRequest(
-                "no calyx pane has this session or surface id".into(),
-            ));
+            // An agent whose pane is gone (or a calyx-made env inherited by a program outside
+            // it) is outside calyx: silence, as a hook with no calyx at all gives. A refusal
+            // would make the deny-only hooks of Gemini, Hermes and Kimi deny every call.
+            tracing::info!(?identity, "approval request from no calyx pane: not held");
+            let _ = reply.send(EndpointReply::EmptyOk);
             return;
         };
         let kind_name = identity
@@ -38,15 +42,25 @@ impl Server {
             let _ = reply.send(EndpointReply::EmptyOk);
             return;
         };
+        let policy = self.state.config.approval_policy;
         let event = match normalize(kind, &payload) {
             Ok(Some(event)) => event,
-            // Unknown kinds and shapes are not gates: the CLI asks itself, at once.
-            _ => {
-                let _ = reply.send(EndpointReply::EmptyOk);
+            // A shape calyx cannot read where gates are held (a CLI release changed it) is
+            // refused: the hook then denies where silence would run the call. Elsewhere it is
+            // no gate: the CLI asks itself, at once.
+            unreadable => {
+                tracing::warn!(%kind_name, ?unreadable, "approval request calyx cannot read");
+                let _ = reply.send(if may_gate(kind, policy) {
+                    EndpointReply::BadRequest(format!(
+                        "not a {kind_name} permission request calyx can read"
+                    ))
+                } else {
+                    EndpointReply::EmptyOk
+                });
                 return;
             }
         };
-        let schema = gate(kind, &event, self.state.config.approval_policy);
+        let schema = gate(kind, &event, policy);
         let tool = event.tool_name.clone().unwrap_or_else(|| "tool".into());
         // A gate a rule the human set will answer at once never shows the agent as blocked
         // (no flash of "blocked", no bell): the row goes on working below.
@@ -98,8 +112,10 @@ impl Server {
                 None if reply.is_closed() => {
                     let _ = tx.send(Msg::ApprovalWithdrawn { id });
                 }
+                // The queue always answers (dropping a request answers silence); should it
+                // not, the answer is still silence in the CLI's terms, never a bare empty 200.
                 None => {
-                    let _ = reply.send(EndpointReply::EmptyOk);
+                    let _ = reply.send(silence_reply(schema, Silence::Withdrawn));
                 }
             }
         });
