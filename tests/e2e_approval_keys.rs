@@ -42,7 +42,7 @@ fn a_always_allows_the_tool_in_this_pane_but_another_pane_still_asks() {
     let payload = payload_file(&env, "ls.json", &claude_bash("ls -la"));
     let g = gate(&env, &panes[0], "claude-code", &payload, "first");
     c.wait_for(&format!("in {} (gates:0) wants Bash", panes[0]));
-    c.send("a");
+    c.answer("a");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
     // The same tool from the same pane: the rule answers, nobody is asked.
     let g = gate(&env, &panes[0], "claude-code", &payload, "again");
@@ -54,7 +54,7 @@ fn a_always_allows_the_tool_in_this_pane_but_another_pane_still_asks() {
     c.wait_for(&format!("in {} (gates:0) wants Bash", panes[1]));
     assert_eq!(wait_pending(&env, 1)[0]["pane"], panes[1].as_str());
     assert!(!g.done(&env), "answered without asking");
-    c.send("n");
+    c.answer("n");
     assert_eq!(g.output(&env), CLAUDE_DENY);
 }
 
@@ -64,7 +64,7 @@ fn capital_a_always_allows_the_tool_in_every_pane_and_only_that_tool() {
     let payload = payload_file(&env, "ls.json", &claude_bash("ls -la"));
     let g = gate(&env, &panes[0], "claude-code", &payload, "first");
     c.wait_for("wants Bash");
-    c.send("A");
+    c.answer("A");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
     let g = gate(&env, &panes[1], "claude-code", &payload, "other");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
@@ -76,7 +76,7 @@ fn capital_a_always_allows_the_tool_in_every_pane_and_only_that_tool() {
     let write = payload_file(&env, "write.json", &write);
     let g = gate(&env, &panes[1], "claude-code", &write, "write");
     c.wait_for("wants Write");
-    c.send("y");
+    c.answer("y");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
     assert_eq!(decided_by(&env, last_id(&env)), vec!["human"]);
 }
@@ -91,29 +91,29 @@ fn bang_asks_with_the_count_and_allows_only_the_requests_it_counted() {
     wait_pending(&env, 2);
     c.wait_for("1 of 2");
     // Declining allows nothing.
-    c.send("!");
+    c.answer("!");
     c.wait_for("allow all 2 pending requests?");
-    c.send("n");
+    c.answer("n");
     c.wait_screen("confirmation gone", |s| {
         !s.contains("allow all") && s.contains("1 of 2")
     });
     assert_eq!(pending(&env).len(), 2);
     assert!(!first.done(&env) && !second.done(&env));
     // A request that arrives while the question is shown is not part of the answer.
-    c.send("!");
+    c.answer("!");
     c.wait_for("allow all 2 pending requests?");
     let third = gate(&env, &panes[2], "claude-code", &payload, "third");
     wait_pending(&env, 3);
     c.wait_screen("three pending, two to confirm", |s| {
         s.contains(" 1 of 3 ") && s.contains("allow all 2 pending requests?")
     });
-    c.send("y");
+    c.answer("y");
     assert_eq!(first.output(&env), CLAUDE_ALLOW);
     assert_eq!(second.output(&env), CLAUDE_ALLOW);
     let left = wait_pending(&env, 1);
     assert_eq!(left[0]["pane"], panes[2].as_str());
     c.wait_for("1 of 1");
-    c.send("n");
+    c.answer("n");
     assert_eq!(third.output(&env), CLAUDE_DENY);
 }
 
@@ -150,7 +150,7 @@ fn tab_j_and_k_step_through_requests_and_y_answers_the_one_shown() {
     shows(&c, 1, "one");
     c.send("\t");
     shows(&c, 2, "two");
-    c.send("y");
+    c.answer("y");
     assert_eq!(gates[1].output(&env), CLAUDE_ALLOW);
     let left: Vec<_> = wait_pending(&env, 2)
         .iter()
@@ -167,13 +167,13 @@ fn claude_suggestions_are_numbered_choices_sent_as_updated_permissions() {
     let g = gate(&env, &panes[0], "claude-code", &p, "suggested");
     c.wait_for(r#"1 addDirectories ["/home/dev/src/app"] (session)"#);
     // A number with no suggestion does nothing (`m` then Esc shows the key was handled).
-    c.send("2");
-    c.send("m");
+    c.answer("2");
+    c.answer("m");
     c.wait_for("deny with message");
     c.send("\x1b");
     c.wait_screen("message line closed", |s| !s.contains("deny with message"));
     assert_eq!(pending(&env).len(), 1);
-    c.send("1");
+    c.answer("1");
     assert_eq!(
         g.output(&env),
         r#"{"hookSpecificOutput":{"decision":{"behavior":"allow","updatedPermissions":[{"destination":"session","directories":["/home/dev/src/app"],"type":"addDirectories"}]},"hookEventName":"PermissionRequest"}}"#
@@ -188,8 +188,8 @@ fn claude_suggestions_are_numbered_choices_sent_as_updated_permissions() {
         s.contains("Codex") && s.contains("wants Bash")
     });
     assert!(!screen.contains("addDirectories"), "{screen}");
-    c.send("1");
-    c.send("y");
+    c.answer("1");
+    c.answer("y");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
 }
 
@@ -216,8 +216,10 @@ fn esc_hides_the_panel_the_status_line_counts_and_prefix_i_reopens_it() {
     c.wait_screen("hidden again", |s| !s.contains("wants Bash"));
     c.prefix("i");
     c.wait_for("wants Bash");
-    c.send("y");
-    c.send("y");
+    c.answer("y");
+    // Keys answer the request on screen: the second is answered once it is drawn.
+    c.wait_for(" 1 of 1 ");
+    c.answer("y");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
     assert_eq!(g2.output(&env), CLAUDE_ALLOW);
     c.wait_screen("badge gone", |s| !s.contains("(prefix i)"));
@@ -302,7 +304,27 @@ fn a_long_command_scrolls_with_the_panel_keys_and_stops_at_its_ends() {
     c.send("\x1b[A");
     c.send("\x1b[6~");
     wait_range(&c, "one page down from the top", |(a, _, _)| a == page_end);
-    c.send("y");
+    c.answer("y");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
     wait_until("nothing pending", || pending(&env).is_empty().then_some(()));
+}
+
+#[test]
+fn a_request_that_appears_while_you_type_does_not_take_your_keys_as_answers() {
+    let (env, mut c, panes) = setup(1);
+    let payload = payload_file(&env, "ls.json", &claude_bash("ls -la"));
+    // The user is typing in the pane when the request appears.
+    c.send("echo typing");
+    let g = gate(&env, &panes[0], "claude-code", &payload, "typed-over");
+    c.wait_for("keys wake in a moment");
+    // The next letters of their typing are not answers: no "always" rule, no allow.
+    c.send("a");
+    c.send("y");
+    c.wait_for("read it, then answer");
+    assert_eq!(pending(&env).len(), 1);
+    assert!(!g.done(&env));
+    // Once the keys wake (the panel lists them again), they answer.
+    c.answer("n");
+    assert_eq!(g.output(&env), CLAUDE_DENY);
+    assert_eq!(decided_by(&env, last_id(&env)), vec!["human"]);
 }

@@ -26,7 +26,7 @@ fn g_focuses_the_asking_pane_in_the_same_window() {
     });
     // The panel still shows the request; it answers as before.
     c.wait_for("wants Bash");
-    c.send("y");
+    c.answer("y");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
 }
 
@@ -55,7 +55,7 @@ fn a_request_from_another_window_is_shown_and_g_switches_to_that_window() {
     c.wait_for("1:side*");
     c.wait_for("side-window.json");
     assert_eq!(focused_pane(&env, "gates"), Some(side.clone()));
-    c.send("y");
+    c.answer("y");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
 }
 
@@ -94,7 +94,7 @@ fn g_switches_the_client_to_the_session_and_window_of_the_asking_pane() {
         "{ls}"
     );
     // The switched client types into its new session.
-    c.send("y");
+    c.answer("y");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
     c.send("echo typed-in-two\r");
     env.wait_capture(&far, "typed-in-two");
@@ -125,7 +125,7 @@ fn a_request_made_with_no_client_attached_waits_for_the_next_attach() {
     let mut c = env.client(&["attach", "-t", "gates"], 40, 150);
     c.wait_for(&format!("in {pane} (gates:0) wants Bash"));
     assert!(!g.done(&env));
-    c.send("y");
+    c.answer("y");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
 }
 

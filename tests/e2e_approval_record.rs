@@ -51,7 +51,7 @@ fn a_pending_request_blocks_its_agent_and_the_decision_sets_it_working() {
         1,
         "only the asking agent waits:\n{screen}"
     );
-    c.send("y");
+    c.answer("y");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
     wait_agent_state(&env, &asking, "working");
     c.wait_screen("nobody waits", |s| !s.contains("approval: "));
@@ -63,7 +63,7 @@ fn a_pending_request_blocks_its_agent_and_the_decision_sets_it_working() {
     // A request a rule answers at once never leaves the agent blocked.
     let g = gate(&env, &asking, "claude-code", &p, "always");
     c.wait_for("Claude Code approval: Bash");
-    c.send("a");
+    c.answer("a");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
     wait_agent_state(&env, &asking, "working");
     let g = gate(&env, &asking, "claude-code", &p, "by-rule");
@@ -88,7 +88,7 @@ fn capital_a_also_answers_the_other_pending_request_and_both_agents_work_on() {
     wait_agent_state(&env, &first, "blocked");
     wait_agent_state(&env, &second, "blocked");
     c.wait_for(" 1 of 2 ");
-    c.send("A");
+    c.answer("A");
     assert_eq!(g1.output(&env), CLAUDE_ALLOW);
     assert_eq!(g2.output(&env), CLAUDE_ALLOW);
     wait_agent_state(&env, &first, "working");
@@ -133,12 +133,12 @@ fn the_record_has_a_request_and_a_decision_line_each_with_secrets_redacted() {
     // 1: allowed by the human.
     let g = gate(&env, &pane, "claude-code", &curl, "curl");
     c.wait_for("wants Bash");
-    c.send("y");
+    c.answer("y");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
     // 2: denied by the human with a message that carries a secret too.
     let g = gate(&env, &pane, "claude-code", &deploy, "deploy-denied");
     c.wait_for("wants Bash");
-    c.send("m");
+    c.answer("m");
     c.wait_for("deny with message");
     c.send("not with --password hunter3\r");
     assert!(g.output(&env).contains("\"behavior\":\"deny\""));
@@ -155,7 +155,7 @@ fn the_record_has_a_request_and_a_decision_line_each_with_secrets_redacted() {
     // 4: always allowed by the human, 5: then by the rule.
     let g = gate(&env, &pane, "claude-code", &deploy, "deploy-always");
     c.wait_for("wants Bash");
-    c.send("a");
+    c.answer("a");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
     let g = gate(&env, &pane, "claude-code", &deploy, "deploy-rule");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);

@@ -87,7 +87,7 @@ fn y_allows_with_the_exact_claude_json_and_the_panel_escapes_hostile_input() {
         !raw.contains("\x1b]52;c;aGk="),
         "the tool input reached the terminal as a sequence"
     );
-    c.send("y");
+    c.answer("y");
     assert_eq!(output_of(&env, &pane, &out), CLAUDE_ALLOW);
     c.wait_screen("panel gone", |s| !s.contains("wants Bash"));
 }
@@ -99,7 +99,7 @@ fn n_denies_and_m_sends_a_message() {
     let out = env.path().join("out-n.txt").display().to_string();
     gate(&env, &pane, "claude-code", &file, &out);
     c.wait_for("wants Bash");
-    c.send("n");
+    c.answer("n");
     assert_eq!(
         output_of(&env, &pane, &out),
         r#"{"hookSpecificOutput":{"decision":{"behavior":"deny","message":"Denied by the user in calyx."},"hookEventName":"PermissionRequest"}}"#
@@ -107,7 +107,7 @@ fn n_denies_and_m_sends_a_message() {
     let out = env.path().join("out-m.txt").display().to_string();
     gate(&env, &pane, "claude-code", &file, &out);
     c.wait_for("wants Bash");
-    c.send("m");
+    c.answer("m");
     c.wait_for("deny with message");
     c.send("use the staging db\r");
     assert_eq!(
@@ -290,7 +290,7 @@ fn gemini_and_hermes_are_held_only_when_opted_in_and_only_ever_denied() {
     let out = env.path().join("out-g1.txt").display().to_string();
     gate(&env, &pane, "gemini", &p, &out);
     c.wait_for("ask in its pane");
-    c.send("y");
+    c.answer("y");
     assert_eq!(output_of(&env, &pane, &out), "");
     // Gemini: deny with a message.
     let out = env.path().join("out-g2.txt").display().to_string();
@@ -344,7 +344,7 @@ fn kimi_and_cursor_are_held_only_when_opted_in() {
     gate(&env, &pane, "kimi", &p, &out);
     c.wait_for("Kimi's hook can only deny");
     c.wait_for("rm -rf build");
-    c.send("y");
+    c.answer("y");
     assert_eq!(output_of(&env, &pane, &out), "");
     let out = env.path().join("out-k2.txt").display().to_string();
     gate(&env, &pane, "kimi", &p, &out);
@@ -359,14 +359,14 @@ fn kimi_and_cursor_are_held_only_when_opted_in() {
     let out = env.path().join("out-c1.txt").display().to_string();
     gate(&env, &pane, "cursor", &p, &out);
     c.wait_for("git push --force");
-    c.send("y");
+    c.answer("y");
     assert_eq!(output_of(&env, &pane, &out), r#"{"permission":"allow"}"#);
     let out = env.path().join("out-c2.txt").display().to_string();
     gate(&env, &pane, "cursor", &p, &out);
     // Pending in the queue first, so the screen matched is this request's panel.
     first_pending(&env);
     c.wait_for("git push --force");
-    c.send("n");
+    c.answer("n");
     assert_eq!(
         output_of(&env, &pane, &out),
         r#"{"agentMessage":"Denied by the user in calyx.","agent_message":"Denied by the user in calyx.","permission":"deny","userMessage":"Denied by the user in calyx.","user_message":"Denied by the user in calyx."}"#

@@ -73,7 +73,7 @@ fn tools_answer_from_live_panes_and_pane_run_waits_for_the_human() {
     };
     let runner = run_in_thread(4, "echo ran-by-mcp");
     c.wait_for("echo ran-by-mcp");
-    c.send("y");
+    c.answer("y");
     let outcome = runner.join().expect("runner");
     assert!(outcome.to_string().contains("sent"), "{outcome}");
     env.wait_capture("mcp", "ran-by-mcp\n");
@@ -81,7 +81,7 @@ fn tools_answer_from_live_panes_and_pane_run_waits_for_the_human() {
     // Denied is a normal result, and nothing is typed.
     let runner = run_in_thread(5, "echo must-not-run");
     c.wait_for("echo must-not-run");
-    c.send("n");
+    c.answer("n");
     let outcome = runner.join().expect("runner");
     assert!(outcome.to_string().contains("denied"), "{outcome}");
     let screen = String::from_utf8_lossy(&env.run(&["capture", "-t", "mcp"]).stdout).to_string();
@@ -145,7 +145,7 @@ fn agent_kind_header_creates_a_row_and_unread_messages_show_on_the_border() {
         )
     });
     c.wait_for("typed-by-peer");
-    c.send("y");
+    c.answer("y");
     let outcome = typer.join().expect("typer");
     assert_eq!(outcome["structuredContent"]["typed"], "typed", "{outcome}");
     env.wait_capture("%2", "typed-by-peer\n");

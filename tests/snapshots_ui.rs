@@ -201,6 +201,7 @@ fn approval_panel(tool: &str, input: serde_json::Value, suggestions: &[String]) 
                 confirm_all: None,
                 waited: "4s",
                 note: None,
+                keys_asleep: false,
             },
             f.area(),
         )

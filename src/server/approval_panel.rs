@@ -15,9 +15,22 @@ use crate::keys::{Key, KeyCode};
 use super::state::ClientId;
 use super::Server;
 
+/// How long a request that appeared while the user typed stays on screen before its answer
+/// keys wake (the panel says so meanwhile).
+const READ_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+/// Keys this close before a request appeared mean the user was typing when it did.
+const TYPING_WINDOW: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Whether a key pressed at `last_key` means the user is typing at `now`.
+fn typing_now(last_key: Option<Instant>, now: Instant) -> bool {
+    last_key.is_some_and(|t| now.duration_since(t) < TYPING_WINDOW)
+}
+
 /// One frame's panel content.
 #[derive(Debug, Clone)]
 pub struct PanelData {
+    /// The request shown.
+    pub id: u64,
     pub cli: String,
     pub pane: String,
     pub tool: String,
@@ -33,6 +46,8 @@ pub struct PanelData {
     pub waited: String,
     /// What `y` means where the CLI's hook cannot allow (Gemini, Hermes).
     pub note: Option<&'static str>,
+    /// The answer keys are not live yet (see [`Server::may_answer`]).
+    pub keys_asleep: bool,
 }
 
 impl PanelData {
@@ -51,6 +66,7 @@ impl PanelData {
             confirm_all: self.confirm_all,
             waited: &self.waited,
             note: self.note,
+            keys_asleep: self.keys_asleep,
         }
     }
 
@@ -73,6 +89,17 @@ pub struct PanelState {
     /// `!` asks to confirm: the requests pending when it was pressed. Only these are allowed
     /// by the `y` that confirms, never one that arrived while the question was on screen.
     pub confirm_all: Option<Vec<u64>>,
+    /// The request this client's terminal shows, as last drawn: answer keys act on it alone
+    /// (never on one that replaced it between the frame and the key).
+    pub shown: Option<Shown>,
+}
+
+/// A request on a client's screen: since when, and whether the user was typing then.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shown {
+    pub id: u64,
+    pub since: Instant,
+    pub while_typing: bool,
 }
 
 /// How a key scrolls the shown request's body (a long command or diff).
@@ -144,8 +171,14 @@ impl Server {
             .iter()
             .map(|s| visible(&suggestion_label(s)))
             .collect();
-        let waited = crate::agents::short_duration(Instant::now().duration_since(p.created));
+        let now = Instant::now();
+        let waited = crate::agents::short_duration(now.duration_since(p.created));
+        let keys_asleep = match c.panel.shown.filter(|s| s.id == id) {
+            Some(s) => s.while_typing && now.duration_since(s.since) < READ_GRACE,
+            None => typing_now(c.last_key_at, now),
+        };
         Some(PanelData {
+            id,
             cli: p.asker.display_name().to_string(),
             pane: pane_label,
             tool: visible(&p.tool),
@@ -159,6 +192,7 @@ impl Server {
             confirm_all: c.panel.confirm_all.as_ref().map(Vec::len),
             waited,
             note: p.schema.allow_note(),
+            keys_asleep,
         })
     }
 
@@ -181,11 +215,80 @@ impl Server {
         }
     }
 
+    /// Records what a frame drew for `client`'s panel (see [`PanelState::shown`]).
+    pub(super) fn panel_drawn(&mut self, client: ClientId, id: Option<u64>) {
+        let now = Instant::now();
+        let Some(c) = self.state.clients.get_mut(&client) else {
+            return;
+        };
+        c.panel.shown = match (id, c.panel.shown) {
+            (None, _) => None,
+            (Some(id), Some(s)) if s.id == id => Some(s),
+            (Some(id), _) => Some(Shown {
+                id,
+                since: now,
+                while_typing: typing_now(c.last_key_at, now),
+            }),
+        };
+        // Keys asleep: draw the panel again when they wake.
+        if let Some(s) = c.panel.shown.filter(|s| s.while_typing) {
+            let wake = s.since + READ_GRACE;
+            if wake > now {
+                self.panel_wake = Some(self.panel_wake.map_or(wake, |t| t.min(wake)));
+            }
+        }
+    }
+
+    /// The panels whose answer keys woke: drawn again, with the keys.
+    pub(super) fn panel_keys_woke(&mut self, now: Instant) {
+        if self.panel_wake.is_some_and(|t| t <= now) {
+            self.panel_wake = None;
+            for c in self.state.clients.values_mut() {
+                if c.panel.shown.is_some() {
+                    c.dirty = true;
+                }
+            }
+        }
+    }
+
+    /// Whether an answer key pressed now may answer request `id`: it is the request the
+    /// client's terminal shows (not one that replaced it after the last frame), and the key
+    /// was not typed on the way to something else. A request that appears while the user
+    /// types takes their keys (so none leaks into a pane), but its answer keys only wake once
+    /// it has been on screen for [`READ_GRACE`]: typing `cat` must not set an "always" rule
+    /// with its `a`.
+    fn may_answer(&self, client: ClientId, id: u64) -> bool {
+        let Some(c) = self.state.clients.get(&client) else {
+            return false;
+        };
+        let Some(shown) = c.panel.shown.filter(|s| s.id == id) else {
+            return false;
+        };
+        !shown.while_typing || Instant::now().duration_since(shown.since) >= READ_GRACE
+    }
+
     /// A key while the panel is shown. Returns false when the key is not the panel's.
     pub(super) fn panel_key(&mut self, client: ClientId, key: Key) -> bool {
         let Some(id) = self.panel_request(client) else {
             return false;
         };
+        let answers = matches!(
+            key.code,
+            KeyCode::Char('y' | 'n' | 'x' | 'm' | 'a' | 'A' | '!' | '1'..='9')
+        ) && !key.ctrl
+            && !key.alt;
+        let typing_message = self
+            .state
+            .clients
+            .get(&client)
+            .is_some_and(|c| c.panel.message.is_some() || c.panel.confirm_all.is_some());
+        if answers && !typing_message && !self.may_answer(client, id) {
+            self.message(
+                client,
+                "a request just appeared while you typed: read it, then answer",
+            );
+            return true;
+        }
         let Some(panel) = self.state.clients.get(&client).map(|c| c.panel.clone()) else {
             return false;
         };

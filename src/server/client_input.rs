@@ -46,6 +46,16 @@ impl Server {
             Some(c) => c.mode.clone(),
             None => return,
         };
+        let is_key = matches!(event, InputEvent::Key { .. });
+        self.route_event(client, mode, event);
+        if is_key {
+            if let Some(c) = self.state.clients.get_mut(&client) {
+                c.last_key_at = Some(tokio::time::Instant::now());
+            }
+        }
+    }
+
+    fn route_event(&mut self, client: ClientId, mode: ClientMode, event: InputEvent) {
         match (mode, event) {
             (ClientMode::Help { scroll }, InputEvent::Key { key, .. }) => {
                 let next = match key.code {

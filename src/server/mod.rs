@@ -124,6 +124,8 @@ pub struct Server {
     pub(super) echo_pending: std::collections::HashSet<PaneId>,
     /// The pane whose next output the owner reads itself (see `echo_watch`).
     echo_watch: Option<echo_watch::EchoWatch>,
+    /// When an approval panel's answer keys wake (see `approval_panel`).
+    pub(super) panel_wake: Option<Instant>,
     /// Whether `run` drives this server (only then can the owner wait for an echo).
     owner_loop: bool,
     render_now: bool,
@@ -176,6 +178,7 @@ impl Server {
             prioritized_panes: Default::default(),
             echo_pending: Default::default(),
             echo_watch: None,
+            panel_wake: None,
             owner_loop: false,
             render_now: false,
             payload_capture: payload_capture::PayloadCapture::from_env(),
@@ -238,6 +241,7 @@ impl Server {
                 self.agent_deadline(),
                 self.approvals.next_expiry(),
                 self.label_recheck_at(),
+                self.panel_wake,
             ]
             .into_iter()
             .flatten()
@@ -411,6 +415,7 @@ impl Server {
                         drag: None,
                         selecting: None,
                         last_session: None,
+                        last_key_at: None,
                         cursor_style: None,
                         hyperlinks: self.state.config.hyperlinks.allowed_for(term.as_deref()),
                         any_motion: false,
@@ -576,6 +581,7 @@ impl Server {
         if self.agent_deadline().is_some_and(|t| t <= now) {
             self.agent_timer(now);
         }
+        self.panel_keys_woke(now);
         if self.label_recheck_at().is_some_and(|t| t <= now) {
             self.recheck_labels(now);
         }
@@ -654,6 +660,7 @@ impl Server {
             }
             let started = std::time::Instant::now();
             let panel = self.panel_data(id);
+            self.panel_drawn(id, panel.as_ref().map(|p| p.id));
             let tree = self.tree_data(id);
             let rendered =
                 render::render_client(&mut self.state, &agents, panel.as_ref(), tree, id);

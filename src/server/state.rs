@@ -433,6 +433,8 @@ pub struct Client {
     pub selecting: Option<PaneId>,
     /// The session this client showed before its current one (`prefix L`).
     pub last_session: Option<SessionId>,
+    /// When this client last pressed a key (the approval panel tells typing from answering).
+    pub last_key_at: Option<Instant>,
     pub cursor_style: Option<u8>,
     /// Whether panes' OSC 8 hyperlinks are passed on to this client's terminal (the
     /// `hyperlinks` setting applied to the client's TERM).

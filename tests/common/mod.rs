@@ -389,6 +389,15 @@ impl Client {
     }
 
     /// Waits until the screen shows `needle`.
+    /// Presses an approval panel answer key once the panel's keys are awake (a request that
+    /// appears while the user types puts them to sleep for a moment, saying so).
+    pub fn answer(&mut self, key: &str) {
+        self.wait_screen("the approval panel's answer keys awake", |s| {
+            !s.contains("keys wake in a moment")
+        });
+        self.send(key);
+    }
+
     pub fn wait_for(&self, needle: &str) -> String {
         self.wait_screen(&format!("{needle:?} on screen"), |s| s.contains(needle))
     }

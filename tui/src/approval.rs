@@ -49,6 +49,9 @@ pub struct ApprovalView<'a> {
     /// What `y` means when the CLI's hook cannot allow (Gemini: "let Gemini ask in its pane").
     /// Shown above the keys, which then say "step aside" instead of "allow".
     pub note: Option<&'a str>,
+    /// The request appeared while the user was typing: the answer keys wake in a moment, and
+    /// until then the footer says so instead of listing them.
+    pub keys_asleep: bool,
 }
 
 /// The panel's rectangle: the lower part of the screen, at most 20 rows.
@@ -94,7 +97,7 @@ impl ApprovalView<'_> {
 
     /// The key hints take one row, or two where one row would cut them off (80 columns).
     fn key_rows(&self, inner_width: u16) -> usize {
-        let typing = self.message.is_some() || self.confirm_all.is_some();
+        let typing = self.message.is_some() || self.confirm_all.is_some() || self.keys_asleep;
         let hints: usize = 1
             + self.allow_label().len()
             + KEY_HINTS
@@ -220,6 +223,11 @@ impl Widget for ApprovalView<'_> {
                 text(" yes  "),
                 text("any other key: no"),
             ])
+        } else if self.keys_asleep {
+            Line::from(Span::styled(
+                "a request appeared while you typed: the answer keys wake in a moment",
+                Style::default().fg(Color::LightYellow),
+            ))
         } else {
             let mut spans = vec![key("y"), text(self.allow_label())];
             for (k, label) in KEY_HINTS {
@@ -273,6 +281,10 @@ mod tests {
     use super::*;
 
     fn screen(note: Option<&str>) -> String {
+        screen_with(note, false)
+    }
+
+    fn screen_with(note: Option<&str>, keys_asleep: bool) -> String {
         let area = Rect::new(0, 0, 120, 24);
         let mut buf = Buffer::empty(area);
         ApprovalView {
@@ -289,9 +301,18 @@ mod tests {
             confirm_all: None,
             waited: "1s",
             note,
+            keys_asleep,
         }
         .render(area, &mut buf);
         text_of(&buf)
+    }
+
+    #[test]
+    fn asleep_keys_are_not_listed_and_the_panel_says_why() {
+        let asleep = screen_with(None, true);
+        assert!(asleep.contains("keys wake in a moment"), "{asleep}");
+        assert!(!asleep.contains("deny+msg"), "{asleep}");
+        assert!(screen_with(None, false).contains("deny+msg"));
     }
 
     /// A buffer's cells as text, a line per row.
