@@ -65,7 +65,13 @@ impl Server {
                     KeyCode::PageDown | KeyCode::Char(' ') => Some(scroll.saturating_add(10)),
                     _ => None,
                 };
-                let max = crate::commands::COMMANDS.len() as u16;
+                // The last page ends with the last command (the overlay shows the rows above
+                // the status line, less its two borders).
+                let shown_rows = self
+                    .client_session(client)
+                    .and_then(|s| self.state.sessions.get(&s))
+                    .map_or(0, |s| s.rows.saturating_sub(3));
+                let max = (crate::commands::COMMANDS.len() as u16).saturating_sub(shown_rows);
                 self.set_mode(
                     client,
                     match next {

@@ -466,3 +466,19 @@ fn the_sidebar_key_shows_focuses_and_hides_the_sidebar() {
     h.keys(b"\x02a\x02%");
     assert_eq!(h.window().layout.panes().len(), 2);
 }
+
+#[test]
+fn the_help_scrolls_to_its_last_command_and_no_further() {
+    let mut h = Harness::new(25, 100);
+    h.keys(b"\x02?");
+    for _ in 0..20 {
+        h.keys(b" ");
+    }
+    let rows = h.session().rows;
+    let want = (crate::commands::COMMANDS.len() as u16).saturating_sub(rows - 3);
+    assert_eq!(h.mode(), ClientMode::Help { scroll: want });
+    assert!(
+        h.frame().contains("send-prefix"),
+        "the last command is on screen"
+    );
+}
