@@ -534,3 +534,19 @@ fn an_mcp_connect_makes_a_row_only_where_hooks_do_not_report() {
         (CLAUDE, AgentState::Idle, false)
     );
 }
+
+#[test]
+fn explain_escapes_what_payloads_supplied() {
+    let t0 = Instant::now();
+    let mut book = AgentBook::default();
+    let mut e = ev(EventKind::SessionStart, "s\u{1b}]52;c;aGk=\u{7}");
+    e.cwd = Some("/tmp/\u{1b}[2J".into());
+    e.raw_event_name = "Session\u{1b}[31mStart".into();
+    book.apply(P, CLAUDE, &e, t0);
+    let text = book.explain(P, t0);
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "{text:?}"
+    );
+    assert!(text.contains("\\x1b]52;c;aGk=\\x07"), "{text}");
+}
