@@ -328,3 +328,63 @@ fn a_request_that_appears_while_you_type_does_not_take_your_keys_as_answers() {
     assert_eq!(g.output(&env), CLAUDE_DENY);
     assert_eq!(decided_by(&env, last_id(&env)), vec!["human"]);
 }
+
+/// Plays `payload` as a plain hook event (Claude's PermissionRequest ping, beside its gate) from
+/// `pane`, through a real `calyx hook` process; returns once the server applied it.
+fn ping(env: &Env, pane: &str, payload: &serde_json::Value) {
+    use std::io::Write as _;
+    let surface = env
+        .panes()
+        .into_iter()
+        .find(|p| p["id"] == pane)
+        .and_then(|p| p["surface_id"].as_str().map(str::to_string))
+        .unwrap_or_default();
+    let mut cmd = std::process::Command::new(common::calyx_bin());
+    cmd.args(["hook", "claude-code"]).env_clear();
+    for (k, v) in env.vars() {
+        cmd.env(k, v);
+    }
+    let mut child = cmd
+        .env("CALYX_SURFACE_ID", surface)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("calyx hook");
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(payload.to_string().as_bytes())
+            .expect("payload");
+    }
+    assert!(child.wait().expect("hook exit").success());
+}
+
+fn agent_state(env: &Env, pane: &str) -> String {
+    common::gates::agent_row(env, pane)
+        .and_then(|r| r["state"].as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_permission_ping_of_a_request_calyx_answered_does_not_block_the_agent_again() {
+    let (env, mut c, panes) = setup(1);
+    let bash = claude_bash("ls -la");
+    let payload = payload_file(&env, "ls.json", &bash);
+    let g = gate(&env, &panes[0], "claude-code", &payload, "first");
+    c.wait_for("wants Bash");
+    c.answer("y");
+    assert_eq!(g.output(&env), CLAUDE_ALLOW);
+    wait_until("the agent working after the allow", || {
+        (agent_state(&env, &panes[0]) == "working").then_some(())
+    });
+    // Claude's asynchronous PermissionRequest ping for that same call lands after the answer.
+    ping(&env, &panes[0], &bash);
+    assert_eq!(agent_state(&env, &panes[0]), "working");
+    // With an always rule, a ping for that tool never blocks either.
+    let g = gate(&env, &panes[0], "claude-code", &payload, "second");
+    c.wait_for("wants Bash");
+    c.answer("a");
+    assert_eq!(g.output(&env), CLAUDE_ALLOW);
+    let mut later = bash.clone();
+    later["tool_input"]["command"] = "ls /tmp".into();
+    ping(&env, &panes[0], &later);
+    assert_eq!(agent_state(&env, &panes[0]), "working");
+}

@@ -8,7 +8,30 @@ use tokio::time::Instant;
 
 use super::child::{apply_child, child_id, retire_all};
 use super::rules::{is_forward_moving, main_target};
-use super::state::{AgentRow, AgentState, HistoryEntry, PendingTool, Rule, Transition};
+use super::state::{remember, AgentRow, AgentState, HistoryEntry, PendingTool, Rule, Transition};
+
+/// Where the main row would go for `ev` if a subagent's request were not waiting (None: it
+/// is not waiting, or `ev` ends the wait or the session, and the usual rules apply).
+fn subagent_waits(row: &AgentRow, ev: &NormalizedEvent) -> Option<AgentState> {
+    let pending = row.pending.as_ref()?;
+    if row.state != AgentState::Blocked || pending.agent_id.is_none() {
+        return None;
+    }
+    let resume = match ev.kind {
+        EventKind::Stop | EventKind::Interrupt => AgentState::Idle,
+        EventKind::UserPromptSubmit
+        | EventKind::PreToolUse
+        | EventKind::PostToolUse
+        | EventKind::Activity
+        | EventKind::SubagentStart => AgentState::Working,
+        EventKind::Notification | EventKind::Compaction | EventKind::SubagentStop => pending.resume,
+        // The main agent asks too, the session starts again or ends: the usual rules.
+        EventKind::PermissionRequest | EventKind::SessionStart | EventKind::SessionEnd => {
+            return None
+        }
+    };
+    Some(resume)
+}
 
 /// How long after a row became blocked a PreToolUse is assumed to predate the dialog. Hooks
 /// are delivered asynchronously, so the PreToolUse of the very call that asks for permission
@@ -90,6 +113,17 @@ impl AgentBook {
                 .or_insert_with(|| AgentRow::new(pane, kind, now)),
         };
 
+        // A late event of a session that ended here never takes the row over again.
+        if ev
+            .session_id
+            .as_ref()
+            .is_some_and(|s| row.session_id.as_ref() != Some(s) && row.ended_sessions.contains(s))
+        {
+            let state = row.state;
+            row.record(entry(ev, now, None, Rule::StaleOldSession, state));
+            return out;
+        }
+
         if let Some(id) = child_id(row, ev) {
             apply_child(row, &id, ev, now, &mut out);
             let state = row.state;
@@ -137,11 +171,33 @@ impl AgentBook {
         if matches!(ev.kind, EventKind::SessionStart | EventKind::SessionEnd) {
             retire_all(row, &mut out);
         }
+        if ev.kind == EventKind::SessionEnd {
+            if let Some(session) = ev.session_id.as_ref().or(row.session_id.as_ref()).cloned() {
+                remember(&mut row.ended_sessions, &session);
+            }
+        }
+        // While a subagent's request waits, the main agent's progress only changes where the
+        // row returns to: the pane still needs the human.
+        if let Some(resume) = subagent_waits(row, ev) {
+            if let Some(p) = row.pending.as_mut() {
+                p.resume = resume;
+            }
+            let state = row.state;
+            row.rule = Rule::SubagentStillWaits;
+            row.record(entry(ev, now, None, Rule::SubagentStillWaits, state));
+            return out;
+        }
         let (to, rule) = main_target(row, ev, now);
         if ev.kind == EventKind::PermissionRequest {
+            let resume = match &row.pending {
+                Some(p) if row.state == AgentState::Blocked => p.resume,
+                _ => row.state,
+            };
             row.pending = Some(PendingTool {
                 tool_name: ev.tool_name.clone(),
                 tool_input: ev.tool_input.clone(),
+                agent_id: None,
+                resume,
             });
         }
         row.set_state(to, rule, ev.tool_name.clone(), now, &mut out);

@@ -12,7 +12,7 @@ use calyx_integrations::{EventKind, NormalizedEvent};
 use tokio::time::Instant;
 
 use super::rules::main_target;
-use super::state::{AgentRow, AgentState, PendingTool, Rule, SubagentRow, Transition};
+use super::state::{remember, AgentRow, AgentState, PendingTool, Rule, SubagentRow, Transition};
 
 /// The child this event belongs to, if it is a subagent event.
 pub(super) fn child_id(row: &AgentRow, ev: &NormalizedEvent) -> Option<String> {
@@ -23,10 +23,9 @@ pub(super) fn child_id(row: &AgentRow, ev: &NormalizedEvent) -> Option<String> {
     if row.session_id.as_ref() == Some(sid) {
         return None;
     }
-    row.subagents
-        .iter()
-        .any(|c| &c.agent_id == sid)
-        .then(|| sid.clone())
+    let child = row.subagents.iter().any(|c| &c.agent_id == sid)
+        || row.retired_children.iter().any(|c| c == sid);
+    child.then(|| sid.clone())
 }
 
 /// Applies a subagent event: updates or retires the child, and lets the parent become blocked
@@ -45,9 +44,34 @@ pub(super) fn apply_child(
     );
     if ends {
         retire_child(row, id, out);
+        // The request the row waited on was this subagent's, and it ended unanswered by a
+        // tool event (denied in the CLI's own dialog): the pane no longer waits.
+        if row.state == AgentState::Blocked
+            && row
+                .pending
+                .as_ref()
+                .is_some_and(|p| p.agent_id.as_deref() == Some(id))
+        {
+            let resume = row
+                .pending
+                .as_ref()
+                .map_or(AgentState::Working, |p| p.resume);
+            row.set_state(resume, Rule::WaitingSubagentEnded, None, now, out);
+        }
         return;
     }
-    if !row.subagents.iter().any(|c| c.agent_id == id) {
+    // A late event of a subagent that ended, or of a session that is over, brings back no
+    // running child (hooks are delivered asynchronously).
+    let known = row.subagents.iter().any(|c| c.agent_id == id);
+    if !known && (row.state == AgentState::Done || row.retired_children.iter().any(|c| c == id)) {
+        return;
+    }
+    if !known && row.subagents.len() >= MAX_CHILDREN {
+        // A runaway source of ids: the oldest child makes room.
+        let oldest = row.subagents[0].agent_id.clone();
+        retire_child(row, &oldest, out);
+    }
+    if !known {
         row.subagents.push(SubagentRow {
             agent_id: id.to_string(),
             agent_type: ev.agent_type.clone(),
@@ -73,9 +97,16 @@ pub(super) fn apply_child(
             child.last_tool = ev.tool_name.clone();
         }
     }
+    // Only the subagent that asked answers its request with its tool events.
+    let asked_by_this_child = row
+        .pending
+        .as_ref()
+        .is_some_and(|p| p.agent_id.as_deref() == Some(id));
     let parent_cares = match ev.kind {
         EventKind::PermissionRequest => true,
-        EventKind::PreToolUse | EventKind::PostToolUse => row.state == AgentState::Blocked,
+        EventKind::PreToolUse | EventKind::PostToolUse => {
+            row.state == AgentState::Blocked && asked_by_this_child
+        }
         EventKind::SubagentStart => {
             matches!(row.state, AgentState::Idle | AgentState::Unknown)
         }
@@ -84,9 +115,15 @@ pub(super) fn apply_child(
     if parent_cares {
         let (to, rule) = main_target(row, ev, now);
         if to == AgentState::Blocked && ev.kind == EventKind::PermissionRequest {
+            let resume = match &row.pending {
+                Some(p) if row.state == AgentState::Blocked => p.resume,
+                _ => row.state,
+            };
             row.pending = Some(PendingTool {
                 tool_name: ev.tool_name.clone(),
                 tool_input: ev.tool_input.clone(),
+                agent_id: Some(id.to_string()),
+                resume,
             });
         }
         let rule = if ev.kind == EventKind::SubagentStart {
@@ -98,8 +135,13 @@ pub(super) fn apply_child(
     }
 }
 
-/// Removes one child, recording its transition to done.
+/// Running children a row keeps at most.
+const MAX_CHILDREN: usize = 64;
+
+/// Removes one child, recording its transition to done; its id is remembered so late events
+/// do not bring it back.
 pub(super) fn retire_child(row: &mut AgentRow, id: &str, out: &mut Vec<Transition>) {
+    remember(&mut row.retired_children, id);
     if let Some(pos) = row.subagents.iter().position(|c| c.agent_id == id) {
         let child = row.subagents.remove(pos);
         out.push(Transition {

@@ -139,3 +139,125 @@ fn subagent_permission_request_blocks_the_pane() {
     book.apply(P, CLAUDE, &post, secs(t0, 9));
     assert_eq!(state(&book), AgentState::Working);
 }
+
+/// A subagent event carrying a tool.
+fn sub_tool(kind: EventKind, agent: &str, tool: &str) -> calyx_integrations::NormalizedEvent {
+    let mut e = sub(kind, "s1", agent);
+    e.tool_name = Some(tool.into());
+    e.tool_input = Some(serde_json::json!({"command": format!("{tool} by {agent}")}));
+    e
+}
+
+#[test]
+fn only_the_subagent_that_asked_answers_its_request() {
+    let t0 = Instant::now();
+    let mut book = AgentBook::default();
+    working(&mut book, t0);
+    book.apply(
+        P,
+        CLAUDE,
+        &sub_tool(EventKind::PermissionRequest, "a1", "Bash"),
+        secs(t0, 1),
+    );
+    assert_eq!(state(&book), AgentState::Blocked);
+    // Another subagent's tools, past the grace, and the main agent's: a1 still waits.
+    book.apply(
+        P,
+        CLAUDE,
+        &sub_tool(EventKind::PreToolUse, "a2", "Read"),
+        secs(t0, 5),
+    );
+    book.apply(
+        P,
+        CLAUDE,
+        &sub_tool(EventKind::PostToolUse, "a2", "Read"),
+        secs(t0, 6),
+    );
+    let mut main_tool = ev(EventKind::PreToolUse, "s1");
+    main_tool.tool_name = Some("Grep".into());
+    book.apply(P, CLAUDE, &main_tool, secs(t0, 7));
+    assert_eq!(state(&book), AgentState::Blocked);
+    // a1's own tool running answers it.
+    book.apply(
+        P,
+        CLAUDE,
+        &sub_tool(EventKind::PreToolUse, "a1", "Bash"),
+        secs(t0, 8),
+    );
+    assert_eq!(state(&book), AgentState::Working);
+}
+
+#[test]
+fn the_main_turn_ending_leaves_a_subagents_request_waiting_and_its_end_settles_it() {
+    let t0 = Instant::now();
+    let mut book = AgentBook::default();
+    working(&mut book, t0);
+    book.apply(
+        P,
+        CLAUDE,
+        &sub_tool(EventKind::PermissionRequest, "bg", "Bash"),
+        secs(t0, 1),
+    );
+    // Claude runs subagents in the background: the main turn's Stop does not answer bg.
+    book.apply(P, CLAUDE, &ev(EventKind::Stop, "s1"), secs(t0, 2));
+    assert_eq!(state(&book), AgentState::Blocked);
+    // bg is denied in Claude's own dialog (no tool event) and stops: the row goes back to what
+    // the main agent is doing, idle, instead of staying blocked for ever.
+    book.apply(
+        P,
+        CLAUDE,
+        &sub(EventKind::SubagentStop, "s1", "bg"),
+        secs(t0, 3),
+    );
+    assert_eq!(state(&book), AgentState::Idle);
+    assert!(book.row(P).is_some_and(|r| r.subagents.is_empty()));
+}
+
+#[test]
+fn late_events_of_an_ended_subagent_or_session_bring_nothing_back() {
+    let t0 = Instant::now();
+    let mut book = AgentBook::default();
+    working(&mut book, t0);
+    book.apply(
+        P,
+        CLAUDE,
+        &sub(EventKind::SubagentStart, "s1", "a1"),
+        secs(t0, 1),
+    );
+    book.apply(
+        P,
+        CLAUDE,
+        &sub(EventKind::SubagentStop, "s1", "a1"),
+        secs(t0, 2),
+    );
+    // a1's PostToolUse arrives after its SubagentStop (async hooks).
+    book.apply(
+        P,
+        CLAUDE,
+        &sub_tool(EventKind::PostToolUse, "a1", "Read"),
+        secs(t0, 3),
+    );
+    assert!(
+        book.row(P).is_some_and(|r| r.subagents.is_empty()),
+        "no orphan child"
+    );
+
+    // Session s1 ends, s2 starts; a trailing PostToolUse of s1 does not take the row back.
+    book.apply(P, CLAUDE, &ev(EventKind::SessionEnd, "s1"), secs(t0, 4));
+    book.apply(P, CLAUDE, &ev(EventKind::SessionStart, "s2"), secs(t0, 5));
+    book.apply(P, CLAUDE, &ev(EventKind::PostToolUse, "s1"), secs(t0, 6));
+    let row = book.row(P).expect("row");
+    assert_eq!(
+        (row.state, row.session_id.as_deref()),
+        (AgentState::Idle, Some("s2"))
+    );
+    // Nor does a subagent event after the session is over.
+    book.apply(P, CLAUDE, &ev(EventKind::SessionEnd, "s2"), secs(t0, 7));
+    book.apply(
+        P,
+        CLAUDE,
+        &sub_tool(EventKind::PreToolUse, "late", "Read"),
+        secs(t0, 8),
+    );
+    assert!(book.row(P).is_some_and(|r| r.subagents.is_empty()));
+}

@@ -93,6 +93,10 @@ pub enum Rule {
     PaneQuiet,
     /// A subagent event (the parent's state is unchanged unless noted).
     SubagentEvent,
+    /// The main agent moved on while a subagent's request still waits for the human.
+    SubagentStillWaits,
+    /// The subagent whose request the row waited on ended.
+    WaitingSubagentEnded,
 }
 
 impl Rule {
@@ -124,6 +128,12 @@ impl Rule {
             Rule::PaneExited => "the pane's process exited: done",
             Rule::PaneQuiet => "pane went quiet with its prompt back: idle",
             Rule::SubagentEvent => "subagent event",
+            Rule::SubagentStillWaits => {
+                "the main agent moved on, but a subagent still waits for approval: still blocked"
+            }
+            Rule::WaitingSubagentEnded => {
+                "the subagent that waited for approval ended: back to the main agent's state"
+            }
         }
     }
 }
@@ -165,6 +175,12 @@ pub struct SubagentRow {
 pub(super) struct PendingTool {
     pub(super) tool_name: Option<String>,
     pub(super) tool_input: Option<Value>,
+    /// The subagent that asked (None: the main agent). Only its own events answer it: another
+    /// subagent's tool use, or the main turn ending, leaves the pane waiting for the human.
+    pub(super) agent_id: Option<String>,
+    /// Where the row goes when the request ends with its subagent (denied in the CLI's own
+    /// dialog, which fires no tool event): the main agent's state meanwhile.
+    pub(super) resume: AgentState,
 }
 
 /// One line of a row's history, for explain.
@@ -178,6 +194,20 @@ pub(super) struct HistoryEntry {
     pub(super) subagent: Option<String>,
     pub(super) rule: Rule,
     pub(super) state_after: AgentState,
+}
+
+/// How many ended subagents and sessions a row remembers.
+pub(super) const REMEMBERED: usize = 32;
+
+/// Remembers `id` in a bounded list of ended ids.
+pub(super) fn remember(list: &mut VecDeque<String>, id: &str) {
+    if list.iter().any(|x| x == id) {
+        return;
+    }
+    if list.len() == REMEMBERED {
+        list.pop_front();
+    }
+    list.push_back(id.to_string());
 }
 
 /// How many history entries a row keeps for explain.
@@ -211,6 +241,12 @@ pub struct AgentRow {
     /// History lines ever recorded (the history itself keeps the last [`HISTORY_LEN`]), so a
     /// script can tell which of the lines `calyx agents explain` shows arrived after a point.
     pub events_recorded: u64,
+    /// Subagents that ended (the newest [`REMEMBERED`]): their late events (hooks are
+    /// delivered asynchronously) must not bring them back as running children.
+    pub(super) retired_children: VecDeque<String>,
+    /// Sessions of this pane that ended (the newest [`REMEMBERED`]): their late events must not
+    /// take the row over from the session that followed.
+    pub(super) ended_sessions: VecDeque<String>,
     /// A hook event reached the row since its CLI took the pane: the CLI's hooks report it,
     /// so they, not its MCP client connecting, say when a session starts and ends.
     pub hooked: bool,
@@ -237,6 +273,8 @@ impl AgentRow {
             pending: None,
             history: VecDeque::with_capacity(HISTORY_LEN),
             events_recorded: 0,
+            retired_children: VecDeque::new(),
+            ended_sessions: VecDeque::new(),
             hooked: false,
         }
     }

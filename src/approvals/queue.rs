@@ -222,6 +222,16 @@ impl ApprovalQueue {
             || self.rules.contains(&(None, tool.to_string()))
     }
 
+    /// Whether a request of `pane` for `tool` ended within `within` (newest records first).
+    pub fn ended_recently(&self, pane: PaneId, tool: &str, within: Duration) -> bool {
+        let now = SystemTime::now();
+        self.recent
+            .iter()
+            .rev()
+            .take_while(|r| now.duration_since(r.at).map_or(true, |age| age <= within))
+            .any(|r| r.pane == pane && r.tool == tool)
+    }
+
     /// The requests waiting, oldest first.
     pub fn pending(&self) -> &[Pending] {
         &self.pending

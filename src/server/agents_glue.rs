@@ -4,7 +4,7 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use calyx_integrations::{normalize, AgentKind};
+use calyx_integrations::{normalize, AgentKind, EventKind, NormalizedEvent};
 use tokio::time::Instant;
 
 use crate::agents::{osc_sequences, AgentState, Transition};
@@ -18,6 +18,10 @@ use super::Server;
 /// interrupt fires no hook, but its spinner stops. Long enough that a tool running quietly is
 /// not mistaken for idle by much.
 pub const QUIET_AS_IDLE: Duration = Duration::from_secs(30);
+
+/// How long after calyx answered a request a PermissionRequest ping for the same tool is taken
+/// for that request's (hooks are delivered asynchronously; a new request brings its own gate).
+const PING_AFTER_ANSWER: Duration = Duration::from_secs(10);
 
 impl Server {
     /// The pane an identity names: the session id (persistent record) first, then the surface.
@@ -87,9 +91,32 @@ impl Server {
                 return Ok(());
             }
         };
+        if self.permission_already_answered(pane, &event) {
+            return Ok(());
+        }
         self.apply_agent_event(pane, kind, &event);
         self.approvals_after_event(pane, kind, &event);
         Ok(())
+    }
+
+    /// A PermissionRequest ping (Claude and Codex send one beside their gate, asynchronously)
+    /// that calyx's gate already answered: a rule the human set covers the tool, or a request
+    /// of this pane for it ended a moment ago and none waits. Applying it would show the
+    /// agent blocked (and ring for it) after it went on.
+    fn permission_already_answered(&self, pane: PaneId, event: &NormalizedEvent) -> bool {
+        if event.kind != EventKind::PermissionRequest {
+            return false;
+        }
+        let Some(tool) = event.tool_name.as_deref() else {
+            return false;
+        };
+        let waiting = self
+            .approvals
+            .pending()
+            .iter()
+            .any(|p| p.pane == pane && p.tool == tool);
+        self.approvals.rule_allows(pane, tool)
+            || (!waiting && self.approvals.ended_recently(pane, tool, PING_AFTER_ANSWER))
     }
 
     /// Feeds one normalized event to the agent rows and acts on the transitions.
