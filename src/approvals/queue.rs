@@ -137,7 +137,9 @@ pub struct ApprovalQueue {
     expiry: Duration,
     next_id: u64,
     /// (pane or None for every pane, tool) pairs the human always allows, for this server's life.
-    rules: HashSet<(Option<PaneId>, String)>,
+    /// (pane or None for every pane, the asking CLI, tool): an "always" covers one CLI's tool,
+    /// so allowing Claude's `Bash` does not allow Codex's `Bash` in the same pane.
+    rules: HashSet<(Option<PaneId>, &'static str, String)>,
     recent: VecDeque<Record>,
     log: Option<PathBuf>,
 }
@@ -205,7 +207,7 @@ impl ApprovalQueue {
             answer: Some(request.answer),
         };
         self.write_log(&pending, "requested", None);
-        let by_rule = self.rule_allows(pending.pane, &pending.tool);
+        let by_rule = self.rule_allows(pending.pane, pending.asker.as_str(), &pending.tool);
         if by_rule {
             pending.answer(decision_reply(pending.schema, &Decision::Allow));
             let outcome = allow_outcome(pending.schema);
@@ -216,10 +218,12 @@ impl ApprovalQueue {
         (id, true)
     }
 
-    /// Whether a rule the human set allows `tool` in `pane` (so a request is answered at once).
-    pub fn rule_allows(&self, pane: PaneId, tool: &str) -> bool {
-        self.rules.contains(&(Some(pane), tool.to_string()))
-            || self.rules.contains(&(None, tool.to_string()))
+    /// Whether a rule the human set allows `cli`'s `tool` in `pane` (so a request is answered
+    /// at once). `cli` is the asker's name ([`Asker::as_str`]).
+    pub fn rule_allows(&self, pane: PaneId, cli: &str, tool: &str) -> bool {
+        self.rules
+            .iter()
+            .any(|(scope, c, t)| *c == cli && t == tool && scope.is_none_or(|p| p == pane))
     }
 
     /// Whether a request of `pane` for `tool` ended within `within` (newest records first).
@@ -250,7 +254,8 @@ impl ApprovalQueue {
         let mut pending = self.pending.remove(at);
         if let Some(every_pane) = always {
             let scope = if every_pane { None } else { Some(pending.pane) };
-            self.rules.insert((scope, pending.tool.clone()));
+            self.rules
+                .insert((scope, pending.asker.as_str(), pending.tool.clone()));
         }
         // A rule the human just set is an "always" for CLIs that can remember one too.
         let decision = match decision {
@@ -272,13 +277,16 @@ impl ApprovalQueue {
         pending.answer(decision_reply(pending.schema, &decision));
         let pane = pending.pane;
         let tool = pending.tool.clone();
+        let cli = pending.asker.as_str();
         self.finish(pending, &outcome, DecidedBy::Human);
         // A rule just set also answers the other requests it covers.
         if let Some(every_pane) = always {
             let covered: Vec<u64> = self
                 .pending
                 .iter()
-                .filter(|p| p.tool == tool && (every_pane || p.pane == pane))
+                .filter(|p| {
+                    p.tool == tool && p.asker.as_str() == cli && (every_pane || p.pane == pane)
+                })
                 .map(|p| p.id)
                 .collect();
             for other in covered {

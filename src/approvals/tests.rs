@@ -431,3 +431,28 @@ fn a_withdrawn_request_is_denied_where_silence_would_run_the_call() {
         }
     }
 }
+
+#[test]
+fn an_always_rule_covers_one_clis_tool_only() {
+    let now = Instant::now();
+    let mut q = ApprovalQueue::new(None);
+    let (claude, mut claude_rx) = request(1, Schema::Claude, "Bash");
+    let (codex_waiting, mut codex_rx) = request(1, Schema::Codex, "Bash");
+    let (id, _) = q.add(claude, now);
+    q.add(codex_waiting, now);
+    // "a" on Claude's Bash in pane 1: Codex's Bash there still waits, and a later one asks.
+    q.decide(id, Decision::Allow, Some(false));
+    assert!(claude_rx.try_recv().ok().is_some_and(|r| is_allow(&r)));
+    assert!(
+        codex_rx.try_recv().is_err(),
+        "Codex's request is not covered"
+    );
+    assert!(q.rule_allows(1, "claude-code", "Bash"));
+    assert!(!q.rule_allows(1, "codex", "Bash"));
+    assert!(!q.rule_allows(2, "claude-code", "Bash"), "another pane");
+    let (later, _) = request(1, Schema::Codex, "Bash");
+    assert!(
+        q.add(later, now).1,
+        "a later Codex Bash waits for the human"
+    );
+}

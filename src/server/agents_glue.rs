@@ -91,7 +91,7 @@ impl Server {
                 return Ok(());
             }
         };
-        if self.permission_already_answered(pane, &event) {
+        if self.permission_already_answered(pane, kind, &event) {
             return Ok(());
         }
         self.apply_agent_event(pane, kind, &event);
@@ -103,7 +103,12 @@ impl Server {
     /// that calyx's gate already answered: a rule the human set covers the tool, or a request
     /// of this pane for it ended a moment ago and none waits. Applying it would show the
     /// agent blocked (and ring for it) after it went on.
-    fn permission_already_answered(&self, pane: PaneId, event: &NormalizedEvent) -> bool {
+    fn permission_already_answered(
+        &self,
+        pane: PaneId,
+        kind: AgentKind,
+        event: &NormalizedEvent,
+    ) -> bool {
         if event.kind != EventKind::PermissionRequest {
             return false;
         }
@@ -115,7 +120,7 @@ impl Server {
             .pending()
             .iter()
             .any(|p| p.pane == pane && p.tool == tool);
-        self.approvals.rule_allows(pane, tool)
+        self.approvals.rule_allows(pane, kind.as_str(), tool)
             || (!waiting && self.approvals.ended_recently(pane, tool, PING_AFTER_ANSWER))
     }
 

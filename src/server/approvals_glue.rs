@@ -64,7 +64,7 @@ impl Server {
         let tool = event.tool_name.clone().unwrap_or_else(|| "tool".into());
         // A gate a rule the human set will answer at once never shows the agent as blocked
         // (no flash of "blocked", no bell): the row goes on working below.
-        let ruled = schema.is_some() && self.approvals.rule_allows(pane, &tool);
+        let ruled = schema.is_some() && self.approvals.rule_allows(pane, kind.as_str(), &tool);
         if !(ruled && event.kind == EventKind::PermissionRequest) {
             self.apply_agent_event(pane, kind, &event);
         }
