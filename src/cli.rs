@@ -27,6 +27,10 @@ pub enum Command {
     /// Kill a session and every pane in it.
     #[command(visible_alias = "kill-session")]
     Kill(TargetArgs),
+    /// Close a pane (its program gets SIGHUP, then SIGKILL if it ignores that); the layout heals.
+    KillPane(TargetArgs),
+    /// Close a window and every pane in it.
+    KillWindow(TargetArgs),
     /// Stop the server, killing every session.
     KillServer,
     /// Split a pane, starting a new one beside (-h) or below (-v, the default) it.

@@ -175,6 +175,14 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
             )
             .await?
         }
+        Some(Command::KillPane(args)) => {
+            let target = default_target(args.target);
+            one_shot(Request::KillPane { target }, false).await?
+        }
+        Some(Command::KillWindow(args)) => {
+            let target = default_target(args.target);
+            one_shot(Request::KillWindow { target }, false).await?
+        }
         Some(Command::KillServer) => match one_shot(Request::KillServer, false).await {
             Ok(r) => r,
             Err(_) => Response::Ok,

@@ -147,6 +147,12 @@ pub enum Request {
     KillSession {
         target: Option<String>,
     },
+    KillPane {
+        target: Option<String>,
+    },
+    KillWindow {
+        target: Option<String>,
+    },
     KillServer,
     /// Re-read the config file; answered with what changed and any problems.
     ReloadConfig,

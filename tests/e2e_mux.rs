@@ -641,3 +641,19 @@ fn a_program_that_execs_another_without_printing_is_renamed_on_screen() {
     c.wait_for("[ren]");
     c.wait_for("0:sleep");
 }
+
+#[test]
+fn kill_pane_and_kill_window_close_only_what_they_name() {
+    let env = Env::new();
+    env.ok(&["new", "-d", "-s", "k", "--", "sh"]);
+    env.ok(&["split", "-t", "k", "--", "sh"]);
+    env.ok(&["new-window", "-t", "k", "-n", "two", "--", "sh"]);
+    wait_until("three panes", || (pane_ids(&env).len() == 3).then_some(()));
+    env.ok(&["kill-pane", "-t", "%2"]);
+    wait_until("%2 gone", || (pane_ids(&env) == ["%1", "%3"]).then_some(()));
+    env.ok(&["kill-window", "-t", "k:1"]);
+    wait_until("window 1 gone", || (pane_ids(&env) == ["%1"]).then_some(()));
+    assert!(env.ok(&["ls"]).starts_with("k: 1 windows, 1 panes"));
+    let bad = env.run(&["kill-pane", "-t", "%9"]);
+    assert!(!bad.status.success());
+}

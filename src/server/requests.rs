@@ -42,6 +42,31 @@ impl Server {
                 }
                 Err(e) => Response::Error(e),
             },
+            Request::KillPane { target } => match self.state.resolve(target.as_deref()) {
+                Ok(t) => {
+                    self.state.close_pane(t.pane);
+                    self.after_pane_closed(t.pane);
+                    Response::Ok
+                }
+                Err(e) => Response::Error(e),
+            },
+            Request::KillWindow { target } => match self.state.resolve(target.as_deref()) {
+                Ok(t) => {
+                    let panes = self
+                        .state
+                        .sessions
+                        .get(&t.session)
+                        .and_then(|s| s.windows.get(t.window))
+                        .map(|w| w.layout.panes())
+                        .unwrap_or_default();
+                    self.state.remove_window(t.session, t.window);
+                    for p in panes {
+                        self.after_pane_closed(p);
+                    }
+                    Response::Ok
+                }
+                Err(e) => Response::Error(e),
+            },
             Request::KillServer => {
                 self.state.quit = true;
                 Response::Ok
