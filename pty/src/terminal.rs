@@ -139,9 +139,13 @@ impl Terminal {
         self.history.len_bytes()
     }
 
-    /// Forgets the history (the screen stays).
+    /// Forgets the history (the screen stays). The history then starts with the screen as it
+    /// is, so a capture of the whole history, or copy mode, still shows what is on screen (as
+    /// tmux's clear-history keeps the visible lines).
     pub fn clear_history(&mut self) {
         self.history.clear();
+        let screen = self.parser.screen().state_formatted();
+        self.history.push(screen.as_bytes());
     }
 
     /// Rebuilds the history as a parser with scrollback at the given width, by replaying the
@@ -277,6 +281,29 @@ mod tests {
         assert_eq!(t.title(), Some("vim a;b;c"));
         t.process(b"\x1b]2;\x07");
         assert_eq!(t.title(), Some(""));
+    }
+
+    #[test]
+    fn clearing_the_history_keeps_the_screen_in_it() {
+        let mut t = Terminal::new(5, 20, HistoryLimits::default());
+        for i in 0..30 {
+            t.process(format!("line {i}\r\n").as_bytes());
+        }
+        t.process(b"$ ");
+        t.clear_history();
+        t.process(b"typed");
+        let mut replay = t.replay_history(5, 20);
+        let lines = all_lines(&mut replay);
+        assert!(!lines.iter().any(|l| l == "line 0"), "{lines:?}");
+        let tail: Vec<&str> = lines
+            .iter()
+            .map(String::as_str)
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(
+            tail,
+            ["line 26", "line 27", "line 28", "line 29", "$ typed"]
+        );
     }
 
     #[test]
