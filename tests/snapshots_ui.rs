@@ -78,12 +78,14 @@ fn three_panes_with_borders_titles_and_focus() {
                         name: "code",
                         active: true,
                         bell: false,
+                        ..Default::default()
                     },
                     WindowTab {
                         index: 1,
                         name: "logs",
                         active: false,
                         bell: true,
+                        ..Default::default()
                     },
                 ],
                 pane: "%2 claude",
@@ -135,6 +137,7 @@ fn status_line_modes_prompt_and_message() {
             name: "sh",
             active: true,
             bell: false,
+            ..Default::default()
         }],
         pane: "%1 sh",
         mode: Some("PREFIX"),

@@ -58,13 +58,24 @@ struct TreeKey {
     selected: usize,
 }
 
+/// One window's tab on the status line.
+#[derive(Debug, Clone, PartialEq)]
+struct TabKey {
+    index: usize,
+    name: String,
+    active: bool,
+    bell: bool,
+    last: bool,
+    zoomed: bool,
+}
+
 /// The inputs of the status line.
 #[derive(Debug, Clone, PartialEq)]
 struct StatusKey {
     area: Rect,
     session: String,
     /// (index, name, active, bell)
-    windows: Vec<(usize, String, bool, bool)>,
+    windows: Vec<TabKey>,
     pane: String,
     mode: Option<&'static str>,
     blocked: usize,
@@ -183,7 +194,14 @@ impl Chrome {
             .windows
             .iter()
             .enumerate()
-            .map(|(i, w)| (i, state.window_name(w), i == session.active_window, w.bell))
+            .map(|(i, w)| TabKey {
+                index: i,
+                name: state.window_name(w),
+                active: i == session.active_window,
+                bell: w.bell,
+                last: session.last_window == Some(i),
+                zoomed: w.zoomed,
+            })
             .collect();
         let in_copy = state.panes.get(&active).is_some_and(|p| p.copy.is_some());
         let prompt = match mode {
@@ -306,11 +324,13 @@ impl Chrome {
             windows: s
                 .windows
                 .iter()
-                .map(|(index, name, active, bell)| WindowTab {
-                    index: *index,
-                    name,
-                    active: *active,
-                    bell: *bell,
+                .map(|t| WindowTab {
+                    index: t.index,
+                    name: &t.name,
+                    active: t.active,
+                    bell: t.bell,
+                    last: t.last,
+                    zoomed: t.zoomed,
                 })
                 .collect(),
             pane: &s.pane,
