@@ -29,8 +29,6 @@ fn typing_now(last_key: Option<Instant>, now: Instant) -> bool {
 /// One frame's panel content.
 #[derive(Debug, Clone)]
 pub struct PanelData {
-    /// The request shown.
-    pub id: u64,
     pub cli: String,
     pub pane: String,
     pub tool: String,
@@ -173,12 +171,13 @@ impl Server {
             .collect();
         let now = Instant::now();
         let waited = crate::agents::short_duration(now.duration_since(p.created));
-        let keys_asleep = match c.panel.shown.filter(|s| s.id == id) {
-            Some(s) => s.while_typing && now.duration_since(s.since) < READ_GRACE,
-            None => typing_now(c.last_key_at, now),
-        };
+        // What `panel_drawn` recorded for this frame, so the footer and the keys agree.
+        let keys_asleep = c
+            .panel
+            .shown
+            .filter(|s| s.id == id)
+            .is_some_and(|s| s.while_typing && now.duration_since(s.since) < READ_GRACE);
         Some(PanelData {
-            id,
             cli: p.asker.display_name().to_string(),
             pane: pane_label,
             tool: visible(&p.tool),
@@ -215,7 +214,8 @@ impl Server {
         }
     }
 
-    /// Records what a frame drew for `client`'s panel (see [`PanelState::shown`]).
+    /// Records what a frame is about to draw for `client`'s panel (see [`PanelState::shown`]);
+    /// called before [`Server::panel_data`], which reads it.
     pub(super) fn panel_drawn(&mut self, client: ClientId, id: Option<u64>) {
         let now = Instant::now();
         let Some(c) = self.state.clients.get_mut(&client) else {

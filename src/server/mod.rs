@@ -659,8 +659,8 @@ impl Server {
                 }
             }
             let started = std::time::Instant::now();
+            self.panel_drawn(id, self.panel_request(id));
             let panel = self.panel_data(id);
-            self.panel_drawn(id, panel.as_ref().map(|p| p.id));
             let tree = self.tree_data(id);
             let rendered =
                 render::render_client(&mut self.state, &agents, panel.as_ref(), tree, id);
