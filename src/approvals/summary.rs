@@ -59,6 +59,54 @@ fn str_field<'a>(input: &'a Value, keys: &[&str]) -> Option<&'a str> {
         .find_map(|k| input.get(*k).and_then(Value::as_str))
 }
 
+/// Keys of a command's input the summary already shows.
+const COMMAND_KEYS: &[&str] = &["command", "cmd", "description", "justification"];
+/// Keys of a file edit's input the summary already shows.
+const FILE_KEYS: &[&str] = &[
+    "file_path",
+    "path",
+    "filePath",
+    "notebook_path",
+    "old_string",
+    "oldString",
+    "new_string",
+    "newString",
+    "content",
+    "contents",
+    "text",
+    "edits",
+];
+/// Keys of a fetch's input the summary already shows.
+const FETCH_KEYS: &[&str] = &["url", "uri", "prompt"];
+
+/// The arguments the summary does not show otherwise, one `key: value` line each (values as
+/// compact JSON, escaped and cut): a human approving `http_request {url}` must also see its
+/// method and body, and `pane_run` its target.
+fn other_arguments(input: &Value, shown: &[&str]) -> Vec<String> {
+    let Some(object) = input.as_object() else {
+        return Vec::new();
+    };
+    let others: Vec<String> = object
+        .iter()
+        .filter(|(k, _)| !shown.contains(&k.as_str()))
+        .map(|(k, v)| {
+            let value = match v {
+                Value::String(s) => s.clone(),
+                v => v.to_string(),
+            };
+            let cut: String = value.chars().take(300).collect();
+            let more = if cut.len() < value.len() { "…" } else { "" };
+            format!("{}: {}{more}", visible(k), visible(&cut))
+        })
+        .collect();
+    if others.is_empty() {
+        return others;
+    }
+    let mut lines = vec![String::new()];
+    lines.extend(others);
+    lines
+}
+
 /// Summarizes a tool call.
 pub fn summarize(tool: &str, input: &Value) -> Summary {
     let lower = tool.to_ascii_lowercase();
@@ -84,6 +132,7 @@ pub fn summarize(tool: &str, input: &Value) -> Summary {
             lines.push(String::new());
             lines.push(format!("# {}", visible(description)));
         }
+        lines.extend(other_arguments(input, COMMAND_KEYS));
         return Summary {
             headline: format!(
                 "run: {}",
@@ -125,7 +174,10 @@ pub fn summarize(tool: &str, input: &Value) -> Summary {
             lines.truncate(MAX_DIFF_LINES);
             lines.push(format!("… {} more lines", total - MAX_DIFF_LINES));
         }
-        let verb = if lower.contains("write") || lower.contains("create") {
+        lines.extend(other_arguments(input, FILE_KEYS));
+        let verb = if lower.contains("delete") || lower.contains("remove") {
+            "delete"
+        } else if lower.contains("write") || lower.contains("create") {
             "write"
         } else {
             "edit"
@@ -140,7 +192,10 @@ pub fn summarize(tool: &str, input: &Value) -> Summary {
             headline: format!("fetch: {}", visible(url)),
             lines: str_field(input, &["prompt"])
                 .map(lines_of)
-                .unwrap_or_default(),
+                .unwrap_or_default()
+                .into_iter()
+                .chain(other_arguments(input, FETCH_KEYS))
+                .collect(),
         };
     }
     let json = serde_json::to_string(input).unwrap_or_default();
@@ -209,5 +264,52 @@ mod tests {
             .join("\n");
         let s = summarize("Write", &json!({"file_path": "/big", "content": diff}));
         assert_eq!(s.lines.len(), MAX_DIFF_LINES + 1);
+    }
+}
+
+#[cfg(test)]
+mod argument_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn arguments_beside_the_command_path_or_url_are_shown_escaped() {
+        let s = summarize(
+            "mcp__calyx-ipc__pane_run",
+            &json!({"command": "make deploy", "pane": "%7", "await": true}),
+        );
+        assert_eq!(s.headline, "run: make deploy");
+        assert!(s.lines.contains(&"pane: %7".to_string()), "{:?}", s.lines);
+        assert!(
+            s.lines.contains(&"await: true".to_string()),
+            "{:?}",
+            s.lines
+        );
+        let s = summarize(
+            "http_request",
+            &json!({"url": "https://x.test", "method": "DELETE", "body": "a\u{1b}[2Jb"}),
+        );
+        assert!(
+            s.lines.contains(&"method: DELETE".to_string()),
+            "{:?}",
+            s.lines
+        );
+        assert!(
+            s.lines.iter().any(|l| l == "body: a\\x1b[2Jb"),
+            "{:?}",
+            s.lines
+        );
+        let s = summarize("delete_file", &json!({"path": "/etc/hosts", "force": true}));
+        assert_eq!(s.headline, "delete: /etc/hosts");
+        assert!(
+            s.lines.contains(&"force: true".to_string()),
+            "{:?}",
+            s.lines
+        );
+        // A command alone adds no empty section.
+        assert_eq!(
+            summarize("Bash", &json!({"command": "ls"})).lines,
+            vec!["ls"]
+        );
     }
 }
