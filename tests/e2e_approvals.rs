@@ -71,7 +71,10 @@ fn y_allows_with_the_exact_claude_json_and_the_panel_escapes_hostile_input() {
     let file = payload_file(&env, "perm.json", &payload.to_string());
     let out = env.path().join("out-y.txt").display().to_string();
     gate(&env, &pane, "claude-code", &file, &out);
-    let screen = c.wait_for("wants Bash");
+    // (One frame can reach the terminal in more than one read: wait for all of it.)
+    let screen = c.wait_screen("the panel and the status badge", |s| {
+        s.contains("wants Bash") && s.contains("1 approval")
+    });
     assert!(
         screen.contains("\\x1b]52;c;aGk=\\x07"),
         "escapes shown visibly:\n{screen}"
