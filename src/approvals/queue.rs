@@ -439,15 +439,27 @@ impl ApprovalQueue {
             "event": outcome,
             "by": by.map(DecidedBy::as_str),
         });
-        let _ = append_private(path, &format!("{line}\n"));
+        if let Err(e) = append_private(path, &format!("{line}\n")) {
+            // The record is lost, but the decision stands: say so where the user can look.
+            tracing::warn!("approvals record {}: {e}", path.display());
+        }
     }
 }
 
-/// Appends to a file created 0600 (it may name commands with secrets the redaction missed).
+/// The record rotates to `approvals.jsonl.1` past this size, so it cannot fill the disk.
+const LOG_ROTATE_BYTES: u64 = 16 << 20;
+
+/// Appends to a file created 0600 (it may name commands with secrets the redaction missed),
+/// first moving a file over [`LOG_ROTATE_BYTES`] aside (one old file is kept).
 fn append_private(path: &PathBuf, text: &str) -> std::io::Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
+    }
+    if std::fs::metadata(path).is_ok_and(|m| m.len() > LOG_ROTATE_BYTES) {
+        let mut old = path.clone().into_os_string();
+        old.push(".1");
+        std::fs::rename(path, old)?;
     }
     let mut f = std::fs::OpenOptions::new()
         .create(true)
@@ -455,4 +467,30 @@ fn append_private(path: &PathBuf, text: &str) -> std::io::Result<()> {
         .mode(0o600)
         .open(path)?;
     f.write_all(text.as_bytes())
+}
+
+#[cfg(test)]
+mod record_tests {
+    use super::*;
+
+    #[test]
+    fn the_record_rotates_past_its_size_and_stays_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("approvals.jsonl");
+        let full = std::fs::File::create(&path).expect("create");
+        full.set_len(LOG_ROTATE_BYTES + 1).expect("grow");
+        append_private(&path, "{\"event\":\"requested\"}\n").expect("append");
+        let rotated = dir.path().join("approvals.jsonl.1");
+        assert_eq!(
+            std::fs::metadata(&rotated).map(|m| m.len()).ok(),
+            Some(LOG_ROTATE_BYTES + 1)
+        );
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("new record"),
+            "{\"event\":\"requested\"}\n"
+        );
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
 }
