@@ -435,13 +435,49 @@ impl Server {
 }
 
 /// A short label for one of Claude Code's permission suggestions.
+/// A Claude Code suggestion as its numbered choice reads: its type, what it adds (directories
+/// or rules, with the rules' behavior) or the mode it switches to, and where it is kept. All of
+/// it, so the human sees what the number would do.
 fn suggestion_label(s: &Value) -> String {
-    let kind = s.get("type").and_then(Value::as_str).unwrap_or("rule");
+    let field = |k: &str| s.get(k).and_then(Value::as_str);
+    let kind = field("type").unwrap_or("rule");
     let what = s
         .get("directories")
         .or_else(|| s.get("rules"))
         .map(|v| v.to_string())
+        .or_else(|| field("mode").map(|m| format!("to {m}")))
         .unwrap_or_default();
-    let scope = s.get("destination").and_then(Value::as_str).unwrap_or("");
-    format!("{kind} {what} ({scope})")
+    let behavior = field("behavior")
+        .map(|b| format!(" {b}"))
+        .unwrap_or_default();
+    let scope = field("destination").unwrap_or("");
+    format!("{kind}{behavior} {what} ({scope})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::suggestion_label;
+    use serde_json::json;
+
+    #[test]
+    fn suggestions_say_what_they_would_do() {
+        let dirs =
+            json!({"type": "addDirectories", "directories": ["/w"], "destination": "session"});
+        assert_eq!(
+            suggestion_label(&dirs),
+            r#"addDirectories ["/w"] (session)"#
+        );
+        let mode =
+            json!({"type": "setMode", "mode": "bypassPermissions", "destination": "session"});
+        assert_eq!(
+            suggestion_label(&mode),
+            "setMode to bypassPermissions (session)"
+        );
+        let rule = json!({"type": "addRules", "behavior": "allow",
+            "rules": [{"toolName": "Bash", "ruleContent": "npm test"}], "destination": "localSettings"});
+        assert_eq!(
+            suggestion_label(&rule),
+            r#"addRules allow [{"ruleContent":"npm test","toolName":"Bash"}] (localSettings)"#
+        );
+    }
 }
