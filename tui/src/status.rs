@@ -21,7 +21,7 @@ pub struct WindowTab<'a> {
 }
 
 impl WindowTab<'_> {
-    /// tmux's flags: `*` active, `-` last, `Z` zoomed, `!` bell.
+    /// tmux's flags, in tmux's order: `*` active or `-` last, `!` bell, `Z` zoomed.
     fn flags(&self) -> String {
         let mut flags = String::new();
         if self.active {
@@ -29,11 +29,11 @@ impl WindowTab<'_> {
         } else if self.last {
             flags.push('-');
         }
-        if self.zoomed {
-            flags.push('Z');
-        }
         if self.bell && !self.active {
             flags.push('!');
+        }
+        if self.zoomed {
+            flags.push('Z');
         }
         flags
     }
@@ -260,6 +260,23 @@ mod tests {
         );
         assert!(text.contains("0:sh- 1:vim*Z 2:logs!"), "{text}");
         assert!(text.trim_end().ends_with("%1 vim"), "{text}");
+        let windows = vec![WindowTab {
+            index: 0,
+            name: "sh",
+            last: true,
+            bell: true,
+            zoomed: true,
+            ..Default::default()
+        }];
+        let text = line(
+            StatusView {
+                session: "s",
+                windows,
+                ..Default::default()
+            },
+            40,
+        );
+        assert!(text.contains("0:sh-!Z"), "{text}");
     }
 
     #[test]
