@@ -20,16 +20,6 @@ fn pane_titles(env: &Env) -> Vec<String> {
         .collect()
 }
 
-/// The top border row and the status line of the client's screen.
-fn border_and_status(c: &Client) -> (String, String) {
-    let s = c.screen();
-    let lines: Vec<&str> = s.lines().collect();
-    (
-        lines.first().map(|l| l.to_string()).unwrap_or_default(),
-        lines.last().map(|l| l.to_string()).unwrap_or_default(),
-    )
-}
-
 #[test]
 fn cursor_shapes_follow_the_focused_pane() {
     let env = Env::new();
