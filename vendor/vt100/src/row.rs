@@ -28,6 +28,15 @@ impl Row {
         }
     }
 
+    /// calyx: a row holding `cells`, for rewrapping (see `reflow`).
+    pub fn from_cells(cells: Vec<crate::Cell>, wrapped: bool) -> Self {
+        Self {
+            cells,
+            wrapped,
+            version: 0,
+        }
+    }
+
     /// calyx: the row's version (0: changed since last stamped).
     pub fn version(&self) -> u64 {
         self.version
@@ -182,7 +191,10 @@ impl Row {
     pub fn grow(&mut self, len: u16, cell: crate::Cell) {
         self.version = 0; // calyx: changed
         if self.cells.len() < usize::from(len) {
-            self.grow_unchecked(len, cell);
+            // calyx: keeps `wrapped` (upstream cleared it): a scrollback row
+            // trimmed of its trailing blanks and grown back to the screen's
+            // width is the same row, still continued by the next one.
+            self.cells.resize(len.into(), cell);
         }
     }
 
@@ -219,6 +231,12 @@ impl Row {
 
     pub fn wrapped(&self) -> bool {
         self.wrapped
+    }
+
+    /// calyx: whether every cell is blank with default attributes (an erase
+    /// with a background colour leaves cells that still show).
+    pub fn is_blank(&self) -> bool {
+        !self.wrapped && self.cells.iter().all(|c| *c == crate::Cell::DEFAULT)
     }
 
     pub fn clear_wide(&mut self, col: u16) {
