@@ -97,6 +97,14 @@ impl Grid {
             return;
         }
 
+        // xterm always resets the scroll region and scrollback offset when the
+        // screen is resized.
+        self.scroll_top = 0;
+        self.scroll_bottom = self.size.rows() - 1;
+        if let Some(scrollback) = &mut self.scrollback {
+            scrollback.offset = 0;
+        }
+
         // calyx: rewrap at the new width first (at the old height), then
         // change the height as upstream does.
         if self.reflow
@@ -104,14 +112,6 @@ impl Grid {
             && !self.rows.is_empty()
         {
             self.reflow(size.cols(), &mut on_row);
-        }
-
-        // xterm always resets the scroll region and scrollback offset when the
-        // screen is resized.
-        self.scroll_top = 0;
-        self.scroll_bottom = self.size.rows() - 1;
-        if let Some(scrollback) = &mut self.scrollback {
-            scrollback.offset = 0;
         }
 
         let new_row = || crate::row::Row::new(size.cols());
