@@ -185,6 +185,19 @@ fn the_cursor_stays_on_its_character() {
 }
 
 #[test]
+fn the_cursor_above_other_lines_stays_on_its_character() {
+    // Lines below the cursor's are rewrapped after it: the cursor must not be matched again.
+    let long = "0123456789".repeat(5);
+    let text = format!("{long}\r\n{long}\r\nc\r\nd\r\ne\r\nf\x1b[2;8H");
+    let mut p = parser(12, 60, 50, text.as_bytes());
+    assert_eq!(under_cursor(&p), "7");
+    resize(&mut p, 12, 15);
+    assert_eq!(p.screen().cursor_position(), (4, 7));
+    resize(&mut p, 12, 60);
+    assert_eq!(p.screen().cursor_position(), (1, 7));
+}
+
+#[test]
 fn the_cursor_past_the_text_keeps_its_place_in_the_line() {
     // A prompt: the cursor sits just after "$ ", on a blank cell.
     let mut p = parser(5, 30, 50, b"$ \x1b[5C");
@@ -377,7 +390,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
     /// Any output, any sequence of sizes (down to 1x1): the cursor stays on screen, every row is
-    /// as wide as the screen, and no wide character loses its continuation cell.
+    /// as wide as the screen, and no wide character loses its continuation cell; and whatever
+    /// state that left, a line printed next survives being narrowed and widened whole.
     #[test]
     fn any_output_and_resizes_keep_the_grid_sane(
         chunks in prop::collection::vec((output(), 1u16..30, 1u16..90), 1..8),
@@ -389,5 +403,18 @@ proptest! {
             assert_sane(&p);
             prop_assert_eq!(p.screen().scrollback(), 0);
         }
+        // Not 1 row (a one-row screen marks no row wrapped, as upstream), nor so narrow that the
+        // marker overflows the 30-row scrollback as it is printed.
+        let (rows, cols) = p.screen().size();
+        resize(&mut p, rows.get().max(2), cols.get().max(10));
+        let marker = "marker line 0123456789 abcdefghijklmnopqrstuvwxyz";
+        p.process(format!("\x1b[?1049l\x1b[r\r\n{marker}").as_bytes());
+        let rows = rows.get().max(2);
+        resize(&mut p, rows, 10);
+        assert_sane(&p);
+        resize(&mut p, rows, 60);
+        assert_sane(&p);
+        let lines = logical_lines(&mut p);
+        prop_assert!(lines.iter().any(|l| l.contains(marker)), "{:?}", lines);
     }
 }

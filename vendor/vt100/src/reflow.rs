@@ -56,6 +56,11 @@ pub fn rewrap(
     marks: &mut [&mut Mark],
 ) -> Vec<Row> {
     let cols = cols.max(1);
+    // Where the marks were: they are moved as their lines are laid out, and
+    // must not be found again in a later line at their new place.
+    let from: Vec<Mark> = core::iter::once(*cursor)
+        .chain(marks.iter().map(|m| **m))
+        .collect();
     let mut out = Vec::new();
     let mut line = Line::default();
     let mut rows = rows.into_iter().enumerate().peekable();
@@ -67,7 +72,7 @@ pub fn rewrap(
         });
         line.push_row(index, &row, ends_line, old_cols, padded);
         if ends_line {
-            line.lay_out(cols, cursor, marks, &mut out);
+            line.lay_out(cols, &from, cursor, marks, &mut out);
             line.clear();
         }
     }
@@ -144,17 +149,20 @@ impl Line {
     }
 
     /// Lays the line out in rows of `cols` cells, appended to `out`, and
-    /// moves the marks that are on it.
+    /// moves the cursor and the marks that were on it (at `from`: the
+    /// cursor's place, then each mark's).
     fn lay_out(
         &self,
         cols: u16,
+        from: &[Mark],
         cursor: &mut Mark,
         marks: &mut [&mut Mark],
         out: &mut Vec<Row>,
     ) {
         let mut targets: Vec<Target<'_>> = Vec::new();
         let mut needed = self.text_len();
-        if let Some(offset) = self.offset_of(cursor) {
+        let (cursor_from, marks_from) = from.split_first().unzip();
+        if let Some(offset) = cursor_from.and_then(|m| self.offset_of(m)) {
             needed = needed.max(offset);
             targets.push(Target {
                 mark: cursor,
@@ -162,8 +170,9 @@ impl Line {
                 placed: false,
             });
         }
-        for mark in marks.iter_mut() {
-            if let Some(offset) = self.offset_of(mark) {
+        let marks_from = marks_from.unwrap_or_default();
+        for (mark, from) in marks.iter_mut().zip(marks_from) {
+            if let Some(offset) = self.offset_of(from) {
                 targets.push(Target {
                     mark,
                     offset,
