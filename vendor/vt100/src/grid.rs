@@ -856,21 +856,12 @@ impl Grid {
 
         // Number of to-be-removed rows.
         let num_removed = count.min(num_between);
-        let new_row = || crate::row::Row::new(self.size.cols());
 
         if let Some(scrollback) =
             self.scrollback.as_mut().filter(|_| scrollback_enabled)
         {
             // Number of rows that will be pushed to the scrollback.
             let num_pushed = count.min(scrollback.capacity);
-
-            // Scrollback length is capped at `scrollback.capacity`. These rows
-            // will be lost, so just remove them now to avoid allocating.
-            let scrollback_overflow = (scrollback.rows.len() + num_pushed)
-                .saturating_sub(scrollback.capacity);
-            for row in scrollback.rows.drain(0..scrollback_overflow) {
-                on_row(&row);
-            }
 
             // Number of rows that will simply be reset rather than pushed to
             // the scrollback.
@@ -881,12 +872,21 @@ impl Grid {
                 row.reset();
             }
 
-            scrollback.rows.extend(
-                between[num_reset..num_removed].iter_mut().map(|row| {
-                    row.trim();
-                    core::mem::replace(row, new_row())
-                }),
-            );
+            // calyx: each row's cells are copied into the scrollback (into
+            // the buffer of the oldest row, once the scrollback is full and
+            // drops it) and the row is reset where it is. Upstream moved the
+            // row there, trimmed it (a reallocation) and allocated a new
+            // screen row: with a scrollback, output that scrolls ran at a
+            // third of the speed.
+            for row in &mut between[num_reset..num_removed] {
+                let recycled = if scrollback.rows.len() >= scrollback.capacity
+                {
+                    scrollback.rows.pop_front().inspect(|row| on_row(row))
+                } else {
+                    None
+                };
+                scrollback.rows.push_back(row.archive(recycled));
+            }
 
             if scrollback.offset > 0 {
                 scrollback.offset = scrollback

@@ -117,7 +117,7 @@ impl Line {
             return;
         }
         let mut len = usize::from(cols).max(cells.len());
-        if padded && cells.get(len - 1).is_none_or(|c| *c == Cell::DEFAULT) {
+        if padded && cells.get(len - 1).is_none_or(Cell::is_default) {
             len -= 1;
         }
         self.cells.resize(

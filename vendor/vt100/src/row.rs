@@ -211,6 +211,34 @@ impl Row {
         }
     }
 
+    /// calyx: a copy of the row without its trailing blank cells (what
+    /// `trim` leaves), for the scrollback, and resets the row. The copy goes
+    /// into `recycled`'s buffer when that fits it without wasting much
+    /// (rows dropped from a full scrollback), saving an allocation per
+    /// scrolled line.
+    pub fn archive(&mut self, recycled: Option<Self>) -> Self {
+        let blanks = self
+            .cells
+            .iter()
+            .rev()
+            .take_while(|c| c.is_default())
+            .count();
+        let len = self.cells.len() - blanks;
+        let mut cells = recycled
+            .map(|row| row.cells)
+            .filter(|c| (len..=2 * len + 8).contains(&c.capacity()))
+            .unwrap_or_else(|| Vec::with_capacity(len));
+        cells.clear();
+        cells.extend_from_slice(&self.cells[..len]);
+        let archived = Self {
+            cells,
+            wrapped: self.wrapped,
+            version: 0,
+        };
+        self.reset();
+        archived
+    }
+
     /// Trims trailing blank cells from the row.
     pub fn trim(&mut self) {
         self.version = 0; // calyx: changed
@@ -236,7 +264,7 @@ impl Row {
     /// calyx: whether every cell is blank with default attributes (an erase
     /// with a background colour leaves cells that still show).
     pub fn is_blank(&self) -> bool {
-        !self.wrapped && self.cells.iter().all(|c| *c == crate::Cell::DEFAULT)
+        !self.wrapped && self.cells.iter().all(crate::Cell::is_default)
     }
 
     pub fn clear_wide(&mut self, col: u16) {
