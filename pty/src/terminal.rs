@@ -46,12 +46,14 @@ pub struct Terminal {
 }
 
 /// Rows the live screen keeps above it, only so that resizing gives content back: rows a height
-/// shrink or a narrowing rewrap pushed up come back when the pane grows again (the byte-log
-/// history, replayed at any size, is what capture and copy mode read). 200 covers shrinking a
-/// tall pane to a few rows, or narrowing a 30-row screen of lines to a seventh of its width, and
-/// costs little: scrollback rows are trimmed of trailing blanks, and a rewrap walks at most this
-/// many rows. The live screen is never scrolled back (its scrollback offset stays 0).
-pub const LIVE_SCROLLBACK_ROWS: usize = 200;
+/// shrink or a narrowing rewrap pushed up come back when the pane grows again (capture and copy
+/// mode read the byte-log history, replayed at any size; the live screen is never scrolled
+/// back). 100 covers shrinking a 100-row pane to one row, or narrowing a full 50-row screen to
+/// half its width and back. It is not free: each row costs 32 bytes a cell up to its last
+/// non-blank one, and 200 rows made the idle server of `scripts/bench-idle-memory.py` (16 panes)
+/// 6 MiB larger (22 to 28 MiB); 100 rows, 3.6 MiB (to 25.5). A rewrap walks at most this many
+/// rows.
+pub const LIVE_SCROLLBACK_ROWS: usize = 100;
 
 fn dim(n: u16) -> NonZeroU16 {
     NonZeroU16::new(n.max(1)).unwrap_or(NonZeroU16::MIN)
