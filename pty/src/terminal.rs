@@ -1,4 +1,5 @@
-//! One pane's terminal: the live vt100 screen (no scrollback: fast) plus the byte-log history.
+//! One pane's terminal: the live vt100 screen (a small scrollback: fast) plus the byte-log
+//! history.
 
 use std::num::NonZeroU16;
 
@@ -44,6 +45,16 @@ pub struct Terminal {
     commands: CommandLog,
 }
 
+/// Rows the live screen keeps above it, only so that resizing gives content back: rows a height
+/// shrink or a narrowing rewrap pushed up come back when the pane grows again (capture and copy
+/// mode read the byte-log history, replayed at any size; the live screen is never scrolled
+/// back). 100 covers shrinking a 100-row pane to one row, or narrowing a full 50-row screen to
+/// half its width and back. It is not free: each row costs 32 bytes a cell up to its last
+/// non-blank one, and 200 rows made the idle server of `scripts/bench-idle-memory.py` (16 panes)
+/// 6 MiB larger (22 to 28 MiB); 100 rows, 3.6 MiB (to 25.5). A rewrap walks at most this many
+/// rows.
+pub const LIVE_SCROLLBACK_ROWS: usize = 100;
+
 fn dim(n: u16) -> NonZeroU16 {
     NonZeroU16::new(n.max(1)).unwrap_or(NonZeroU16::MIN)
 }
@@ -55,7 +66,7 @@ impl Terminal {
             parser: vt100::Parser::new_with_callbacks(
                 dim(rows),
                 dim(cols),
-                0,
+                LIVE_SCROLLBACK_ROWS,
                 Answerback::default(),
             ),
             history: History::new(limits.lines, limits.bytes),
@@ -139,11 +150,13 @@ impl Terminal {
         self.history.len_bytes()
     }
 
-    /// Forgets the history (the screen stays). The history then starts with the screen as it
-    /// is, so a capture of the whole history, or copy mode, still shows what is on screen (as
+    /// Forgets the history (the screen stays), and the rows kept above the live screen, so a
+    /// later grow does not bring them back. The history then starts with the screen as it is,
+    /// so a capture of the whole history, or copy mode, still shows what is on screen (as
     /// tmux's clear-history keeps the visible lines).
     pub fn clear_history(&mut self) {
         self.history.clear();
+        self.parser.screen_mut().clear_scrollback();
         let screen = self.parser.screen().state_formatted();
         self.history.push(screen.as_bytes());
     }
@@ -320,5 +333,38 @@ mod tests {
         assert_eq!(lines.first().map(String::as_str), Some("line 0"));
         assert!(lines.iter().any(|l| l == "line 99"));
         assert_eq!(lines.iter().filter(|l| l.starts_with("line ")).count(), 100);
+    }
+
+    #[test]
+    fn a_height_shrink_and_grow_gives_the_rows_back() {
+        // The user's report: `seq 1 26` on a 100x30 pane, shrunk to 10 rows and grown back.
+        let mut t = Terminal::new(30, 100, HistoryLimits::default());
+        for i in 1..=26 {
+            t.process(format!("{i}\r\n").as_bytes());
+        }
+        t.process(b"$ ");
+        let before = t.screen().contents();
+        t.resize(10, 100);
+        assert!(t.screen().contents().trim_end().ends_with("25\n26\n$"));
+        t.resize(30, 100);
+        assert_eq!(t.screen().contents(), before);
+        assert_eq!(t.screen().cursor_position(), (26, 2));
+    }
+
+    #[test]
+    fn a_shrink_in_both_directions_and_grow_gives_the_rows_back() {
+        let mut t = Terminal::new(30, 100, HistoryLimits::default());
+        for i in 1..=26 {
+            t.process(format!("{i} row {}\r\n", "abcdefghij".repeat(4)).as_bytes());
+        }
+        let before = t.screen().contents();
+        t.resize(10, 20);
+        t.resize(30, 100);
+        assert_eq!(t.screen().contents(), before);
+        assert_eq!(
+            t.screen().scrollback(),
+            0,
+            "the live screen is never scrolled back"
+        );
     }
 }

@@ -41,6 +41,15 @@ impl Cell {
         }
     }
 
+    /// calyx: whether the cell equals [`Self::DEFAULT`] (blank, default
+    /// attributes), without `eq`'s call to compare contents: scanning a row's
+    /// trailing blanks with `==` was most of the cost of scrolling a line
+    /// into the scrollback.
+    #[inline]
+    pub(crate) fn is_default(&self) -> bool {
+        self.len == 0 && self.attrs == crate::attrs::Attrs::new()
+    }
+
     fn len(&self) -> usize {
         usize::from(self.len & LEN_BITS)
     }

@@ -12,6 +12,9 @@ pub struct Grid {
     origin_mode: bool,
     saved_origin_mode: bool,
     scrollback: Option<ScrollbackState>,
+    /// calyx: rewrap lines on a width change (the primary grid; the
+    /// alternate grid's full-screen programs redraw themselves).
+    reflow: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -19,9 +22,10 @@ struct ScrollbackState {
     rows: alloc::collections::VecDeque<crate::row::Row>,
     capacity: usize,
     offset: usize,
-    /// The number of rows of scrollback there *would* be if the scrollback
-    /// capacity were unlimited.
-    unbounded_len: usize,
+    // calyx: `unbounded_len` (the scrollback an unbounded terminal would
+    // hold) is gone: a height grow pulled that many rows back, blank ones
+    // for the rows the bounded scrollback no longer held, which pushed the
+    // content down. Only the rows it holds are pulled back now.
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -38,7 +42,6 @@ impl Grid {
                 rows: alloc::collections::VecDeque::new(),
                 capacity,
                 offset: 0,
-                unbounded_len: 0,
             }),
         };
         Self {
@@ -51,7 +54,15 @@ impl Grid {
             origin_mode: false,
             saved_origin_mode: false,
             scrollback,
+            reflow: false,
         }
+    }
+
+    /// calyx: makes a width change rewrap the lines of this grid (see
+    /// `reflow`) instead of cutting its rows.
+    pub fn with_reflow(mut self) -> Self {
+        self.reflow = true;
+        self
     }
 
     pub fn allocate_rows(&mut self) {
@@ -78,7 +89,7 @@ impl Grid {
         self.size
     }
 
-    pub fn set_size<F>(&mut self, size: Size, on_row: F)
+    pub fn set_size<F>(&mut self, size: Size, mut on_row: F)
     where
         F: FnMut(&crate::row::Row),
     {
@@ -92,6 +103,15 @@ impl Grid {
         self.scroll_bottom = self.size.rows() - 1;
         if let Some(scrollback) = &mut self.scrollback {
             scrollback.offset = 0;
+        }
+
+        // calyx: rewrap at the new width first (at the old height), then
+        // change the height as upstream does.
+        if self.reflow
+            && size.cols() != self.size.cols()
+            && !self.rows.is_empty()
+        {
+            self.reflow(size.cols(), &mut on_row);
         }
 
         let new_row = || crate::row::Row::new(size.cols());
@@ -108,27 +128,16 @@ impl Grid {
             self.rows.truncate(size.rows().into());
             num_pushed
         } else if let Some(scrollback) = &mut self.scrollback {
-            let num_pulled = u16::try_from(scrollback.unbounded_len)
-                .unwrap_or(u16::MAX)
-                .min(diff);
-            // Number of rows actually pulled from scrollback.
-            let num_pulled_scrollback =
-                scrollback.rows.len().min(num_pulled.into());
-            // Number of blank rows inserted at the top, because our scrollback
-            // buffer isn't as large as the theoretical amount of scrollback
-            // an unbounded terminal would have.
-            let num_pulled_blank =
-                usize::from(num_pulled) - num_pulled_scrollback;
-            let pulled =
-                core::iter::repeat_with(new_row)
-                    .take(num_pulled_blank)
-                    .chain(scrollback.rows.drain(
-                        scrollback.rows.len() - num_pulled_scrollback..,
-                    ));
+            // calyx: pull back the rows the scrollback holds, and no more:
+            // blank rows go at the bottom, and the content stays put.
+            let num_pulled = scrollback.rows.len().min(usize::from(diff));
+            let pulled = scrollback
+                .rows
+                .drain(scrollback.rows.len() - num_pulled..);
             self.rows.splice(0..0, pulled);
             self.rows.resize_with(size.rows().into(), new_row);
-            scrollback.unbounded_len -= usize::from(num_pulled);
-            num_pulled
+            // at most `diff`, a u16
+            u16::try_from(num_pulled).unwrap_or(diff)
         } else {
             self.rows.resize_with(size.rows().into(), new_row);
             0
@@ -139,7 +148,14 @@ impl Grid {
             row.wrap(false);
         }
         for row in &mut self.rows {
-            row.resize(size.cols(), crate::Cell::new());
+            if self.reflow {
+                // calyx: the rows are at the new width already, but for
+                // scrollback rows pulled back (trimmed): grow them, keeping
+                // their `wrapped`.
+                row.grow(size.cols(), crate::Cell::new());
+            } else {
+                row.resize(size.cols(), crate::Cell::new());
+            }
         }
 
         // Maintain the cursor position relative to the bottom-left corner of
@@ -156,7 +172,11 @@ impl Grid {
             self.saved_pos.row += pos_diff;
         }
 
-        self.pos.col = self.pos.col.min(size.cols() - 1);
+        // calyx: a rewrapped cursor may wait past the last column (see
+        // `reflow`); upstream clamped it onto the last character, where the
+        // next one overwrote it.
+        let max_col = size.cols() - u16::from(!self.reflow);
+        self.pos.col = self.pos.col.min(max_col);
         self.saved_pos.col = self.saved_pos.col.min(size.cols() - 1);
         self.scroll_bottom = size.rows() - 1;
         self.size = size;
@@ -165,9 +185,125 @@ impl Grid {
             debug_assert_eq!(self.rows.len(), usize::from(self.size.rows()));
         }
         debug_assert!(self.pos.row < self.size.rows());
-        debug_assert!(self.pos.col < self.size.cols());
+        debug_assert!(self.pos.col <= max_col);
         debug_assert!(self.saved_pos.row < self.size.rows());
         debug_assert!(self.saved_pos.col < self.size.cols());
+    }
+
+    /// calyx: rewraps the scrollback's and the screen's lines at `cols`
+    /// columns, keeping the height, and re-splits them into scrollback and
+    /// screen.
+    ///
+    /// Where the screen lands: blank rows at the bottom (below the cursor
+    /// and the last row with anything on it) are free space, left out of
+    /// the rewrap. With none (a full screen, the cursor usually on the last
+    /// row), the bottom of the content stays on the bottom row: narrowing
+    /// pushes rows into the scrollback and widening pulls them back, so the
+    /// two undo each other. With some, the line at the top of the screen
+    /// stays at the top, and rows go into the scrollback only when the
+    /// content outgrows the screen. Either way the cursor stays on screen,
+    /// on the same character; rows that end up below the screen (content
+    /// under the cursor that grew) are lost, as on a height shrink.
+    fn reflow<F>(&mut self, cols: u16, on_row: &mut F)
+    where
+        F: FnMut(&crate::row::Row),
+    {
+        let height = usize::from(self.size.rows());
+        let content_rows = height - self.free_rows();
+        self.rows.truncate(content_rows);
+        let old = self
+            .scrollback
+            .as_mut()
+            .map(|s| core::mem::take(&mut s.rows))
+            .unwrap_or_default();
+        let mut marks = ReflowMarks::new(self, old.len(), content_rows);
+        let rows = old.into_iter().chain(self.rows.drain(..));
+        let mut rows = crate::reflow::rewrap(
+            rows,
+            self.size.cols(),
+            cols,
+            &mut marks.cursor,
+            &mut [&mut marks.saved, &mut marks.top],
+        );
+
+        let overflow = rows.len().saturating_sub(height);
+        let first = if content_rows == height {
+            overflow
+        } else {
+            marks.top.row.max(overflow)
+        }
+        .min(marks.cursor.row);
+        for row in rows.drain((first + height).min(rows.len())..) {
+            on_row(&row);
+        }
+        self.rows = rows.split_off(first);
+        self.push_scrollback(rows, on_row);
+        self.size.cols = core::num::NonZeroU16::new(cols)
+            .unwrap_or(core::num::NonZeroU16::MIN);
+        self.place_reflowed_cursors(&marks, first);
+        self.rows
+            .resize_with(height, || crate::row::Row::new(cols));
+    }
+
+    /// calyx: moves the cursor and the saved cursor to where `marks` (of
+    /// `reflow`) say, the screen now starting at row `first` of the
+    /// rewrapped rows, of which it holds `self.rows`.
+    fn place_reflowed_cursors(&mut self, marks: &ReflowMarks, first: usize) {
+        let to_screen = |row: usize| {
+            u16::try_from(row)
+                .unwrap_or(u16::MAX)
+                .min(self.size.rows() - 1)
+        };
+        self.pos = Pos {
+            // on screen: `first` was chosen so
+            row: to_screen(marks.cursor.row.saturating_sub(first)),
+            col: (marks.cursor.col + u16::from(marks.pending))
+                .min(self.size.cols()),
+        };
+        let saved_row = match marks.saved_below {
+            Some(below) => self.rows.len() + below,
+            None => marks.saved.row.saturating_sub(first),
+        };
+        self.saved_pos = Pos {
+            row: to_screen(saved_row),
+            col: marks.saved.col.min(self.size.cols() - 1),
+        };
+    }
+
+    /// calyx: the blank rows at the bottom of the screen, below the cursor.
+    fn free_rows(&self) -> usize {
+        let below_cursor = self.rows.len() - usize::from(self.pos.row) - 1;
+        self.rows
+            .iter()
+            .rev()
+            .take(below_cursor)
+            .take_while(|row| row.is_blank())
+            .count()
+    }
+
+    /// calyx: appends `rows` to the scrollback (trimmed, as `scroll_up`
+    /// keeps them), dropping its oldest rows beyond the capacity; without
+    /// a scrollback the rows are lost.
+    fn push_scrollback<F>(
+        &mut self,
+        rows: Vec<crate::row::Row>,
+        on_row: &mut F,
+    ) where
+        F: FnMut(&crate::row::Row),
+    {
+        let Some(scrollback) = &mut self.scrollback else {
+            rows.iter().for_each(&mut *on_row);
+            return;
+        };
+        scrollback.rows.extend(rows.into_iter().map(|mut row| {
+            row.trim();
+            row
+        }));
+        let excess =
+            scrollback.rows.len().saturating_sub(scrollback.capacity);
+        for row in scrollback.rows.drain(..excess) {
+            on_row(&row);
+        }
     }
 
     pub fn pos(&self) -> Pos {
@@ -624,7 +760,6 @@ impl Grid {
             for row in scrollback.rows.drain(..) {
                 on_row(&row);
             }
-            scrollback.unbounded_len = 0;
             scrollback.offset = 0;
         }
     }
@@ -721,24 +856,12 @@ impl Grid {
 
         // Number of to-be-removed rows.
         let num_removed = count.min(num_between);
-        let new_row = || crate::row::Row::new(self.size.cols());
 
         if let Some(scrollback) =
             self.scrollback.as_mut().filter(|_| scrollback_enabled)
         {
-            scrollback.unbounded_len =
-                scrollback.unbounded_len.saturating_add(num_removed);
-
             // Number of rows that will be pushed to the scrollback.
             let num_pushed = count.min(scrollback.capacity);
-
-            // Scrollback length is capped at `scrollback.capacity`. These rows
-            // will be lost, so just remove them now to avoid allocating.
-            let scrollback_overflow = (scrollback.rows.len() + num_pushed)
-                .saturating_sub(scrollback.capacity);
-            for row in scrollback.rows.drain(0..scrollback_overflow) {
-                on_row(&row);
-            }
 
             // Number of rows that will simply be reset rather than pushed to
             // the scrollback.
@@ -749,12 +872,21 @@ impl Grid {
                 row.reset();
             }
 
-            scrollback.rows.extend(
-                between[num_reset..num_removed].iter_mut().map(|row| {
-                    row.trim();
-                    core::mem::replace(row, new_row())
-                }),
-            );
+            // calyx: each row's cells are copied into the scrollback (into
+            // the buffer of the oldest row, once the scrollback is full and
+            // drops it) and the row is reset where it is. Upstream moved the
+            // row there, trimmed it (a reallocation) and allocated a new
+            // screen row: with a scrollback, output that scrolls ran at a
+            // third of the speed.
+            for row in &mut between[num_reset..num_removed] {
+                let recycled = if scrollback.rows.len() >= scrollback.capacity
+                {
+                    scrollback.rows.pop_front().inspect(|row| on_row(row))
+                } else {
+                    None
+                };
+                scrollback.rows.push_back(row.archive(recycled));
+            }
 
             if scrollback.offset > 0 {
                 scrollback.offset = scrollback
@@ -946,6 +1078,46 @@ impl Grid {
     fn col_clamp(&mut self) {
         if self.pos.col > self.size.cols() - 1 {
             self.pos.col = self.size.cols() - 1;
+        }
+    }
+}
+
+/// calyx: the positions `Grid::reflow` carries through a rewrap.
+struct ReflowMarks {
+    cursor: crate::reflow::Mark,
+    /// The cursor waited past a character in the last column (col ==
+    /// cols) for the next one; `cursor` is on that character, and the
+    /// cursor goes back to waiting after it.
+    pending: bool,
+    saved: crate::reflow::Mark,
+    /// The saved cursor was this many rows below the content (in the blank
+    /// rows left out of the rewrap).
+    saved_below: Option<usize>,
+    /// The first cell of the screen's top row.
+    top: crate::reflow::Mark,
+}
+
+impl ReflowMarks {
+    /// The marks of `grid`, whose screen starts at row `top_row` of the
+    /// rows to rewrap and holds `content_rows` of them.
+    fn new(grid: &Grid, top_row: usize, content_rows: usize) -> Self {
+        let pending = grid.pos.col >= grid.size.cols();
+        let saved_row = usize::from(grid.saved_pos.row);
+        Self {
+            cursor: crate::reflow::Mark {
+                row: top_row + usize::from(grid.pos.row),
+                col: grid.pos.col.min(grid.size.cols()) - u16::from(pending),
+            },
+            pending,
+            saved: crate::reflow::Mark {
+                row: top_row + saved_row,
+                col: grid.saved_pos.col,
+            },
+            saved_below: saved_row.checked_sub(content_rows),
+            top: crate::reflow::Mark {
+                row: top_row,
+                col: 0,
+            },
         }
     }
 }

@@ -59,6 +59,7 @@ mod grid;
 mod link;
 mod parser;
 mod perform;
+mod reflow; // calyx: rewrapping on resize
 mod row;
 mod screen;
 mod term;

@@ -86,28 +86,19 @@ impl<CB: crate::Callbacks> Parser<CB> {
     ///
     /// * Rows from the bottom of scrollback are pushed to the top of the
     ///   screen and removed from scrollback, until the desired height is
-    ///   reached.[^1]
+    ///   reached.
     /// * If, after pushing all scrollback to the top, the screen is still too
     ///   short, blank rows are added to the bottom of the screen until the
     ///   desired height is reached.
     ///
-    /// When the screen width is changed, each row is naively truncated or
-    /// extended with blank cells as necessary. This does not match the
-    /// behavior of most terminals and may be changed in a future
-    /// SemVer-incompatible version.
+    /// calyx: upstream also inserted blank rows at the top for the rows an
+    /// unbounded scrollback would have held; that pushed the content down,
+    /// and is gone.
     ///
-    /// [^1]: The parser tracks how many rows of scrollback there *would* be if
-    /// the scrollback capacity were unbounded. For the purposes of determining
-    /// how many rows should be pushed to the top vs. the bottom, this
-    /// *theoretical scrollback length* is used rather than the actual length
-    /// of the scrollback buffer, which is capped at `scrollback_capacity`.
-    /// Assuming a sufficiently large change in height, once the real
-    /// scrollback buffer has been emptied, blank rows will continue to be
-    /// pushed to the top of the screen until the theoretical scrollback length
-    /// is reached, and only then will blank rows be added to the bottom until
-    /// the desired height is reached. This behavior is intended to more
-    /// closely match the behavior of a real terminal emulator that this parser
-    /// might be mirroring.
+    /// calyx: when the screen width is changed, the primary screen's lines
+    /// (scrollback and screen) are rewrapped at the new width (see
+    /// `reflow.rs`); the alternate screen's rows are still truncated or
+    /// extended with blank cells, as upstream did for both.
     ///
     /// [`on_scroll`]: crate::Callbacks::on_scroll
     pub fn set_size(

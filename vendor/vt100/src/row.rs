@@ -28,6 +28,15 @@ impl Row {
         }
     }
 
+    /// calyx: a row holding `cells`, for rewrapping (see `reflow`).
+    pub fn from_cells(cells: Vec<crate::Cell>, wrapped: bool) -> Self {
+        Self {
+            cells,
+            wrapped,
+            version: 0,
+        }
+    }
+
     /// calyx: the row's version (0: changed since last stamped).
     pub fn version(&self) -> u64 {
         self.version
@@ -182,7 +191,10 @@ impl Row {
     pub fn grow(&mut self, len: u16, cell: crate::Cell) {
         self.version = 0; // calyx: changed
         if self.cells.len() < usize::from(len) {
-            self.grow_unchecked(len, cell);
+            // calyx: keeps `wrapped` (upstream cleared it): a scrollback row
+            // trimmed of its trailing blanks and grown back to the screen's
+            // width is the same row, still continued by the next one.
+            self.cells.resize(len.into(), cell);
         }
     }
 
@@ -197,6 +209,34 @@ impl Row {
                 self.grow_unchecked(len, cell);
             }
         }
+    }
+
+    /// calyx: a copy of the row without its trailing blank cells (what
+    /// `trim` leaves), for the scrollback, and resets the row. The copy goes
+    /// into `recycled`'s buffer when that fits it without wasting much
+    /// (rows dropped from a full scrollback), saving an allocation per
+    /// scrolled line.
+    pub fn archive(&mut self, recycled: Option<Self>) -> Self {
+        let blanks = self
+            .cells
+            .iter()
+            .rev()
+            .take_while(|c| c.is_default())
+            .count();
+        let len = self.cells.len() - blanks;
+        let mut cells = recycled
+            .map(|row| row.cells)
+            .filter(|c| (len..=2 * len + 8).contains(&c.capacity()))
+            .unwrap_or_else(|| Vec::with_capacity(len));
+        cells.clear();
+        cells.extend_from_slice(&self.cells[..len]);
+        let archived = Self {
+            cells,
+            wrapped: self.wrapped,
+            version: 0,
+        };
+        self.reset();
+        archived
     }
 
     /// Trims trailing blank cells from the row.
@@ -219,6 +259,12 @@ impl Row {
 
     pub fn wrapped(&self) -> bool {
         self.wrapped
+    }
+
+    /// calyx: whether every cell is blank with default attributes (an erase
+    /// with a background colour leaves cells that still show).
+    pub fn is_blank(&self) -> bool {
+        !self.wrapped && self.cells.iter().all(crate::Cell::is_default)
     }
 
     pub fn clear_wide(&mut self, col: u16) {

@@ -105,12 +105,14 @@ impl Screen {
         size: crate::grid::Size,
         scrollback_capacity: usize,
     ) -> Self {
+        // calyx: the primary grid rewraps its lines on a width change.
         let mut grid = crate::grid::Grid::new(
             size,
             crate::grid::Scrollback::Enabled {
                 capacity: scrollback_capacity,
             },
-        );
+        )
+        .with_reflow();
         grid.allocate_rows();
         Self {
             grid,
