@@ -329,32 +329,16 @@ fn a_request_that_appears_while_you_type_does_not_take_your_keys_as_answers() {
     assert_eq!(decided_by(&env, last_id(&env)), vec!["human"]);
 }
 
-/// Plays `payload` as a plain hook event (Claude's PermissionRequest ping, beside its gate) from
-/// `pane`, through a real `calyx hook` process; returns once the server applied it.
+/// Plays `payload` as a plain hook event from `pane` (Claude's PermissionRequest ping, beside
+/// its gate); returns once the server applied it.
 fn ping(env: &Env, pane: &str, payload: &serde_json::Value) {
-    use std::io::Write as _;
     let surface = env
         .panes()
         .into_iter()
         .find(|p| p["id"] == pane)
         .and_then(|p| p["surface_id"].as_str().map(str::to_string))
         .unwrap_or_default();
-    let mut cmd = std::process::Command::new(common::calyx_bin());
-    cmd.args(["hook", "claude-code"]).env_clear();
-    for (k, v) in env.vars() {
-        cmd.env(k, v);
-    }
-    let mut child = cmd
-        .env("CALYX_SURFACE_ID", surface)
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .expect("calyx hook");
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(payload.to_string().as_bytes())
-            .expect("payload");
-    }
-    assert!(child.wait().expect("hook exit").success());
+    env.hook_event(&surface, "claude-code", payload);
 }
 
 fn agent_state(env: &Env, pane: &str) -> String {

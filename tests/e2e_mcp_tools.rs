@@ -5,11 +5,8 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 use common::mcp::McpSession;
-use common::{calyx_bin, wait_until, Client, Env};
+use common::{wait_until, Client, Env};
 use serde_json::{json, Value};
 
 /// A client attached to a new session `name` running `command` (default: the test shell).
@@ -78,26 +75,9 @@ fn type_line(env: &Env, pane: &str, line: &str) {
     env.ok(&["send-keys", "-t", pane, "Enter"]);
 }
 
-/// Plays one Claude Code hook payload through a real `calyx hook claude-code` process run as
-/// the agent in the pane with `surface`; returns once the server applied it.
+/// Plays one Claude Code hook payload from the pane with `surface` (see `Env::hook_event`).
 fn hook(env: &Env, surface: &str, payload: Value) {
-    let mut cmd = Command::new(calyx_bin());
-    cmd.args(["hook", "claude-code"]).env_clear();
-    for (k, v) in env.vars() {
-        cmd.env(k, v);
-    }
-    let mut child = cmd
-        .env("CALYX_SURFACE_ID", surface)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("calyx hook");
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(payload.to_string().as_bytes())
-            .expect("payload");
-    }
-    assert!(child.wait().expect("hook exit").success());
+    env.hook_event(surface, "claude-code", &payload);
 }
 
 /// The state of pane `id`'s agent row in `calyx agents --json`.

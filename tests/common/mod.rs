@@ -151,6 +151,30 @@ impl Env {
             .expect("server process not found")
     }
 
+    /// Plays one hook payload of `kind` (as `calyx setup` wires it, without `--approval`)
+    /// through a real `calyx hook` process run as the agent in the pane with `surface`;
+    /// returns once the server applied it.
+    pub fn hook_event(&self, surface: &str, kind: &str, payload: &serde_json::Value) {
+        use std::io::Write as _;
+        let mut cmd = Command::new(calyx_bin());
+        cmd.args(["hook", kind]).env_clear();
+        for (k, v) in self.vars() {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .env("CALYX_SURFACE_ID", surface)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("calyx hook");
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin
+                .write_all(payload.to_string().as_bytes())
+                .expect("payload");
+        }
+        assert!(child.wait().expect("hook exit").success());
+    }
+
     /// `calyx list-panes --json`, parsed.
     pub fn panes(&self) -> Vec<serde_json::Value> {
         serde_json::from_str(&self.ok(&["list-panes", "--json"])).expect("list-panes json")
