@@ -363,8 +363,9 @@ fn the_permission_ping_of_a_request_calyx_answered_does_not_block_the_agent_agai
     ping(&env, &panes[0], &bash);
     assert_eq!(agent_state(&env, &panes[0]), "working");
     // With an always rule, a ping for that tool never blocks either.
-    let g = gate(&env, &panes[0], "claude-code", &payload, "second");
-    c.wait_for("wants Bash");
+    let second = payload_file(&env, "second.json", &claude_bash("ls /second"));
+    let g = gate(&env, &panes[0], "claude-code", &second, "second");
+    c.wait_for("ls /second");
     c.answer("a");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
     let mut later = bash.clone();

@@ -135,6 +135,7 @@ fn the_record_has_a_request_and_a_decision_line_each_with_secrets_redacted() {
     c.wait_for("wants Bash");
     c.answer("y");
     assert_eq!(g.output(&env), CLAUDE_ALLOW);
+    c.wait_panel_gone();
     // 2: denied by the human with a message that carries a secret too.
     let g = gate(&env, &pane, "claude-code", &deploy, "deploy-denied");
     c.wait_for("wants Bash");
@@ -142,6 +143,7 @@ fn the_record_has_a_request_and_a_decision_line_each_with_secrets_redacted() {
     c.wait_for("deny with message");
     c.send("not with --password hunter3\r");
     assert!(g.output(&env).contains("\"behavior\":\"deny\""));
+    c.wait_panel_gone();
     // 3: withdrawn: the hook dies while waiting.
     let line = format!(
         "{} hook claude-code --approval < {deploy}",
@@ -152,6 +154,7 @@ fn the_record_has_a_request_and_a_decision_line_each_with_secrets_redacted() {
     wait_pending(&env, 1);
     env.ok(&["send-keys", "-t", &pane, "C-c"]);
     wait_pending(&env, 0);
+    c.wait_panel_gone();
     // 4: always allowed by the human, 5: then by the rule.
     let g = gate(&env, &pane, "claude-code", &deploy, "deploy-always");
     c.wait_for("wants Bash");

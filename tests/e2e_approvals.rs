@@ -107,6 +107,7 @@ fn n_denies_and_m_sends_a_message() {
         output_of(&env, &pane, &out),
         r#"{"hookSpecificOutput":{"decision":{"behavior":"deny","message":"Denied by the user in calyx."},"hookEventName":"PermissionRequest"}}"#
     );
+    c.wait_panel_gone();
     let out = env.path().join("out-m.txt").display().to_string();
     gate(&env, &pane, "claude-code", &file, &out);
     c.wait_for("wants Bash");

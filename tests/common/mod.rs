@@ -413,6 +413,12 @@ impl Client {
     }
 
     /// Waits until the screen shows `needle`.
+    /// Waits until no approval panel is on screen: the next "wants ..." is a new request's
+    /// (answer keys act only on the request drawn, so a key sent at a stale frame is refused).
+    pub fn wait_panel_gone(&self) {
+        self.wait_screen("the approval panel gone", |s| !s.contains(" wants "));
+    }
+
     /// Presses an approval panel answer key once the panel's keys are awake (a request that
     /// appears while the user types puts them to sleep for a moment, saying so).
     pub fn answer(&mut self, key: &str) {
