@@ -226,14 +226,21 @@ impl ApprovalQueue {
             .any(|(scope, c, t)| *c == cli && t == tool && scope.is_none_or(|p| p == pane))
     }
 
-    /// Whether a request of `pane` for `tool` ended within `within` (newest records first).
-    pub fn ended_recently(&self, pane: PaneId, tool: &str, within: Duration) -> bool {
+    /// Whether calyx gave the CLI a decision (a human's or a rule's allow or deny) for a
+    /// request of `pane` for `tool` within `within`. Not stepping aside, expiry or withdrawal:
+    /// after those the CLI asks in its own dialog, and its agent is blocked again.
+    pub fn answered_recently(&self, pane: PaneId, tool: &str, within: Duration) -> bool {
         let now = SystemTime::now();
         self.recent
             .iter()
             .rev()
             .take_while(|r| now.duration_since(r.at).map_or(true, |age| age <= within))
-            .any(|r| r.pane == pane && r.tool == tool)
+            .any(|r| {
+                r.pane == pane
+                    && r.tool == tool
+                    && matches!(r.by, DecidedBy::Human | DecidedBy::Rule)
+                    && r.outcome != STEP_ASIDE
+            })
     }
 
     /// The requests waiting, oldest first.

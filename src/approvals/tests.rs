@@ -456,3 +456,26 @@ fn an_always_rule_covers_one_clis_tool_only() {
         "a later Codex Bash waits for the human"
     );
 }
+
+#[test]
+fn only_a_decision_the_cli_received_counts_as_answered() {
+    let now = Instant::now();
+    let within = Duration::from_secs(10);
+    let mut q = ApprovalQueue::new(None);
+    // Stepping aside (Gemini's hook cannot allow): the CLI asks in its own dialog next.
+    let (gemini, _rx) = request(1, Schema::GeminiDenyOnly, "run_shell_command");
+    let (id, _) = q.add(gemini, now);
+    q.decide(id, Decision::Allow, None);
+    assert!(!q.answered_recently(1, "run_shell_command", within));
+    // Withdrawn: not answered by calyx either.
+    let (w, _rx) = request(1, Schema::Claude, "Bash");
+    let (id, _) = q.add(w, now);
+    q.withdraw(id);
+    assert!(!q.answered_recently(1, "Bash", within));
+    // A human's allow is.
+    let (a, _rx) = request(1, Schema::Claude, "Bash");
+    let (id, _) = q.add(a, now);
+    q.decide(id, Decision::Allow, None);
+    assert!(q.answered_recently(1, "Bash", within));
+    assert!(!q.answered_recently(2, "Bash", within), "another pane");
+}

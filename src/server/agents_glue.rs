@@ -121,7 +121,10 @@ impl Server {
             .iter()
             .any(|p| p.pane == pane && p.tool == tool);
         self.approvals.rule_allows(pane, kind.as_str(), tool)
-            || (!waiting && self.approvals.ended_recently(pane, tool, PING_AFTER_ANSWER))
+            || (!waiting
+                && self
+                    .approvals
+                    .answered_recently(pane, tool, PING_AFTER_ANSWER))
     }
 
     /// Feeds one normalized event to the agent rows and acts on the transitions.
