@@ -419,11 +419,15 @@ impl Client {
         self.wait_screen("the approval panel gone", |s| !s.contains(" wants "));
     }
 
-    /// Presses an approval panel answer key once the panel's keys are awake (a request that
-    /// appears while the user types puts them to sleep for a moment, saying so).
+    /// Presses an approval panel answer key once the panel's keys are on screen and awake (a
+    /// request that appears while the user types puts them to sleep for a moment, saying so;
+    /// a frame may arrive in more than one read, so the footer itself is waited for).
     pub fn answer(&mut self, key: &str) {
         self.wait_screen("the approval panel's answer keys awake", |s| {
-            !s.contains("keys wake in a moment")
+            let footer = ["deny+msg", "any other key: no", "deny with message"]
+                .iter()
+                .any(|f| s.contains(f));
+            footer && !s.contains("keys wake in a moment")
         });
         self.send(key);
     }
