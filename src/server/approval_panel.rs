@@ -100,6 +100,18 @@ pub struct Shown {
     pub while_typing: bool,
 }
 
+impl Shown {
+    /// When its answer keys wake: None when they never slept (the user was not typing).
+    fn wakes_at(&self) -> Option<Instant> {
+        self.while_typing.then(|| self.since + READ_GRACE)
+    }
+
+    /// Whether its answer keys are still asleep at `now`.
+    fn keys_asleep(&self, now: Instant) -> bool {
+        self.wakes_at().is_some_and(|t| now < t)
+    }
+}
+
 /// How a key scrolls the shown request's body (a long command or diff).
 enum Scroll {
     /// Rows down (negative: up).
@@ -152,7 +164,11 @@ impl Server {
 
     /// What a client's panel shows this frame (owned, so rendering can borrow the state).
     pub(super) fn panel_data(&self, client: ClientId) -> Option<PanelData> {
-        let id = self.panel_request(client)?;
+        self.panel_data_of(client, self.panel_request(client)?)
+    }
+
+    /// [`Server::panel_data`] for request `id`, already chosen by [`Server::panel_request`].
+    pub(super) fn panel_data_of(&self, client: ClientId, id: u64) -> Option<PanelData> {
         let c = self.state.clients.get(&client)?;
         let pending = self.approvals.pending();
         let (index, p) = pending.iter().enumerate().find(|(_, p)| p.id == id)?;
@@ -176,7 +192,7 @@ impl Server {
             .panel
             .shown
             .filter(|s| s.id == id)
-            .is_some_and(|s| s.while_typing && now.duration_since(s.since) < READ_GRACE);
+            .is_some_and(|s| s.keys_asleep(now));
         Some(PanelData {
             cli: p.asker.display_name().to_string(),
             pane: pane_label,
@@ -231,11 +247,13 @@ impl Server {
             }),
         };
         // Keys asleep: draw the panel again when they wake.
-        if let Some(s) = c.panel.shown.filter(|s| s.while_typing) {
-            let wake = s.since + READ_GRACE;
-            if wake > now {
-                self.panel_wake = Some(self.panel_wake.map_or(wake, |t| t.min(wake)));
-            }
+        if let Some(wake) = c
+            .panel
+            .shown
+            .and_then(|s| s.wakes_at())
+            .filter(|t| *t > now)
+        {
+            self.panel_wake = Some(self.panel_wake.map_or(wake, |t| t.min(wake)));
         }
     }
 
@@ -261,10 +279,9 @@ impl Server {
         let Some(c) = self.state.clients.get(&client) else {
             return false;
         };
-        let Some(shown) = c.panel.shown.filter(|s| s.id == id) else {
-            return false;
-        };
-        !shown.while_typing || Instant::now().duration_since(shown.since) >= READ_GRACE
+        c.panel
+            .shown
+            .is_some_and(|s| s.id == id && !s.keys_asleep(Instant::now()))
     }
 
     /// A key while the panel is shown. Returns false when the key is not the panel's.

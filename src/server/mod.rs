@@ -659,8 +659,9 @@ impl Server {
                 }
             }
             let started = std::time::Instant::now();
-            self.panel_drawn(id, self.panel_request(id));
-            let panel = self.panel_data(id);
+            let shown = self.panel_request(id);
+            self.panel_drawn(id, shown);
+            let panel = shown.and_then(|request| self.panel_data_of(id, request));
             let tree = self.tree_data(id);
             let rendered =
                 render::render_client(&mut self.state, &agents, panel.as_ref(), tree, id);

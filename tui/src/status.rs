@@ -279,23 +279,27 @@ mod tests {
         assert!(text.contains("0:sh-!Z"), "{text}");
     }
 
-    #[test]
-    fn the_active_tab_stays_visible_when_the_tabs_do_not_fit() {
-        let names: Vec<String> = (0..16).map(|i| format!("longwindowname{i}")).collect();
-        let windows: Vec<WindowTab> = names
+    /// Tabs named `names`, the one at `active` active.
+    fn tabs(names: &[String], active: usize) -> Vec<WindowTab<'_>> {
+        names
             .iter()
             .enumerate()
             .map(|(i, n)| WindowTab {
                 index: i,
                 name: n,
-                active: i == 15,
+                active: i == active,
                 ..Default::default()
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn the_active_tab_stays_visible_when_the_tabs_do_not_fit() {
+        let names: Vec<String> = (0..16).map(|i| format!("longwindowname{i}")).collect();
         let text = line(
             StatusView {
                 session: "other",
-                windows,
+                windows: tabs(&names, 15),
                 pane: "%9 sh",
                 ..Default::default()
             },
@@ -307,20 +311,10 @@ mod tests {
         assert!(text.trim_end().ends_with("%9 sh"), "{text}");
         // In the middle: hidden tabs on both sides.
         let names: Vec<String> = (0..16).map(|i| format!("w{i:02}-abcdefgh")).collect();
-        let windows: Vec<WindowTab> = names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| WindowTab {
-                index: i,
-                name: n,
-                active: i == 8,
-                ..Default::default()
-            })
-            .collect();
         let text = line(
             StatusView {
                 session: "s",
-                windows,
+                windows: tabs(&names, 8),
                 ..Default::default()
             },
             60,
