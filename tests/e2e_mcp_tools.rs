@@ -478,11 +478,15 @@ fn pane_split_and_window_create_make_real_panes_where_asked() {
     env.ok(&["new", "-d", "-s", "side"]);
     let mcp = McpSession::open(&env, &surface(&env, "%1"));
 
-    let split = mcp.call(
+    // A command waits for the human (issue 13); approved here from the CLI.
+    let pending = mcp.start(
         "pane_split",
         json!({"pane": "%1", "direction": "down", "cwd": workdir,
                "command": "pwd; echo split-ran; exec cat"}),
     );
+    let (approval, _) = pending_approval(&env, "%1", "split-ran");
+    env.ok(&["approve", &approval.to_string()]);
+    let split = pending.join();
     assert_ne!(split["isError"], true, "{split}");
     let made = &split["structuredContent"]["pane"];
     let id = made["id"].as_str().unwrap_or_default().to_string();
@@ -515,10 +519,13 @@ fn pane_split_and_window_create_make_real_panes_where_asked() {
         .to_string();
     assert_eq!(listed(&env, "%1")["rows"], listed(&env, &right)["rows"]);
 
-    let window = mcp.call(
+    let pending = mcp.start(
         "window_create",
         json!({"name": "built", "cwd": workdir, "command": "echo window-ran; exec cat"}),
     );
+    let (approval, _) = pending_approval(&env, "%1", "window-ran");
+    env.ok(&["approve", &approval.to_string()]);
+    let window = pending.join();
     assert_ne!(window["isError"], true, "{window}");
     let made = &window["structuredContent"]["pane"];
     let id = made["id"].as_str().unwrap_or_default().to_string();
@@ -567,6 +574,62 @@ fn pane_split_and_window_create_make_real_panes_where_asked() {
         assert!(text(&bad).contains("dir\" is not"), "{bad}");
     }
     assert_eq!(env.panes().len(), panes, "no pane made by a refused call");
+}
+
+/// Issue 13: whoever holds the endpoint's token must not run a command without the human.
+#[test]
+fn a_command_in_a_new_pane_or_window_waits_for_the_human_and_a_deny_runs_nothing() {
+    let env = Env::new();
+    let c = session(&env, "gate", &[]);
+    c.wait_for("$ ");
+    let marker = env.path().join("marker");
+    let command = format!("id > {}", marker.display());
+    // A client outside calyx (only the token), as another user with a stolen token would be.
+    let (stranger, _) = McpSession::open_with(&env, &[]);
+    let panes = env.panes().len();
+
+    for (tool, args) in [
+        ("window_create", json!({"command": command})),
+        (
+            "pane_split",
+            json!({"pane": "%1", "direction": "right", "command": command}),
+        ),
+    ] {
+        let pending = stranger.start(tool, args);
+        let (id, request) = pending_approval(&env, "%1", "marker");
+        assert!(
+            request["tool"].as_str().is_some_and(|t| t.contains(tool)),
+            "the panel names the tool: {request}"
+        );
+        assert!(!marker.exists(), "{tool} ran its command before any answer");
+        assert_eq!(
+            env.panes().len(),
+            panes,
+            "{tool} made a pane before any answer"
+        );
+        env.ok(&["deny", &id.to_string(), "-m", "not from you"]);
+        let denied = pending.join();
+        assert_eq!(denied["isError"], true, "{denied}");
+        assert!(text(&denied).contains("not from you"), "{denied}");
+        assert!(!marker.exists(), "{tool} ran a denied command");
+        assert_eq!(env.panes().len(), panes, "{tool} made a pane after a deny");
+    }
+
+    // A timeout is an answer too, and runs nothing.
+    let timed_out = stranger.call(
+        "window_create",
+        json!({"command": command, "timeout_ms": 300}),
+    );
+    assert_eq!(timed_out["isError"], true, "{timed_out}");
+    assert!(text(&timed_out).contains("timeout"), "{timed_out}");
+    assert!(!marker.exists());
+
+    // A shell needs no approval: it runs nothing the caller chose.
+    let shell = stranger.call("window_create", json!({}));
+    assert_ne!(shell["isError"], true, "{shell}");
+    let left: Value =
+        serde_json::from_str(&env.ok(&["approvals", "--json", "--pending"])).expect("json");
+    assert_eq!(left["pending"], json!([]), "{left}");
 }
 
 #[test]
@@ -773,10 +836,13 @@ fn a_pane_split_by_an_agent_runs_at_background_priority_without_a_keystroke() {
     let ticking = ["sh", "-c", "while :; do echo tick; sleep 0.1; done"];
     let _c = session(&env, "prio", &ticking);
     let (mcp, _) = McpSession::open_with(&env, &[]);
-    let split = mcp.call(
+    let pending = mcp.start(
         "pane_split",
         json!({"pane": "%1", "direction": "right", "command": "while :; do echo tock; sleep 0.1; done"}),
     );
+    let (approval, _) = pending_approval(&env, "%1", "tock");
+    env.ok(&["approve", &approval.to_string()]);
+    let split = pending.join();
     assert_ne!(split["isError"], true, "{split}");
     // The new pane does not take focus, so its reader drops to background priority (the
     // reader applies it at its next read); the focused pane's stays normal.

@@ -92,14 +92,18 @@ pub struct SplitRequest {
     pub direction: SplitDirection,
     pub command: Option<String>,
     pub cwd: Option<String>,
+    /// How long the human has to approve `command` (a pane with a shell needs no approval).
+    pub timeout: Duration,
 }
 
 /// A `window_create` request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WindowRequest {
     pub name: Option<String>,
     pub cwd: Option<String>,
     pub command: Option<String>,
+    /// How long the human has to approve `command`.
+    pub timeout: Duration,
 }
 
 /// A `pane_run` request: type `command` and Enter into `pane`.

@@ -72,6 +72,8 @@ pub struct PaneSplitArgs {
     pub command: Option<String>,
     /// Working directory of the new pane (default: the split pane's).
     pub cwd: Option<String>,
+    /// How long the human has to approve `command`, in ms (default 120000, at most 570000).
+    pub timeout_ms: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -83,6 +85,8 @@ pub struct WindowCreateArgs {
     pub cwd: Option<String>,
     /// Command to run (default: the user's shell).
     pub command: Option<String>,
+    /// How long the human has to approve `command`, in ms (default 120000, at most 570000).
+    pub timeout_ms: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -118,8 +118,8 @@ fn build_list() -> Vec<Tool> {
         tool::<PaneReadArgs, PaneReadOut>("pane_read", "Read a pane", "The text on a pane's screen (or its scrollback), newest lines last, capped at 64 KiB with secrets redacted.", reading()),
         tool::<NoArgs, AgentListOut>("agent_list", "List agents", "Every agent row calyx tracks: pane, CLI kind, state (working, blocked, idle, done, unknown) and subagents.", reading()),
         tool::<AgentWaitArgs, AgentWaitOut>("agent_wait", "Wait for an agent", "Blocks until the agent in `pane` reaches one of `until` or `timeout_ms` passes (at most 55 s); returns the state reached or `timeout`. Call again to keep waiting.", reading().idempotent(true)),
-        tool::<PaneSplitArgs, NewPaneOut>("pane_split", "Split a pane", "Splits `pane` to the right or down and starts `command` (default: a shell) in the new pane.", writing(false)),
-        tool::<WindowCreateArgs, NewPaneOut>("window_create", "Create a window", "Creates a window in your session (or the first session) running `command` (default: a shell).", writing(false)),
+        tool::<PaneSplitArgs, NewPaneOut>("pane_split", "Split a pane", "Splits `pane` to the right or down and starts `command` (default: a shell) in the new pane. A `command` waits for the human to approve it; `denied` and `timeout` are normal answers: do not retry a denied command unchanged.", writing(false)),
+        tool::<WindowCreateArgs, NewPaneOut>("window_create", "Create a window", "Creates a window in your session (or the first session) running `command` (default: a shell). A `command` waits for the human to approve it; `denied` and `timeout` are normal answers: do not retry a denied command unchanged.", writing(false)),
         tool::<PaneRunArgs, RunOut>("pane_run", "Run a command in a pane", "Asks the human to approve, then types `command` and Enter into a shell pane. With `await`, returns the exit code and output once the shell reports it finished. `denied` and `timeout` are normal answers: do not retry a denied command unchanged.", writing(true)),
         tool::<PaneSendKeysArgs, RunOut>("pane_send_keys", "Send keys to a pane", "Asks the human to approve, then sends keys (tmux send-keys syntax) to a pane, e.g. to answer a prompt. `denied` and `timeout` are normal answers.", writing(true)),
         tool::<ListCommandsArgs, ListCommandsOut>("terminal_list_commands", "List a shell pane's commands", "The commands a bash, zsh or fish pane ran (newest last): id, command line, cwd, state, exit code, times and output size, secrets redacted. The pane keeps its last 200 commands. Read one's output with terminal_read_output.", reading()),
@@ -287,6 +287,7 @@ async fn pane_split(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
         direction: args.direction,
         command: args.command,
         cwd: args.cwd,
+        timeout: millis(args.timeout_ms, DEFAULT_ACT_MS, MAX_ACT_MS),
     };
     let pane = ctx.backend.pane_split(ctx.caller, request).await?;
     let text = format!(
@@ -302,6 +303,7 @@ async fn window_create(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
         name: args.name,
         cwd: args.cwd,
         command: args.command,
+        timeout: millis(args.timeout_ms, DEFAULT_ACT_MS, MAX_ACT_MS),
     };
     let pane = ctx.backend.window_create(ctx.caller, request).await?;
     let text = format!(

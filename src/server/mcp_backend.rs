@@ -50,14 +50,17 @@ pub enum McpOp {
         pane: String,
         reply: oneshot::Sender<Option<String>>,
     },
+    /// `approved`: the human already allowed its command (the owner sends this to itself).
     Split {
         caller: Option<PaneRef>,
         request: SplitRequest,
+        approved: bool,
         reply: oneshot::Sender<Result<PaneSummary, String>>,
     },
     Window {
         caller: Option<PaneRef>,
         request: WindowRequest,
+        approved: bool,
         reply: oneshot::Sender<Result<PaneSummary, String>>,
     },
     /// Type into a pane once the human allows it; a `Sent` comes with the number the typed
@@ -102,6 +105,22 @@ pub struct OwnerBackend {
 const ACT_GRACE: Duration = Duration::from_secs(5);
 
 const GONE: &str = "calyx is shutting down; try again when it is back";
+
+/// The answer to a request that may wait for the human up to `timeout`; past it (plus the
+/// grace in which the queue answers its own expiry) the request is dropped, which withdraws it.
+async fn answer_within<T>(
+    timeout: Duration,
+    asked: impl std::future::Future<Output = Option<Result<T, String>>>,
+) -> Result<T, String> {
+    match tokio::time::timeout(timeout + ACT_GRACE, asked).await {
+        Ok(Some(answer)) => answer,
+        Ok(None) => Err(GONE.into()),
+        Err(_) => Err(format!(
+            "timeout: nobody approved the command within {} s",
+            timeout.as_secs()
+        )),
+    }
+}
 
 impl OwnerBackend {
     /// Queues typing into a pane behind the human's approval, bounded by `timeout`.
@@ -266,13 +285,14 @@ impl McpBackend for OwnerBackend {
         request: SplitRequest,
     ) -> Result<PaneSummary, String> {
         let caller = caller.cloned();
-        self.ask(|reply| McpOp::Split {
+        let timeout = request.timeout;
+        let asked = self.ask(|reply| McpOp::Split {
             caller,
             request,
+            approved: false,
             reply,
-        })
-        .await
-        .unwrap_or_else(|| Err(GONE.into()))
+        });
+        answer_within(timeout, asked).await
     }
 
     async fn window_create(
@@ -281,13 +301,14 @@ impl McpBackend for OwnerBackend {
         request: WindowRequest,
     ) -> Result<PaneSummary, String> {
         let caller = caller.cloned();
-        self.ask(|reply| McpOp::Window {
+        let timeout = request.timeout;
+        let asked = self.ask(|reply| McpOp::Window {
             caller,
             request,
+            approved: false,
             reply,
-        })
-        .await
-        .unwrap_or_else(|| Err(GONE.into()))
+        });
+        answer_within(timeout, asked).await
     }
 
     async fn pane_run(

@@ -6,11 +6,11 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use crate::agents::AgentState;
-use crate::approvals::{summarize, Asker, Schema};
-use crate::http::EndpointReply;
-use crate::layout::{PaneId, SplitDir};
-use crate::mcp::{AgentSummary, PaneRef, PaneSummary, RunOutcome, SplitDirection, SubagentSummary};
+use crate::approvals::summarize;
+use crate::layout::PaneId;
+use crate::mcp::{AgentSummary, PaneRef, PaneSummary, RunOutcome, SubagentSummary};
 
+use super::mcp_approval::{human_answer, HumanAnswer, ToolAsk};
 use super::mcp_backend::McpOp;
 use super::{Msg, Server};
 
@@ -21,22 +21,7 @@ pub struct AgentWaiter {
     pub reply: oneshot::Sender<Result<String, String>>,
 }
 
-/// An agent's `cwd` for a new pane: an existing directory, given as an absolute path. (A pane
-/// started from the CLI falls back to the home directory instead; an agent that named a
-/// directory must learn that it is not there rather than run its command somewhere else.)
-fn existing_dir(cwd: Option<String>) -> Result<Option<String>, String> {
-    match cwd {
-        Some(dir) if !std::path::Path::new(&dir).is_absolute() => Err(format!(
-            "cwd {dir:?} is not an absolute path; pane_list shows each pane's cwd"
-        )),
-        Some(dir) if !std::path::Path::new(&dir).is_dir() => {
-            Err(format!("cwd {dir:?} is not an existing directory"))
-        }
-        cwd => Ok(cwd),
-    }
-}
-
-fn pane_id(text: &str) -> Option<PaneId> {
+pub(super) fn pane_id(text: &str) -> Option<PaneId> {
     text.trim().trim_start_matches('%').parse().ok()
 }
 
@@ -120,56 +105,17 @@ impl Server {
                 }
             },
             McpOp::Split {
-                caller: _,
+                caller,
                 request,
+                approved,
                 reply,
-            } => {
-                let target = self
-                    .state
-                    .resolve(Some(&request.pane))
-                    .map_err(|e| format!("{e}; pane_list shows the panes"));
-                let cwd = existing_dir(request.cwd);
-                let result = target.and_then(|t| {
-                    let cwd = cwd?;
-                    let dir = match request.direction {
-                        SplitDirection::Right => SplitDir::Horizontal,
-                        SplitDirection::Down => SplitDir::Vertical,
-                    };
-                    let command = request
-                        .command
-                        .map(|c| vec!["sh".to_string(), "-c".to_string(), c])
-                        .unwrap_or_default();
-                    self.state
-                        .split_pane(t.pane, dir, true, cwd, command, &self.tx)
-                        .map_err(|e| e.to_string())
-                });
-                let _ = reply.send(result.and_then(|p| self.pane_summary(p)));
-            }
+            } => self.mcp_split(caller, request, approved, reply),
             McpOp::Window {
                 caller,
                 request,
+                approved,
                 reply,
-            } => {
-                let session = caller
-                    .and_then(|c| pane_id(&c.pane))
-                    .and_then(|p| self.state.locate(p))
-                    .map(|(s, _)| s)
-                    .or_else(|| self.state.latest_session());
-                let result = match (session, existing_dir(request.cwd)) {
-                    (_, Err(e)) => Err(e),
-                    (Some(s), Ok(cwd)) => {
-                        let command = request
-                            .command
-                            .map(|c| vec!["sh".to_string(), "-c".to_string(), c])
-                            .unwrap_or_default();
-                        self.state
-                            .add_window(s, request.name, cwd, command, true, &self.tx)
-                            .map_err(|e| e.to_string())
-                    }
-                    (None, Ok(_)) => Err("no session to add a window to".to_string()),
-                };
-                let _ = reply.send(result.and_then(|p| self.pane_summary(p)));
-            }
+            } => self.mcp_window(caller, request, approved, reply),
             McpOp::Act {
                 caller,
                 pane,
@@ -225,7 +171,7 @@ impl Server {
         }
     }
 
-    fn pane_summary(&self, pane: PaneId) -> Result<PaneSummary, String> {
+    pub(super) fn pane_summary(&self, pane: PaneId) -> Result<PaneSummary, String> {
         self.pane_summaries()
             .into_iter()
             .find(|p| p.id == format!("%{pane}"))
@@ -326,46 +272,21 @@ impl Server {
                 return;
             }
         };
-        let caller_pane = caller.as_ref().and_then(|c| pane_id(&c.pane));
-        let caller_kind = caller_pane.and_then(|p| self.agents.row(u64::from(p)).map(|r| r.kind));
-        let from = caller
-            .map(|c| format!(" from {}", c.pane))
-            .unwrap_or_default();
-        let (answer_tx, answer_rx) = oneshot::channel();
-        let request = crate::approvals::NewRequest {
+        let (id, answer) = self.ask_human(ToolAsk {
             pane: target,
-            asker: Asker::Tool(caller_kind),
-            schema: Schema::DecisionFlat,
-            tool: format!("calyx-ipc{from}"),
+            caller,
+            verb: None,
             summary: summarize("Bash", &json!({ "command": what })),
-            suggestions: Vec::new(),
-            input: None,
-            agent_id: None,
-            wait: Some(timeout),
-            answer: answer_tx,
-        };
-        let (id, _) = self.approvals.add(request, Instant::now());
-        for c in self.state.clients.values_mut() {
-            c.panel.hidden = false;
-            c.dirty = true;
-        }
+            timeout,
+        });
         let tx = self.tx.clone();
         tokio::spawn(async move {
             let mut reply = reply;
-            let answer = tokio::select! {
-                answer = answer_rx => answer.ok(),
-                _ = reply.closed() => {
-                    let _ = tx.send(Msg::ApprovalWithdrawn { id });
-                    return;
-                }
+            let Some(answer) = human_answer(id, answer, &mut reply, &tx).await else {
+                return;
             };
             let outcome = match answer {
-                // The tool call went away (cancelled, or its client gave up) as the human
-                // allowed: nobody waits for the result, so nothing is typed.
-                Some(EndpointReply::Json(_)) if reply.is_closed() => return,
-                Some(EndpointReply::Json(v))
-                    if v.get("decision").and_then(|d| d.as_str()) == Some("allow") =>
-                {
+                HumanAnswer::Allow => {
                     let (mark, marked) = oneshot::channel();
                     let _ = tx.send(Msg::PaneWrite {
                         pane: target,
@@ -376,22 +297,8 @@ impl Server {
                     return;
                 }
                 // The queue's expiry at the tool's timeout: a timeout, not a human's deny.
-                Some(EndpointReply::Json(v))
-                    if v.get("reason").and_then(|r| r.as_str())
-                        == Some(crate::approvals::answer::EXPIRED_REASON) =>
-                {
-                    RunOutcome::TimedOut
-                }
-                Some(EndpointReply::Json(v)) => RunOutcome::Denied {
-                    reason: v
-                        .get("reason")
-                        .and_then(|r| r.as_str())
-                        .unwrap_or("denied")
-                        .to_string(),
-                },
-                _ => RunOutcome::Denied {
-                    reason: "no decision was made in calyx".into(),
-                },
+                HumanAnswer::Expired => RunOutcome::TimedOut,
+                HumanAnswer::Deny(reason) => RunOutcome::Denied { reason },
             };
             let _ = reply.send(Ok((outcome, None)));
         });
