@@ -3,6 +3,7 @@
 //! The binary is a thin `main.rs` over this library so that end-to-end tests in `tests/` can
 //! start real pieces (the HTTP endpoint, the server) in-process.
 
+pub mod accept_backoff;
 pub mod agents;
 pub mod agents_cli;
 pub mod approvals;

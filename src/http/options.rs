@@ -32,6 +32,15 @@ pub const HEAD_TIMEOUT: Duration = Duration::from_secs(75);
 /// timeout, so each inner layer gives up before the layer outside it.
 pub const APPROVAL_TIMEOUT: Duration = Duration::from_secs(575);
 
+/// Most connections the endpoint serves at once. Beyond it new connections wait in the
+/// kernel's backlog: a flood of idle connections (anyone local can open them, no token needed)
+/// must not use up the server's file descriptors, which its panes and its socket need.
+pub const MAX_CONNECTIONS: usize = 512;
+
+/// How long a new connection has to send a request with the right token before it is closed.
+/// Agents send theirs at once; an idle connection without one is only someone holding a slot.
+pub const UNAUTHENTICATED_DEADLINE: Duration = Duration::from_secs(5);
+
 /// How long a graceful shutdown waits for in-flight requests before dropping them.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
@@ -66,6 +75,10 @@ pub struct EndpointOptions {
     pub max_header_bytes: usize,
     /// How long `shutdown()` waits for in-flight requests.
     pub shutdown_grace: Duration,
+    /// Most connections served at once (see [`MAX_CONNECTIONS`]).
+    pub max_connections: usize,
+    /// Time a connection has to send an authorized request (see [`UNAUTHENTICATED_DEADLINE`]).
+    pub unauthenticated_deadline: Duration,
     /// The MCP server behind `/mcp`; `None` answers 501 there.
     pub mcp: Option<crate::mcp::McpOptions>,
 }
@@ -81,6 +94,8 @@ impl Default for EndpointOptions {
             max_body_bytes: MAX_BODY_BYTES,
             max_header_bytes: MAX_HEADER_BYTES,
             shutdown_grace: SHUTDOWN_GRACE,
+            max_connections: MAX_CONNECTIONS,
+            unauthenticated_deadline: UNAUTHENTICATED_DEADLINE,
             mcp: None,
         }
     }

@@ -3,6 +3,7 @@
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -18,6 +19,7 @@ use super::endpoint_file::{self, EndpointInfo};
 use super::options::{EndpointOptions, PortChoice, DEFAULT_PORTS};
 use super::routes::{self, Shared};
 use super::{token, EndpointSender};
+use crate::accept_backoff::AcceptBackoff;
 
 /// A running endpoint. Dropping it stops the server too; [`EndpointHandle::shutdown`] also waits
 /// for in-flight requests and removes the endpoint file.
@@ -104,12 +106,17 @@ pub async fn start(
         .max_header_size(options.max_header_bytes)
         .max_buf_size(options.max_header_bytes.max(64 * 1024));
     let (stop, stopped) = watch::channel(false);
+    let limits = ConnectionLimits {
+        max_connections: options.max_connections,
+        unauthenticated_deadline: options.unauthenticated_deadline,
+    };
     let accept_task = tokio::spawn(accept_loop(
         listener,
         http,
         shared,
         stopped,
         options.shutdown_grace,
+        limits,
     ));
     tracing::info!(port, file = %options.endpoint_file.display(), "endpoint: listening on 127.0.0.1");
     Ok(EndpointHandle {
@@ -161,27 +168,43 @@ async fn listen(port: u16) -> std::io::Result<TcpListener> {
     TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await
 }
 
+/// Limits that keep a flood of connections from taking the server's descriptors.
+#[derive(Debug, Clone, Copy)]
+struct ConnectionLimits {
+    max_connections: usize,
+    unauthenticated_deadline: Duration,
+}
+
 async fn accept_loop(
     listener: TcpListener,
     http: http1::Builder,
     shared: Arc<Shared>,
     mut stopped: watch::Receiver<bool>,
     grace: Duration,
+    limits: ConnectionLimits,
 ) {
     let mut connections = JoinSet::new();
+    let mut backoff = AcceptBackoff::default();
     loop {
         tokio::select! {
             // Also fires when the handle is dropped (the sender is gone).
             _ = stopped.changed() => break,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    let task = serve(stream, http.clone(), shared.clone(), stopped.clone());
-                    connections.spawn(task);
-                }
-                Err(e) => {
-                    // Usually EMFILE: back off instead of spinning; existing connections go on.
-                    tracing::warn!(error = %e, "endpoint: accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+            // At the cap, new connections wait in the kernel's backlog, holding none of our
+            // descriptors, until one of ours ends.
+            accepted = listener.accept(), if connections.len() < limits.max_connections => {
+                match accepted {
+                    Ok((stream, _)) => {
+                        backoff.reset();
+                        let task = serve(
+                            stream,
+                            http.clone(),
+                            shared.clone(),
+                            stopped.clone(),
+                            limits.unauthenticated_deadline,
+                        );
+                        connections.spawn(task);
+                    }
+                    Err(e) => backoff.wait(&e, "endpoint").await,
                 }
             },
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
@@ -202,26 +225,50 @@ async fn accept_loop(
 }
 
 /// Serves one connection until it closes or the server stops (then gracefully: the request in
-/// flight is answered, the connection closed).
+/// flight is answered, the connection closed). A connection that has not sent one request
+/// with the right token within `deadline` is dropped: only a holder of the token gets the long
+/// keep-alive agents need (see [`super::options::HEAD_TIMEOUT`]).
 async fn serve(
     stream: TcpStream,
     http: http1::Builder,
     shared: Arc<Shared>,
     mut stopped: watch::Receiver<bool>,
+    deadline: Duration,
 ) {
     let _ = stream.set_nodelay(true);
-    let service = service_fn(move |req| routes::handle(req, shared.clone()));
+    let trusted = Arc::new(AtomicBool::new(false));
+    let seen = trusted.clone();
+    let service = service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+        if super::auth::authorized(req.headers(), &shared.token) {
+            seen.store(true, Ordering::Relaxed);
+        }
+        routes::handle(req, shared.clone())
+    });
     let connection = http.serve_connection(TokioIo::new(stream), service);
     tokio::pin!(connection);
-    tokio::select! {
-        result = connection.as_mut() => {
-            if let Err(e) = result {
-                tracing::debug!(error = %e, "endpoint: connection ended with an error");
+    let untrusted_until = tokio::time::sleep(deadline);
+    tokio::pin!(untrusted_until);
+    let mut watching = true;
+    loop {
+        tokio::select! {
+            result = connection.as_mut() => {
+                if let Err(e) = result {
+                    tracing::debug!(error = %e, "endpoint: connection ended with an error");
+                }
+                return;
             }
-        }
-        _ = stopped.changed() => {
-            connection.as_mut().graceful_shutdown();
-            let _ = connection.await;
+            _ = &mut untrusted_until, if watching => {
+                if !trusted.load(Ordering::Relaxed) {
+                    tracing::debug!("endpoint: dropped a connection that sent no authorized request");
+                    return;
+                }
+                watching = false;
+            }
+            _ = stopped.changed() => {
+                connection.as_mut().graceful_shutdown();
+                let _ = connection.await;
+                return;
+            }
         }
     }
 }

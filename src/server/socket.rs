@@ -10,6 +10,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
 
+use crate::accept_backoff::AcceptBackoff;
 use crate::paths;
 use crate::protocol::{encode_raw, read_frame, Frame, FrameError};
 
@@ -64,12 +65,33 @@ pub async fn bind(path: &Path) -> anyhow::Result<UnixListener> {
 
 static NEXT_CLIENT: AtomicU64 = AtomicU64::new(1);
 
-/// Accepts connections forever, refusing other users.
+/// Accepts connections forever, refusing other users. One descriptor is kept in reserve: when
+/// the table is full, it is given up to take the user's connection, so the user can still
+/// list, approve and kill while something else holds every other descriptor.
 async fn accept_loop(listener: UnixListener, tx: mpsc::UnboundedSender<Msg>) {
     let uid = paths::current_uid();
+    let mut backoff = AcceptBackoff::default();
+    let mut reserve = std::fs::File::open("/dev/null").ok();
     loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => {
+                backoff.reset();
+                // Taken again once a descriptor is free (not before the user's connection
+                // took the one given up).
+                if reserve.is_none() {
+                    reserve = std::fs::File::open("/dev/null").ok();
+                }
+                stream
+            }
+            Err(e) if is_out_of_descriptors(&e) && reserve.is_some() => {
+                tracing::warn!("socket: out of file descriptors; using the reserved one");
+                reserve = None;
+                continue;
+            }
+            Err(e) => {
+                backoff.wait(&e, "socket").await;
+                continue;
+            }
         };
         if !peer_is(&stream, uid) {
             tracing::warn!("refused a connection from another user");
@@ -78,6 +100,10 @@ async fn accept_loop(listener: UnixListener, tx: mpsc::UnboundedSender<Msg>) {
         let id = NEXT_CLIENT.fetch_add(1, Ordering::Relaxed);
         tokio::spawn(connection(stream, id, tx.clone()));
     }
+}
+
+fn is_out_of_descriptors(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
 }
 
 /// Whether the process at the other end of `stream` runs as `uid` (the kernel's peer
@@ -174,12 +200,22 @@ fn init_logging() {
 async fn start_endpoint(
     tx: mpsc::UnboundedSender<Msg>,
     mcp_tools: std::sync::Arc<crate::mcp::ToolSet>,
+    open_files: Option<u64>,
 ) -> Option<crate::http::EndpointHandle> {
     let (sender, mut requests) = mpsc::channel(256);
     let backend = std::sync::Arc::new(super::mcp_backend::OwnerBackend { tx: tx.clone() });
+    let defaults = crate::http::EndpointOptions::default();
+    // A quarter of the descriptors at most, so panes, clients and the socket keep the rest.
+    let max_connections = open_files.map_or(defaults.max_connections, |limit| {
+        defaults
+            .max_connections
+            .min(usize::try_from(limit / 4).unwrap_or(usize::MAX))
+            .max(8)
+    });
     let options = crate::http::EndpointOptions {
         mcp: Some(crate::mcp::McpOptions::new(backend).with_tools(mcp_tools)),
-        ..Default::default()
+        max_connections,
+        ..defaults
     };
     match crate::http::start(sender, options).await {
         Ok(handle) => {
@@ -217,6 +253,16 @@ async fn start_endpoint(
 /// Runs the server on `socket` until it exits. Blocks the calling thread.
 pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
     init_logging();
+    let open_files = match crate::accept_backoff::raise_open_files_limit() {
+        Ok(limit) => {
+            tracing::info!("open files limit: {limit}");
+            Some(limit)
+        }
+        Err(e) => {
+            tracing::warn!("could not raise the open files limit: {e}");
+            None
+        }
+    };
     // One thread for the owner, the connections and the HTTP endpoint: they do little work each
     // (parsing happens on pane reader threads), and keeping them together saves a cross-thread
     // wake-up on every hop of the keystroke-to-echo path.
@@ -235,7 +281,7 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
         let mcp_tools = std::sync::Arc::new(crate::mcp::ToolSet::with_disabled(
             config.mcp_disabled_tools.clone(),
         ));
-        let endpoint = start_endpoint(tx.clone(), mcp_tools.clone()).await;
+        let endpoint = start_endpoint(tx.clone(), mcp_tools.clone(), open_files).await;
         let signal_tx = tx.clone();
         tokio::spawn(async move {
             use tokio::signal::unix::{signal, SignalKind};
