@@ -1,18 +1,22 @@
 //! `calyx hook <kind> [--approval]`: forward an agent CLI's hook payload (stdin) to the running
 //! calyx server and, for a permission gate, print its decision.
 //!
-//! The contract with the CLI: always exit 0, print nothing unless the server returned a decision,
-//! never print an "allow" of our own. Any failure (no server, stale endpoint file, timeout, an
-//! error status) is silence, and silence makes the CLI ask the user itself. The hook is installed
-//! in the user's global config, so it must stand down quickly outside calyx.
+//! The contract with the CLI: always exit 0, never print an "allow" of our own, and never let a
+//! failure run a tool unasked. When calyx cannot answer a gate (no server, stale endpoint file,
+//! a port another user holds, timeout, an error status), CLIs that ask in their own prompt on
+//! silence get silence, and the others get a deny saying why ([`refused_answer`]; the table in
+//! docs/integrations.md). The hook is installed in the user's global config, so it must stand
+//! down quickly outside calyx (no pane identity in its environment).
 
 pub mod client;
+pub mod listener;
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::http::endpoint_file;
+use listener::Listener;
 
 /// Lifecycle pings are fire-and-forget state updates; they must never stall the agent's turn.
 pub const EVENT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -71,7 +75,24 @@ fn forward(kind: &str, approval: bool) -> Option<Vec<u8>> {
         .lock()
         .take(MAX_PAYLOAD_BYTES)
         .read_to_end(&mut payload);
-    let endpoint = endpoint_file::read(&crate::paths::endpoint_file())?;
+    let Some(endpoint) = endpoint_file::read(&crate::paths::endpoint_file()) else {
+        // Inside a calyx pane with no calyx to ask: the CLIs that would run the call on silence
+        // get a deny instead.
+        return approval
+            .then(|| refused_answer(kind, "calyx is not running"))
+            .flatten();
+    };
+    if let Listener::Foreign { uid } = listener::check(endpoint.port, crate::paths::current_uid()) {
+        // Not calyx: a server that died left its port, and another user holds it now. Nothing
+        // is sent (the token stays ours) and nothing it could answer is obeyed.
+        eprintln!(
+            "calyx hook: port {} is held by another user (uid {uid}), not by calyx; nothing was sent",
+            endpoint.port
+        );
+        return approval
+            .then(|| refused_answer(kind, "its port is held by another user"))
+            .flatten();
+    }
     if let Err(e) = read {
         // Inside calyx a gate whose payload cannot be read is refused, never silent: silence
         // would run the call for the CLIs without a prompt of their own.
@@ -115,17 +136,19 @@ fn forward(kind: &str, approval: bool) -> Option<Vec<u8>> {
 /// its 1 MiB limit, say) or stopped answering while it waited. CLIs that ask in their own prompt
 /// on an empty answer get nothing; those that would run the call on an empty answer (Grok, and
 /// the deny gates of Gemini, Hermes and Kimi) get a deny in their own words: never a call run
-/// unasked. (No endpoint file at all is not this: the hook stays silent, as outside calyx.)
+/// unasked. The same holds when no calyx runs behind the pane at all (no endpoint file) and when
+/// another user holds the endpoint's port.
 pub fn refused_answer(kind: &str, why: &str) -> Option<Vec<u8>> {
-    use crate::approvals::answer::{body, Decision};
-    use crate::approvals::gate::Schema;
-    let schema = match kind {
-        "grok" => Schema::DecisionFlat,
-        "gemini" => Schema::GeminiDenyOnly,
-        "hermes" => Schema::HermesBlockOnly,
-        "kimi" => Schema::KimiDenyOnly,
-        _ => return None,
-    };
+    use crate::approvals::answer::{body, silence_body, Decision, Silence};
+    use crate::approvals::gate::{schema_of, Schema};
+    let schema = schema_of(kind.parse().ok()?)?;
+    if schema == Schema::CursorPermission {
+        // "ask": Cursor's own prompt decides.
+        return silence_body(schema, Silence::Withdrawn).map(|v| v.to_string().into_bytes());
+    }
+    if schema.silence_falls_back() {
+        return None;
+    }
     let message = format!("calyx could not hold this tool call for approval: {why}.");
     let deny = Decision::Deny {
         message: Some(message),
@@ -160,8 +183,9 @@ mod tests {
         assert!(text("hermes").is_some_and(|t| t.contains(r#""decision":"block""#)));
         assert!(text("gemini").is_some_and(|t| t.contains(r#""decision":"deny""#)));
         assert!(text("kimi").is_some_and(|t| t.contains(r#""permissionDecision":"deny""#)));
+        assert_eq!(text("cursor").as_deref(), Some(r#"{"permission":"ask"}"#));
         // Their own prompt asks on silence: nothing.
-        for kind in ["claude-code", "codex", "copilot", "opencode"] {
+        for kind in ["claude-code", "codex", "copilot", "opencode", "nosuch"] {
             assert_eq!(text(kind), None, "{kind}");
         }
     }

@@ -177,6 +177,23 @@ pub fn may_gate(kind: AgentKind, policy: Policy) -> bool {
     }
 }
 
+/// The answer schema of `kind`'s gates, whatever the event: what its hook prints when calyx
+/// cannot answer at all (None: the CLI has no gate calyx answers).
+pub fn schema_of(kind: AgentKind) -> Option<Schema> {
+    Some(match kind {
+        AgentKind::ClaudeCode => Schema::Claude,
+        AgentKind::Codex => Schema::Codex,
+        AgentKind::Copilot => Schema::CopilotFlat,
+        AgentKind::Grok | AgentKind::Pi => Schema::DecisionFlat,
+        AgentKind::OpenCode => Schema::OpenCode,
+        AgentKind::Gemini => Schema::GeminiDenyOnly,
+        AgentKind::Hermes => Schema::HermesBlockOnly,
+        AgentKind::Kimi => Schema::KimiDenyOnly,
+        AgentKind::Cursor => Schema::CursorPermission,
+        _ => return None,
+    })
+}
+
 /// Whether calyx holds this request for a human.
 pub fn gate(kind: AgentKind, event: &NormalizedEvent, policy: Policy) -> Option<Schema> {
     let name = event.raw_event_name.as_str();
