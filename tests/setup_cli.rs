@@ -5,6 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 use calyx::http::endpoint_file::{self, EndpointInfo};
 use serde_json::Value;
@@ -215,4 +216,375 @@ fn resync_updates_only_installed_clis() {
     assert!(!setup::is_installed(AgentKind::ClaudeCode, &ctx(2)).unwrap());
     let plan = setup::plan(AgentKind::Codex, &ctx(2), Op::Install).unwrap();
     assert_eq!(plan.changes.len(), 1, "only config.toml holds the port");
+}
+
+/// Runs calyx like [`Env::calyx`], but under umask 022 (the usual one, which leaves new files
+/// 0644), with its address space capped at 2 GiB (a regression that reads /dev/zero must fail
+/// here, not take the machine's memory), and killed after `deadline`: a hang is a failure
+/// that says so, not a test that never ends.
+fn run_bounded(
+    env: &Env,
+    args: &[&str],
+    extra_env: &[(&str, &std::ffi::OsStr)],
+    deadline: Duration,
+) -> Output {
+    use std::os::unix::process::CommandExt;
+    let d = env.dir.path();
+    let out_path = d.join("bounded.out");
+    let err_path = d.join("bounded.err");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_calyx"));
+    cmd.args(args)
+        .env_clear()
+        .env("HOME", env.home())
+        .env("PATH", "/usr/bin:/bin")
+        .env("XDG_STATE_HOME", d.join("state"))
+        .env("XDG_CONFIG_HOME", d.join("home/.config"))
+        .env("XDG_RUNTIME_DIR", d.join("run"))
+        .env("CALYX_SOCKET", d.join("run/server.sock"))
+        .stdin(std::process::Stdio::null())
+        .stdout(fs::File::create(&out_path).unwrap())
+        .stderr(fs::File::create(&err_path).unwrap());
+    for (k, v) in extra_env {
+        cmd.env(k, v);
+    }
+    // SAFETY: umask and setrlimit are async-signal-safe and touch only the child.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::umask(0o022);
+            let cap = libc::rlimit {
+                rlim_cur: 2 << 30,
+                rlim_max: 2 << 30,
+            };
+            libc::setrlimit(libc::RLIMIT_AS, &cap);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let end = Instant::now() + deadline;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > end {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "calyx {args:?} did not finish within {deadline:?}; stderr so far: {}",
+                fs::read_to_string(&err_path).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: fs::read(&out_path).unwrap(),
+        stderr: fs::read(&err_path).unwrap(),
+    }
+}
+
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+}
+
+const DEADLINE: Duration = Duration::from_secs(30);
+
+#[test]
+fn configs_holding_the_token_end_up_0600_and_the_diff_says_so() {
+    let env = Env::new(true);
+    let claude = env.home().join(".claude.json");
+    let codex = env.home().join(".codex/config.toml");
+    let gemini = env.home().join(".gemini/settings.json");
+    fs::create_dir_all(codex.parent().unwrap()).unwrap();
+    fs::create_dir_all(gemini.parent().unwrap()).unwrap();
+    fs::write(&codex, "model = \"o3\"\n").unwrap();
+    fs::write(&gemini, "{}\n").unwrap();
+    for f in [&claude, &codex, &gemini] {
+        chmod(f, 0o644);
+    }
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "claude-code,codex,gemini"],
+        &[],
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for f in [&claude, &codex, &gemini] {
+        assert_eq!(mode(f), 0o600, "{} is 0{:o}", f.display(), mode(f));
+        assert!(
+            fs::read_to_string(f).unwrap().contains(TOKEN),
+            "{}",
+            f.display()
+        );
+        assert!(
+            stdout.contains(&format!(
+                "{}: mode 0644 -> 0600: it holds calyx's token",
+                f.display()
+            )),
+            "{stdout}"
+        );
+        // The backup holds the file as it was: no more readable than the file itself.
+        let bak = PathBuf::from(format!("{}.calyx.bak", f.display()));
+        assert_eq!(mode(&bak), 0o600, "{}", bak.display());
+    }
+    // Hook files hold no token and keep the usual mode.
+    assert_eq!(mode(&env.home().join(".claude/settings.json")), 0o644);
+
+    // An install made before this rule (entries current, file 0644) is tightened by a re-run,
+    // which has no text to change.
+    chmod(&claude, 0o644);
+    let again = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "claude-code"],
+        &[],
+        DEADLINE,
+    );
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    assert!(
+        text(&again.stdout).contains("mode 0644 -> 0600: it holds calyx's token"),
+        "{}",
+        text(&again.stdout)
+    );
+    assert_eq!(mode(&claude), 0o600);
+}
+
+#[test]
+fn doctor_flags_a_group_or_other_readable_config_holding_the_token() {
+    let env = Env::new(true);
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "claude-code"],
+        &[],
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let claude = env.home().join(".claude.json");
+    chmod(&claude, 0o644);
+    let doctor = run_bounded(&env, &["doctor", "--agent", "claude-code"], &[], DEADLINE);
+    let report = text(&doctor.stdout);
+    assert!(
+        report.contains(&format!(
+            "{} is mode 0644 and holds calyx's token",
+            claude.display()
+        )),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!("chmod 600 {}", claude.display())),
+        "{report}"
+    );
+    assert!(!doctor.status.success());
+    assert_eq!(mode(&claude), 0o644, "doctor only reports");
+}
+
+#[test]
+fn a_fifo_config_is_refused_by_name_and_the_other_clis_are_still_set_up() {
+    let env = Env::new(true);
+    let fifo = env.home().join(".codex/config.toml");
+    fs::create_dir_all(fifo.parent().unwrap()).unwrap();
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "codex,claude-code"],
+        &[],
+        DEADLINE,
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{}: ", fifo.display())) && err.contains("FIFO"),
+        "{err}"
+    );
+    use std::os::unix::fs::FileTypeExt;
+    assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    let mcp = json(&env.home().join(".claude.json"));
+    assert_eq!(
+        mcp["mcpServers"]["calyx-ipc"]["url"],
+        "http://127.0.0.1:45111/mcp"
+    );
+    assert!(env.home().join(".claude/settings.json").is_file());
+
+    let doctor = run_bounded(&env, &["doctor", "--agent", "codex"], &[], DEADLINE);
+    let report = text(&doctor.stdout);
+    assert!(report.contains("FIFO"), "{report}");
+    assert!(!doctor.status.success());
+}
+
+#[test]
+fn a_config_linked_to_dev_zero_is_refused_by_name_and_the_other_clis_are_still_set_up() {
+    let env = Env::new(true);
+    let link = env.home().join(".gemini/settings.json");
+    fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "gemini,claude-code"],
+        &[],
+        DEADLINE,
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{}: ", link.display())) && err.contains("character device"),
+        "{err}"
+    );
+    assert_eq!(fs::read_link(&link).unwrap(), PathBuf::from("/dev/zero"));
+    let mcp = json(&env.home().join(".claude.json"));
+    assert_eq!(
+        mcp["mcpServers"]["calyx-ipc"]["url"],
+        "http://127.0.0.1:45111/mcp"
+    );
+
+    let doctor = run_bounded(&env, &["doctor", "--agent", "gemini"], &[], DEADLINE);
+    assert!(
+        text(&doctor.stdout).contains("character device"),
+        "{}",
+        text(&doctor.stdout)
+    );
+}
+
+#[test]
+fn a_config_over_16_mib_is_refused_by_name_and_left_alone() {
+    let env = Env::new(true);
+    let big = env.home().join(".claude.json");
+    let mut body = String::from("{\"numStartups\": 2");
+    body.push_str(&" ".repeat(17 << 20));
+    body.push_str("}\n");
+    fs::write(&big, &body).unwrap();
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "claude-code"],
+        &[],
+        DEADLINE,
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{}: ", big.display())) && err.contains("16 MiB"),
+        "{err}"
+    );
+    assert_eq!(fs::metadata(&big).unwrap().len(), body.len() as u64);
+}
+
+/// A fake `kimi` on PATH: a Python console script (as pip installs it) whose `kimi_cli`
+/// package's `load_config` rejects hook events the way kimi-cli 1.52.0's pydantic model does,
+/// with its error text, but for an older Kimi that knows no SubagentStart/SubagentStop
+/// (`FAKE_KIMI_ACCEPT_ALL=1`: it knows every event calyx writes).
+fn fake_kimi(dir: &Path) -> (PathBuf, PathBuf) {
+    let py = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 is needed for the fake kimi");
+    let py = text(&py.stdout).trim().to_string();
+    assert!(!py.is_empty(), "no python3 interpreter");
+    let bin = dir.join("fake-kimi/bin");
+    let lib = dir.join("fake-kimi/lib/kimi_cli");
+    fs::create_dir_all(&bin).unwrap();
+    fs::create_dir_all(&lib).unwrap();
+    let kimi = bin.join("kimi");
+    fs::write(
+        &kimi,
+        format!("#!{py}\nimport sys\nif '--version' in sys.argv:\n    print('kimi, version 1.52.0')\n    sys.exit(0)\nsys.exit('fake kimi: only --version')\n"),
+    )
+    .unwrap();
+    chmod(&kimi, 0o755);
+    fs::write(lib.join("__init__.py"), "").unwrap();
+    fs::write(
+        lib.join("exception.py"),
+        "class ConfigError(Exception):\n    pass\n",
+    )
+    .unwrap();
+    fs::write(
+        lib.join("config.py"),
+        r#"import os, re
+from kimi_cli.exception import ConfigError
+KNOWN = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'UserPromptSubmit', 'Stop', 'StopFailure',
+         'SessionStart', 'SessionEnd', 'SubagentStart', 'SubagentStop', 'PreCompact', 'PostCompact', 'Notification']
+if not os.environ.get('FAKE_KIMI_ACCEPT_ALL'):
+    KNOWN = [e for e in KNOWN if not e.startswith('Subagent')]
+def load_config(config_file):
+    events = re.findall(r'^event = "([^"]*)"', config_file.read_text(encoding='utf-8'), re.M)
+    for i, ev in enumerate(events):
+        if ev not in KNOWN:
+            allowed = ', '.join(repr(e) for e in KNOWN[:-1]) + ' or ' + repr(KNOWN[-1])
+            raise ConfigError(
+                f"Invalid configuration file {config_file}: 1 validation error for Config\n"
+                f"hooks.{i}.event\n  Input should be {allowed} [type=literal_error, "
+                f"input_value='{ev}', input_type=String]\n"
+                "    For further information visit https://errors.pydantic.dev/2.12/v/literal_error")
+"#,
+    )
+    .unwrap();
+    // Kimi validates mcp.json with fastmcp's MCPConfig (as `kimi mcp list` does).
+    let fastmcp = dir.join("fake-kimi/lib/fastmcp");
+    fs::create_dir_all(&fastmcp).unwrap();
+    fs::write(fastmcp.join("__init__.py"), "").unwrap();
+    fs::write(
+        fastmcp.join("mcp_config.py"),
+        "class MCPConfig:\n    @staticmethod\n    def model_validate(v):\n        assert isinstance(v.get('mcpServers'), dict)\n",
+    )
+    .unwrap();
+    (bin, dir.join("fake-kimi/lib"))
+}
+
+#[test]
+fn setup_refuses_a_kimi_config_the_installed_kimi_rejects_and_leaves_it_alone() {
+    let env = Env::new(true);
+    let (bin, lib) = fake_kimi(env.dir.path());
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let config = env.home().join(".kimi/config.toml");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    fs::write(&config, "default_model = \"k\"\n").unwrap();
+    let extra = [("PATH", path.as_os_str()), ("PYTHONPATH", lib.as_os_str())];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "kimi"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{}: ", config.display()))
+            && err.contains("(kimi, version 1.52.0) rejects the config calyx would write")
+            && err.contains("input_value='SubagentStart'")
+            && err.contains(&format!("Invalid configuration file {}", config.display())),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(&config).unwrap(),
+        "default_model = \"k\"\n"
+    );
+    assert!(!env.home().join(".kimi/mcp.json").exists());
+
+    // A Kimi that knows every event calyx writes takes it, and setup says it asked.
+    let accept = std::ffi::OsString::from("1");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("PYTHONPATH", lib.as_os_str()),
+        ("FAKE_KIMI_ACCEPT_ALL", accept.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "kimi"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("loaded config.toml and mcp.json"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(fs::read_to_string(&config)
+        .unwrap()
+        .contains("event = \"SubagentStart\""));
+    assert_eq!(mode(&env.home().join(".kimi/mcp.json")), 0o600);
 }

@@ -8,8 +8,25 @@ use similar::TextDiff;
 const MASK: &str = "<calyx token>";
 
 /// The diff of one change, with `--- path` / `+++ path` headers (`/dev/null` for a file that
-/// is created or deleted), ending in a newline.
+/// is created or deleted), ending in a newline, then a line saying so when the file's mode is
+/// tightened because it will hold the token (a change may be only that).
 pub fn unified(change: &FileChange, token: &str) -> String {
+    let mut text = if change.edits_text() {
+        text_diff(change, token)
+    } else {
+        String::new()
+    };
+    if let Some(old) = change.old_mode {
+        text.push_str(&format!(
+            "{}: mode {old:04o} -> {:04o}: it holds calyx's token\n",
+            change.path.display(),
+            change.new_mode
+        ));
+    }
+    text
+}
+
+fn text_diff(change: &FileChange, token: &str) -> String {
     let mask = |s: &Option<String>| {
         let s = s.as_deref().unwrap_or("");
         if token.is_empty() {
@@ -55,6 +72,7 @@ mod tests {
             before: None,
             after: Some("{\"a\": \"Bearer 1234\"}\n".into()),
             new_mode: 0o600,
+            old_mode: None,
         };
         let text = unified(&change, "1234");
         assert!(
@@ -63,5 +81,20 @@ mod tests {
         );
         assert!(text.contains("+{\"a\": \"Bearer <calyx token>\"}"));
         assert!(!text.contains("1234"));
+    }
+
+    #[test]
+    fn says_when_a_file_is_tightened_even_with_no_text_to_change() {
+        let change = FileChange {
+            path: "/h/.claude.json".into(),
+            before: Some("{}\n".into()),
+            after: Some("{}\n".into()),
+            new_mode: 0o600,
+            old_mode: Some(0o644),
+        };
+        assert_eq!(
+            unified(&change, "1234"),
+            "/h/.claude.json: mode 0644 -> 0600: it holds calyx's token\n"
+        );
     }
 }

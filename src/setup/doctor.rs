@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::Path;
-use std::process::{Command, ExitCode, Stdio};
-use std::time::{Duration, Instant, SystemTime};
+use std::process::{Command, ExitCode};
+use std::time::{Duration, SystemTime};
 
 use calyx_integrations::setup::{self as plans, Op};
 use calyx_integrations::AgentKind;
@@ -114,7 +114,16 @@ pub fn report(
             }
         }
         let installed = plans::is_installed(kind, &ctx);
-        let current = plans::plan(kind, &ctx, Op::Install).map(|p| p.changes.is_empty());
+        let install_plan = plans::plan(kind, &ctx, Op::Install);
+        let current = install_plan
+            .as_ref()
+            .map(|p| !p.changes.iter().any(|c| c.edits_text()))
+            .map_err(Clone::clone);
+        if matches!(installed, Ok(true)) {
+            if let Ok(plan) = &install_plan {
+                ok &= report_readable_token(&mut out, plan);
+            }
+        }
         match (installed, current) {
             (Err(e), _) | (_, Err(e)) => {
                 ok = false;
@@ -143,6 +152,9 @@ pub fn report(
                 let _ = writeln!(out, "  calyx entries: installed but stale (binary path, port or token changed): run `calyx setup --agent {kind}`");
             }
         }
+        if let Some(verdict) = super::cli_check::check(kind, &ctx, None) {
+            ok &= report_check(&mut out, verdict);
+        }
         let last = last_events
             .and_then(|m| m.get(&kind))
             .map(|(event, at)| format!("{event}, {} ago", ago(*at)))
@@ -153,6 +165,51 @@ pub fn report(
         }
     }
     (out, ok)
+}
+
+/// Reports what the installed CLI said when asked to load its config as it is now.
+fn report_check(out: &mut String, verdict: super::cli_check::Verdict) -> bool {
+    use super::cli_check::Verdict;
+    match verdict {
+        Verdict::Accepted(how) => {
+            let _ = writeln!(out, "  config check: {how}");
+            true
+        }
+        Verdict::Unchecked(why) => {
+            let _ = writeln!(out, "  config check: not checked: {why}");
+            true
+        }
+        Verdict::Rejected {
+            file,
+            cli,
+            complaint,
+        } => {
+            let _ = writeln!(
+                out,
+                "  config check: {cli} rejects {}, so it will not start: {complaint}",
+                file.display()
+            );
+            false
+        }
+    }
+}
+
+/// Reports each installed file that holds calyx's token and that other local users can read
+/// (group or other permission bits set); returns whether there was none.
+fn report_readable_token(out: &mut String, plan: &plans::Plan) -> bool {
+    let mut ok = true;
+    for change in &plan.changes {
+        if let Some(mode) = change.old_mode {
+            ok = false;
+            let path = change.path.display();
+            let _ = writeln!(
+                out,
+                "  token: {path} is mode {mode:04o} and holds calyx's token: other local users can read it and act as your agents; run `chmod 600 {path}` (or `calyx setup --agent {}`, which does it)",
+                plan.kind
+            );
+        }
+    }
+    ok
 }
 
 fn ago(at: SystemTime) -> String {
@@ -169,35 +226,11 @@ fn ago(at: SystemTime) -> String {
 
 /// `BIN --version`'s first line (stdout, else stderr: pi prints it there), or None when it
 /// fails or takes longer than [`VERSION_TIMEOUT`].
-fn version(bin: &Path) -> Option<String> {
-    let mut child = Command::new(bin)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .ok()?;
-    let deadline = Instant::now() + VERSION_TIMEOUT;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
-    }
-    let mut text = String::new();
-    child.stdout.take()?.read_to_string(&mut text).ok()?;
-    if text.trim().is_empty() {
-        child.stderr.take()?.read_to_string(&mut text).ok()?;
-    }
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(str::to_string)
+pub(super) fn version(bin: &Path) -> Option<String> {
+    let mut cmd = Command::new(bin);
+    cmd.arg("--version");
+    let ran = super::probe::run(cmd, VERSION_TIMEOUT).ok()?;
+    super::probe::first_line(&ran.stdout).or_else(|| super::probe::first_line(&ran.stderr))
 }
 
 /// `GET /health` with the bearer token; Ok when the server answers 200.

@@ -9,9 +9,15 @@
 //! server has run yet (no endpoint file), setup starts the server (as any client command does)
 //! and waits for it to write the file; `--dry-run` and `--uninstall` never start one (a dry
 //! run shows the default port and a placeholder token instead).
+//!
+//! Before a CLI's files are written, the installed CLI is asked to load them where it offers a
+//! way (`cli_check`): a config the CLI would reject is refused with its complaint, and nothing
+//! is written for that CLI.
 
+mod cli_check;
 mod diff;
 pub mod doctor;
+mod probe;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Write};
@@ -27,13 +33,14 @@ use crate::cli::SetupArgs;
 use crate::http::endpoint_file::{self, EndpointInfo};
 
 /// Environment variables that move a CLI's config directory; copied into [`Ctx`].
-const RELOCATING_VARS: [&str; 8] = [
+const RELOCATING_VARS: [&str; 9] = [
     "XDG_CONFIG_HOME",
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
     "COPILOT_HOME",
     "HERMES_HOME",
     "PI_CODING_AGENT_DIR",
+    "KIMI_SHARE_DIR",
     "KIMI_CODE_HOME",
     "GROK_HOME",
 ];
@@ -89,6 +96,10 @@ async fn execute(args: SetupArgs) -> anyhow::Result<ExitCode> {
     for kind in kinds {
         match plans::plan(kind, &ctx, op) {
             Ok(plan) => {
+                if op == Op::Install && !plan.changes.is_empty() && !cli_accepts(&plan, &ctx) {
+                    failed = true;
+                    continue;
+                }
                 print_plan(&plan, &endpoint.token);
                 if !plan.changes.is_empty() {
                     plans_to_apply.push(plan);
@@ -150,6 +161,35 @@ fn exit(failed: bool) -> ExitCode {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Asks the installed CLI to load the files as `plan` would leave them (see `cli_check`) and
+/// says what it answered; false when it rejected them (the error names the CLI, the file and
+/// its complaint).
+fn cli_accepts(plan: &Plan, ctx: &Ctx) -> bool {
+    let name = plan.kind.display_name();
+    match cli_check::check(plan.kind, ctx, Some(plan)) {
+        None => true,
+        Some(cli_check::Verdict::Accepted(how)) => {
+            say!("{name}: checked: {how}");
+            true
+        }
+        Some(cli_check::Verdict::Unchecked(why)) => {
+            say!("{name}: note: could not ask the CLI to load the new config: {why}");
+            true
+        }
+        Some(cli_check::Verdict::Rejected {
+            file,
+            cli,
+            complaint,
+        }) => {
+            eprintln!(
+                "calyx setup: {name}: {}: {cli} rejects the config calyx would write, so nothing was written for {name}: {complaint}",
+                file.display()
+            );
+            false
+        }
     }
 }
 

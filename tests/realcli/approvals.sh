@@ -13,29 +13,35 @@
 #             (Claude Code, Codex, pi, Copilot), or OpenCode's own "always" does not even ask
 #   pane      Claude Code: answered in Claude's own dialog while calyx holds the hook: the request
 #             leaves calyx's queue at once, recorded as withdrawn, never answered twice
-#   dialog    Gemini and Hermes without the opt-in: calyx holds nothing, the CLI's own dialog
-#             shows and the row is blocked
-#   step      Gemini and Hermes with `[approvals] deny_gates`: `calyx approve` steps aside and
-#             the CLI's own dialog opens (row blocked)
+#   dialog    Gemini, Hermes and Kimi without the opt-in: calyx holds nothing, the CLI's own
+#             dialog shows and the row is blocked (Kimi: working, as it fires no hook for its
+#             approval panel)
+#   step      Gemini, Hermes and Kimi with `[approvals] deny_gates`: `calyx approve` steps aside
+#             and the CLI's own dialog opens (row blocked; Kimi: working)
+# Kimi (kimi-cli 1.52.0) is deny-only: its PreToolUse hook can deny (`permissionDecision: "deny"`
+# with a reason, which reaches the model) but an allow is ignored, so Kimi's own approval panel
+# ("requesting approval") still asks; that is what `step` shows: approving in calyx answers the
+# hook with nothing (steps aside), the panel opens, and Enter there runs the command.
 # One line per CLI per step: PASS, FAIL, or SKIP with the reason; exits 1 if a CLI that installed
 # failed. The hook payloads calyx received are compared with fixtures/payloads/ by shape and the
-# new ones saved into fixtures/payloads/new/ (save_payloads.py), as suite.sh does. Usage: tests/realcli/approvals.sh [claude codex opencode gemini pi copilot hermes]
+# new ones saved into fixtures/payloads/new/ (save_payloads.py), as suite.sh does. Usage: tests/realcli/approvals.sh [claude codex opencode gemini pi copilot hermes kimi]
 # (after `cargo build`; CALYX_BIN overrides the binary; REALCLI_KEEP=1 keeps the logs).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 rl_init "realcli approvals"
 declare -A KIND=([claude]=claude-code [codex]=codex [opencode]=opencode [gemini]=gemini
-                 [pi]=pi [copilot]=copilot [hermes]=hermes)
+                 [pi]=pi [copilot]=copilot [hermes]=hermes [kimi]=kimi)
 declare -A PORT=([claude]=18401 [codex]=18402 [opencode]=18403 [gemini]=18404 [pi]=18405
-                 [copilot]=18406 [hermes]=18407)
+                 [copilot]=18406 [hermes]=18407 [kimi]=18408)
 declare -A STEPS=([claude]="allow deny plain-deny always pane" [codex]="allow deny plain-deny always"
                   [opencode]="allow deny plain-deny always" [gemini]="dialog deny plain-deny step"
                   [pi]="allow deny plain-deny always" [copilot]="allow deny plain-deny always"
-                  [hermes]="dialog deny plain-deny step")
+                  [hermes]="dialog deny plain-deny step" [kimi]="dialog deny plain-deny step")
 # Steps that do not apply, and why (printed as SKIP lines).
 declare -A SKIPS=(
   [gemini]="always:Gemini's hook cannot allow, so an always rule in calyx only stops calyx asking (Gemini still asks)"
-  [hermes]="always:Hermes's hook cannot allow, so an always rule in calyx only stops calyx asking (Hermes still asks for dangerous commands)")
+  [hermes]="always:Hermes's hook cannot allow, so an always rule in calyx only stops calyx asking (Hermes still asks for dangerous commands)"
+  [kimi]="always:Kimi's PreToolUse allow is ignored (its approval panel still asks), so an always rule in calyx only stops calyx asking")
 failed=0
 
 # The steps of one CLI, inside one network namespace, one calyx server, one fake model.
@@ -81,8 +87,10 @@ start() {
   # Hermes takes no prompt on its TUI command line: typed below.
   mapfile -t A < <("$R" cmd "$CLI" tui "$2" 2>/dev/null)
   c new -d -s "$1" -x 160 -y 45 -c "$D/project" -- timeout --foreground 200 "${A[@]}" || return 1
-  if [ "$CLI" = hermes ]; then
-    for _ in $(seq 150); do on_screen "$1" "Welcome to Hermes" && break; sleep 0.2; done
+  local greet=""
+  case $CLI in hermes) greet="Welcome to Hermes" ;; kimi) greet="Welcome to Kimi" ;; esac
+  if [ -n "$greet" ]; then
+    for _ in $(seq 150); do on_screen "$1" "$greet" && break; sleep 0.2; done
     sleep 1; c send-keys -t "$1" "$2"; sleep 0.5; c send-keys -t "$1" Enter
   fi
 }
@@ -105,9 +113,14 @@ PERM="SCENARIO:perm write marker"
 # The CLI's own permission dialog (Gemini's confirmation, Hermes's dangerous-command prompt).
 DIALOG="Allow execution"
 [ "$CLI" = hermes ] && DIALOG="Dangerous Command"
-# Gemini and Hermes hold nothing unless the user opted in.
+[ "$CLI" = kimi ] && DIALOG="requesting approval"
+# The row while the CLI's own dialog is open: blocked, except for Kimi, whose approval panel
+# fires no hook (kimi-cli 1.52.0 has no PermissionRequest or Notification for it).
+AT_DIALOG=blocked
+[ "$CLI" = kimi ] && AT_DIALOG=working
+# Gemini, Hermes and Kimi hold nothing unless the user opted in.
 GATE_ON=""
-case $CLI in gemini|hermes) GATE_ON="[approvals]
+case $CLI in gemini|hermes|kimi) GATE_ON="[approvals]
 deny_gates = [\"$CLI\"]" ;; esac
 
 server "" || { echo "STEP all FAIL calyx server did not start"; bye; exit 1; }
@@ -235,7 +248,7 @@ step_dialog() { # Gemini/Hermes without the opt-in: the CLI asks itself, calyx s
   server "" || return 1
   start s-dialog "$PERM" || return 1
   wait_screen s-dialog "$DIALOG" 40 || { echo "no dialog of the CLI's own"; dump s-dialog; return 1; }
-  wait_row s-dialog blocked || { echo "row is $(row s-dialog), not blocked, while the CLI's dialog is open"; dump s-dialog; return 1; }
+  wait_row s-dialog "$AT_DIALOG" || { echo "row is $(row s-dialog), not $AT_DIALOG, while the CLI's dialog is open"; dump s-dialog; return 1; }
   [ -z "$(pending_id)" ] || { echo "calyx held a request without the opt-in"; return 1; }
   c kill -t s-dialog >/dev/null 2>&1; true
 }
@@ -249,7 +262,7 @@ step_step() { # Gemini/Hermes opted in: approve steps aside, the CLI's own dialo
   c approve "$id" >/dev/null || { echo "calyx approve $id failed"; return 1; }
   wait_screen s-step "$DIALOG" 40 || { echo "no dialog of the CLI's own after stepping aside"; dump s-step; return 1; }
   [ ! -f "$D/project/marker.txt" ] || { echo "the command ran before anyone answered the CLI's dialog"; return 1; }
-  wait_row s-step blocked || { echo "row is $(row s-step), not blocked, at the CLI's dialog"; dump s-step; return 1; }
+  wait_row s-step "$AT_DIALOG" || { echo "row is $(row s-step), not $AT_DIALOG, at the CLI's dialog"; dump s-step; return 1; }
   [ "$(recent_of "$id")" = "step aside (the CLI decides) by human" ] || { echo "recorded as $(recent_of "$id")"; return 1; }
   # Answered in the pane (the dialog's first choice allows once), the command runs.
   c send-keys -t s-step Enter
@@ -268,7 +281,7 @@ done
 bye
 INNER
 
-for cli in ${*:-claude codex opencode gemini pi copilot hermes}; do
+for cli in ${*:-claude codex opencode gemini pi copilot hermes kimi}; do
   [ -n "${KIND[$cli]:-}" ] || { echo "$RL_NAME $cli: SKIP: not a CLI the harness installs"; continue; }
   t0=$SECONDS
   if ! rl_install "$cli" "$T/install-$cli.log"; then

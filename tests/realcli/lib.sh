@@ -1,4 +1,6 @@
-# Shared by the tests/realcli/ scripts (sourced, not run).
+# Shared by the tests/realcli/ scripts (sourced, not run). The CLIs they drive: claude codex
+# opencode gemini pi copilot hermes kimi (Kimi runs as `python -m kimi_cli.cli` through
+# realcli's wrapper: its `kimi` entry point is a deprecation stub, see ../shared/realcli/README.md).
 #
 # Outside the namespace:  rl_init NAME        -> ROOT, R (realcli.sh), CALYX, T (a fresh 0700 dir);
 #                                                exits 0 with "SKIP" when ../shared/realcli is absent,

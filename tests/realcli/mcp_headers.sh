@@ -2,10 +2,13 @@
 # Does each real CLI send the MCP headers `calyx setup` wrote, with the identity variables expanded
 # from its environment? calyx's entries are written against a capturing HTTP server that stands in
 # for calyx's endpoint (no calyx server), then each CLI is made to connect to calyx-ipc: Claude,
-# Gemini and OpenCode by `mcp list`, Hermes by `hermes mcp test calyx-ipc`, Codex and Copilot (whose
+# Gemini and OpenCode by `mcp list`, Hermes and Kimi by `mcp test calyx-ipc`, Codex and Copilot (whose
 # listing does not connect) by one headless turn against their fake model. Checked on the first
 # request to /mcp: `Authorization: Bearer TOKEN`, `X-Calyx-Surface-ID`/`X-Calyx-Session-ID` equal
 # to CALYX_SURFACE_ID/CALYX_SESSION_ID, `X-Calyx-Agent-Kind` = KIND (absent for Claude Code).
+# Kimi's MCP client (fastmcp) expands no environment variables in headers, so calyx writes it no
+# identity headers: for Kimi only the bearer and the agent kind are checked, and the identity
+# headers must be absent (not sent as unexpanded `${...}` text).
 # MCPH_UNSET=1: the variables unset (a plain terminal); prints what each CLI sends in their place.
 # The stand-in also keeps the hook payloads `calyx hook` posts to it (Codex's and Copilot's headless
 # turns): save_payloads.py saves the shapes fixtures/payloads/ does not cover, as suite.sh does.
@@ -14,9 +17,9 @@ set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 source "$HERE/lib.sh"
 declare -A KIND=([claude]=claude-code [codex]=codex [opencode]=opencode [gemini]=gemini [pi]=pi
-                 [copilot]=copilot [hermes]=hermes)
+                 [copilot]=copilot [hermes]=hermes [kimi]=kimi)
 declare -A PORT=([claude]=18401 [codex]=18402 [opencode]=18403 [gemini]=18404 [pi]=18405
-                 [copilot]=18406 [hermes]=18407)
+                 [copilot]=18406 [hermes]=18407 [kimi]=18408)
 MCP_PORT=41830
 TOKEN=$(printf 'c4%.0s' $(seq 32))
 
@@ -63,7 +66,7 @@ PY
   [ -z "${MCPH_UNSET:-}" ] || unset CALYX_SURFACE_ID CALYX_SESSION_ID
   cd "$D/project"
   case "$CLI" in
-    hermes) timeout 60 hermes mcp test calyx-ipc ;;
+    hermes|kimi) timeout 60 "$CLI" mcp test calyx-ipc ;;
     codex|copilot)
       "$R" fake "$CLI" "${PORT[$CLI]}" "$D/fake.jsonl" > "$D/fake.out" 2>&1 & FAKE=$!
       "$R" waitport "${PORT[$CLI]}" 20
@@ -76,7 +79,7 @@ fi
 
 rl_init "realcli mcp-headers"
 passed=0 failed=0
-for CLI in ${*:-claude codex opencode gemini pi copilot hermes}; do
+for CLI in ${*:-claude codex opencode gemini pi copilot hermes kimi}; do
   [ -n "${KIND[$CLI]:-}" ] || { echo "realcli mcp-headers: unknown CLI '$CLI'"; failed=$((failed + 1)); continue; }
   if [ "$CLI" = pi ]; then echo "realcli mcp-headers pi: SKIP: pi has no MCP client"; continue; fi
   D=$T/$CLI; mkdir -p "$D"; t0=$SECONDS
@@ -101,6 +104,11 @@ want = {"authorization": "Bearer " + token, "x-calyx-surface-id": "surface-" + c
         "x-calyx-session-id": "session-" + cli}
 if kind != "claude-code":
     want["x-calyx-agent-kind"] = kind
+if kind == "kimi":  # no identity headers: Kimi cannot expand them (see the top of this file)
+    for k in ("x-calyx-surface-id", "x-calyx-session-id"):
+        want.pop(k)
+        if k in h:
+            want[k] = None
 if os.environ.get("MCPH_UNSET"):  # variables unset: report what is sent in their place
     for k in ("x-calyx-surface-id", "x-calyx-session-id"):
         want.pop(k)
@@ -114,8 +122,9 @@ ua = h.get("user-agent", "-")
 if bad:
     print("FAIL (%s; user-agent %s)" % ("; ".join(bad), ua))
 else:
-    print("PASS (%d request(s) to /mcp, first %s by %s: bearer, surface, session%s)" % (
-        len(mcp), mcp[0]["method"], ua, "" if kind == "claude-code" else ", agent kind"))
+    print("PASS (%d request(s) to /mcp, first %s by %s: bearer, %s%s)" % (
+        len(mcp), mcp[0]["method"], ua, "no identity headers (none written)" if kind == "kimi" else "surface, session",
+        "" if kind == "claude-code" else ", agent kind"))
 PY
 )
   echo "realcli mcp-headers $CLI: $verdict"

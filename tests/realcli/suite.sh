@@ -34,15 +34,17 @@ source "$HERE/lib.sh"
 
 STEPS="setup mcp-list prompt subagent mcp done uninstall uninstall-run"
 declare -A KIND=([claude]=claude-code [codex]=codex [opencode]=opencode [gemini]=gemini [pi]=pi
-                 [copilot]=copilot [hermes]=hermes)
+                 [copilot]=copilot [hermes]=hermes [kimi]=kimi)
 declare -A PORT=([claude]=18401 [codex]=18402 [opencode]=18403 [gemini]=18404 [pi]=18405
-                 [copilot]=18406 [hermes]=18407)
+                 [copilot]=18406 [hermes]=18407 [kimi]=18408)
 declare -A QUIT=([claude]=/exit [codex]=/exit [opencode]=/exit [gemini]=/quit [pi]=/quit
-                 [copilot]=/exit [hermes]=/quit)
+                 [copilot]=/exit [hermes]=/quit [kimi]=/exit)
+# CLIs whose TUI takes no prompt on its command line: it is typed once this greeting shows.
+declare -A GREET=([hermes]='Welcome to Hermes' [kimi]='Welcome to Kimi')
 # What settles the row done when the CLI quits (docs/integrations.md): the hook event its quit
 # fires, or `pane` (the pane's exit) for a CLI without a session-end event, with the reason.
 declare -A DONE_BY=([claude]=SessionEnd [codex]=SessionEnd [opencode]=pane [gemini]=SessionEnd
-                    [pi]=session_shutdown [copilot]=sessionEnd [hermes]=on_session_finalize)
+                    [pi]=session_shutdown [copilot]=sessionEnd [hermes]=on_session_finalize [kimi]=SessionEnd)
 declare -A NO_END=([opencode]="OpenCode 1.18.33 has no session-end event: no plugin hook or bus event fires when its TUI quits")
 # The pane runs the CLI under HOLD: when the CLI exits, HOLD prints EXITED and keeps the pane
 # open until a `q` is typed, so the suite can tell a hook that settled the row from the pane's exit.
@@ -50,8 +52,10 @@ EXITED="[realcli: the CLI exited]"
 HOLD='"$@"; rc=$?; printf "\n%s (status %s)\n" "'"$EXITED"'" "$rc"; while IFS= read -r -s -n 1 k; do [ "$k" = q ] && break; done'
 # The CLI's own permission dialog, answered in the pane (Enter) only when calyx holds nothing for
 # it: Gemini's and Hermes' gates cannot allow from a hook, OpenCode's is answered by calyx's plugin
-# when calyx has a decision.
-declare -A DIALOG=([gemini]='Allow execution' [hermes]='Dangerous Command' [opencode]='Permission required')
+# when calyx has a decision. Kimi's approval panel asks before every shell command unless calyx
+# holds its PreToolUse gate (opt-in, off here), and its hook cannot allow past it.
+declare -A DIALOG=([gemini]='Allow execution' [hermes]='Dangerous Command' [opencode]='Permission required'
+                   [kimi]='requesting approval')
 # Why a step cannot run for a CLI (a SKIP line says so).
 declare -A NO_SUBAGENT=(
   [gemini]="Gemini CLI has no subagent tool the model can call, and no subagent hook events"
@@ -152,6 +156,12 @@ inner() {
   (cd "$HOME/.." && tar --exclude=node_modules --exclude=.cache -cf "$D/home-before.tar" "$(basename "$HOME")")
   mkdir -p "$D/before" && tar -xf "$D/home-before.tar" -C "$D/before"
   if timeout 60 "$CALYX" setup --yes --agent "$kind" > "$D/setup.out" 2>&1; then
+    # Kimi validates its whole config at start: setup must have asked the real Kimi to load
+    # what it wrote (src/setup/cli_check.rs), and Kimi must have taken it.
+    if [ "$CLI" = kimi ] && ! grep -q 'checked: .*loaded config.toml and mcp.json' "$D/setup.out"; then
+      report setup FAIL "setup did not have the real Kimi load the config: $(grep -i 'kimi' "$D/setup.out" | grep -v '^[-+@ ]' | head -n 3 | tr '\n' ' ')"
+      return
+    fi
     report setup PASS "$(grep -c '^+++ ' "$D/setup.out") file(s): $(grep '^+++ ' "$D/setup.out" | sed 's|^+++ [ab]/||; s|^+++ ||' | sed "s|^$HOME/|~/|" | tr '\n' ' ')"
   else
     report setup FAIL "exit $?: $(tail -n 5 "$D/setup.out" | tr '\n' ' ')"
@@ -181,9 +191,9 @@ inner() {
     report prompt FAIL "calyx new failed"; return
   fi
   PANE=$(rl_pane agent); MARK=0
-  if [ "$CLI" = hermes ]; then
-    # Hermes' TUI takes no prompt argument: type it once it greets.
-    local i; for i in $(seq 300); do c capture -t agent 2>/dev/null | grep -q 'Welcome to Hermes' && break; sleep 0.2; done
+  if [ -n "${GREET[$CLI]:-}" ]; then
+    # Hermes' and Kimi's TUIs take no prompt argument: type it once they greet.
+    local i; for i in $(seq 300); do grep -q "${GREET[$CLI]}" <<< "$(c capture -t agent 2>/dev/null)" && break; sleep 0.2; done
     sleep 1; type_prompt "$first"
   fi
   if wait_turn 120; then
@@ -338,8 +348,8 @@ PY
     report uninstall-run FAIL "calyx new failed"; return
   fi
   local after_pane; after_pane=$(rl_pane after)
-  if [ "$CLI" = hermes ]; then
-    for i in $(seq 300); do grep -q 'Welcome to Hermes' <<< "$(c capture -t after 2>/dev/null)" && break; sleep 0.2; done
+  if [ -n "${GREET[$CLI]:-}" ]; then
+    for i in $(seq 300); do grep -q "${GREET[$CLI]}" <<< "$(c capture -t after 2>/dev/null)" && break; sleep 0.2; done
     sleep 1; c send-keys -t after "$token"; sleep 0.5; c send-keys -t after Enter
   fi
   local asked=no shown=no
@@ -370,7 +380,7 @@ fi
 # ---------------------------------------------------------------------------------- outside
 rl_init "realcli suite"
 START=$SECONDS
-CLIS=${*:-claude codex opencode gemini pi copilot hermes}
+CLIS=${*:-claude codex opencode gemini pi copilot hermes kimi}
 passed=0 failed=0
 for CLI in $CLIS; do
   [ -n "${KIND[$CLI]:-}" ] || { echo "realcli suite: unknown CLI '$CLI'"; failed=$((failed + 1)); continue; }

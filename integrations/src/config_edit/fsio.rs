@@ -5,7 +5,10 @@
 //! - A write goes to a temporary file in the target's own directory, is synced and renamed over
 //!   the target, so a reader (or a crash) sees the old file or the new one, never a mix.
 //! - An advisory lock on the target serialises two calyx processes editing one file.
-//! - The file's mode is kept; a file calyx creates gets 0600 when it holds the token.
+//! - The file's mode is kept; a file calyx creates gets 0600 when it holds the token, and an
+//!   existing one that will hold it is tightened to 0600 ([`Mode::Exact`]): other local users
+//!   must not read the bearer token.
+//! - Only regular files of at most 16 MiB are read, opened without blocking ([`regular`]).
 //! - The previous contents are kept in `<name>.calyx.bak` (one generation).
 
 use std::fs::{self, File, OpenOptions};
@@ -13,6 +16,8 @@ use std::io::{self, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
+
+use super::regular;
 
 /// Symlink hops followed before giving up (the kernel's own limit is 40).
 const MAX_LINKS: usize = 40;
@@ -42,27 +47,46 @@ pub fn resolve(path: &Path) -> io::Result<PathBuf> {
 }
 
 /// Reads a config file as UTF-8 text; `None` when it does not exist.
+/// Anything but a regular file of at most 16 MiB is refused before it is read.
 pub fn read_text(path: &Path) -> io::Result<Option<String>> {
     let real = resolve(path)?;
-    match fs::read(&real) {
-        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|e| {
+    match regular::read(&real, path)? {
+        Some(bytes) => String::from_utf8(bytes).map(Some).map_err(|e| {
             io::Error::new(
                 io::ErrorKind::InvalidData,
                 format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
             )
         }),
+        None => Ok(None),
+    }
+}
+
+/// The permission bits (`0o7777`) of the file a write to `path` would replace; `None` when
+/// it does not exist.
+pub fn mode_of(path: &Path) -> io::Result<Option<u32>> {
+    match fs::metadata(resolve(path)?) {
+        Ok(meta) => Ok(Some(meta.permissions().mode() & 0o7777)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }
 }
 
+/// The mode a write leaves the file with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A file that does not exist yet gets this; an existing file keeps its own.
+    New(u32),
+    /// The file gets exactly this, existing or not (a file that holds a secret).
+    Exact(u32),
+}
+
 /// The message of the error [`replace`] returns when the file is not what the caller read.
 pub const CHANGED: &str = "the file changed since calyx read it";
 
-/// Replaces (or creates) `path` with `bytes` atomically. `new_mode` is used only when the file
-/// does not exist yet; an existing file keeps its mode. Parent directories are created.
-pub fn write_atomic(path: &Path, bytes: &[u8], new_mode: u32) -> io::Result<()> {
-    replace(path, None, bytes, new_mode)
+/// Replaces (or creates) `path` with `bytes` atomically, with the mode `mode` says. Parent
+/// directories are created.
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: Mode) -> io::Result<()> {
+    replace(path, None, bytes, mode)
 }
 
 /// [`write_atomic`], but only if the file still holds `expected` (`Some(None)`: still does not
@@ -73,7 +97,7 @@ pub fn replace(
     path: &Path,
     expected: Option<Option<&[u8]>>,
     bytes: &[u8],
-    new_mode: u32,
+    mode: Mode,
 ) -> io::Result<()> {
     let real = resolve(path)?;
     let dir = real
@@ -92,37 +116,39 @@ pub fn replace(
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
     };
-    let mode = existing
-        .as_ref()
-        .map(|m| m.permissions().mode() & 0o7777)
-        .unwrap_or(new_mode);
+    if let Some(meta) = &existing {
+        // A FIFO or a device there is not a config file calyx may replace.
+        regular::check(meta, &real, path)?;
+    }
+    let old_mode = existing.as_ref().map(|m| m.permissions().mode() & 0o7777);
     // A rename would replace a read-only file just the same; a user who made it read-only
     // (often root, to whom permissions do not apply) meant nobody to change it.
-    if existing.is_some() && mode & 0o222 == 0 {
+    if let Some(old) = old_mode.filter(|m| m & 0o222 == 0) {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
             format!(
-                "{} is read-only (mode {mode:o}); calyx will not replace it",
+                "{} is read-only (mode {old:o}); calyx will not replace it",
                 real.display()
             ),
         ));
     }
+    let mode = match (mode, old_mode) {
+        (Mode::Exact(m), _) | (Mode::New(m), None) => m,
+        (Mode::New(_), Some(old)) => old,
+    };
     // Lock the existing file (or, for a new one, the directory) for the read-compare-rename.
     let lock_target = if existing.is_some() { &real } else { &dir };
     let _lock = Lock::acquire(lock_target)?;
+    let current = regular::read(&real, path)?;
     if let Some(expected) = expected {
-        let current = match fs::read(&real) {
-            Ok(b) => Some(b),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-            Err(e) => return Err(e),
-        };
         if current.as_deref() != expected {
             return Err(io::Error::other(CHANGED));
         }
     }
-    if existing.is_some() {
+    if let Some(old) = current {
+        // The backup gets the new mode: it holds what the file held (an older token, say),
+        // and must be no easier to read than the file itself.
         let backup = dir.join(format!("{name}.calyx.bak"));
-        let old = fs::read(&real)?;
         write_new(&dir.join(format!(".{name}.calyx-bak.tmp")), &old, mode)
             .and_then(|tmp| fs::rename(&tmp, &backup))?;
     }
@@ -144,9 +170,9 @@ pub fn remove(path: &Path, expected: Option<&[u8]>) -> io::Result<()> {
     let real = resolve(path)?;
     if let Some(expected) = expected {
         let _lock = Lock::acquire(&real);
-        match fs::read(&real) {
-            Ok(current) if current != expected => return Err(io::Error::other(CHANGED)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        match regular::read(&real, path)? {
+            Some(current) if current != expected => return Err(io::Error::other(CHANGED)),
+            None => return Ok(()),
             _ => {}
         }
     }
@@ -176,7 +202,11 @@ struct Lock(File);
 
 impl Lock {
     fn acquire(path: &Path) -> io::Result<Self> {
-        let file = File::open(path)?;
+        // O_NONBLOCK: opening a FIFO swapped in since the check must not block.
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(path)?;
         // SAFETY: flock on a valid, owned descriptor has no memory-safety preconditions.
         let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
         if rc != 0 {
@@ -207,7 +237,7 @@ mod tests {
         fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).unwrap();
         let link = dir.path().join("settings.json");
         symlink("dotfiles/settings.json", &link).unwrap();
-        write_atomic(&link, b"new", 0o600).unwrap();
+        write_atomic(&link, b"new", Mode::New(0o600)).unwrap();
         assert!(fs::symlink_metadata(&link)
             .unwrap()
             .file_type()
@@ -225,7 +255,7 @@ mod tests {
     fn new_files_get_the_requested_mode() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a/b/c.json");
-        write_atomic(&path, b"{}", 0o600).unwrap();
+        write_atomic(&path, b"{}", Mode::New(0o600)).unwrap();
         assert_eq!(
             fs::metadata(&path).unwrap().permissions().mode() & 0o777,
             0o600
@@ -243,6 +273,6 @@ mod tests {
         symlink(&b, &a).unwrap();
         symlink(&a, &b).unwrap();
         assert!(read_text(&a).is_err());
-        assert!(write_atomic(&a, b"x", 0o600).is_err());
+        assert!(write_atomic(&a, b"x", Mode::New(0o600)).is_err());
     }
 }

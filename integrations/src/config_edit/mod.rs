@@ -7,6 +7,7 @@
 pub mod fsio;
 pub mod json;
 mod json_parse;
+pub mod regular;
 pub mod toml_block;
 pub mod yaml;
 

@@ -1,7 +1,9 @@
-//! Kimi Code (unverified: not installable here; implemented from HexoKit's notes on 0.41.0):
+//! Kimi (verified with kimi-cli 1.52.0: fixtures/payloads/kimi-1.52.0-*, tests/realcli):
 //! `[[hooks]]` in config.toml, Claude-style snake_case payloads with `session_id`.
-//! TurnStarted/PreToolUse mean working, PermissionRequest blocked, Stop idle, SessionStart
-//! stamps the session.
+//! UserPromptSubmit/PreToolUse mean working, Stop and StopFailure idle, SessionStart stamps the
+//! session. Kimi 1.52.0 has no PermissionRequest event (its approval panel fires no hook), so
+//! its row shows blocked only while calyx holds its PreToolUse gate (opt-in); the names from
+//! the older notes (TurnStarted, PermissionRequest, TurnEnded) are still read if they come.
 
 use serde_json::Value;
 
@@ -21,7 +23,7 @@ pub(super) fn normalize(p: &Value) -> Result<Option<NormalizedEvent>, NormalizeE
         "PostToolUse" | "PostToolUseFailure" => EventKind::PostToolUse,
         "PermissionRequest" => EventKind::PermissionRequest,
         "Notification" => super::claude::notification_kind(p),
-        "Stop" | "TurnEnded" => EventKind::Stop,
+        "Stop" | "StopFailure" | "TurnEnded" => EventKind::Stop,
         "SessionEnd" => EventKind::SessionEnd,
         "SubagentStart" => EventKind::SubagentStart,
         "SubagentStop" => EventKind::SubagentStop,

@@ -1,13 +1,27 @@
-//! Kimi Code (unverified: from a 0.41.0 capability note): hooks as `[[hooks]]` tables in
-//! `$KIMI_CODE_HOME/config.toml` (default `~/.kimi`), kept in calyx's comment-delimited
-//! block because an array of tables has no name to find calyx's element by; the MCP entry in
-//! `mcp.json` beside it. Kimi's MCP config has no documented environment interpolation, so
-//! the entry carries no pane identity headers. Wired only with `--agent kimi`.
+//! Kimi (verified with kimi-cli 1.52.0 from PyPI, run offline by tests/realcli): hooks as
+//! `[[hooks]]` tables in `config.toml`, kept in calyx's comment-delimited block because an
+//! array of tables has no name to find calyx's element by; the MCP entry in `mcp.json` beside
+//! it. Both live in Kimi's share directory: `$KIMI_SHARE_DIR` (what kimi-cli 1.52.0 reads,
+//! `kimi_cli/share.py`), else `$KIMI_CODE_HOME` (Kimi Code's name for it in its published
+//! notes; 1.52.0 does not read it), else `~/.kimi`.
 //!
-//! Kimi fires PermissionRequest and forgets it (nothing a hook prints is read), so it is a ping
-//! that marks the row blocked. Its PreToolUse can deny (`hookSpecificOutput.permissionDecision`)
-//! but not allow past Kimi's own approval panel: it goes through `calyx hook kimi --approval`,
-//! and calyx holds it only where the user opted in (`[approvals] deny_gates = ["kimi"]`).
+//! Kimi validates the whole config.toml with pydantic at start, and `HookDef.event` is a
+//! `Literal` of exactly these events (`kimi_cli/hooks/config.py`): PreToolUse, PostToolUse,
+//! PostToolUseFailure, UserPromptSubmit, Stop, StopFailure, SessionStart, SessionEnd,
+//! SubagentStart, SubagentStop, PreCompact, PostCompact, Notification. One other name (calyx
+//! once wrote PermissionRequest) makes Kimi refuse the whole file and not start; so only those
+//! are written, and setup asks the installed Kimi to load the result first (src/setup/cli_check).
+//! `timeout` must be 1..=600 s.
+//!
+//! Kimi has no event for its own approval panel, so its row cannot show blocked while that
+//! panel asks (it stays working). PreToolUse can deny, checked with the real CLI: a
+//! `hookSpecificOutput.permissionDecision: "deny"` answer (or exit 2 with the reason on stderr)
+//! stops the call and the reason reaches the model; an allow is ignored and Kimi's own panel
+//! still asks; a failing or timed-out hook counts as allow. So PreToolUse goes through
+//! `calyx hook kimi --approval`, and calyx holds it only where the user opted in
+//! (`[approvals] deny_gates = ["kimi"]`); otherwise the gate answers at once, as a ping. MCP
+//! headers are sent as written (Kimi's MCP client, fastmcp, expands no environment variables),
+//! so the entry carries the token and the agent kind but no pane identity headers.
 
 use super::codex::toml_str;
 use super::hooks::{edit_member, gate, ping, Ev};
@@ -18,16 +32,36 @@ use crate::kind::AgentKind;
 
 const KIND: AgentKind = AgentKind::Kimi;
 
-const EVENTS: [Ev; 9] = [
+/// Every name here must be in the installed Kimi's `HookEventType` (see the module comment).
+const EVENTS: [Ev; 10] = [
     ping("SessionStart", 5),
     ping("UserPromptSubmit", 5),
     gate("PreToolUse", 600),
-    ping("PermissionRequest", 5),
     ping("PostToolUse", 5),
+    ping("PostToolUseFailure", 5),
     ping("Stop", 5),
+    ping("StopFailure", 5),
     ping("SubagentStart", 5),
     ping("SubagentStop", 5),
     ping("SessionEnd", 5),
+];
+
+/// kimi-cli 1.52.0's `HookEventType`, for the test below.
+#[cfg(test)]
+const KIMI_HOOK_EVENT_TYPES: [&str; 13] = [
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "UserPromptSubmit",
+    "Stop",
+    "StopFailure",
+    "SessionStart",
+    "SessionEnd",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "Notification",
 ];
 
 fn block(ctx: &Ctx) -> String {
@@ -54,6 +88,14 @@ fn is_ours(h: &Header, text: &str) -> bool {
                     && serde_json::from_str::<String>(v.trim()).is_ok_and(|c| is_calyx_command(&c))
             })
         })
+}
+
+/// Kimi's share directory: `$KIMI_SHARE_DIR`, else `$KIMI_CODE_HOME`, else `~/.kimi`.
+pub(super) fn config_dir(ctx: &Ctx) -> std::path::PathBuf {
+    ctx.var("KIMI_SHARE_DIR")
+        .or_else(|| ctx.var("KIMI_CODE_HOME"))
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| ctx.home.join(".kimi"))
 }
 
 pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError> {
@@ -84,4 +126,21 @@ pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError>
         )?;
         Ok(doc.text())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_only_events_kimi_accepts_within_its_timeout_range() {
+        for ev in EVENTS {
+            assert!(
+                KIMI_HOOK_EVENT_TYPES.contains(&ev.name),
+                "{} is not an event kimi-cli 1.52.0 accepts",
+                ev.name
+            );
+            assert!((1..=600).contains(&ev.timeout), "{}", ev.name);
+        }
+    }
 }

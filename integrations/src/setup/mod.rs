@@ -35,7 +35,7 @@ pub struct Ctx {
     pub home: PathBuf,
     /// Environment variables that relocate CLI config dirs (`CODEX_HOME`, `XDG_CONFIG_HOME`,
     /// `CLAUDE_CONFIG_DIR`, `COPILOT_HOME`, `HERMES_HOME`, `PI_CODING_AGENT_DIR`,
-    /// `KIMI_CODE_HOME`, `GROK_HOME`); absent or empty means the CLI's default.
+    /// `KIMI_SHARE_DIR`, `KIMI_CODE_HOME`, `GROK_HOME`); absent or empty means the CLI's default.
     pub env: BTreeMap<String, String>,
     /// Absolute path of the calyx binary the hooks run.
     pub calyx_bin: PathBuf,
@@ -126,6 +126,17 @@ pub struct FileChange {
     pub after: Option<String>,
     /// Mode for a file that does not exist yet (0600 when it will hold the token).
     pub new_mode: u32,
+    /// `Some(mode)`: the file exists with this mode, which lets other local users read it,
+    /// and it will hold calyx's token, so the write sets it to `new_mode` (0600). A change may
+    /// be only this (`before == after`): an install made before the rule is tightened too.
+    pub old_mode: Option<u32>,
+}
+
+impl FileChange {
+    /// Whether the text changes (not only the mode).
+    pub fn edits_text(&self) -> bool {
+        self.before != self.after
+    }
 }
 
 /// What setup would do for one CLI.
@@ -174,14 +185,12 @@ impl SetupError {
     }
 }
 
-/// Whether calyx wires this CLI without being asked by name. Kimi Code, Antigravity and Cursor
-/// Agent could not be run here, so their file formats come from published notes only: they are
-/// wired only with `--agent NAME`, and `doctor` says so.
+/// Whether calyx wires this CLI without being asked by name. Antigravity and Cursor Agent
+/// could not be run here, so their file formats come from published notes only: they are wired
+/// only with `--agent NAME`, and `doctor` says so. Kimi is run by tests/realcli (kimi-cli
+/// 1.52.0), like the other verified CLIs.
 pub fn verified(kind: AgentKind) -> bool {
-    !matches!(
-        kind,
-        AgentKind::Kimi | AgentKind::Antigravity | AgentKind::Cursor
-    )
+    !matches!(kind, AgentKind::Antigravity | AgentKind::Cursor)
 }
 
 /// The executable names a CLI installs.
@@ -212,7 +221,7 @@ pub fn config_dir(kind: AgentKind, ctx: &Ctx) -> PathBuf {
         AgentKind::Pi => ctx.dir("PI_CODING_AGENT_DIR", ".pi/agent"),
         AgentKind::Gemini => ctx.home.join(".gemini"),
         AgentKind::Copilot => ctx.dir("COPILOT_HOME", ".copilot"),
-        AgentKind::Kimi => ctx.dir("KIMI_CODE_HOME", ".kimi"),
+        AgentKind::Kimi => kimi::config_dir(ctx),
         AgentKind::Antigravity => ctx.home.join(".gemini/config"),
         AgentKind::Cursor => ctx.home.join(".cursor"),
     }
@@ -256,7 +265,38 @@ pub fn plan(kind: AgentKind, ctx: &Ctx, op: Op) -> Result<Plan, SetupError> {
         AgentKind::Antigravity => antigravity::plan(ctx, op, &mut plan)?,
         AgentKind::Cursor => cursor::plan(ctx, op, &mut plan)?,
     }
+    protect_token(&mut plan, ctx)?;
+    plan.changes
+        .retain(|c| c.edits_text() || c.old_mode.is_some());
     Ok(plan)
+}
+
+/// The mode a file holding the token gets: readable and writable by its owner only.
+pub const TOKEN_MODE: u32 = 0o600;
+
+/// Every file that will hold the bearer token ends up [`TOKEN_MODE`]: a new one is created so,
+/// and an existing one that others can read (group or other bits set, e.g. 0644 under the usual
+/// umask 022) is tightened, whether or not its text changes. The token lets any local process
+/// act as an agent in calyx (post events, ask for approvals, drive panes through MCP).
+fn protect_token(plan: &mut Plan, ctx: &Ctx) -> Result<(), SetupError> {
+    if ctx.token.is_empty() {
+        return Ok(());
+    }
+    for change in &mut plan.changes {
+        if !change
+            .after
+            .as_deref()
+            .is_some_and(|t| t.contains(&ctx.token))
+        {
+            continue;
+        }
+        change.new_mode = TOKEN_MODE;
+        if change.before.is_some() {
+            let mode = fsio::mode_of(&change.path).map_err(|e| SetupError::io(&change.path, e))?;
+            change.old_mode = mode.filter(|m| m & 0o077 != 0);
+        }
+    }
+    Ok(())
 }
 
 /// Writes a plan: each file atomically, in order, and only if it still holds what the plan
@@ -265,13 +305,12 @@ pub fn plan(kind: AgentKind, ctx: &Ctx, op: Op) -> Result<Plan, SetupError> {
 pub fn apply(plan: &Plan) -> Result<(), SetupError> {
     for change in &plan.changes {
         let expected = change.before.as_deref().map(str::as_bytes);
+        let mode = match change.old_mode {
+            Some(_) => fsio::Mode::Exact(change.new_mode),
+            None => fsio::Mode::New(change.new_mode),
+        };
         match &change.after {
-            Some(text) => fsio::replace(
-                &change.path,
-                Some(expected),
-                text.as_bytes(),
-                change.new_mode,
-            ),
+            Some(text) => fsio::replace(&change.path, Some(expected), text.as_bytes(), mode),
             None => fsio::remove(&change.path, expected),
         }
         .map_err(|e| SetupError::io(&change.path, e))?;
@@ -295,7 +334,10 @@ pub fn plan_and_apply(kind: AgentKind, ctx: &Ctx, op: Op) -> Result<Plan, SetupE
 
 /// Whether calyx's entries are installed for this CLI (an uninstall would change something).
 pub fn is_installed(kind: AgentKind, ctx: &Ctx) -> Result<bool, SetupError> {
-    Ok(!plan(kind, ctx, Op::Uninstall)?.changes.is_empty())
+    Ok(plan(kind, ctx, Op::Uninstall)?
+        .changes
+        .iter()
+        .any(FileChange::edits_text))
 }
 
 /// Reads a file for planning.
@@ -320,6 +362,17 @@ fn edit_file(
         after.push('\n');
     }
     if after == current {
+        // Kept (as a change that edits nothing) so that [`protect_token`] can still tighten
+        // the file's mode; [`plan`] drops it otherwise.
+        if before.is_some() {
+            plan.changes.push(FileChange {
+                path: path.to_path_buf(),
+                after: before.clone(),
+                before,
+                new_mode,
+                old_mode: None,
+            });
+        }
         return Ok(());
     }
     let empty = is_empty_document(&after);
@@ -335,6 +388,7 @@ fn edit_file(
         before,
         after,
         new_mode,
+        old_mode: None,
     });
     Ok(())
 }
@@ -383,6 +437,7 @@ fn owned_file(
         before,
         after,
         new_mode: 0o644,
+        old_mode: None,
     });
     Ok(())
 }
