@@ -23,6 +23,16 @@ fn run(kind: AgentKind, surface: Option<&str>) -> Option<Value> {
 
 /// As [`run`], with the harness's endpoint mode: "ok", "unreachable" or "missing".
 fn run_with(kind: AgentKind, surface: Option<&str>, endpoint: &str) -> Option<Value> {
+    run_with_env(kind, surface, endpoint, &[])
+}
+
+/// As [`run_with`], with extra environment variables for the CLI's process.
+fn run_with_env(
+    kind: AgentKind,
+    surface: Option<&str>,
+    endpoint: &str,
+    env: &[(&str, &str)],
+) -> Option<Value> {
     let dir = tempfile::tempdir().unwrap();
     let ctx = Ctx {
         home: dir.path().join("home"),
@@ -54,7 +64,9 @@ fn run_with(kind: AgentKind, surface: Option<&str>, endpoint: &str) -> Option<Va
         .env("HARNESS_ENDPOINT", endpoint)
         .env_remove("CALYX_SURFACE_ID")
         .env_remove("CALYX_SESSION_ID")
-        .env_remove("HERDR_PANE_ID");
+        .env_remove("HERDR_PANE_ID")
+        .env_remove("CALYX_PI_WHEN_UNREACHABLE")
+        .envs(env.iter().copied());
     if let Some(s) = surface {
         cmd.env("CALYX_SURFACE_ID", s);
     }
@@ -208,21 +220,31 @@ fn outside_calyx_nothing_is_registered() {
     }
 }
 
+/// Issue 13: pi has no prompt of its own, so no answer from calyx must not run the tool.
 #[test]
-fn pi_fails_open_when_calyx_is_unreachable_or_never_ran() {
+fn pi_blocks_when_calyx_is_unreachable_or_never_ran_unless_told_to_run() {
     for endpoint in ["unreachable", "missing"] {
         let Some(out) = run_with(AgentKind::Pi, Some("surf-1"), endpoint) else {
             return;
         };
-        // The handler returned nothing (pi runs the tool), promptly, and nothing was blocked.
+        let call = &out["results"]["tool_call"];
+        assert_eq!(call["block"], true, "{endpoint}: {}", out["results"]);
+        let reason = call["reason"].as_str().unwrap_or_default();
+        assert!(reason.contains("could not be reached"), "{endpoint}: {reason}");
+        // The tool still registered: the model keeps its calyx tool, which reports the error.
+        assert_eq!(out["results"]["tool"], "calyx", "{endpoint}");
+        assert_eq!(out["requests"], serde_json::json!([]), "{endpoint}");
+
+        // The user's explicit choice: run tools when calyx is gone.
+        let env = [("CALYX_PI_WHEN_UNREACHABLE", "run")];
+        let Some(out) = run_with_env(AgentKind::Pi, Some("surf-1"), endpoint, &env) else {
+            return;
+        };
         assert!(
             out["results"].get("tool_call").is_none(),
             "{endpoint}: {}",
             out["results"]
         );
-        // The tool still registered: the model keeps its calyx tool, which reports the error.
-        assert_eq!(out["results"]["tool"], "calyx", "{endpoint}");
-        assert_eq!(out["requests"], serde_json::json!([]), "{endpoint}");
     }
 }
 

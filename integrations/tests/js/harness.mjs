@@ -28,7 +28,8 @@ const server = http.createServer((req, res) => {
 });
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
 // HARNESS_ENDPOINT=unreachable: the endpoint file names a port nothing listens on (calyx died);
-// =missing: there is no endpoint file (calyx never ran). Both must fail open, at once.
+// =missing: there is no endpoint file (calyx never ran). Both must block pi's call, at once
+// (unless CALYX_PI_WHEN_UNREACHABLE=run).
 const endpointMode = process.env.HARNESS_ENDPOINT || "ok";
 if (endpointMode === "unreachable") {
   const dead = http.createServer();

@@ -5,6 +5,7 @@
 // `calyx setup --uninstall` removes it. Outside a calyx pane, or inside a herdr pane, it
 // registers nothing: a gate with no calyx behind it would block every tool call.
 import { readFileSync, statSync } from "node:fs";
+import { endianness } from "node:os";
 
 const ENDPOINT_FILE = __CALYX_ENDPOINT_FILE__;
 const KIND = "pi";
@@ -38,6 +39,40 @@ function json(value) {
   });
 }
 
+// Who listens on the endpoint's port (Linux: /proc/net/tcp*, which give each listening
+// socket's owner uid): a server that died leaves its endpoint file, another local user may then
+// bind the port, and the token must not be sent there. A listener bound to exactly 127.0.0.1
+// decides; else the wildcards do. "ours", "foreign", "none", or "unknown" (no /proc tables).
+function hexLoopback() {
+  const b = endianness() === "LE" ? [1, 0, 0, 127] : [127, 0, 0, 1];
+  return b.map((x) => x.toString(16).padStart(2, "0")).join("").toUpperCase();
+}
+function listenerOwner(port) {
+  if (typeof process.getuid !== "function") return "unknown";
+  const uid = process.getuid();
+  const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
+  const lo = hexLoopback();
+  const found = [];
+  let read = false;
+  for (const [file, exactAddr] of [["/proc/net/tcp", lo], ["/proc/net/tcp6", "0000000000000000FFFF0000" + lo]]) {
+    let text;
+    try { text = readFileSync(file, "utf8"); read = true; } catch { continue; }
+    for (const line of text.split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 8 || f[3] !== "0A") continue;
+      const [addr, p] = f[1].split(":");
+      if (p !== hexPort) continue;
+      const exact = addr === exactAddr;
+      if (exact || /^0+$/.test(addr)) found.push({ exact, uid: Number(f[7]) });
+    }
+  }
+  if (!read) return "unknown";
+  const exact = found.filter((l) => l.exact);
+  const deciding = exact.length ? exact : found;
+  if (!deciding.length) return "none";
+  return deciding.every((l) => l.uid === uid) ? "ours" : "foreign";
+}
+
 let mcpSession = null;
 
 // Posts to calyx; the response text, or null on any failure.
@@ -50,6 +85,7 @@ async function post(path, body, timeoutMs) {
 async function send(path, body, timeoutMs) {
   const ep = endpoint();
   if (!ep) return null;
+  if (listenerOwner(ep.port) === "foreign") return null;
   const h = {
     "Content-Type": "application/json", Accept: "application/json, text/event-stream",
     Authorization: `Bearer ${ep.token}`, "X-Calyx-Agent-Kind": KIND,
@@ -116,20 +152,28 @@ export default function (pi) {
   }
   // pi has no permission prompt of its own: this is the only gate. It posts the same
   // PermissionRequest shape Claude Code's hook does, so scripts can use the route alike.
-  // Unreachable calyx fails open (a thrown error would block every call); calyx's deny blocks
-  // with its reason.
+  // No answer must never run a tool unasked: a calyx that cannot be reached (never ran, died
+  // while the call waited, or its port is held by another user) blocks the call with a reason,
+  // unless the user chose otherwise with CALYX_PI_WHEN_UNREACHABLE=run.
   pi.on("tool_call", async (event, ctx) => {
     const res = await send("/approval-request", permissionRequest(event, ctx), APPROVAL_TIMEOUT_MS);
-    if (!res) return undefined;
+    if (!res) {
+      if (env.CALYX_PI_WHEN_UNREACHABLE === "run") return undefined;
+      return { block: true, reason: "calyx could not be reached to approve this tool call, so it was blocked " +
+        "(set CALYX_PI_WHEN_UNREACHABLE=run to let pi run tools when calyx is gone)." };
+    }
     // calyx is there but refused the request (a tool input over its 1 MiB limit, say): no human
     // can answer it, so the call is blocked rather than run unasked.
     if (!res.ok) {
       return { block: true, reason: `calyx could not hold this tool call for approval (HTTP ${res.status}).` };
     }
     const text = res.text;
-    if (!text) return undefined;
+    // An empty or unreadable 2xx is no decision: calyx answers a held call with JSON.
+    if (!text) return { block: true, reason: "calyx gave no decision for this tool call." };
     let answer;
-    try { answer = JSON.parse(text); } catch { return undefined; }
+    try { answer = JSON.parse(text); } catch {
+      return { block: true, reason: "calyx's answer could not be read, so the call was blocked." };
+    }
     if (answer && (answer.decision === "deny" || answer.decision === "block" || answer.block === true)) {
       return { block: true, reason: answer.reason || "Denied in calyx." };
     }
