@@ -230,7 +230,10 @@ fn pi_blocks_when_calyx_is_unreachable_or_never_ran_unless_told_to_run() {
         let call = &out["results"]["tool_call"];
         assert_eq!(call["block"], true, "{endpoint}: {}", out["results"]);
         let reason = call["reason"].as_str().unwrap_or_default();
-        assert!(reason.contains("could not be reached"), "{endpoint}: {reason}");
+        assert!(
+            reason.contains("could not be reached"),
+            "{endpoint}: {reason}"
+        );
         // The tool still registered: the model keeps its calyx tool, which reports the error.
         assert_eq!(out["results"]["tool"], "calyx", "{endpoint}");
         assert_eq!(out["requests"], serde_json::json!([]), "{endpoint}");
