@@ -46,6 +46,12 @@ pub fn run(kind: &str, approval: bool) -> ExitCode {
     if should_stand_down(kind, |name| std::env::var(name).ok()) {
         return ExitCode::SUCCESS;
     }
+    if let Err(unknown) = kind.parse::<calyx_integrations::AgentKind>() {
+        // Never break the agent over it (exit 0, nothing on stdout), but say what went wrong
+        // where the user running the hook by hand, or the CLI's hook log, shows it.
+        eprintln!("calyx hook: {unknown}; nothing was sent to calyx");
+        return ExitCode::SUCCESS;
+    }
     if let Some(decision) = forward(kind, approval) {
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(&decision);

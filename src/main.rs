@@ -9,6 +9,10 @@ use calyx::cli::{Cli, Command};
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        // First, and alone: `calyx hook` runs on every tool call of every agent, so it builds no
+        // runtime, asks no terminal anything (crossterm would run `tput` without one) and
+        // starts no process.
+        Some(Command::Hook(args)) => calyx::hook::run(&args.kind, args.approval),
         Some(Command::Server(_)) => match calyx::server::socket::serve(calyx::paths::socket_path())
         {
             Ok(()) => ExitCode::SUCCESS,

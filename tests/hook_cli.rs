@@ -472,3 +472,49 @@ print("RECEIVED", len(got), flush=True)
         "the squatter got bytes: {rest}"
     );
 }
+
+/// Issue 14: the hook runs on every tool call; it must start no process (crossterm asks `tput`
+/// for the terminal size when there is no terminal, as under an agent CLI).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hook_starts_no_process() {
+    let state_home = tempfile::tempdir().expect("tempdir");
+    let bin = state_home.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    let marker = state_home.path().join("a-process-ran");
+    for name in ["tput", "stty", "sh", "curl"] {
+        let path = bin.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\ntouch {}\n", marker.display())).expect("stub");
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod");
+    }
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let server = scripted_server(state_home.path(), b"HTTP/1.1 204 No Content\r\n\r\n");
+    let mut env = IN_PANE.to_vec();
+    env.push(("PATH", &path));
+    let (output, _) = run_hook(state_home.path(), &["claude-code"], &env, PAYLOAD).await;
+    assert_silent_success(&output);
+    server.join().expect("server");
+    assert!(!marker.exists(), "calyx hook started a process");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_kind_is_silent_on_stdout_and_says_why_on_stderr() {
+    let state_home = tempfile::tempdir().expect("tempdir");
+    let (output, _) = run_hook(
+        state_home.path(),
+        &["claude", "--approval"],
+        &IN_PANE,
+        PAYLOAD,
+    )
+    .await;
+    assert_silent_success(&output);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("\"claude\"") && stderr.contains("claude-code"),
+        "{stderr}"
+    );
+}
