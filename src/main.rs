@@ -7,6 +7,11 @@ use clap::Parser;
 use calyx::cli::{Cli, Command};
 
 fn main() -> ExitCode {
+    // `calyx hook` runs on every tool call of every agent: the forms `calyx setup` writes are
+    // read here before clap builds the whole command line's parser.
+    if let Some((kind, approval)) = hook_args(std::env::args_os().skip(1)) {
+        return calyx::hook::run(&kind, approval);
+    }
     let cli = Cli::parse();
     match cli.command {
         // First, and alone: `calyx hook` runs on every tool call of every agent, so it builds no
@@ -36,6 +41,53 @@ fn main() -> ExitCode {
             // stdin reads may sit in a blocking thread: do not wait for them.
             runtime.shutdown_background();
             code
+        }
+    }
+}
+
+/// `hook KIND` or `hook KIND --approval` (either order), exactly; anything else (`--help`, a
+/// typo) goes through clap, which explains.
+fn hook_args(mut args: impl Iterator<Item = std::ffi::OsString>) -> Option<(String, bool)> {
+    if args.next()? != "hook" {
+        return None;
+    }
+    let rest: Vec<String> = args.map(|a| a.into_string().ok()).collect::<Option<_>>()?;
+    let approval = rest.iter().any(|a| a == "--approval");
+    let mut kinds = rest.iter().filter(|a| *a != "--approval");
+    let kind = kinds.next()?;
+    let plain = !kind.starts_with('-') && kinds.next().is_none() && rest.len() <= 2;
+    plain.then(|| (kind.clone(), approval))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hook_args;
+
+    fn parse(args: &[&str]) -> Option<(String, bool)> {
+        hook_args(args.iter().map(std::ffi::OsString::from))
+    }
+
+    #[test]
+    fn only_the_exact_hook_forms_skip_clap() {
+        assert_eq!(parse(&["hook", "codex"]), Some(("codex".into(), false)));
+        assert_eq!(
+            parse(&["hook", "codex", "--approval"]),
+            Some(("codex".into(), true))
+        );
+        assert_eq!(
+            parse(&["hook", "--approval", "codex"]),
+            Some(("codex".into(), true))
+        );
+        for other in [
+            &["hook"][..],
+            &["hook", "--help"],
+            &["hook", "codex", "--approval", "--approval"],
+            &["hook", "codex", "extra"],
+            &["hook", "--approval"],
+            &["ls"],
+            &[],
+        ] {
+            assert_eq!(parse(other), None, "{other:?}");
         }
     }
 }
