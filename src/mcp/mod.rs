@@ -59,6 +59,12 @@ impl McpOptions {
         }
     }
 
+    /// These options sharing `peers` with the server (which drops a closed pane's inbox).
+    pub fn with_peers(mut self, peers: Arc<PeerRegistry>) -> Self {
+        self.peers = peers;
+        self
+    }
+
     /// These options with `tools` deciding which tools are on.
     pub fn with_tools(mut self, tools: Arc<ToolSet>) -> Self {
         self.tools = tools;

@@ -6,6 +6,7 @@ use crate::commands::Action;
 use crate::layout::{neighbour, Direction, PaneId};
 
 use super::copy_mode::CopyMode;
+use super::lifecycle::Close;
 use super::prompt::{self, PromptCommand};
 use super::state::{ClientId, ClientMode, PromptKind, SessionId};
 use super::Server;
@@ -237,10 +238,7 @@ impl Server {
                     w.layout.equalize();
                 });
             }
-            Action::KillPane => {
-                self.state.close_pane(active);
-                self.after_pane_closed(active);
-            }
+            Action::KillPane => self.close(Close::Pane(active), "session ended"),
             Action::NewWindow => {
                 // The focused pane's directory, unless it has gone (then: the session's).
                 let cwd = self
@@ -318,14 +316,7 @@ impl Server {
                     .get(&session)
                     .map(|s| s.active_window)
                     .unwrap_or(0);
-                let panes = self
-                    .window_of(session)
-                    .map(|w| w.layout.panes())
-                    .unwrap_or_default();
-                self.state.remove_window(session, index);
-                for p in panes {
-                    self.after_pane_closed(p);
-                }
+                self.close(Close::Window(session, index), "session ended");
             }
             Action::Detach => self.state.detach_client(client, "detached"),
             Action::CopyMode => self.enter_copy_mode(active),
@@ -468,7 +459,7 @@ impl Server {
                     self.message(client, format!("no window {arg}"));
                 }
             }
-            PromptCommand::KillSession => self.state.remove_session(session, "session killed"),
+            PromptCommand::KillSession => self.close(Close::Session(session), "session killed"),
             PromptCommand::KillServer => self.state.quit = true,
             // A command from the table with arguments the prompt does not take.
             PromptCommand::Unknown(word) if crate::commands::find(word).is_some() => self.message(

@@ -152,7 +152,7 @@ impl Server {
     }
 
     /// Rings bells and sends desktop notifications for transitions the user should hear about.
-    fn after_transitions(&mut self, transitions: &[Transition], now: Instant) {
+    pub(super) fn after_transitions(&mut self, transitions: &[Transition], now: Instant) {
         if transitions.is_empty() {
             // A closed pane still ends the waits on it.
             self.wake_agent_waiters();
@@ -261,22 +261,6 @@ impl Server {
     /// A pane got focus.
     pub(super) fn on_focus_changed(&mut self, _pane: PaneId) {
         self.mark_sidebars_dirty();
-    }
-
-    /// A pane is gone (closed, or its program exited): its agent is done, never live-looking.
-    pub(super) fn after_pane_closed(&mut self, pane: PaneId) {
-        self.forget_echo_watch(pane);
-        self.state.unread.remove(&pane);
-        self.approvals_pane_closed(pane);
-        self.wake_command_waiters(None);
-        let now = Instant::now();
-        let transitions = self.agents.pane_exited(u64::from(pane), now);
-        self.last_output.remove(&pane);
-        self.after_transitions(&transitions, now);
-        if !self.state.panes.contains_key(&pane) {
-            // The pane itself is gone: nothing left to show the row on.
-            self.agents.remove(u64::from(pane));
-        }
     }
 
     /// The pane whose agent has waited longest for the human.

@@ -20,6 +20,7 @@ mod emit_props;
 mod focus;
 mod key_route;
 mod label;
+mod lifecycle;
 mod mcp_approval;
 mod mcp_backend;
 mod mcp_glue;
@@ -141,6 +142,8 @@ pub struct Server {
     payload_capture: Option<payload_capture::PayloadCapture>,
     /// The MCP tools the config turns off, shared with the endpoint (a reload changes them).
     pub(crate) mcp_tools: std::sync::Arc<crate::mcp::ToolSet>,
+    /// MCP peers and their inboxes, shared with the endpoint: a closed pane's are dropped.
+    pub(crate) peers: std::sync::Arc<crate::mcp::PeerRegistry>,
 }
 
 impl Server {
@@ -185,6 +188,7 @@ impl Server {
             render_now: false,
             payload_capture: payload_capture::PayloadCapture::from_env(),
             mcp_tools,
+            peers: Default::default(),
         }
     }
 
@@ -527,14 +531,13 @@ impl Server {
         let Some(p) = self.state.panes.get_mut(&pane) else {
             return;
         };
+        p.exited = Some(status);
         if self.state.config.remain_on_exit {
-            p.exited = Some(status);
             self.state.mark_pane_dirty(pane);
+            self.retire_pane(pane);
         } else {
-            p.exited = Some(status);
-            self.state.close_pane(pane);
+            self.close(lifecycle::Close::Pane(pane), "session ended");
         }
-        self.after_pane_closed(pane);
     }
 
     /// Sets the render timer when a client needs a frame: now if the last frame is old enough,

@@ -482,3 +482,157 @@ fn the_help_scrolls_to_its_last_command_and_no_further() {
         "the last command is on screen"
     );
 }
+
+/// What a pane holds outside its layout, seeded before a close (issue 14: one pane lifecycle).
+struct Held {
+    pane: PaneId,
+    agent_wait: tokio::sync::oneshot::Receiver<Result<String, String>>,
+    command_wait: tokio::sync::oneshot::Receiver<crate::mcp::CommandWait>,
+    approval: tokio::sync::oneshot::Receiver<crate::http::EndpointReply>,
+}
+
+impl Harness {
+    /// Gives `pane` an agent row, an agent waiter, a command waiter, a pending approval, a
+    /// peer inbox with a message in it and an unread count.
+    fn hold(&mut self, pane: PaneId) -> Held {
+        use crate::approvals::{summarize, Asker, NewRequest, Schema};
+        use calyx_integrations::AgentKind;
+        let now = tokio::time::Instant::now();
+        let s = &mut self.server;
+        s.agents
+            .mcp_connected(u64::from(pane), AgentKind::ClaudeCode, now);
+        assert!(s.agents.row(u64::from(pane)).is_some());
+        let name = format!("%{pane}");
+        let (tx, agent_wait) = tokio::sync::oneshot::channel();
+        s.mcp_op(super::mcp_backend::McpOp::AgentWait {
+            pane: name.clone(),
+            until: vec!["blocked".into()],
+            reply: tx,
+        });
+        let (tx, command_wait) = tokio::sync::oneshot::channel();
+        s.mcp_op(super::mcp_backend::McpOp::CommandAwait {
+            pane: name.clone(),
+            seq: 1,
+            reply: tx,
+        });
+        let (tx, approval) = tokio::sync::oneshot::channel();
+        s.approvals.add(
+            NewRequest {
+                pane,
+                asker: Asker::Hook(AgentKind::ClaudeCode),
+                schema: Schema::Claude,
+                tool: "Bash".into(),
+                summary: summarize("Bash", &serde_json::json!({"command": "true"})),
+                suggestions: Vec::new(),
+                input: None,
+                agent_id: None,
+                wait: None,
+                answer: tx,
+            },
+            now,
+        );
+        let me = crate::mcp::PaneRef { pane: name };
+        let other = crate::mcp::PaneRef {
+            pane: "%999".into(),
+        };
+        s.peers.register(&me, "held", None).expect("peer");
+        s.peers.register(&other, "sender", None).expect("peer");
+        s.peers.send(&other, &me.pane, "hello").expect("message");
+        s.state.unread.insert(pane, 1);
+        Held {
+            pane,
+            agent_wait,
+            command_wait,
+            approval,
+        }
+    }
+
+    /// Nothing of `held`'s pane is left, and every waiter heard that it closed.
+    fn assert_retired(&mut self, mut held: Held) {
+        let pane = held.pane;
+        let s = &self.server;
+        assert!(!s.state.panes.contains_key(&pane), "pane {pane} still open");
+        assert!(s.agents.row(u64::from(pane)).is_none(), "agent row left");
+        assert!(
+            s.approvals.pending().iter().all(|p| p.pane != pane),
+            "pending approval left"
+        );
+        assert!(!s.state.unread.contains_key(&pane), "unread count left");
+        assert!(
+            s.peers
+                .list()
+                .iter()
+                .all(|p| p.peer_id != format!("%{pane}")),
+            "peer inbox left"
+        );
+        assert!(
+            s.agent_waiters.iter().all(|w| w.pane != pane),
+            "agent waiter left"
+        );
+        assert!(
+            s.command_waiters.iter().all(|w| w.pane != pane),
+            "command waiter left"
+        );
+        assert_eq!(
+            held.agent_wait.try_recv().ok(),
+            Some(Ok("done".to_string()))
+        );
+        assert!(matches!(
+            held.command_wait.try_recv(),
+            Ok(crate::mcp::CommandWait::PaneClosed { .. })
+        ));
+        // The hook's request was answered (withdrawn), not left hanging.
+        assert!(held.approval.try_recv().is_ok(), "approval not answered");
+    }
+
+    /// Opens a second window (so closing one leaves the session) and waits for its shell.
+    fn second_window(&mut self) -> PaneId {
+        self.keys(b"\x02c");
+        self.wait_ready();
+        self.active()
+    }
+}
+
+#[test]
+fn every_close_path_retires_what_its_panes_held() {
+    use crate::protocol::Request;
+    // prefix x, prefix &, the prompt's kill-pane, kill-window and kill-session, the CLI's
+    // kill-pane, kill-window and kill (session), and the pane's program exiting.
+    type Path = fn(&mut Harness, PaneId);
+    let paths: [(&str, Path); 9] = [
+        ("prefix x", |h, _| h.keys(b"\x02x")),
+        ("prefix &", |h, _| h.keys(b"\x02&")),
+        (":kill-pane", |h, _| h.keys(b"\x02:kill-pane\r")),
+        (":kill-window", |h, _| h.keys(b"\x02:kill-window\r")),
+        (":kill-session", |h, _| h.keys(b"\x02:kill-session\r")),
+        ("calyx kill-pane", |h, p| {
+            h.server.request(Request::KillPane {
+                target: Some(format!("%{p}")),
+            });
+        }),
+        ("calyx kill-window", |h, p| {
+            h.server.request(Request::KillWindow {
+                target: Some(format!("%{p}")),
+            });
+        }),
+        ("calyx kill", |h, p| {
+            h.server.request(Request::KillSession {
+                target: Some(format!("%{p}")),
+            });
+        }),
+        ("program exit", |h, p| {
+            h.server.dispatch(Msg::PaneExited {
+                pane: p,
+                status: Some(0),
+            });
+        }),
+    ];
+    for (name, close) in paths {
+        let mut h = Harness::new(25, 80);
+        let pane = h.second_window();
+        let held = h.hold(pane);
+        close(&mut h, pane);
+        eprintln!("{name}");
+        h.assert_retired(held);
+    }
+}

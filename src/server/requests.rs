@@ -4,6 +4,7 @@ use crate::keys::send_keys_bytes;
 use crate::layout::SplitDir;
 use crate::protocol::{PaneInfo, Request, Response, SessionInfo};
 
+use super::lifecycle::Close;
 use super::Server;
 
 impl Server {
@@ -27,42 +28,21 @@ impl Server {
             Request::ListSessions => Response::Sessions(self.session_infos()),
             Request::KillSession { target } => match self.state.resolve(target.as_deref()) {
                 Ok(t) => {
-                    let panes: Vec<_> = self
-                        .state
-                        .panes
-                        .values()
-                        .filter(|p| p.session == t.session)
-                        .map(|p| p.id)
-                        .collect();
-                    self.state.remove_session(t.session, "session killed");
-                    for p in panes {
-                        self.after_pane_closed(p);
-                    }
+                    self.close(Close::Session(t.session), "session killed");
                     Response::Ok
                 }
                 Err(e) => Response::Error(e),
             },
             Request::KillPane { target } => match self.state.resolve(target.as_deref()) {
                 Ok(t) => {
-                    self.state.close_pane(t.pane);
-                    self.after_pane_closed(t.pane);
+                    self.close(Close::Pane(t.pane), "session ended");
                     Response::Ok
                 }
                 Err(e) => Response::Error(e),
             },
             Request::KillWindow { target } => match self.state.resolve(target.as_deref()) {
                 Ok(t) => {
-                    let panes = self
-                        .state
-                        .sessions
-                        .get(&t.session)
-                        .and_then(|s| s.windows.get(t.window))
-                        .map(|w| w.layout.panes())
-                        .unwrap_or_default();
-                    self.state.remove_window(t.session, t.window);
-                    for p in panes {
-                        self.after_pane_closed(p);
-                    }
+                    self.close(Close::Window(t.session, t.window), "session ended");
                     Response::Ok
                 }
                 Err(e) => Response::Error(e),

@@ -200,6 +200,7 @@ fn init_logging() {
 async fn start_endpoint(
     tx: mpsc::UnboundedSender<Msg>,
     mcp_tools: std::sync::Arc<crate::mcp::ToolSet>,
+    peers: std::sync::Arc<crate::mcp::PeerRegistry>,
     open_files: Option<u64>,
 ) -> Option<crate::http::EndpointHandle> {
     let (sender, mut requests) = mpsc::channel(256);
@@ -213,7 +214,11 @@ async fn start_endpoint(
             .max(8)
     });
     let options = crate::http::EndpointOptions {
-        mcp: Some(crate::mcp::McpOptions::new(backend).with_tools(mcp_tools)),
+        mcp: Some(
+            crate::mcp::McpOptions::new(backend)
+                .with_tools(mcp_tools)
+                .with_peers(peers),
+        ),
         max_connections,
         ..defaults
     };
@@ -278,10 +283,12 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
         }
         let (tx, rx) = mpsc::unbounded_channel();
         tokio::spawn(accept_loop(listener, tx.clone()));
+        let peers = std::sync::Arc::new(crate::mcp::PeerRegistry::new());
         let mcp_tools = std::sync::Arc::new(crate::mcp::ToolSet::with_disabled(
             config.mcp_disabled_tools.clone(),
         ));
-        let endpoint = start_endpoint(tx.clone(), mcp_tools.clone(), open_files).await;
+        let endpoint =
+            start_endpoint(tx.clone(), mcp_tools.clone(), peers.clone(), open_files).await;
         let signal_tx = tx.clone();
         tokio::spawn(async move {
             use tokio::signal::unix::{signal, SignalKind};
@@ -307,7 +314,8 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
             env!("CARGO_PKG_VERSION"),
             socket.display()
         );
-        let server = Server::new(config, errors, socket.display().to_string(), tx, mcp_tools);
+        let mut server = Server::new(config, errors, socket.display().to_string(), tx, mcp_tools);
+        server.peers = peers;
         server.run(rx).await;
         if let Some(handle) = endpoint {
             if let Err(e) = handle.shutdown().await {
