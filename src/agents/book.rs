@@ -73,6 +73,34 @@ impl AgentBook {
         out
     }
 
+    /// calyx holds a gate of `pane`'s agent for a human: the agent waits (blocked), whatever
+    /// event carried the gate (pi's gate is its tool_call, not a permission event).
+    pub fn awaiting_human(
+        &mut self,
+        pane: u64,
+        kind: AgentKind,
+        tool: Option<String>,
+        now: Instant,
+    ) -> Vec<Transition> {
+        let mut event = NormalizedEvent::new(EventKind::PermissionRequest, "calyx:approval");
+        event.tool_name = tool;
+        self.apply(pane, kind, &event, now)
+    }
+
+    /// A human (or a rule the human set) answered `pane`'s held request: the agent goes on
+    /// working with `tool`, as after the tool ran.
+    pub fn human_answered(
+        &mut self,
+        pane: u64,
+        kind: AgentKind,
+        tool: Option<String>,
+        now: Instant,
+    ) -> Vec<Transition> {
+        let mut event = NormalizedEvent::new(EventKind::PostToolUse, "calyx:decision");
+        event.tool_name = tool;
+        self.apply(pane, kind, &event, now)
+    }
+
     /// An agent CLI's MCP client connected from `pane`, naming itself `kind`. A pane without
     /// an agent row gets one (idle: an agent that just connected sits at its prompt), so
     /// agents whose hooks are not installed still show; so does a pane whose row is another

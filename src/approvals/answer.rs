@@ -41,6 +41,39 @@ pub enum Silence {
     ShuttingDown,
 }
 
+impl Silence {
+    /// Why, in words for a caller that gets no decision (and for the deny CLIs without a
+    /// prompt of their own are sent).
+    pub fn reason(self) -> &'static str {
+        match self {
+            Silence::Expired => EXPIRED_REASON,
+            Silence::Withdrawn => WITHDRAWN_REASON,
+            Silence::ShuttingDown => SHUTDOWN_REASON,
+        }
+    }
+}
+
+/// How a request ended: what the queue answers, as a type. Only the edges turn it into bytes:
+/// the HTTP route into each CLI's answer ([`Outcome::body`]), MCP's acting tools into a tool
+/// result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// A human decided, or a rule the human set allowed it.
+    Decided(Decision),
+    /// Nobody decided: it expired, was withdrawn, or calyx stopped.
+    NoDecision(Silence),
+}
+
+impl Outcome {
+    /// The response body `schema`'s CLI reads for this outcome; None is an empty 200.
+    pub fn body(&self, schema: Schema) -> Option<Value> {
+        match self {
+            Outcome::Decided(decision) => body(schema, decision),
+            Outcome::NoDecision(why) => silence_body(schema, *why),
+        }
+    }
+}
+
 /// The deny reason for CLIs without a fallback prompt when nobody answered in time.
 pub const EXPIRED_REASON: &str = "No approval was given in calyx before the request expired.";
 /// The deny reason when calyx dropped a request unanswered (its agent moved on, its pane closed).
@@ -143,13 +176,8 @@ pub fn silence_body(schema: Schema, why: Silence) -> Option<Value> {
     if schema.silence_falls_back() {
         return None;
     }
-    let reason = match why {
-        Silence::Expired => EXPIRED_REASON,
-        Silence::Withdrawn => WITHDRAWN_REASON,
-        Silence::ShuttingDown => SHUTDOWN_REASON,
-    };
     let deny = Decision::Deny {
-        message: Some(reason.to_string()),
+        message: Some(why.reason().to_string()),
     };
     body(schema, &deny)
 }

@@ -12,7 +12,7 @@ pub mod summary;
 #[cfg(test)]
 mod tests;
 
-pub use answer::{Decision, Silence};
+pub use answer::{Decision, Outcome, Silence};
 pub use asker::Asker;
 pub use gate::{gate, Schema};
 pub use queue::{ApprovalQueue, DecidedBy, NewRequest, Pending, EXPIRY};

@@ -16,12 +16,11 @@ use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use super::answer::{body, silence_body, Decision, Silence};
+use super::answer::{Decision, Outcome, Silence};
 use super::asker::Asker;
 use super::gate::Schema;
 use super::redact::redact;
 use super::summary::Summary;
-use crate::http::EndpointReply;
 use crate::layout::PaneId;
 
 /// The server gives up on a request after this long (`calyx hook` waits 585 s, the CLI's hook
@@ -69,39 +68,22 @@ pub struct Pending {
     /// pass their `timeout_ms`, so the queue (not the caller) decides between a late allow and
     /// the timeout, and an allow can never type after the tool has answered "timeout".
     pub wait: Option<Duration>,
-    answer: Option<oneshot::Sender<EndpointReply>>,
+    answer: Option<oneshot::Sender<Outcome>>,
 }
 
 impl Pending {
-    fn answer(&mut self, reply: EndpointReply) {
+    fn answer(&mut self, outcome: Outcome) {
         if let Some(tx) = self.answer.take() {
-            let _ = tx.send(reply);
+            let _ = tx.send(outcome);
         }
     }
 }
 
 impl Drop for Pending {
     fn drop(&mut self) {
-        // No decision: the CLI's own fallback (empty body), or an explicit deny for CLIs that
-        // have none. Never an allow.
-        self.answer(silence_reply(self.schema, Silence::ShuttingDown));
-    }
-}
-
-/// The reply for a request that ends without a decision.
-pub fn silence_reply(schema: Schema, why: Silence) -> EndpointReply {
-    reply_of(silence_body(schema, why))
-}
-
-/// The reply for a decision.
-fn decision_reply(schema: Schema, decision: &Decision) -> EndpointReply {
-    reply_of(body(schema, decision))
-}
-
-fn reply_of(body: Option<Value>) -> EndpointReply {
-    match body {
-        Some(v) => EndpointReply::Json(v),
-        None => EndpointReply::EmptyOk,
+        // No decision (the CLI's own fallback, or an explicit deny for CLIs that have none).
+        // Never an allow.
+        self.answer(Outcome::NoDecision(Silence::ShuttingDown));
     }
 }
 
@@ -158,7 +140,7 @@ pub struct NewRequest {
     pub agent_id: Option<String>,
     /// A shorter wait than the schema's (see [`Pending::wait`]).
     pub wait: Option<Duration>,
-    pub answer: oneshot::Sender<EndpointReply>,
+    pub answer: oneshot::Sender<Outcome>,
 }
 
 fn unix_seconds(t: SystemTime) -> f64 {
@@ -209,7 +191,7 @@ impl ApprovalQueue {
         self.write_log(&pending, "requested", None);
         let by_rule = self.rule_allows(pending.pane, pending.asker.as_str(), &pending.tool);
         if by_rule {
-            pending.answer(decision_reply(pending.schema, &Decision::Allow));
+            pending.answer(Outcome::Decided(Decision::Allow));
             let outcome = allow_outcome(pending.schema);
             self.finish(pending, outcome, DecidedBy::Rule);
             return (id, false);
@@ -281,7 +263,7 @@ impl ApprovalQueue {
             Decision::DenyAndStop { message: Some(m) } => format!("deny and stop: {}", redact(m)),
             Decision::DenyAndStop { message: None } => "deny and stop".to_string(),
         };
-        pending.answer(decision_reply(pending.schema, &decision));
+        pending.answer(Outcome::Decided(decision));
         let pane = pending.pane;
         let tool = pending.tool.clone();
         let cli = pending.asker.as_str();
@@ -299,7 +281,7 @@ impl ApprovalQueue {
             for other in covered {
                 if let Some(i) = self.pending.iter().position(|p| p.id == other) {
                     let mut p = self.pending.remove(i);
-                    p.answer(decision_reply(p.schema, &Decision::Allow));
+                    p.answer(Outcome::Decided(Decision::Allow));
                     let outcome = allow_outcome(p.schema);
                     self.finish(p, outcome, DecidedBy::Rule);
                 }
@@ -319,7 +301,7 @@ impl ApprovalQueue {
     fn withdraw_as(&mut self, id: u64, outcome: &str) -> Option<PaneId> {
         let at = self.pending.iter().position(|p| p.id == id)?;
         let mut pending = self.pending.remove(at);
-        pending.answer(silence_reply(pending.schema, Silence::Withdrawn));
+        pending.answer(Outcome::NoDecision(Silence::Withdrawn));
         let pane = pending.pane;
         self.finish(pending, outcome, DecidedBy::Withdrawn);
         Some(pane)
@@ -380,7 +362,7 @@ impl ApprovalQueue {
             .position(|p| now.duration_since(p.created) >= self.wait_of(p))
         {
             let mut pending = self.pending.remove(at);
-            pending.answer(silence_reply(pending.schema, Silence::Expired));
+            pending.answer(Outcome::NoDecision(Silence::Expired));
             panes.push(pending.pane);
             let outcome = if pending.schema.silence_falls_back() {
                 "expired (the CLI asks itself)"

@@ -10,14 +10,26 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::*;
-use crate::http::EndpointReply;
 
-fn request(
-    pane: u32,
+/// The answer body a request's outcome becomes in its CLI's words (None: an empty 200): the
+/// queue answers typed outcomes, and these tests check what the CLI reads.
+struct Replies {
+    rx: oneshot::Receiver<Outcome>,
     schema: Schema,
-    tool: &str,
-) -> (NewRequest, oneshot::Receiver<EndpointReply>) {
+}
+
+type Body = Option<serde_json::Value>;
+
+impl Replies {
+    fn try_recv(&mut self) -> Result<Body, oneshot::error::TryRecvError> {
+        let schema = self.schema;
+        self.rx.try_recv().map(|outcome| outcome.body(schema))
+    }
+}
+
+fn request(pane: u32, schema: Schema, tool: &str) -> (NewRequest, Replies) {
     let (tx, rx) = oneshot::channel();
+    let rx = Replies { rx, schema };
     let kind = match schema {
         Schema::Claude => AgentKind::ClaudeCode,
         Schema::Codex => AgentKind::Codex,
@@ -47,13 +59,13 @@ fn request(
     )
 }
 
-fn is_allow(reply: &EndpointReply) -> bool {
+fn is_allow(reply: &Body) -> bool {
     match reply {
-        EndpointReply::Json(v) => {
+        Some(v) => {
             let t = v.to_string();
             t.contains("\"allow\"") || t.contains("\"once\"") || t.contains("\"always\"")
         }
-        _ => false,
+        None => false,
     }
 }
 
@@ -141,7 +153,7 @@ async fn hermes_expires_first_with_a_block_and_gemini_with_a_deny() {
     assert_eq!(q.expire(Instant::now()), vec![1]);
     assert_eq!(
         hermes_rx.try_recv().ok(),
-        Some(EndpointReply::Json(
+        Some(Some(
             json!({"decision": "block", "reason": answer::EXPIRED_REASON})
         ))
     );
@@ -153,7 +165,7 @@ async fn hermes_expires_first_with_a_block_and_gemini_with_a_deny() {
     assert_eq!(q.expire(Instant::now()), vec![2]);
     assert_eq!(
         gemini_rx.try_recv().ok(),
-        Some(EndpointReply::Json(
+        Some(Some(
             json!({"decision": "deny", "reason": answer::EXPIRED_REASON})
         ))
     );
@@ -169,27 +181,18 @@ fn opencode_always_only_from_a_rule_the_human_set() {
     let (idb, _) = q.add(b, now);
     // `y`: once.
     q.decide(ida, Decision::Allow, None);
-    assert_eq!(
-        a_rx.try_recv().ok(),
-        Some(EndpointReply::Json(json!({"reply": "once"})))
-    );
+    assert_eq!(a_rx.try_recv().ok(), Some(Some(json!({"reply": "once"}))));
     // `a`: always (OpenCode remembers too), and the rule answers the next one with once.
     q.decide(idb, Decision::Allow, Some(false));
-    assert_eq!(
-        b_rx.try_recv().ok(),
-        Some(EndpointReply::Json(json!({"reply": "always"})))
-    );
+    assert_eq!(b_rx.try_recv().ok(), Some(Some(json!({"reply": "always"}))));
     let (c, mut c_rx) = request(1, Schema::OpenCode, "bash");
     assert!(!q.add(c, now).1);
-    assert_eq!(
-        c_rx.try_recv().ok(),
-        Some(EndpointReply::Json(json!({"reply": "once"})))
-    );
+    assert_eq!(c_rx.try_recv().ok(), Some(Some(json!({"reply": "once"}))));
     // Silence and withdrawal: nothing (OpenCode's own dialog stays).
     let (d, mut d_rx) = request(2, Schema::OpenCode, "bash");
     q.add(d, now);
     drop(q);
-    assert_eq!(d_rx.try_recv().ok(), Some(EndpointReply::EmptyOk));
+    assert_eq!(d_rx.try_recv().ok(), Some(None));
 }
 
 #[test]
@@ -207,7 +210,7 @@ fn deny_only_clis_never_hear_allow() {
         let (idb, _) = q.add(b, now);
         // `y` steps aside: an empty answer, and the CLI's own rules decide.
         q.decide(ida, Decision::Allow, None);
-        assert_eq!(a_rx.try_recv().ok(), Some(EndpointReply::EmptyOk));
+        assert_eq!(a_rx.try_recv().ok(), Some(None));
         q.decide(
             idb,
             Decision::Deny {
@@ -217,7 +220,7 @@ fn deny_only_clis_never_hear_allow() {
         );
         let denied = b_rx.try_recv().ok();
         assert!(
-            matches!(&denied, Some(EndpointReply::Json(v))
+            matches!(&denied, Some(Some(v))
                 if v["reason"] == "no"
                     || v["hookSpecificOutput"]["permissionDecisionReason"] == "no"),
             "{denied:?}"
@@ -241,11 +244,11 @@ async fn expiry_falls_back_or_denies_per_cli() {
     assert!(claude_rx.try_recv().is_err(), "still waiting");
     tokio::time::advance(Duration::from_secs(1)).await;
     assert_eq!(q.expire(Instant::now()), vec![1, 2]);
-    assert_eq!(claude_rx.try_recv().ok(), Some(EndpointReply::EmptyOk));
+    assert_eq!(claude_rx.try_recv().ok(), Some(None));
     let pi_answer = pi_rx.try_recv().ok();
     assert_eq!(
         pi_answer,
-        Some(EndpointReply::Json(
+        Some(Some(
             json!({"decision": "deny", "reason": answer::EXPIRED_REASON})
         ))
     );
@@ -271,9 +274,7 @@ fn decisions_rules_and_withdrawal() {
     // decision does nothing.
     assert_eq!(q.withdraw(idc), Some(2));
     assert_eq!(q.decide(idc, Decision::Allow, None), None);
-    assert!(c_rx
-        .try_recv()
-        .is_ok_and(|r| matches!(r, EndpointReply::EmptyOk)));
+    assert!(c_rx.try_recv().is_ok_and(|r| matches!(r, None)));
     // A later request from pane 1 is allowed by the rule without waiting.
     let (d, mut d_rx) = request(1, Schema::Claude, "Bash");
     assert!(!q.add(d, now).1);
@@ -289,7 +290,7 @@ fn dropping_the_queue_answers_no_decision() {
     q.add(a, Instant::now());
     q.add(b, Instant::now());
     drop(q);
-    assert_eq!(a_rx.try_recv().ok(), Some(EndpointReply::EmptyOk));
+    assert_eq!(a_rx.try_recv().ok(), Some(None));
     assert!(b_rx.try_recv().ok().is_some_and(|r| !is_allow(&r)));
 }
 
@@ -377,9 +378,7 @@ fn a_request_answered_in_the_cli_is_withdrawn_and_never_answered_twice() {
     assert!(q.settle_from_event(1, AgentKind::ClaudeCode, &ran));
     assert_eq!(q.pending().len(), 1, "only pane 1's request");
     // Not decided by calyx: a hook that still listens gets silence (Claude's own prompt)...
-    assert!(a_rx
-        .try_recv()
-        .is_ok_and(|r| matches!(r, EndpointReply::EmptyOk)));
+    assert!(a_rx.try_recv().is_ok_and(|r| matches!(r, None)));
     // ...and a late decision finds nothing.
     assert_eq!(q.decide(ida, Decision::Allow, None), None);
     assert_eq!(
@@ -417,8 +416,8 @@ fn a_withdrawn_request_is_denied_where_silence_would_run_the_call() {
         q.withdraw(id);
         let got = rx.try_recv().expect("answered");
         let text = match &got {
-            EndpointReply::Json(v) => v.to_string(),
-            EndpointReply::EmptyOk => String::new(),
+            Some(v) => v.to_string(),
+            None => String::new(),
             other => panic!("{schema:?}: {other:?}"),
         };
         if schema == Schema::CursorPermission {

@@ -62,6 +62,16 @@ pub enum EndpointReply {
     BadRequest(String),
 }
 
+impl EndpointReply {
+    /// A CLI's answer body as the reply: JSON, or an empty 200 when the body is empty.
+    pub fn from_body(body: Option<serde_json::Value>) -> Self {
+        match body {
+            Some(v) => EndpointReply::Json(v),
+            None => EndpointReply::EmptyOk,
+        }
+    }
+}
+
 /// A request handed to the owner loop, with the channel its reply goes back on.
 #[derive(Debug)]
 pub struct EndpointRequest {

@@ -10,8 +10,7 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use crate::approvals::gate::may_gate;
-use crate::approvals::queue::silence_reply;
-use crate::approvals::{gate, summarize, Asker, Decision, NewRequest, Silence};
+use crate::approvals::{gate, summarize, Asker, Decision, NewRequest, Outcome, Silence};
 use crate::http::{EndpointReply, Identity};
 use crate::layout::PaneId;
 use crate::protocol::Response;
@@ -105,9 +104,10 @@ impl Server {
                 answer = answer_rx => answer.ok(),
                 _ = reply.closed() => None,
             };
+            // The HTTP edge: the queue's outcome in this CLI's words.
             match answer {
-                Some(answer) => {
-                    let _ = reply.send(answer);
+                Some(outcome) => {
+                    let _ = reply.send(EndpointReply::from_body(outcome.body(schema)));
                 }
                 None if reply.is_closed() => {
                     let _ = tx.send(Msg::ApprovalWithdrawn { id });
@@ -115,7 +115,8 @@ impl Server {
                 // The queue always answers (dropping a request answers silence); should it
                 // not, the answer is still silence in the CLI's terms, never a bare empty 200.
                 None => {
-                    let _ = reply.send(silence_reply(schema, Silence::Withdrawn));
+                    let silence = Outcome::NoDecision(Silence::Withdrawn);
+                    let _ = reply.send(EndpointReply::from_body(silence.body(schema)));
                 }
             }
         });
@@ -123,10 +124,11 @@ impl Server {
             // The agent now waits for the human, whatever event carried the gate (pi's gate
             // is its tool_call).
             if event.kind != EventKind::PermissionRequest {
-                let mut blocked =
-                    NormalizedEvent::new(EventKind::PermissionRequest, "calyx:approval");
-                blocked.tool_name = event.tool_name.clone();
-                self.apply_agent_event(pane, kind, &blocked);
+                let now = Instant::now();
+                let transitions =
+                    self.agents
+                        .awaiting_human(u64::from(pane), kind, event.tool_name.clone(), now);
+                self.after_agent_change(pane, &transitions, now);
             }
             for c in self.state.clients.values_mut() {
                 c.panel.hidden = false;
@@ -140,9 +142,9 @@ impl Server {
 
     /// A request of `pane` was answered: its agent's row moves on to working.
     fn agent_decided(&mut self, pane: PaneId, kind: AgentKind, tool: Option<String>) {
-        let mut event = NormalizedEvent::new(EventKind::PostToolUse, "calyx:decision");
-        event.tool_name = tool;
-        self.apply_agent_event(pane, kind, &event);
+        let now = Instant::now();
+        let transitions = self.agents.human_answered(u64::from(pane), kind, tool, now);
+        self.after_agent_change(pane, &transitions, now);
     }
 
     /// An agent event that may show the CLI answered a held request in its own dialog.

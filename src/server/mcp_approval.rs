@@ -11,8 +11,8 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
-use crate::approvals::{Asker, Schema, Summary};
-use crate::http::EndpointReply;
+use crate::approvals::answer::DEFAULT_DENY;
+use crate::approvals::{Asker, Decision, Outcome, Schema, Silence, Summary};
 use crate::layout::PaneId;
 use crate::mcp::PaneRef;
 
@@ -42,16 +42,24 @@ pub(super) struct ToolAsk<'a> {
     pub timeout: Duration,
 }
 
-/// Reads the queue's answer to a tool's request (the Grok/pi flat schema: `decision`, `reason`).
-fn read_answer(answer: Option<EndpointReply>) -> HumanAnswer {
-    let Some(EndpointReply::Json(v)) = answer else {
-        return HumanAnswer::Deny("no decision was made in calyx".into());
-    };
-    let reason = v.get("reason").and_then(|r| r.as_str());
-    match v.get("decision").and_then(|d| d.as_str()) {
-        Some("allow") => HumanAnswer::Allow,
-        _ if reason == Some(crate::approvals::answer::EXPIRED_REASON) => HumanAnswer::Expired,
-        _ => HumanAnswer::Deny(reason.unwrap_or("denied").to_string()),
+/// What the queue's outcome means for a tool calyx runs itself (no JSON: the typed outcome).
+fn read_answer(outcome: Option<Outcome>) -> HumanAnswer {
+    match outcome {
+        Some(Outcome::Decided(d)) if d.allows() => HumanAnswer::Allow,
+        Some(Outcome::Decided(Decision::Deny { message } | Decision::DenyAndStop { message })) => {
+            HumanAnswer::Deny(
+                message
+                    .filter(|m| !m.trim().is_empty())
+                    .unwrap_or_else(|| DEFAULT_DENY.to_string()),
+            )
+        }
+        // The queue's expiry at the tool's timeout: a timeout, not a human's deny.
+        Some(Outcome::NoDecision(Silence::Expired)) => HumanAnswer::Expired,
+        Some(Outcome::NoDecision(why)) => HumanAnswer::Deny(why.reason().to_string()),
+        // Allows are all matched above; the queue dropped without answering: no decision.
+        Some(Outcome::Decided(_)) | None => {
+            HumanAnswer::Deny("no decision was made in calyx".into())
+        }
     }
 }
 
@@ -59,7 +67,7 @@ fn read_answer(answer: Option<EndpointReply>) -> HumanAnswer {
 /// withdrawn then, so nothing acts for a caller that no longer waits).
 pub(super) async fn human_answer<T>(
     id: u64,
-    answer: oneshot::Receiver<EndpointReply>,
+    answer: oneshot::Receiver<Outcome>,
     reply: &mut oneshot::Sender<T>,
     tx: &mpsc::UnboundedSender<Msg>,
 ) -> Option<HumanAnswer> {
@@ -80,10 +88,7 @@ pub(super) async fn human_answer<T>(
 impl Server {
     /// Queues `ask` in the approval panel (a rule the human set may answer it at once) and
     /// shows the panel to every client. Returns the request's id and where its answer comes.
-    pub(super) fn ask_human(
-        &mut self,
-        ask: ToolAsk<'_>,
-    ) -> (u64, oneshot::Receiver<EndpointReply>) {
+    pub(super) fn ask_human(&mut self, ask: ToolAsk<'_>) -> (u64, oneshot::Receiver<Outcome>) {
         let caller_pane = ask
             .caller
             .as_ref()
@@ -119,21 +124,24 @@ impl Server {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn only_an_allow_decision_allows() {
-        let allow = EndpointReply::Json(json!({"decision": "allow"}));
-        assert_eq!(read_answer(Some(allow)), HumanAnswer::Allow);
-        let deny = EndpointReply::Json(json!({"decision": "deny", "reason": "no"}));
-        assert_eq!(read_answer(Some(deny)), HumanAnswer::Deny("no".into()));
-        let expired = EndpointReply::Json(json!({
-            "decision": "deny",
-            "reason": crate::approvals::answer::EXPIRED_REASON,
-        }));
-        assert_eq!(read_answer(Some(expired)), HumanAnswer::Expired);
+        let decided = |d| read_answer(Some(Outcome::Decided(d)));
+        assert_eq!(decided(Decision::Allow), HumanAnswer::Allow);
+        assert_eq!(decided(Decision::AllowAlways), HumanAnswer::Allow);
+        let deny = Decision::Deny {
+            message: Some("no".into()),
+        };
+        assert_eq!(decided(deny), HumanAnswer::Deny("no".into()));
+        let plain = Decision::Deny { message: None };
+        assert_eq!(decided(plain), HumanAnswer::Deny(DEFAULT_DENY.into()));
+        let expired = read_answer(Some(Outcome::NoDecision(Silence::Expired)));
+        assert_eq!(expired, HumanAnswer::Expired);
+        for why in [Silence::Withdrawn, Silence::ShuttingDown] {
+            let answer = read_answer(Some(Outcome::NoDecision(why)));
+            assert_eq!(answer, HumanAnswer::Deny(why.reason().into()));
+        }
         assert!(matches!(read_answer(None), HumanAnswer::Deny(_)));
-        let odd = EndpointReply::Json(json!({"decision": "Allow"}));
-        assert!(matches!(read_answer(Some(odd)), HumanAnswer::Deny(_)));
     }
 }

@@ -488,7 +488,7 @@ struct Held {
     pane: PaneId,
     agent_wait: tokio::sync::oneshot::Receiver<Result<String, String>>,
     command_wait: tokio::sync::oneshot::Receiver<crate::mcp::CommandWait>,
-    approval: tokio::sync::oneshot::Receiver<crate::http::EndpointReply>,
+    approval: tokio::sync::oneshot::Receiver<crate::approvals::Outcome>,
 }
 
 impl Harness {
