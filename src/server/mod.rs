@@ -11,6 +11,7 @@ mod approval_panel;
 mod approvals_glue;
 mod chrome;
 mod client_input;
+mod clipboard;
 mod commands_glue;
 mod copy_mode;
 mod echo_watch;
@@ -502,19 +503,13 @@ impl Server {
                     }
                 }
             }
-            let mut out = Vec::new();
             if bells > 0 && self.state.config.bell {
-                out.push(0x07);
-            }
-            for data in clipboard {
-                out.extend_from_slice(b"\x1b]52;c;");
-                out.extend_from_slice(&data);
-                out.push(0x07);
-            }
-            if !out.is_empty() {
                 for c in self.state.clients.values().filter(|c| c.session == session) {
-                    let _ = c.send_terminal(out.clone());
+                    let _ = c.send_terminal(vec![0x07]);
                 }
+            }
+            if !clipboard.is_empty() {
+                self.pane_clipboard(pane, clipboard);
             }
             self.state.mark_session_dirty(session);
         }
