@@ -95,6 +95,8 @@ pub struct Screen {
 
     /// calyx: the OSC 8 hyperlinks the cells of both grids point at.
     links: crate::link::LinkTable,
+    /// calyx: cells visited by link compactions (see `link_scan_cells`).
+    link_scan_cells: u64,
 
     /// calyx: bumped by `Parser::process` and `Parser::screen_mut`.
     generation: u64,
@@ -132,6 +134,7 @@ impl Screen {
             last_char: None,
 
             links: crate::link::LinkTable::default(),
+            link_scan_cells: 0,
 
             generation: 0,
         }
@@ -731,6 +734,21 @@ impl Screen {
         self.links.get(index)
     }
 
+    /// calyx: how many entries the hyperlink table holds now (at most
+    /// `link::MAX_LINKS`).
+    #[must_use]
+    pub fn link_table_len(&self) -> usize {
+        self.links.len()
+    }
+
+    /// calyx: how many cells the link table's compactions have visited so
+    /// far: the work a stream of links costs besides parsing, counted so that
+    /// tests can check it stays constant per link without timing anything.
+    #[must_use]
+    pub fn link_scan_cells(&self) -> u64 {
+        self.link_scan_cells
+    }
+
     /// calyx: whether the cell being printed now would be struck through.
     #[must_use]
     pub fn strikethrough(&self) -> bool {
@@ -759,8 +777,10 @@ impl Screen {
     /// bounded. Runs only when the table is full.
     fn compact_links(&mut self) {
         let mut used = vec![false; self.links.len() + 1];
+        let mut visited = 0u64;
         for grid in [&mut self.grid, &mut self.alternate_grid] {
             for row in grid.all_rows_mut() {
+                visited += row.cells_mut().len() as u64;
                 for cell in row.cells_mut() {
                     if let Some(u) = used.get_mut(usize::from(cell.link())) {
                         *u = true;
@@ -768,6 +788,7 @@ impl Screen {
                 }
             }
         }
+        self.link_scan_cells = self.link_scan_cells.saturating_add(visited);
         let map = self.links.compact(&used);
         let remap = |link: u16| map.get(usize::from(link)).copied().unwrap_or(0);
         for grid in [&mut self.grid, &mut self.alternate_grid] {
