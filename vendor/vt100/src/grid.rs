@@ -374,6 +374,16 @@ impl Grid {
         self.rows.get(usize::from(row))
     }
 
+    /// calyx: every row, screen and scrollback, for finding the hyperlinks in use.
+    pub fn all_rows(&self) -> impl Iterator<Item = &crate::row::Row> {
+        self.scrollback
+            .as_ref()
+            .map(|s| s.rows.iter())
+            .into_iter()
+            .flatten()
+            .chain(self.rows.iter())
+    }
+
     /// calyx: every row, screen and scrollback, for rewriting hyperlink indexes.
     pub fn all_rows_mut(
         &mut self,

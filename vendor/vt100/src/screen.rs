@@ -764,35 +764,48 @@ impl Screen {
         };
         let index = match self.links.intern(link.clone()) {
             Some(index) => index,
-            None => {
+            None if self.links.may_compact() => {
                 self.compact_links();
                 self.links.intern(link).unwrap_or(0)
             }
+            // Full of links the screen shows, and compacted too recently: the text goes
+            // unlinked rather than the screen being scanned for every link.
+            None => 0,
         };
         self.attrs.set_link(index);
     }
 
     /// calyx: drops the links no cell points at any more and renumbers the
     /// rest, so a program printing endless distinct links keeps the table
-    /// bounded. Runs only when the table is full.
+    /// bounded. Runs only when the table is full, and at most as often as
+    /// `LinkTable::may_compact` allows (a constant number of cells visited
+    /// per new link). Rows whose indexes do not change are left untouched,
+    /// so their versions (and the renderer's copies of them) stay.
     fn compact_links(&mut self) {
         let mut used = vec![false; self.links.len() + 1];
-        let mut visited = 0u64;
-        for grid in [&mut self.grid, &mut self.alternate_grid] {
-            for row in grid.all_rows_mut() {
-                visited += row.cells_mut().len() as u64;
-                for cell in row.cells_mut() {
+        let mut visited = 0usize;
+        for grid in [&self.grid, &self.alternate_grid] {
+            for row in grid.all_rows() {
+                let cells = row.cells_slice();
+                visited += cells.len();
+                for cell in cells {
                     if let Some(u) = used.get_mut(usize::from(cell.link())) {
                         *u = true;
                     }
                 }
             }
         }
-        self.link_scan_cells = self.link_scan_cells.saturating_add(visited);
-        let map = self.links.compact(&used);
-        let remap = |link: u16| map.get(usize::from(link)).copied().unwrap_or(0);
+        self.link_scan_cells =
+            self.link_scan_cells.saturating_add(visited as u64);
+        let map = self.links.compact(&used, visited);
+        let remap =
+            |link: u16| map.get(usize::from(link)).copied().unwrap_or(0);
         for grid in [&mut self.grid, &mut self.alternate_grid] {
             for row in grid.all_rows_mut() {
+                if row.cells_slice().iter().all(|c| remap(c.link()) == c.link())
+                {
+                    continue;
+                }
                 for cell in row.cells_mut() {
                     if cell.link() != 0 {
                         cell.set_link(remap(cell.link()));
