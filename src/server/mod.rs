@@ -301,7 +301,11 @@ impl Server {
             Msg::Disconnected { id } => {
                 self.connections.remove(&id);
                 if let Some(c) = self.state.clients.remove(&id) {
-                    self.state.resize_session_to_clients(c.session);
+                    let session = c.session;
+                    // Its frame buffers go before the memory is handed back.
+                    drop(c);
+                    self.state.resize_session_to_clients(session);
+                    calyx_pty::release_freed_memory();
                 }
             }
             Msg::PaneOutput { pane } => {
@@ -341,9 +345,11 @@ impl Server {
                 self.reply(id, response);
             }
             ClientMessage::Resize { rows, cols } => {
+                // A client's size is its word, not a fact: clamped (calyx_pty::limits).
+                let (rows, cols) = calyx_pty::limits::clamp_size(rows, cols);
                 if let Some(c) = self.state.clients.get_mut(&id) {
-                    c.rows = rows.max(1);
-                    c.cols = cols.max(1);
+                    c.rows = rows;
+                    c.cols = cols;
                     c.shown = None;
                     c.dirty = true;
                     let session = c.session;
@@ -360,6 +366,7 @@ impl Server {
                 term,
                 terminal,
             } => {
+                let (rows, cols) = calyx_pty::limits::clamp_size(rows, cols);
                 let existing = self
                     .state
                     .resolve(target.as_deref())
@@ -401,8 +408,8 @@ impl Server {
                         id,
                         tx,
                         session,
-                        rows: rows.max(1),
-                        cols: cols.max(1),
+                        rows,
+                        cols,
                         mode: ClientMode::Normal,
                         repeat_until: None,
                         input: Default::default(),
