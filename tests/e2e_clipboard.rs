@@ -103,3 +103,28 @@ fn with_on_only_the_focused_pane_reaches_the_terminal() {
     );
     assert!(!out.contains(&format!("pane {background} set the clipboard")));
 }
+
+#[test]
+fn a_reload_switches_the_mode_at_once() {
+    let env = Env::new();
+    let script = copier(&env);
+    let c = env.client(&["new", "-s", "clip", "--", "sh", &script], 24, 90);
+    c.wait_for("[clip]");
+    let pane = env.panes()[0]["id"].as_str().unwrap_or("%1").to_string();
+    copy_from(&env, &pane, "while-external");
+    env.write_config("set_clipboard = \"on\"\n");
+    env.ok(&["reload-config"]);
+    copy_from(&env, &pane, "while-on");
+    wait_until("the OSC 52 once \"on\"", || {
+        raw(&c)
+            .contains(&format!("\x1b]52;c;{}\x07", b64("while-on")))
+            .then_some(())
+    });
+    env.write_config("set_clipboard = \"off\"\n");
+    env.ok(&["reload-config"]);
+    copy_from(&env, &pane, "while-off");
+    c.wait_for("sent while-off");
+    let out = raw(&c);
+    assert!(!out.contains(&b64("while-external")), "{out:?}");
+    assert!(!out.contains(&b64("while-off")), "{out:?}");
+}
