@@ -795,8 +795,9 @@ impl Screen {
                 }
             }
         }
-        self.link_scan_cells =
-            self.link_scan_cells.saturating_add(visited as u64);
+        self.link_scan_cells = self
+            .link_scan_cells
+            .saturating_add(u64::try_from(visited).unwrap_or(u64::MAX));
         let map = self.links.compact(&used, visited);
         let remap =
             |link: u16| map.get(usize::from(link)).copied().unwrap_or(0);
