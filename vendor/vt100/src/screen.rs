@@ -749,6 +749,17 @@ impl Screen {
         self.link_scan_cells
     }
 
+    /// calyx: how many cells both grids' rows have storage for (their
+    /// capacity, not their length): what a resize must give back.
+    #[must_use]
+    pub fn cells_allocated(&self) -> usize {
+        [&self.grid, &self.alternate_grid]
+            .into_iter()
+            .flat_map(|grid| grid.all_rows())
+            .map(crate::row::Row::capacity)
+            .sum()
+    }
+
     /// calyx: whether the cell being printed now would be struck through.
     #[must_use]
     pub fn strikethrough(&self) -> bool {
