@@ -361,7 +361,7 @@ pub fn smallest_size(sizes: impl IntoIterator<Item = (u16, u16)>) -> Option<(u16
 }
 
 /// Sessions up to this many cells keep their size when their last client leaves, as in tmux;
-/// larger ones (only a client of more than 500x500 cells makes one) go back to the last size
+/// larger ones (only a client of more than that, 500x500, makes one) go back to the last size
 /// they had within it, so a huge client that came and went does not leave every pane of the
 /// session holding its memory. The largest real terminals (a 4K display at a small font, about
 /// 770x216 = 166,000 cells) stay under it.
