@@ -27,6 +27,8 @@ struct RawConfig {
     direct_terminal: Option<bool>,
     /// `"auto" | "always" | "never"`, or the older `true` / `false`; checked in `parse`.
     hyperlinks: Option<toml::Value>,
+    /// `"external" | "on" | "off"`; checked in `parse`.
+    set_clipboard: Option<toml::Value>,
     #[serde(default)]
     keys: BTreeMap<String, String>,
     approvals: Option<RawApprovals>,
@@ -75,6 +77,22 @@ impl Hyperlinks {
     }
 }
 
+/// What a pane's OSC 52 clipboard write does (tmux's `set-clipboard`). A program in a pane is
+/// not trusted: a clipboard it can fill unseen is a paste attack (a harmless-looking copy that
+/// is really `curl ... | sh`), so by default it reaches only calyx's own paste buffer, which
+/// the user pastes knowingly with `prefix ]`. calyx's own copy mode always sets the outer
+/// terminal's clipboard, whatever this says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetClipboard {
+    /// Into the paste buffer only, never to the user's terminal (the default).
+    External,
+    /// Into the paste buffer, and to the user's terminal too, but only from the focused pane
+    /// of a session a client shows, with a status-line message each time.
+    On,
+    /// Ignored.
+    Off,
+}
+
 /// `[approvals]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -112,6 +130,8 @@ pub struct Config {
     pub hyperlinks: Hyperlinks,
     /// calyx's MCP tools turned off for every agent (`[mcp] disabled_tools`).
     pub mcp_disabled_tools: Vec<String>,
+    /// Where panes' OSC 52 clipboard writes go.
+    pub set_clipboard: SetClipboard,
 }
 
 impl Default for Config {
@@ -131,6 +151,7 @@ impl Default for Config {
             approval_policy: Default::default(),
             hyperlinks: Hyperlinks::Auto,
             mcp_disabled_tools: Vec::new(),
+            set_clipboard: SetClipboard::External,
         }
     }
 }
@@ -243,6 +264,20 @@ impl Config {
                 Hyperlinks::Auto
             }
         };
+        config.set_clipboard = match raw.set_clipboard {
+            None => SetClipboard::External,
+            Some(toml::Value::String(mode)) if mode == "external" => SetClipboard::External,
+            Some(toml::Value::String(mode)) if mode == "on" => SetClipboard::On,
+            Some(toml::Value::String(mode)) if mode == "off" => SetClipboard::Off,
+            Some(other) => {
+                errors.push(format!(
+                    "{}:{} key `set_clipboard`: {other} is not \"external\", \"on\" or \"off\"; using \"external\"",
+                    path.display(),
+                    line_of("set_clipboard")
+                ));
+                SetClipboard::External
+            }
+        };
         let tools = crate::mcp::tool_set::all_names();
         for name in raw.mcp.map(|m| m.disabled_tools).unwrap_or_default() {
             if tools.contains(&name) {
@@ -347,6 +382,32 @@ mod tests {
         );
         let (_, errors) = Config::parse("hyperlinks = 3\n", p());
         assert!(errors[0].contains("hyperlinks`: 3 is not"), "{errors:?}");
+    }
+
+    #[test]
+    fn set_clipboard_modes_default_to_external() {
+        assert_eq!(
+            Config::parse("", p()).0.set_clipboard,
+            SetClipboard::External
+        );
+        for (text, want) in [
+            ("set_clipboard = \"external\"\n", SetClipboard::External),
+            ("set_clipboard = \"on\"\n", SetClipboard::On),
+            ("set_clipboard = \"off\"\n", SetClipboard::Off),
+        ] {
+            let (c, errors) = Config::parse(text, p());
+            assert!(errors.is_empty(), "{text}: {errors:?}");
+            assert_eq!(c.set_clipboard, want, "{text}");
+        }
+        // tmux's words only; a boolean is not guessed at.
+        let (c, errors) = Config::parse("mouse = true\nset_clipboard = true\n", p());
+        assert_eq!(c.set_clipboard, SetClipboard::External);
+        assert!(
+            errors.len() == 1
+                && errors[0].contains("line 2")
+                && errors[0].contains("set_clipboard"),
+            "{errors:?}"
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@ mod answerback;
 mod charset;
 pub mod commands;
 pub mod history;
+pub mod limits;
 mod osc_cap;
 pub mod plain;
 mod pty_fd;

@@ -111,10 +111,11 @@ pub fn spawn(
     terminal: Arc<Mutex<Terminal>>,
     events: Arc<dyn PaneEvents>,
 ) -> Result<PaneProcess, SpawnError> {
+    let (rows, cols) = crate::limits::clamp_size(options.rows, options.cols);
     let pty = native_pty_system()
         .openpty(PtySize {
-            rows: options.rows.max(1),
-            cols: options.cols.max(1),
+            rows,
+            cols,
             pixel_width: 0,
             pixel_height: 0,
         })
@@ -361,9 +362,11 @@ impl PaneProcess {
 
     /// Tells the program its new size (SIGWINCH).
     pub fn resize(&self, rows: u16, cols: u16) {
+        // The program sees the size its screen has (see `crate::limits`).
+        let (rows, cols) = crate::limits::clamp_size(rows, cols);
         let _ = self.master.resize(PtySize {
-            rows: rows.max(1),
-            cols: cols.max(1),
+            rows,
+            cols,
             pixel_width: 0,
             pixel_height: 0,
         });

@@ -60,8 +60,9 @@ fn dim(n: u16) -> NonZeroU16 {
 }
 
 impl Terminal {
-    /// A blank terminal of the given size.
+    /// A blank terminal of the given size (within [`crate::limits`]).
     pub fn new(rows: u16, cols: u16, limits: HistoryLimits) -> Self {
+        let (rows, cols) = crate::limits::clamp_size(rows, cols);
         Self {
             parser: vt100::Parser::new_with_callbacks(
                 dim(rows),
@@ -137,10 +138,12 @@ impl Terminal {
         self.parser.callbacks().synchronized_output
     }
 
-    /// Changes the size of the live screen.
+    /// Changes the size of the live screen (within [`crate::limits`]). A shrink hands the
+    /// cells it no longer needs back to the allocator (vt100 shrinks its rows' storage).
     pub fn resize(&mut self, rows: u16, cols: u16) {
+        let (rows, cols) = crate::limits::clamp_size(rows, cols);
         let (r, c) = self.parser.screen().size();
-        if (r.get(), c.get()) != (rows.max(1), cols.max(1)) {
+        if (r.get(), c.get()) != (rows, cols) {
             self.parser.screen_mut().set_size(dim(rows), dim(cols));
         }
     }

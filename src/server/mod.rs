@@ -11,6 +11,7 @@ mod approval_panel;
 mod approvals_glue;
 mod chrome;
 mod client_input;
+mod clipboard;
 mod commands_glue;
 mod copy_mode;
 mod echo_watch;
@@ -306,7 +307,11 @@ impl Server {
             Msg::Disconnected { id } => {
                 self.connections.remove(&id);
                 if let Some(c) = self.state.clients.remove(&id) {
-                    self.state.resize_session_to_clients(c.session);
+                    let session = c.session;
+                    // Its frame buffers go before the memory is handed back.
+                    drop(c);
+                    self.state.resize_session_to_clients(session);
+                    calyx_pty::release_freed_memory();
                 }
             }
             Msg::PaneOutput { pane } => {
@@ -346,9 +351,11 @@ impl Server {
                 self.reply(id, response);
             }
             ClientMessage::Resize { rows, cols } => {
+                // A client's size is its word, not a fact: clamped (calyx_pty::limits).
+                let (rows, cols) = calyx_pty::limits::clamp_size(rows, cols);
                 if let Some(c) = self.state.clients.get_mut(&id) {
-                    c.rows = rows.max(1);
-                    c.cols = cols.max(1);
+                    c.rows = rows;
+                    c.cols = cols;
                     c.shown = None;
                     c.dirty = true;
                     let session = c.session;
@@ -365,6 +372,7 @@ impl Server {
                 term,
                 terminal,
             } => {
+                let (rows, cols) = calyx_pty::limits::clamp_size(rows, cols);
                 let existing = self
                     .state
                     .resolve(target.as_deref())
@@ -406,8 +414,8 @@ impl Server {
                         id,
                         tx,
                         session,
-                        rows: rows.max(1),
-                        cols: cols.max(1),
+                        rows,
+                        cols,
                         mode: ClientMode::Normal,
                         repeat_until: None,
                         input: Default::default(),
@@ -508,19 +516,13 @@ impl Server {
                     }
                 }
             }
-            let mut out = Vec::new();
             if bells > 0 && self.state.config.bell {
-                out.push(0x07);
-            }
-            for data in clipboard {
-                out.extend_from_slice(b"\x1b]52;c;");
-                out.extend_from_slice(&data);
-                out.push(0x07);
-            }
-            if !out.is_empty() {
                 for c in self.state.clients.values().filter(|c| c.session == session) {
-                    let _ = c.send_terminal(out.clone());
+                    let _ = c.send_terminal(vec![0x07]);
                 }
+            }
+            if !clipboard.is_empty() {
+                self.pane_clipboard(pane, clipboard);
             }
             self.state.mark_session_dirty(session);
         }

@@ -11,7 +11,9 @@ use tokio::time::Instant;
 use crate::layout::{Layout, PaneId, SplitDir};
 use crate::protocol::NewSession;
 
-use super::state::{smallest_size, Pane, Session, SessionId, State, Window};
+use super::state::{
+    smallest_size, Pane, Session, SessionId, State, Window, DETACHED_SIZE, ROOMY_CELLS,
+};
 use super::Msg;
 
 /// How long a closed pane's program has after SIGHUP before it is killed.
@@ -192,6 +194,7 @@ impl State {
             command,
             env,
         } = spec;
+        let (rows, cols) = calyx_pty::limits::clamp_size(rows, cols);
         let id = self.next_session;
         let name = match name {
             Some(n) if self.sessions.values().any(|s| s.name == n) => {
@@ -219,6 +222,11 @@ impl State {
             env,
             rows: rows.max(2),
             cols: cols.max(2),
+            roomy_size: if u32::from(rows) * u32::from(cols) <= ROOMY_CELLS {
+                (rows.max(2), cols.max(2))
+            } else {
+                DETACHED_SIZE
+            },
             last_used: Instant::now(),
             sidebar: self.config.sidebar,
         };
@@ -405,23 +413,34 @@ impl State {
     }
 
     /// Recomputes a session's size from its clients (the smallest wins, as in tmux) and lays out
-    /// every window again.
+    /// every window again. With no client left, the session keeps its size unless it is over
+    /// [`ROOMY_CELLS`]; then it goes back to its last size within that. When the session
+    /// shrinks, the memory its panes freed is handed back to the system.
     pub fn resize_session_to_clients(&mut self, session: SessionId) {
         let sizes = self
             .clients
             .values()
             .filter(|c| c.session == session)
             .map(|c| (c.rows, c.cols));
-        let Some((rows, cols)) = smallest_size(sizes) else {
+        let Some(s) = self.sessions.get_mut(&session) else {
             return;
         };
-        if let Some(s) = self.sessions.get_mut(&session) {
-            if (s.rows, s.cols) != (rows, cols) {
-                s.rows = rows;
-                s.cols = cols;
-            }
+        let cells = |(rows, cols): (u16, u16)| u32::from(rows) * u32::from(cols);
+        let before = cells((s.rows, s.cols));
+        let (rows, cols) = match smallest_size(sizes) {
+            Some(size) => size,
+            None if before > ROOMY_CELLS => s.roomy_size,
+            None => return,
+        };
+        s.rows = rows;
+        s.cols = cols;
+        if cells((rows, cols)) <= ROOMY_CELLS {
+            s.roomy_size = (rows, cols);
         }
         self.relayout(session);
+        if cells((rows, cols)) < before {
+            calyx_pty::release_freed_memory();
+        }
     }
 
     /// Resizes every pane of a session to its place in the layout.

@@ -228,6 +228,9 @@ pub struct Session {
     pub env: Vec<(String, String)>,
     pub rows: u16,
     pub cols: u16,
+    /// The last size the session had that was at most [`ROOMY_CELLS`]: where it goes back to
+    /// when its last client leaves while it is larger (see `resize_session_to_clients`).
+    pub roomy_size: (u16, u16),
     pub last_used: Instant,
     /// Whether the agents sidebar takes the left columns.
     pub sidebar: bool,
@@ -356,6 +359,15 @@ pub fn smallest_size(sizes: impl IntoIterator<Item = (u16, u16)>) -> Option<(u16
         .reduce(|(r0, c0), (r1, c1)| (r0.min(r1), c0.min(c1)))
         .map(|(rows, cols)| (rows.max(2), cols.max(2)))
 }
+
+/// Sessions up to this many cells keep their size when their last client leaves, as in tmux;
+/// larger ones (only a client of more than that, 500x500, makes one) go back to the last size
+/// they had within it, so a huge client that came and went does not leave every pane of the
+/// session holding its memory. The largest real terminals (a 4K display at a small font, about
+/// 770x216 = 166,000 cells) stay under it.
+pub const ROOMY_CELLS: u32 = 250_000;
+/// Where a session created larger than [`ROOMY_CELLS`] goes when its last client leaves.
+pub const DETACHED_SIZE: (u16, u16) = (24, 80);
 
 /// Columns the agents sidebar takes.
 pub const SIDEBAR_WIDTH: u16 = 32;
@@ -567,7 +579,11 @@ impl State {
             let _ = c.tx.try_send(super::terminal::Outgoing::Message(
                 crate::protocol::encode_message(&exit),
             ));
-            self.resize_session_to_clients(c.session);
+            let session = c.session;
+            // Its frame buffers go before the memory is handed back.
+            drop(c);
+            self.resize_session_to_clients(session);
+            calyx_pty::release_freed_memory();
         }
     }
 

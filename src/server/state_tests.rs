@@ -39,6 +39,7 @@ fn session(windows: Vec<Window>, rows: u16, cols: u16) -> Session {
         env: Vec::new(),
         rows,
         cols,
+        roomy_size: (rows, cols),
         last_used: Instant::now(),
         sidebar: false,
     }

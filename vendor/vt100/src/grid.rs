@@ -179,7 +179,12 @@ impl Grid {
         self.pos.col = self.pos.col.min(max_col);
         self.saved_pos.col = self.saved_pos.col.min(size.cols() - 1);
         self.scroll_bottom = size.rows() - 1;
+        let shrank =
+            size.rows() < self.size.rows() || size.cols() < self.size.cols();
         self.size = size;
+        if shrank {
+            self.shrink_storage();
+        }
 
         if !is_empty {
             debug_assert_eq!(self.rows.len(), usize::from(self.size.rows()));
@@ -188,6 +193,27 @@ impl Grid {
         debug_assert!(self.pos.col <= max_col);
         debug_assert!(self.saved_pos.row < self.size.rows());
         debug_assert!(self.saved_pos.col < self.size.cols());
+    }
+
+    /// calyx: hands back the memory a shrink left unused. Upstream truncated
+    /// rows and their cells in place, keeping the capacity: a pane that was
+    /// once 3000x3000 kept a gigabyte after it shrank (issue 13). Rows whose
+    /// storage is at most a quarter over their length are left alone.
+    fn shrink_storage(&mut self) {
+        let loose = |len: usize, cap: usize| cap > len + len / 4 + 8;
+        if loose(self.rows.len(), self.rows.capacity()) {
+            self.rows.shrink_to_fit();
+        }
+        for row in self.all_rows_mut() {
+            if loose(row.len(), row.capacity()) {
+                row.shrink_to_fit();
+            }
+        }
+        if let Some(scrollback) = &mut self.scrollback {
+            if loose(scrollback.rows.len(), scrollback.rows.capacity()) {
+                scrollback.rows.shrink_to_fit();
+            }
+        }
     }
 
     /// calyx: rewraps the scrollback's and the screen's lines at `cols`
@@ -372,6 +398,16 @@ impl Grid {
 
     pub fn drawing_row(&self, row: u16) -> Option<&crate::row::Row> {
         self.rows.get(usize::from(row))
+    }
+
+    /// calyx: every row, screen and scrollback, for finding the hyperlinks in use.
+    pub fn all_rows(&self) -> impl Iterator<Item = &crate::row::Row> {
+        self.scrollback
+            .as_ref()
+            .map(|s| s.rows.iter())
+            .into_iter()
+            .flatten()
+            .chain(self.rows.iter())
     }
 
     /// calyx: every row, screen and scrollback, for rewriting hyperlink indexes.

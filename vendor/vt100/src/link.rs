@@ -14,12 +14,40 @@ pub const MAX_URI_BYTES: usize = 2048;
 /// Longest `id=` parameter kept, in bytes; a longer id is dropped (the link stays).
 pub const MAX_ID_BYTES: usize = 250;
 /// Most links one screen holds at a time.
-const MAX_LINKS: usize = 4096;
+pub const MAX_LINKS: usize = 4096;
 /// Most URI and id bytes one screen holds at a time (about 128 links of maximum length).
 const MAX_TABLE_BYTES: usize = 256 * 1024;
-/// How many of the most recent links are searched for a duplicate before adding a new entry:
-/// a program that prints the same link on consecutive rows reuses one entry.
-const DEDUP_WINDOW: usize = 32;
+/// A compaction visits every cell of the screen; it may run again only after this many new
+/// links per cell it visited last time (one per `COMPACT_CELLS_PER_LINK` cells) were asked
+/// for. That makes its cost at most this many cell visits per new link, whatever the program
+/// prints: a table full of links the screen still shows would otherwise be scanned for every
+/// new link (about 50 us each at 200x150 cells, issue 13). A screen of up to
+/// `MAX_LINKS * COMPACT_CELLS_PER_LINK` cells (262,144) never waits, since filling the table
+/// takes that many new links.
+const COMPACT_CELLS_PER_LINK: usize = 64;
+
+/// The index map's key for a link: a 64-bit FNV-1a hash of its URI and id. A collision (two
+/// links with one hash, which a program can arrange) only costs a duplicate entry: a hit is
+/// compared with the table's entry before it is reused.
+fn key(link: &Link) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |bytes: &[u8]| {
+        for &b in bytes {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    feed(link.uri.as_bytes());
+    // A separator no URI contains (they have no control characters), then the id.
+    feed(&[0, u8::from(link.id.is_some())]);
+    feed(link.id.as_deref().unwrap_or("").as_bytes());
+    hash
+}
+
+#[cfg(feature = "std")]
+type Index = std::collections::HashMap<u64, u16>;
+#[cfg(not(feature = "std"))]
+type Index = alloc::collections::BTreeMap<u64, u16>;
 
 /// An OSC 8 hyperlink: its URI and optional `id` parameter.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,10 +138,23 @@ pub fn write_change(
 }
 
 /// A screen's links; index 0 means "no link", entry `i` is index `i + 1`.
+///
+/// Each distinct link has one entry, found in constant time through `index`. The table holds
+/// at most [`MAX_LINKS`] entries and `MAX_TABLE_BYTES` of text; when full, the screen compacts
+/// it (drops the links no cell points at and renumbers the rest, a scan of every cell), but
+/// no more often than `COMPACT_CELLS_PER_LINK` allows. In between, a new link finds no room
+/// and its text shows unlinked: only a screen showing more than 4,096 distinct links at once
+/// gets there, and a cell never points at another link than its own.
 #[derive(Clone, Debug, Default)]
 pub struct LinkTable {
     links: Vec<Link>,
     bytes: usize,
+    /// The entry of each link, by `key`.
+    index: Index,
+    /// New links asked for since the last compaction.
+    misses: usize,
+    /// Cells the last compaction visited.
+    last_scan: usize,
 }
 
 impl LinkTable {
@@ -125,42 +166,63 @@ impl LinkTable {
     }
 
     /// Whether adding `link` needs a compaction first.
-    pub fn is_full_for(&self, link: &Link) -> bool {
+    fn is_full_for(&self, link: &Link) -> bool {
         self.links.len() >= MAX_LINKS
             || self.bytes + link.bytes() > MAX_TABLE_BYTES
     }
 
-    /// The index for `link`, reusing a recent identical entry; None when the table is full.
+    /// The index of `link` if the table has it.
+    fn find(&self, key: u64, link: &Link) -> Option<u16> {
+        let index = *self.index.get(&key)?;
+        (self.get(index) == Some(link)).then_some(index)
+    }
+
+    /// The index for `link`, its existing entry or a new one. None when the table is full:
+    /// the caller may compact it if [`LinkTable::may_compact`] says so, and ask again.
     pub fn intern(&mut self, link: Link) -> Option<u16> {
-        let recent = self.links.len().saturating_sub(DEDUP_WINDOW);
-        if let Some(i) =
-            self.links[recent..].iter().rposition(|l| *l == link)
-        {
-            return u16::try_from(recent + i + 1).ok();
+        let key = key(&link);
+        if let Some(index) = self.find(key, &link) {
+            return Some(index);
         }
         if self.is_full_for(&link) {
+            self.misses = self.misses.saturating_add(1);
             return None;
         }
+        self.misses = self.misses.saturating_add(1);
         let index = u16::try_from(self.links.len() + 1).ok()?;
         self.bytes += link.bytes();
         self.links.push(link);
+        // On a collision the newer link takes the key; the older keeps its entry.
+        self.index.insert(key, index);
         Some(index)
     }
 
+    /// Whether enough new links were asked for since the last compaction to pay for another
+    /// (see `COMPACT_CELLS_PER_LINK`).
+    pub fn may_compact(&self) -> bool {
+        self.misses.saturating_mul(COMPACT_CELLS_PER_LINK) >= self.last_scan
+    }
+
     /// Keeps only the links whose index is marked in `used` (indexed like the table, 0 unused)
-    /// and returns the old-to-new index map.
-    pub fn compact(&mut self, used: &[bool]) -> Vec<u16> {
+    /// and returns the old-to-new index map. `scanned`: the cells visited to mark them.
+    pub fn compact(&mut self, used: &[bool], scanned: usize) -> Vec<u16> {
         let mut map = vec![0u16; self.links.len() + 1];
         let old = core::mem::take(&mut self.links);
         self.bytes = 0;
+        self.index.clear();
         for (i, link) in old.into_iter().enumerate() {
             if used.get(i + 1).copied().unwrap_or(false) {
                 self.bytes += link.bytes();
+                let key = key(&link);
                 self.links.push(link);
                 // at most MAX_LINKS entries, so this fits
-                map[i + 1] = u16::try_from(self.links.len()).unwrap_or(0);
+                let index = u16::try_from(self.links.len()).unwrap_or(0);
+                self.index.insert(key, index);
+                map[i + 1] = index;
             }
         }
+        self.misses = 0;
+        self.last_scan = scanned;
         map
     }
 

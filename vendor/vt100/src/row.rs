@@ -239,6 +239,23 @@ impl Row {
         archived
     }
 
+    /// calyx: the number of cells in the row.
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// calyx: cells the row's storage holds room for (see
+    /// `Grid::shrink_storage`).
+    pub fn capacity(&self) -> usize {
+        self.cells.capacity()
+    }
+
+    /// calyx: gives back storage beyond the row's length. Reading the
+    /// cells does not change them, so the row's version stays.
+    pub fn shrink_to_fit(&mut self) {
+        self.cells.shrink_to_fit();
+    }
+
     /// Trims trailing blank cells from the row.
     pub fn trim(&mut self) {
         self.version = 0; // calyx: changed

@@ -95,6 +95,8 @@ pub struct Screen {
 
     /// calyx: the OSC 8 hyperlinks the cells of both grids point at.
     links: crate::link::LinkTable,
+    /// calyx: cells visited by link compactions (see `link_scan_cells`).
+    link_scan_cells: u64,
 
     /// calyx: bumped by `Parser::process` and `Parser::screen_mut`.
     generation: u64,
@@ -132,6 +134,7 @@ impl Screen {
             last_char: None,
 
             links: crate::link::LinkTable::default(),
+            link_scan_cells: 0,
 
             generation: 0,
         }
@@ -731,6 +734,32 @@ impl Screen {
         self.links.get(index)
     }
 
+    /// calyx: how many entries the hyperlink table holds now (at most
+    /// `link::MAX_LINKS`).
+    #[must_use]
+    pub fn link_table_len(&self) -> usize {
+        self.links.len()
+    }
+
+    /// calyx: how many cells the link table's compactions have visited so
+    /// far: the work a stream of links costs besides parsing, counted so that
+    /// tests can check it stays constant per link without timing anything.
+    #[must_use]
+    pub fn link_scan_cells(&self) -> u64 {
+        self.link_scan_cells
+    }
+
+    /// calyx: how many cells both grids' rows have storage for (their
+    /// capacity, not their length): what a resize must give back.
+    #[must_use]
+    pub fn cells_allocated(&self) -> usize {
+        [&self.grid, &self.alternate_grid]
+            .into_iter()
+            .flat_map(|grid| grid.all_rows())
+            .map(crate::row::Row::capacity)
+            .sum()
+    }
+
     /// calyx: whether the cell being printed now would be struck through.
     #[must_use]
     pub fn strikethrough(&self) -> bool {
@@ -746,32 +775,49 @@ impl Screen {
         };
         let index = match self.links.intern(link.clone()) {
             Some(index) => index,
-            None => {
+            None if self.links.may_compact() => {
                 self.compact_links();
                 self.links.intern(link).unwrap_or(0)
             }
+            // Full of links the screen shows, and compacted too recently: the text goes
+            // unlinked rather than the screen being scanned for every link.
+            None => 0,
         };
         self.attrs.set_link(index);
     }
 
     /// calyx: drops the links no cell points at any more and renumbers the
     /// rest, so a program printing endless distinct links keeps the table
-    /// bounded. Runs only when the table is full.
+    /// bounded. Runs only when the table is full, and at most as often as
+    /// `LinkTable::may_compact` allows (a constant number of cells visited
+    /// per new link). Rows whose indexes do not change are left untouched,
+    /// so their versions (and the renderer's copies of them) stay.
     fn compact_links(&mut self) {
         let mut used = vec![false; self.links.len() + 1];
-        for grid in [&mut self.grid, &mut self.alternate_grid] {
-            for row in grid.all_rows_mut() {
-                for cell in row.cells_mut() {
+        let mut visited = 0usize;
+        for grid in [&self.grid, &self.alternate_grid] {
+            for row in grid.all_rows() {
+                let cells = row.cells_slice();
+                visited += cells.len();
+                for cell in cells {
                     if let Some(u) = used.get_mut(usize::from(cell.link())) {
                         *u = true;
                     }
                 }
             }
         }
-        let map = self.links.compact(&used);
-        let remap = |link: u16| map.get(usize::from(link)).copied().unwrap_or(0);
+        self.link_scan_cells = self
+            .link_scan_cells
+            .saturating_add(u64::try_from(visited).unwrap_or(u64::MAX));
+        let map = self.links.compact(&used, visited);
+        let remap =
+            |link: u16| map.get(usize::from(link)).copied().unwrap_or(0);
         for grid in [&mut self.grid, &mut self.alternate_grid] {
             for row in grid.all_rows_mut() {
+                if row.cells_slice().iter().all(|c| remap(c.link()) == c.link())
+                {
+                    continue;
+                }
                 for cell in row.cells_mut() {
                     if cell.link() != 0 {
                         cell.set_link(remap(cell.link()));
