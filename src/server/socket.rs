@@ -220,7 +220,11 @@ async fn start_endpoint(
             .max(8)
     });
     let options = crate::http::EndpointOptions {
-        mcp: Some(crate::mcp::McpOptions::new(backend).with_tools(mcp_tools)),
+        mcp: Some(
+            crate::mcp::McpOptions::new(backend)
+                .with_tools(mcp_tools)
+                .with_limits_from_env(),
+        ),
         max_connections,
         ..defaults
     };
