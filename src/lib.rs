@@ -17,6 +17,7 @@ pub mod http;
 pub mod input;
 pub mod keys;
 pub mod layout;
+pub mod log_file;
 pub mod mcp;
 pub mod paths;
 pub mod protocol;

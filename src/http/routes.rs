@@ -115,12 +115,16 @@ pub(crate) async fn mcp_route(req: Request<Incoming>, shared: &Shared) -> Respon
         .await
 }
 
-/// `GET /health`: liveness for `calyx setup` and scripts. Version and uptime only, no secrets.
+/// `GET /health`: liveness for `calyx setup` and scripts. Version, uptime and the number of
+/// live MCP sessions (to watch the session cap), no secrets.
 fn health(shared: &Shared) -> Response<ResponseBody> {
-    let body = json!({
+    let mut body = json!({
         "version": env!("CARGO_PKG_VERSION"),
         "uptime_secs": shared.started.elapsed().as_secs(),
     });
+    if let Some(mcp) = &shared.mcp {
+        body["mcp_sessions"] = json!(mcp.sessions());
+    }
     response::json(StatusCode::OK, &body)
 }
 

@@ -11,9 +11,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full};
 use hyper::{Request, Response};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tower_service::Service as _;
 
@@ -22,8 +21,11 @@ pub mod backend;
 pub mod commands;
 pub mod guard;
 mod handler;
+mod limit;
+mod memory;
 pub mod peers;
 mod schema;
+pub mod sessions;
 pub mod testing;
 pub mod tool_set;
 mod tools;
@@ -35,6 +37,7 @@ pub use backend::{
 pub use commands::{CommandInfo, CommandOutput, CommandStatus, CommandWait, PaneCommands};
 pub use handler::PROTOCOL_VERSIONS;
 pub use peers::{PeerInfo, PeerRegistry};
+pub use sessions::{MAX_SESSIONS, SESSION_IDLE};
 pub use tool_set::ToolSet;
 
 /// What the endpoint needs to serve `/mcp`: put it in
@@ -47,6 +50,10 @@ pub struct McpOptions {
     pub peers: Arc<PeerRegistry>,
     /// The tools the user turned off; shared so a config reload can change them.
     pub tools: Arc<ToolSet>,
+    /// Live sessions at most ([`MAX_SESSIONS`]; lower in tests).
+    pub max_sessions: usize,
+    /// How long an idle session lives ([`SESSION_IDLE`]; shorter in tests).
+    pub session_idle: std::time::Duration,
 }
 
 impl McpOptions {
@@ -56,12 +63,33 @@ impl McpOptions {
             backend,
             peers: Arc::new(PeerRegistry::new()),
             tools: Arc::new(ToolSet::default()),
+            max_sessions: MAX_SESSIONS,
+            session_idle: SESSION_IDLE,
         }
     }
 
     /// These options sharing `peers` with the server (which drops a closed pane's inbox).
     pub fn with_peers(mut self, peers: Arc<PeerRegistry>) -> Self {
         self.peers = peers;
+        self
+    }
+
+    /// These options with the session limits the server's environment asks for:
+    /// `CALYX_MCP_MAX_SESSIONS` and `CALYX_MCP_SESSION_IDLE_SECS`, positive numbers, meant for
+    /// tests and benchmarks that need the limits small (anything else keeps the defaults).
+    pub fn with_limits_from_env(mut self) -> Self {
+        let var = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .filter(|&n| n > 0)
+        };
+        if let Some(n) = var("CALYX_MCP_MAX_SESSIONS") {
+            self.max_sessions = usize::try_from(n).unwrap_or(MAX_SESSIONS);
+        }
+        if let Some(secs) = var("CALYX_MCP_SESSION_IDLE_SECS") {
+            self.session_idle = std::time::Duration::from_secs(secs);
+        }
         self
     }
 
@@ -86,7 +114,8 @@ pub type McpBody = BoxBody<Bytes, Infallible>;
 /// The running `/mcp` service: one per endpoint, cloned per request.
 #[derive(Clone)]
 pub struct McpService {
-    inner: StreamableHttpService<handler::CalyxMcp, LocalSessionManager>,
+    inner: StreamableHttpService<handler::CalyxMcp, sessions::BoundedSessions>,
+    sessions: Arc<sessions::BoundedSessions>,
     port: u16,
 }
 
@@ -116,7 +145,14 @@ pub fn service(options: McpOptions, port: u16, max_body_bytes: usize) -> McpServ
         backend,
         peers,
         tools,
+        max_sessions,
+        session_idle,
     } = options;
+    let sessions = Arc::new(sessions::BoundedSessions::new(
+        max_sessions,
+        session_idle,
+        tools.clone(),
+    ));
     let inner = StreamableHttpService::new(
         move || {
             Ok(handler::CalyxMcp::new(
@@ -125,17 +161,14 @@ pub fn service(options: McpOptions, port: u16, max_body_bytes: usize) -> McpServ
                 tools.clone(),
             ))
         },
-        Arc::new(sessions_without_priming()),
+        sessions.clone(),
         config,
     );
-    McpService { inner, port }
-}
-
-/// rmcp's session manager with request-wise priming events off too (see [`service`]).
-fn sessions_without_priming() -> LocalSessionManager {
-    let mut sessions = LocalSessionManager::default();
-    sessions.session_config.sse_retry = None;
-    sessions
+    McpService {
+        inner,
+        sessions,
+        port,
+    }
 }
 
 impl McpService {
@@ -144,12 +177,29 @@ impl McpService {
         self.port
     }
 
+    /// The number of live MCP sessions (for `/health`).
+    pub fn sessions(&self) -> usize {
+        self.sessions.len()
+    }
+
     /// Serves one `/mcp` request whose body has already been read under the endpoint's limits
     /// and whose Host/Origin passed [`guard::check`].
     /// Clients that accept only JSON, or only SSE, are served too ([`accept`]).
+    /// An `initialize` first makes room among the sessions ([`sessions`]), or is refused with
+    /// 503 when every session is busy.
     pub async fn handle(&self, mut request: Request<Full<Bytes>>) -> Response<McpBody> {
         let accepts = accept::accepts(&request);
         accept::widen(&mut request, accepts);
+        let (parts, body) = request.into_parts();
+        let Ok(body) = body.collect().await.map(|c| c.to_bytes());
+        let _slot = match limit::initialize_id(&parts, &body) {
+            Some(id) => match self.sessions.reserve().await {
+                Ok(slot) => Some(slot),
+                Err(e) => return limit::too_many_sessions(id, &e),
+            },
+            None => None,
+        };
+        let request = Request::from_parts(parts, Full::new(body));
         let response = match self.inner.clone().call(request).await {
             Ok(response) => response,
             Err(never) => match never {},

@@ -70,6 +70,22 @@ impl ToolSet {
         sessions.push(peer);
     }
 
+    /// Forgets the sessions that have closed (called whenever one does), so a closed session's
+    /// peer handle, and the channel it keeps alive, are not held until the next `initialize`.
+    pub(crate) fn forget_closed(&self) {
+        let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        sessions.retain(|p| !p.is_transport_closed());
+    }
+
+    /// The number of sessions it would tell about a change (closed ones not yet forgotten
+    /// included): for tests.
+    pub fn sessions_held(&self) -> usize {
+        self.sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .len()
+    }
+
     /// Replaces the turned-off tools. When the list changed, every open session is sent
     /// `notifications/tools/list_changed` (in the background: a slow client delays nobody).
     /// Returns whether it changed.

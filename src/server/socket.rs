@@ -173,20 +173,24 @@ async fn connection(stream: UnixStream, id: u64, tx: mpsc::UnboundedSender<Msg>)
     let _ = writer_task.await;
 }
 
-/// Sends a log line to `server.log` in the state directory.
+/// Sends log lines to `server.log` in the state directory, rotated by size
+/// ([`crate::log_file`]). The default level is `info`, with rmcp's routine per-session lines
+/// (a session created, its client's whole `initialize`, "serve finished") left out: at about
+/// 780 bytes a session they let any client with the token grow the log at will. calyx logs
+/// session open and close itself, at debug (`CALYX_LOG=debug`).
 fn init_logging() {
     let dir = paths::state_dir();
     let _ = std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(&dir);
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.join("server.log"));
+    let file = crate::log_file::RotatingFile::open(
+        dir.join("server.log"),
+        crate::log_file::max_bytes_from_env(),
+    );
     if let Ok(file) = file {
         let filter = tracing_subscriber::EnvFilter::try_from_env("CALYX_LOG")
-            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
         let _ = tracing_subscriber::fmt()
             .with_env_filter(filter)
             .with_ansi(false)
@@ -194,6 +198,9 @@ fn init_logging() {
             .try_init();
     }
 }
+
+/// What `server.log` gets without `CALYX_LOG`: calyx at info, rmcp's warnings and errors only.
+const DEFAULT_LOG_FILTER: &str = "info,rmcp=warn";
 
 /// Starts the agent endpoint and forwards its requests into the owner loop. A failure is
 /// logged, not fatal: the multiplexer works without agent events.
@@ -217,7 +224,8 @@ async fn start_endpoint(
         mcp: Some(
             crate::mcp::McpOptions::new(backend)
                 .with_tools(mcp_tools)
-                .with_peers(peers),
+                .with_peers(peers)
+                .with_limits_from_env(),
         ),
         max_connections,
         ..defaults

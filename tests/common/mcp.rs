@@ -183,3 +183,68 @@ impl McpSession {
         post(&self.ep, &headers, body)
     }
 }
+
+/// The `initialize` a client sends first (protocol 2025-06-18, no identity).
+pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"0"}}}"#;
+
+/// The status code of a response head ("HTTP/1.1 200 OK" → 200; 0 when there is none).
+pub fn status(head: &str) -> u16 {
+    head.split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Whether the server still has session `id`: its `notifications/initialized` is accepted
+/// (202) rather than answered 404.
+pub fn session_alive(ep: &Endpoint, id: &str) -> bool {
+    let (head, _) = post(
+        ep,
+        &[
+            ("Mcp-Session-Id", id),
+            ("MCP-Protocol-Version", "2025-06-18"),
+        ],
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    status(&head) == 202
+}
+
+/// Sends a bodiless request (`GET`, `DELETE`) to `path` with the token and `headers`; returns
+/// the open stream once the response head has arrived, with that head.
+pub fn open(
+    ep: &Endpoint,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> (std::net::TcpStream, String) {
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", ep.port)).expect("connect");
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nAuthorization: Bearer {}\r\nAccept: application/json, text/event-stream\r\n",
+        ep.port, ep.token
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).expect("write");
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match s.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => break,
+        }
+    }
+    (s, String::from_utf8_lossy(&head).into_owned())
+}
+
+/// The resident memory of process `pid` in KiB (VmRSS in /proc/PID/status).
+pub fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|kib| kib.parse().ok())
+        .unwrap_or(0)
+}
