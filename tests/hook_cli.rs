@@ -403,8 +403,12 @@ async fn a_port_held_by_another_user_gets_nothing_from_the_hook() {
     let root = std::fs::read_to_string("/proc/self/status")
         .is_ok_and(|s| s.lines().any(|l| l.starts_with("Uid:\t0\t")));
     let setpriv = Command::new("setpriv").arg("--version").output().is_ok();
-    if !root || !setpriv {
-        eprintln!("skipped: needs root and setpriv to listen as another user (CI has both)");
+    // The system's python, which another user can run (a pyenv one under /root cannot).
+    let python = Path::new("/usr/bin/python3").exists();
+    if !root || !setpriv || !python {
+        eprintln!(
+            "skipped: needs root, setpriv and /usr/bin/python3 to listen as another user (CI has them)"
+        );
         return;
     }
     let squatter = r#"
