@@ -236,16 +236,20 @@ impl Config {
         config.osc777 = raw.osc777.unwrap_or(true);
         config.shell_integration = raw.shell_integration.unwrap_or(true);
         for cli in raw.approvals.map(|a| a.deny_gates).unwrap_or_default() {
-            match cli.as_str() {
-                "gemini" => config.approval_policy.gemini = true,
-                "hermes" => config.approval_policy.hermes = true,
-                "kimi" => config.approval_policy.kimi = true,
-                "cursor" => config.approval_policy.cursor = true,
-                other => errors.push(format!(
-                    "{}:{} key `approvals.deny_gates`: {other:?} is not a CLI whose gate hook fires for every call (gemini, hermes, kimi, cursor); ignored",
+            let enabled = cli
+                .parse::<calyx_integrations::AgentKind>()
+                .is_ok_and(|kind| config.approval_policy.enable(kind));
+            if !enabled {
+                let opt_in: Vec<&str> = crate::approvals::gate::Policy::OPT_IN
+                    .iter()
+                    .map(|k| k.as_str())
+                    .collect();
+                errors.push(format!(
+                    "{}:{} key `approvals.deny_gates`: {cli:?} is not a CLI whose gate hook fires for every call ({}); ignored",
                     path.display(),
-                    line_of("deny_gates")
-                )),
+                    line_of("deny_gates"),
+                    opt_in.join(", ")
+                ));
             }
         }
         config.hyperlinks = match raw.hyperlinks {

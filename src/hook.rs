@@ -16,40 +16,36 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::http::endpoint_file;
+use calyx_integrations::{hook_rules, AgentKind};
 use listener::Listener;
 
 /// Lifecycle pings are fire-and-forget state updates; they must never stall the agent's turn.
 pub const EVENT_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// A gate waits for a human. Above the server's 570 s approval expiry and below the CLI's 600 s
-/// hook timeout, so the server answers before we give up and we answer before the CLI kills us.
-pub const APPROVAL_TIMEOUT: Duration = Duration::from_secs(585);
-
-/// Hermes kills a hook after at most 300 s (its `MAX_TIMEOUT_SECONDS`); the server answers
-/// Hermes at 280 s, and we give up at 290 s, before Hermes cuts us off.
-pub const HERMES_APPROVAL_TIMEOUT: Duration = Duration::from_secs(290);
-
-/// How long `calyx hook KIND --approval` waits for the server.
-pub fn approval_timeout(kind: &str) -> Duration {
-    if kind == "hermes" {
-        HERMES_APPROVAL_TIMEOUT
-    } else {
-        APPROVAL_TIMEOUT
-    }
-}
+pub use calyx_integrations::hook_rules::{
+    approval_timeout, APPROVAL_TIMEOUT, HERMES_APPROVAL_TIMEOUT,
+};
 
 /// Largest payload forwarded; the server refuses more than 1 MiB anyway.
 const MAX_PAYLOAD_BYTES: u64 = 1024 * 1024 + 1;
 
 /// Runs the hook and always exits 0.
 pub fn run(kind: &str, approval: bool) -> ExitCode {
-    if should_stand_down(kind, |name| std::env::var(name).ok()) {
+    let env = |name: &str| std::env::var(name).ok();
+    if outside_calyx(env) {
         return ExitCode::SUCCESS;
     }
-    if let Err(unknown) = kind.parse::<calyx_integrations::AgentKind>() {
-        // Never break the agent over it (exit 0, nothing on stdout), but say what went wrong
-        // where the user running the hook by hand, or the CLI's hook log, shows it.
-        eprintln!("calyx hook: {unknown}; nothing was sent to calyx");
+    // The kind is parsed once, here; everything after works with the CLI, not its name.
+    let kind = match kind.parse::<AgentKind>() {
+        Ok(kind) => kind,
+        Err(unknown) => {
+            // Never break the agent over it (exit 0, nothing on stdout), but say what went
+            // wrong where the user running the hook by hand, or the CLI's hook log, shows it.
+            eprintln!("calyx hook: {unknown}; nothing was sent to calyx");
+            return ExitCode::SUCCESS;
+        }
+    };
+    if hook_rules::fired_for_another_cli(kind, env) {
         return ExitCode::SUCCESS;
     }
     if let Some(decision) = forward(kind, approval) {
@@ -60,22 +56,15 @@ pub fn run(kind: &str, approval: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Whether the hook must do nothing: no calyx pane identity (the agent runs outside calyx), a
-/// nested herdr pane (its shells inherit a calyx id that is not theirs), or Grok running Claude
-/// Code's hooks (its stdout would become a Grok decision in a vocabulary Grok does not know).
-pub fn should_stand_down(kind: &str, env: impl Fn(&str) -> Option<String>) -> bool {
+/// Whether the hook must do nothing, whatever the CLI: no calyx pane identity (the agent runs
+/// outside calyx), or a nested herdr pane (its shells inherit a calyx id that is not theirs).
+pub fn outside_calyx(env: impl Fn(&str) -> Option<String>) -> bool {
     let set = |name: &str| env(name).is_some_and(|v| !v.is_empty());
-    if !set("CALYX_SURFACE_ID") && !set("CALYX_SESSION_ID") {
-        return true;
-    }
-    if set("HERDR_PANE_ID") {
-        return true;
-    }
-    kind == "claude-code" && set("GROK_HOOK_EVENT")
+    (!set("CALYX_SURFACE_ID") && !set("CALYX_SESSION_ID")) || set("HERDR_PANE_ID")
 }
 
 /// Posts stdin to the endpoint; the body to print, if the server gave a decision.
-fn forward(kind: &str, approval: bool) -> Option<Vec<u8>> {
+fn forward(kind: AgentKind, approval: bool) -> Option<Vec<u8>> {
     let mut payload = Vec::new();
     let read = std::io::stdin()
         .lock()
@@ -113,7 +102,7 @@ fn forward(kind: &str, approval: bool) -> Option<Vec<u8>> {
     for (name, value) in [
         ("X-Calyx-Session-ID", session.as_deref()),
         ("X-Calyx-Surface-ID", surface.as_deref()),
-        ("X-Calyx-Agent-Kind", Some(kind)),
+        ("X-Calyx-Agent-Kind", Some(kind.as_str())),
     ] {
         if let Some(value) = value.filter(|v| !v.is_empty() && client::header_safe(v)) {
             headers.push((name, value));
@@ -144,10 +133,10 @@ fn forward(kind: &str, approval: bool) -> Option<Vec<u8>> {
 /// the deny gates of Gemini, Hermes and Kimi) get a deny in their own words: never a call run
 /// unasked. The same holds when no calyx runs behind the pane at all (no endpoint file) and when
 /// another user holds the endpoint's port.
-pub fn refused_answer(kind: &str, why: &str) -> Option<Vec<u8>> {
+pub fn refused_answer(kind: AgentKind, why: &str) -> Option<Vec<u8>> {
     use crate::approvals::answer::{body, silence_body, Decision, Silence};
     use crate::approvals::gate::{schema_of, Schema};
-    let schema = schema_of(kind.parse().ok()?)?;
+    let schema = schema_of(kind)?;
     if schema == Schema::CursorPermission {
         // "ask": Cursor's own prompt decides.
         return silence_body(schema, Silence::Withdrawn).map(|v| v.to_string().into_bytes());
@@ -181,44 +170,37 @@ mod tests {
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
         };
         assert_eq!(
-            text("grok").as_deref(),
+            text(AgentKind::Grok).as_deref(),
             Some(
                 r#"{"decision":"deny","reason":"calyx could not hold this tool call for approval: calyx refused it (HTTP 413)."}"#
             )
         );
-        assert!(text("hermes").is_some_and(|t| t.contains(r#""decision":"block""#)));
-        assert!(text("gemini").is_some_and(|t| t.contains(r#""decision":"deny""#)));
-        assert!(text("kimi").is_some_and(|t| t.contains(r#""permissionDecision":"deny""#)));
-        assert_eq!(text("cursor").as_deref(), Some(r#"{"permission":"ask"}"#));
+        assert!(text(AgentKind::Hermes).is_some_and(|t| t.contains(r#""decision":"block""#)));
+        assert!(text(AgentKind::Gemini).is_some_and(|t| t.contains(r#""decision":"deny""#)));
+        assert!(text(AgentKind::Kimi).is_some_and(|t| t.contains(r#""permissionDecision":"deny""#)));
+        assert_eq!(
+            text(AgentKind::Cursor).as_deref(),
+            Some(r#"{"permission":"ask"}"#)
+        );
         // Their own prompt asks on silence: nothing.
-        for kind in ["claude-code", "codex", "copilot", "opencode", "nosuch"] {
+        for kind in [
+            AgentKind::ClaudeCode,
+            AgentKind::Codex,
+            AgentKind::Copilot,
+            AgentKind::OpenCode,
+            AgentKind::Antigravity,
+        ] {
             assert_eq!(text(kind), None, "{kind}");
         }
     }
 
     #[test]
-    fn stands_down_outside_calyx() {
-        assert!(should_stand_down("codex", env(&[])));
-        assert!(should_stand_down("codex", env(&[("CALYX_SURFACE_ID", "")])));
-        assert!(!should_stand_down(
-            "codex",
-            env(&[("CALYX_SURFACE_ID", "s")])
-        ));
-        assert!(!should_stand_down(
-            "codex",
-            env(&[("CALYX_SESSION_ID", "p")])
-        ));
-    }
-
-    #[test]
-    fn stands_down_in_herdr_and_for_grok_reading_claude_hooks() {
+    fn stands_down_outside_calyx_and_in_herdr() {
+        assert!(outside_calyx(env(&[])));
+        assert!(outside_calyx(env(&[("CALYX_SURFACE_ID", "")])));
+        assert!(!outside_calyx(env(&[("CALYX_SURFACE_ID", "s")])));
+        assert!(!outside_calyx(env(&[("CALYX_SESSION_ID", "p")])));
         let herdr = env(&[("CALYX_SURFACE_ID", "s"), ("HERDR_PANE_ID", "3")]);
-        assert!(should_stand_down("codex", herdr));
-        let grok = &[
-            ("CALYX_SURFACE_ID", "s"),
-            ("GROK_HOOK_EVENT", "pre_tool_use"),
-        ];
-        assert!(should_stand_down("claude-code", env(grok)));
-        assert!(!should_stand_down("grok", env(grok)));
+        assert!(outside_calyx(herdr));
     }
 }

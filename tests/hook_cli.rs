@@ -93,7 +93,10 @@ async fn an_event_reaches_the_server_with_identity_and_payload() {
     assert!(!seen.approval);
     assert_eq!(seen.identity.surface_id.as_deref(), Some(KNOWN_SURFACE));
     assert_eq!(seen.identity.session_id.as_deref(), Some("session-7"));
-    assert_eq!(seen.identity.agent_kind.as_deref(), Some("codex"));
+    assert_eq!(
+        seen.identity.agent_kind.as_ref().map(|k| k.name()),
+        Some("codex")
+    );
     assert_eq!(
         seen.payload,
         serde_json::from_str::<Value>(PAYLOAD).expect("json")
@@ -116,7 +119,10 @@ async fn approval_prints_the_decision() {
     assert_eq!(printed, allow_decision());
     let seen = server.seen.try_recv().expect("the approval arrived");
     assert!(seen.approval);
-    assert_eq!(seen.identity.agent_kind.as_deref(), Some("claude-code"));
+    assert_eq!(
+        seen.identity.agent_kind.as_ref().map(|k| k.name()),
+        Some("claude-code")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -183,7 +189,10 @@ async fn guards_stand_down_without_contacting_the_server() {
     let (output, _) = run_hook(&home, &["grok"], &env, PAYLOAD).await;
     assert_silent_success(&output);
     assert_eq!(
-        server.seen.try_recv().map(|s| s.identity.agent_kind),
+        server
+            .seen
+            .try_recv()
+            .map(|s| s.identity.agent_kind.map(|k| k.name().to_string())),
         Ok(Some("grok".into()))
     );
 }

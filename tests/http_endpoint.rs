@@ -71,7 +71,7 @@ async fn agent_events_reach_the_owner_with_identity() {
             identity: Identity {
                 session_id: Some(KNOWN_SESSION.into()),
                 surface_id: Some("surface-9".into()),
-                agent_kind: Some("codex".into()),
+                agent_kind: Some(calyx::http::CallerKind::parse("codex")),
             },
             payload: json!({"hook_event_name": "Stop", "session_id": "abc"}),
         }
@@ -84,7 +84,10 @@ async fn agent_events_reach_the_owner_with_identity() {
         204
     );
     let seen = server.seen.recv().await.expect("owner saw the event");
-    assert_eq!(seen.identity.agent_kind.as_deref(), Some("claude-code"));
+    assert_eq!(
+        seen.identity.agent_kind.as_ref().map(|k| k.name()),
+        Some("claude-code")
+    );
 }
 
 #[tokio::test]

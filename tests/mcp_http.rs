@@ -6,8 +6,8 @@ mod common;
 
 use std::sync::Arc;
 
-use calyx::mcp::testing::FakeBackend;
 use calyx::mcp::McpOptions;
+use common::fake_backend::FakeBackend;
 use common::*;
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;

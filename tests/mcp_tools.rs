@@ -7,8 +7,8 @@ mod common;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use calyx::mcp::testing::{Acted, FakeBackend};
 use calyx::mcp::{McpOptions, PaneRef};
+use common::fake_backend::{Acted, FakeBackend};
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
 use rmcp::service::RunningService;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -113,7 +113,7 @@ async fn initialize_binds_the_pane_and_says_who_it_is() {
     assert!(instructions.contains("pane %2"), "{instructions}");
     assert!(mcp.backend.acted().contains(&Acted::Seen {
         pane: "%2".into(),
-        kind: "codex".into()
+        kind: calyx_integrations::AgentKind::Codex
     }));
     client.cancel().await.ok();
 

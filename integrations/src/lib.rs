@@ -2,6 +2,7 @@
 //! payloads they send, normalized into one event model the agent state machine understands.
 
 pub mod events;
+pub mod hook_rules;
 pub mod kind;
 
 pub use events::{normalize, EventKind, NormalizeError, NormalizedEvent};

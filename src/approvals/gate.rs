@@ -131,6 +131,29 @@ pub struct Policy {
     pub cursor: bool,
 }
 
+impl Policy {
+    /// The CLIs whose gate hook fires for every call, so holding it is the user's choice.
+    pub const OPT_IN: [AgentKind; 4] = [
+        AgentKind::Gemini,
+        AgentKind::Hermes,
+        AgentKind::Kimi,
+        AgentKind::Cursor,
+    ];
+
+    /// Turns `kind`'s gate on; false when `kind` has no opt-in gate.
+    pub fn enable(&mut self, kind: AgentKind) -> bool {
+        let switch = match kind {
+            AgentKind::Gemini => &mut self.gemini,
+            AgentKind::Hermes => &mut self.hermes,
+            AgentKind::Kimi => &mut self.kimi,
+            AgentKind::Cursor => &mut self.cursor,
+            _ => return false,
+        };
+        *switch = true;
+        true
+    }
+}
+
 /// Kimi Code tools that act (shell, file writes and edits, fetches, MCP tools), from its
 /// published tool names (`Shell`, `WriteFile`, `StrReplaceFile`, `FetchURL`, and Claude-style
 /// names in newer versions). Reads and searches run unasked.

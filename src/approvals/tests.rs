@@ -81,11 +81,11 @@ fn timers_nest_server_then_hook_then_cli() {
     assert!(gate::HERMES_EXPIRY < crate::hook::HERMES_APPROVAL_TIMEOUT);
     assert!(crate::hook::HERMES_APPROVAL_TIMEOUT < Duration::from_secs(300));
     assert_eq!(
-        crate::hook::approval_timeout("hermes"),
+        crate::hook::approval_timeout(AgentKind::Hermes),
         crate::hook::HERMES_APPROVAL_TIMEOUT
     );
     assert_eq!(
-        crate::hook::approval_timeout("gemini"),
+        crate::hook::approval_timeout(AgentKind::Gemini),
         crate::hook::APPROVAL_TIMEOUT
     );
     // And the CLI's own limit is the one `calyx setup` really writes for each gate hook.

@@ -2,7 +2,9 @@
 
 use hyper::header::HeaderMap;
 
-use super::Identity;
+use calyx_integrations::AgentKind;
+
+use super::{CallerKind, Identity};
 
 /// `X-Calyx-Session-ID`: the pane's persistent record id.
 pub const SESSION_HEADER: &str = "x-calyx-session-id";
@@ -12,16 +14,18 @@ pub const SURFACE_HEADER: &str = "x-calyx-surface-id";
 pub const KIND_HEADER: &str = "x-calyx-agent-kind";
 
 /// The agent kind hook routes assume when none is sent: Claude Code's MCP and hook entries
-/// carry no kind header.
-pub const DEFAULT_HOOK_KIND: &str = "claude-code";
+/// carry no kind header (the one place this default is made).
+pub const DEFAULT_HOOK_KIND: AgentKind = AgentKind::ClaudeCode;
 
 /// Reads the identity headers. Empty values count as absent: Claude Code sends
 /// `${CALYX_SURFACE_ID:-}` as an empty string outside a calyx pane.
-pub fn from_headers(headers: &HeaderMap, default_kind: Option<&str>) -> Identity {
+pub fn from_headers(headers: &HeaderMap, default_kind: Option<AgentKind>) -> Identity {
     Identity {
         session_id: header(headers, SESSION_HEADER),
         surface_id: header(headers, SURFACE_HEADER),
-        agent_kind: header(headers, KIND_HEADER).or_else(|| default_kind.map(str::to_owned)),
+        agent_kind: header(headers, KIND_HEADER)
+            .map(|name| CallerKind::parse(&name))
+            .or_else(|| default_kind.map(CallerKind::Known)),
     }
 }
 
@@ -62,11 +66,19 @@ mod tests {
         let id = from_headers(&headers, Some(DEFAULT_HOOK_KIND));
         assert_eq!(id.surface_id.as_deref(), Some("s-1"));
         assert_eq!(id.session_id, None);
-        assert_eq!(id.agent_kind.as_deref(), Some("claude-code"));
+        assert_eq!(
+            id.agent_kind,
+            Some(CallerKind::Known(AgentKind::ClaudeCode))
+        );
         headers.insert(KIND_HEADER, HeaderValue::from_static("codex"));
         assert_eq!(
-            from_headers(&headers, None).agent_kind.as_deref(),
-            Some("codex")
+            from_headers(&headers, None).agent_kind,
+            Some(CallerKind::Known(AgentKind::Codex))
+        );
+        headers.insert(KIND_HEADER, HeaderValue::from_static("claude"));
+        assert_eq!(
+            from_headers(&headers, None).agent_kind,
+            Some(CallerKind::Unknown("claude".into()))
         );
         assert_eq!(from_headers(&HeaderMap::new(), None).agent_kind, None);
     }

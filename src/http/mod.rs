@@ -30,8 +30,41 @@ pub struct Identity {
     pub session_id: Option<String>,
     /// `X-Calyx-Surface-ID`: the pane's surface UUID.
     pub surface_id: Option<String>,
-    /// `X-Calyx-Agent-Kind`: which CLI is calling (claude-code when absent on hook routes).
-    pub agent_kind: Option<String>,
+    /// `X-Calyx-Agent-Kind`, parsed here at the edge (hook routes assume Claude Code when it
+    /// is absent, see [`identity::DEFAULT_HOOK_KIND`]); None: not sent, and no default.
+    pub agent_kind: Option<CallerKind>,
+}
+
+/// The agent CLI a request names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallerKind {
+    Known(calyx_integrations::AgentKind),
+    /// A name no CLI has (a hook of a newer calyx, a typo in a script): kept to say so.
+    Unknown(String),
+}
+
+impl CallerKind {
+    /// Parses a header value.
+    pub fn parse(name: &str) -> Self {
+        name.parse()
+            .map_or_else(|_| CallerKind::Unknown(name.to_string()), CallerKind::Known)
+    }
+
+    /// The name as sent (the CLI's kind name when known).
+    pub fn name(&self) -> &str {
+        match self {
+            CallerKind::Known(kind) => kind.as_str(),
+            CallerKind::Unknown(name) => name,
+        }
+    }
+
+    /// The CLI, when calyx knows it.
+    pub fn known(&self) -> Option<calyx_integrations::AgentKind> {
+        match self {
+            CallerKind::Known(kind) => Some(*kind),
+            CallerKind::Unknown(_) => None,
+        }
+    }
 }
 
 /// What a request asks of the owner loop.

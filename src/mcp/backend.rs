@@ -135,7 +135,7 @@ pub enum RunOutcome {
 }
 
 /// calyx's side of the MCP tools. Implemented by the server (through its owner loop) and by
-/// [`super::testing::FakeBackend`]. `Err(message)` becomes an `isError` tool result, so messages
+/// `FakeBackend` (tests/support_endpoint/fake_backend.rs). `Err(message)` becomes an `isError` tool result, so messages
 /// should tell the model what to do next ("no pane %9; call pane_list").
 #[async_trait]
 pub trait McpBackend: Send + Sync + 'static {
@@ -145,7 +145,7 @@ pub trait McpBackend: Send + Sync + 'static {
         -> Option<PaneRef>;
     /// An MCP client in `pane` says it is agent CLI `kind` (`X-Calyx-Agent-Kind`): create or
     /// refresh that pane's agent row.
-    async fn agent_seen(&self, pane: &PaneRef, kind: &str);
+    async fn agent_seen(&self, pane: &PaneRef, kind: calyx_integrations::AgentKind);
     /// Every pane.
     async fn pane_list(&self) -> Vec<PaneSummary>;
     /// The last `lines` lines of the screen (or of the scrollback with `scrollback`). The MCP

@@ -141,8 +141,13 @@ impl ServerHandler for CalyxMcp {
         self.tools.register(context.peer.clone());
         if let Some(headers) = headers(&context) {
             let pane = resolve(&*self.backend, headers).await;
-            if let (Some(pane), Some(kind)) = (&pane, header(headers, KIND_HEADER)) {
-                self.backend.agent_seen(pane, kind).await;
+            // The kind is parsed here, at the edge; a name calyx does not know makes no row.
+            let kind =
+                header(headers, KIND_HEADER).map(|k| k.parse::<calyx_integrations::AgentKind>());
+            match (&pane, kind) {
+                (Some(pane), Some(Ok(kind))) => self.backend.agent_seen(pane, kind).await,
+                (_, Some(Err(unknown))) => tracing::info!("MCP initialize: {unknown}"),
+                _ => {}
             }
             *self.bound.lock().unwrap_or_else(|e| e.into_inner()) = pane;
         }

@@ -26,7 +26,6 @@ mod memory;
 pub mod peers;
 mod schema;
 pub mod sessions;
-pub mod testing;
 pub mod tool_set;
 mod tools;
 

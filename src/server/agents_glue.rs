@@ -1,14 +1,13 @@
 //! Where the multiplexer meets agent rows: hook events from the endpoint, pane exits, quiet
 //! panes, focus, notifications, the blocked-agent jump and the `calyx agents` answers.
 
-use std::str::FromStr;
 use std::time::Duration;
 
 use calyx_integrations::{normalize, AgentKind, EventKind, NormalizedEvent};
 use tokio::time::Instant;
 
 use crate::agents::{osc_sequences, AgentState, Transition};
-use crate::http::{EndpointCall, EndpointReply, EndpointRequest, Identity};
+use crate::http::{CallerKind, EndpointCall, EndpointReply, EndpointRequest, Identity};
 use crate::layout::PaneId;
 use crate::protocol::Response;
 
@@ -51,7 +50,7 @@ impl Server {
                     ("approval-request", identity, payload)
                 }
             };
-            capture.record(route, identity.agent_kind.as_deref(), payload);
+            capture.record(route, identity.agent_kind.as_ref(), payload);
         }
         match call {
             EndpointCall::AgentEvent { identity, payload } => {
@@ -79,9 +78,12 @@ impl Server {
                 identity.surface_id.as_deref().unwrap_or("")
             )
         })?;
-        let kind_name = identity.agent_kind.as_deref().unwrap_or("claude-code");
-        let kind = AgentKind::from_str(kind_name)
-            .map_err(|_| format!("unknown agent kind {kind_name:?}"))?;
+        let kind = match &identity.agent_kind {
+            Some(CallerKind::Known(kind)) => *kind,
+            Some(CallerKind::Unknown(name)) => return Err(format!("unknown agent kind {name:?}")),
+            None => return Err("no agent kind (X-Calyx-Agent-Kind)".into()),
+        };
+        let kind_name = kind.as_str();
         let event = match normalize(kind, payload) {
             Ok(Some(event)) => event,
             Ok(None) => return Ok(()),

@@ -2,8 +2,6 @@
 //! move agent rows on, `calyx approve/deny/approvals` work from other terminals, expiry and
 //! withdrawal are handled. The panel each client sees is in `approval_panel`.
 
-use std::str::FromStr;
-
 use calyx_integrations::{normalize, AgentKind, EventKind, NormalizedEvent};
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
@@ -11,7 +9,7 @@ use tokio::time::Instant;
 
 use crate::approvals::gate::may_gate;
 use crate::approvals::{gate, summarize, Asker, Decision, NewRequest, Outcome, Silence};
-use crate::http::{EndpointReply, Identity};
+use crate::http::{CallerKind, EndpointReply, Identity};
 use crate::layout::PaneId;
 use crate::protocol::Response;
 
@@ -33,14 +31,12 @@ impl Server {
             let _ = reply.send(EndpointReply::EmptyOk);
             return;
         };
-        let kind_name = identity
-            .agent_kind
-            .clone()
-            .unwrap_or_else(|| "claude-code".into());
-        let Ok(kind) = AgentKind::from_str(&kind_name) else {
+        // An unknown CLI (or none named) has no gate calyx can answer: its own prompt decides.
+        let Some(kind) = identity.agent_kind.as_ref().and_then(CallerKind::known) else {
             let _ = reply.send(EndpointReply::EmptyOk);
             return;
         };
+        let kind_name = kind.as_str();
         let policy = self.state.config.approval_policy;
         let event = match normalize(kind, &payload) {
             Ok(Some(event)) => event,

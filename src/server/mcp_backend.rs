@@ -20,7 +20,10 @@ use super::Msg;
 #[derive(Debug)]
 pub enum McpOp {
     /// An MCP client in this pane named its agent CLI (`X-Calyx-Agent-Kind`).
-    AgentSeen { pane: String, kind: String },
+    AgentSeen {
+        pane: String,
+        kind: calyx_integrations::AgentKind,
+    },
     /// A peer's unread message count changed.
     Unread { pane: String, unread: usize },
     Identity {
@@ -208,10 +211,10 @@ impl McpBackend for OwnerBackend {
         .flatten()
     }
 
-    async fn agent_seen(&self, pane: &PaneRef, kind: &str) {
+    async fn agent_seen(&self, pane: &PaneRef, kind: calyx_integrations::AgentKind) {
         let _ = self.tx.send(Msg::Mcp(McpOp::AgentSeen {
             pane: pane.pane.clone(),
-            kind: kind.to_string(),
+            kind,
         }));
     }
 

@@ -28,11 +28,8 @@ pub(super) fn pane_id(text: &str) -> Option<PaneId> {
 impl Server {
     /// An MCP client said which agent CLI runs in `pane`: the book decides whether that makes
     /// or renews a row ([`crate::agents::AgentBook::mcp_connected`]).
-    fn agent_seen(&mut self, pane: &str, kind: &str) {
-        let (Ok(target), Ok(kind)) = (
-            self.state.resolve(Some(pane)),
-            <calyx_integrations::AgentKind as std::str::FromStr>::from_str(kind),
-        ) else {
+    fn agent_seen(&mut self, pane: &str, kind: calyx_integrations::AgentKind) {
+        let Ok(target) = self.state.resolve(Some(pane)) else {
             return;
         };
         let now = Instant::now();
@@ -42,7 +39,7 @@ impl Server {
 
     pub(super) fn mcp_op(&mut self, op: McpOp) {
         match op {
-            McpOp::AgentSeen { pane, kind } => self.agent_seen(&pane, &kind),
+            McpOp::AgentSeen { pane, kind } => self.agent_seen(&pane, kind),
             McpOp::Unread { pane, unread } => {
                 if let Ok(t) = self.state.resolve(Some(&pane)) {
                     if unread == 0 {

@@ -7,13 +7,13 @@
 //! One JSON line per payload: `{"cli", "route", "event", "payload"}`, where `event` is the CLI's
 //! own event name when calyx recognises the payload, else null.
 
+use calyx_integrations::normalize;
+use serde_json::{json, Value};
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
-use std::str::FromStr;
 
-use calyx_integrations::{normalize, AgentKind};
-use serde_json::{json, Value};
+use crate::http::CallerKind;
 
 /// The environment variable that names the capture file.
 pub const CAPTURE_ENV: &str = "CALYX_CAPTURE_PAYLOADS";
@@ -48,10 +48,10 @@ impl PayloadCapture {
     }
 
     /// Appends one payload as it arrived from `calyx hook` (or a plugin) on `route`.
-    pub fn record(&mut self, route: &str, kind: Option<&str>, payload: &Value) {
-        let cli = kind.unwrap_or("claude-code");
-        let event = AgentKind::from_str(cli)
-            .ok()
+    pub fn record(&mut self, route: &str, kind: Option<&CallerKind>, payload: &Value) {
+        let cli = kind.map_or("", CallerKind::name);
+        let event = kind
+            .and_then(CallerKind::known)
             .and_then(|k| normalize(k, payload).ok().flatten())
             .map(|e| e.raw_event_name);
         let line = json!({ "cli": cli, "route": route, "event": event, "payload": payload });
@@ -72,10 +72,14 @@ mod tests {
         let mut capture = PayloadCapture::open(&path).expect("open");
         capture.record(
             "agent-event",
-            Some("claude-code"),
+            Some(&CallerKind::parse("claude-code")),
             &json!({"hook_event_name": "Stop", "session_id": "s"}),
         );
-        capture.record("agent-event", Some("codex"), &json!({"what": "unknown"}));
+        capture.record(
+            "agent-event",
+            Some(&CallerKind::parse("codex")),
+            &json!({"what": "unknown"}),
+        );
         let text = std::fs::read_to_string(&path).expect("read");
         let lines: Vec<Value> = text
             .lines()

@@ -2,6 +2,8 @@
 //! raw HTTP/1.1 client that can send anything (including requests hyper's client would refuse).
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod fake_backend;
+
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use super::backend::*;
-use super::commands::*;
+use calyx::mcp::backend::*;
+use calyx::mcp::commands::*;
 
 /// Surface ids the fake resolves, and the pane each belongs to.
 pub const SURFACES: [(&str, &str); 3] = [
@@ -20,9 +20,18 @@ pub const SURFACES: [(&str, &str); 3] = [
 #[derive(Debug, Clone, PartialEq)]
 pub enum Acted {
     Run(RunRequest),
-    Keys { pane: String, keys: Vec<String> },
-    Seen { pane: String, kind: String },
-    Unread { pane: String, unread: usize },
+    Keys {
+        pane: String,
+        keys: Vec<String>,
+    },
+    Seen {
+        pane: String,
+        kind: calyx_integrations::AgentKind,
+    },
+    Unread {
+        pane: String,
+        unread: usize,
+    },
 }
 
 /// Panes `%1` (claude-code, working), `%2` (codex, idle) and `%3` (a shell whose history is
@@ -88,10 +97,10 @@ impl McpBackend for FakeBackend {
             .map(|(_, p)| PaneRef { pane: (*p).into() })
     }
 
-    async fn agent_seen(&self, pane: &PaneRef, kind: &str) {
+    async fn agent_seen(&self, pane: &PaneRef, kind: calyx_integrations::AgentKind) {
         self.record(Acted::Seen {
             pane: pane.pane.clone(),
-            kind: kind.into(),
+            kind,
         });
     }
 
