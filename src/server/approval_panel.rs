@@ -46,6 +46,8 @@ pub struct PanelData {
     pub note: Option<&'static str>,
     /// The answer keys are not live yet (see [`Server::may_answer`]).
     pub keys_asleep: bool,
+    /// What of the request is not shown (see [`crate::approvals::Summary::cut`]).
+    pub cut: Option<String>,
 }
 
 impl PanelData {
@@ -65,6 +67,7 @@ impl PanelData {
             waited: &self.waited,
             note: self.note,
             keys_asleep: self.keys_asleep,
+            cut: self.cut.as_deref(),
         }
     }
 
@@ -208,6 +211,7 @@ impl Server {
             waited,
             note: p.schema.allow_note(),
             keys_asleep,
+            cut: p.summary.cut.clone(),
         })
     }
 
