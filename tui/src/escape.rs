@@ -42,8 +42,10 @@ pub fn is_hazard(c: char) -> bool {
             | 0x200b..=0x200f | 0x202a..=0x202e | 0x2060..=0x206f | 0x3164 | 0xfe00..=0xfe0f
             | 0xfeff | 0xffa0 | 0xfff0..=0xfff8 | 0x1bca0..=0x1bca3 | 0x1d173..=0x1d17a
             | 0xe0000..=0xe0fff
-            // Line and paragraph separators, interlinear annotation.
-            | 0x2028..=0x2029 | 0xfff9..=0xfffb
+            // Line and paragraph separators, interlinear annotation, the other format
+            // characters (Arabic number signs, Egyptian hieroglyph and Kaithi format controls).
+            | 0x2028..=0x2029 | 0xfff9..=0xfffb | 0x0600..=0x0605 | 0x06dd | 0x070f
+            | 0x0890..=0x0891 | 0x08e2 | 0x110bd | 0x110cd | 0x13430..=0x1343f
             // Blanks that look like a space but are not one (a shell splits only on spaces).
             | 0x00a0 | 0x1680 | 0x2000..=0x200a | 0x202f | 0x205f | 0x3000 | 0x2800
             // Noncharacters.
