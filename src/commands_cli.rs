@@ -376,11 +376,12 @@ fn print_approvals(response: Response, json: bool) -> ExitCode {
         }
         for r in pending.iter().chain(recent.iter()) {
             // Tool names and summaries come from agents: control characters are shown
-            // escaped, never sent to the user's terminal.
+            // escaped, never sent to the user's terminal. (A summary was escaped by the
+            // server already: its labels such as `␠×70000` stay as they are.)
             let field = |k: &str| {
                 r.get(k)
                     .map(|v| {
-                        crate::approvals::visible(
+                        calyx_tui::escape::visible_again(
                             &v.as_str()
                                 .map(str::to_string)
                                 .unwrap_or_else(|| v.to_string()),

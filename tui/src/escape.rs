@@ -75,13 +75,20 @@ pub fn escape_char(c: char) -> String {
 /// One line of text made safe to show (a tool name, a headline, a list row): a newline in it
 /// becomes `↵`, long blank runs are labelled, hazards escaped.
 pub fn visible(text: &str) -> String {
-    escape_line(text, BLANK_RUN)
+    escape_line(text, BLANK_RUN, false)
+}
+
+/// Text that already went through [`visible`] in the server (a headline `calyx approvals`
+/// lists): what is still a hazard is escaped, the labels it wrote (`␠×70000`) are kept rather
+/// than escaped a second time.
+pub fn visible_again(text: &str) -> String {
+    escape_line(text, BLANK_RUN, true)
 }
 
 /// One line of a body (a command's line, a diff's line): as [`visible`], but indentation up to
 /// 32 columns stays blank.
 pub fn visible_line(text: &str) -> String {
-    escape_line(text, INDENT_RUN)
+    escape_line(text, INDENT_RUN, false)
 }
 
 /// Whether a line holds only blanks (spaces and tabs), so a run of such lines is counted.
@@ -89,8 +96,9 @@ pub fn is_blank(line: &str) -> bool {
     line.bytes().all(|b| b == b' ' || b == b'\t')
 }
 
-/// [`visible`], with `indent` the widest leading blank run drawn as blanks.
-fn escape_line(text: &str, indent: usize) -> String {
+/// [`visible`], with `indent` the widest leading blank run drawn as blanks, and label
+/// characters kept when `labels` (text this module wrote already).
+fn escape_line(text: &str, indent: usize, labels: bool) -> String {
     let mut out = String::with_capacity(text.len().min(1 << 20));
     // The last character drawn raw, and how many zero-width marks followed it.
     let mut base: Option<char> = None;
@@ -113,7 +121,10 @@ fn escape_line(text: &str, indent: usize) -> String {
         let end = rest.find(|x| x != c).unwrap_or(rest.len());
         let count = end / c.len_utf8();
         rest = &rest[end..];
-        if c == '\n' {
+        if labels && matches!(c, SPACE_MARK | TAB_MARK | NEWLINE_MARK | ELISION_MARK) {
+            out.extend(std::iter::repeat_n(c, count));
+            (base, marks) = (None, 0);
+        } else if c == '\n' {
             counted(&mut out, &NEWLINE_MARK.to_string(), count, 2);
             (base, marks) = (None, 0);
         } else if is_selector(c) && count == 1 && marks == 0 && base.is_some_and(takes_selector) {
@@ -220,6 +231,14 @@ mod tests {
     fn label_characters_in_an_input_are_escaped() {
         assert_eq!(visible("␠×5"), "\\u{2420}×5");
         assert_eq!(visible("⋯ 3 lines ⋯"), "\\u{22ef} 3 lines \\u{22ef}");
+    }
+
+    #[test]
+    fn escaping_twice_keeps_the_labels() {
+        let once = visible(&format!("a{}b\u{202e}\n\n\nc", " ".repeat(70)));
+        assert_eq!(once, "a␠×70b\\u{202e}↵×3c");
+        assert_eq!(visible_again(&once), once);
+        assert_eq!(visible_again("x\u{e0041}"), "x\\u{e0041}");
     }
 
     #[test]
