@@ -360,7 +360,10 @@ fn print_approvals(response: Response, json: bool) -> ExitCode {
     };
     let mut out = String::new();
     if json {
-        out = serde_json::to_string_pretty(&value).unwrap_or_default();
+        // Tool names come from agents: no bidi control or tag character reaches the terminal
+        // raw, even as JSON (escaped the JSON way, so a program reads the same value).
+        out =
+            calyx_tui::escape::json_safe(&serde_json::to_string_pretty(&value).unwrap_or_default());
         out.push('\n');
     } else {
         let rows = |key: &str| {

@@ -473,14 +473,25 @@ fn approvals_lists_tag_characters_and_bidi_controls_escaped() {
     let mut payload: serde_json::Value = serde_json::from_str(&claude_payload()).expect("json");
     payload["tool_input"]["command"] =
         serde_json::Value::from(format!("ls{hidden} \u{202e}txt.sh\u{2066}\u{200b}"));
+    payload["tool_name"] = serde_json::Value::from(format!("Bash{hidden}\u{202e}"));
     let body = payload.to_string();
     let held = std::thread::spawn(move || post_gate(&ep, &surface, "claude-code", &body));
     let id = first_pending(&env);
     let listing = env.ok(&["approvals", "--pending"]);
-    let raw = listing.chars().find(
-        |c| matches!(*c as u32, 0xe0000..=0xe007f | 0x200b | 0x202a..=0x202e | 0x2066..=0x2069),
+    let raw_hazard = |text: &str| {
+        text.chars().find(
+            |c| matches!(*c as u32, 0xe0000..=0xe007f | 0x200b | 0x202a..=0x202e | 0x2066..=0x2069),
+        )
+    };
+    assert_eq!(raw_hazard(&listing), None, "{listing:?}");
+    // As JSON too, escaped the JSON way: a program reads the same tool name.
+    let json = env.ok(&["approvals", "--json", "--pending"]);
+    assert_eq!(raw_hazard(&json), None, "{json:?}");
+    let parsed: serde_json::Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(
+        parsed["pending"][0]["tool"],
+        serde_json::Value::from(format!("Bash{hidden}\u{202e}"))
     );
-    assert_eq!(raw, None, "{listing:?}");
     assert!(
         listing.contains("\\u{e0063}\\u{e0075}") && listing.contains("\\u{202e}txt.sh"),
         "{listing}"

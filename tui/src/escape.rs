@@ -188,6 +188,24 @@ fn blank_run(out: &mut String, run: &str, limit: usize) {
     }
 }
 
+/// JSON text (as `serde_json` writes it) safe to print to a terminal, and still the same JSON:
+/// each non-ASCII hazard (a C1 control, a bidi control, a tag character; serde escapes only the
+/// C0 controls) becomes its `\uXXXX` escape, as a surrogate pair above U+FFFF.
+pub fn json_safe(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if c.is_ascii() || !is_hazard(c) {
+            out.push(c);
+            continue;
+        }
+        let mut units = [0u16; 2];
+        for unit in c.encode_utf16(&mut units) {
+            out.push_str(&format!("\\u{:04x}", unit));
+        }
+    }
+    out
+}
+
 /// At most `max` characters of an escaped line: its head and its tail around a counted
 /// elision, never only its head (a headline must show how a command ends too).
 pub fn shorten_middle(line: &str, max: usize) -> String {
@@ -231,6 +249,13 @@ mod tests {
     fn label_characters_in_an_input_are_escaped() {
         assert_eq!(visible("␠×5"), "\\u{2420}×5");
         assert_eq!(visible("⋯ 3 lines ⋯"), "\\u{22ef} 3 lines \\u{22ef}");
+    }
+
+    #[test]
+    fn json_stays_json_without_raw_hazards() {
+        let json = "{\"tool\":\"rm\u{202e}\u{e0041}\u{85}␠\"}";
+        let safe = json_safe(json);
+        assert_eq!(safe, "{\"tool\":\"rm\\u202e\\udb40\\udc41\\u0085\\u2420\"}");
     }
 
     #[test]
