@@ -196,12 +196,24 @@ impl Server {
             .shown
             .filter(|s| s.id == id)
             .is_some_and(|s| s.keys_asleep(now));
+        // The numbered choices whole, below the request: the footer may have to cut them.
+        let mut lines = p.summary.lines.clone();
+        if !suggestions.is_empty() {
+            lines.push(String::new());
+            lines.extend(
+                suggestions
+                    .iter()
+                    .enumerate()
+                    .take(9)
+                    .map(|(i, s)| format!("always {}: {s}", i + 1)),
+            );
+        }
         Some(PanelData {
             cli: p.asker.display_name().to_string(),
             pane: pane_label,
             tool: visible(&p.tool),
             headline: p.summary.headline.clone(),
-            lines: p.summary.lines.clone(),
+            lines,
             index: index + 1,
             count: pending.len(),
             scroll: c.panel.scroll,

@@ -265,10 +265,17 @@ impl Widget for ApprovalView<'_> {
             lines.push(Line::default());
         }
         if !self.suggestions.is_empty() {
+            // Each choice gets its share of the row, its middle cut with a `⋯` where it must
+            // be (the server lists each whole at the end of the body).
+            let shown = self.suggestions.len().min(9);
+            let share = usize::from(panel.width.saturating_sub(10)) / shown;
             let mut spans = vec![text("always: ")];
             for (i, s) in self.suggestions.iter().enumerate().take(9) {
                 spans.push(key(&format!("{}", i + 1)));
-                spans.push(text(&format!(" {s}  ")));
+                spans.push(text(&format!(
+                    " {}  ",
+                    fit_width(s, share.saturating_sub(4))
+                )));
             }
             lines.push(Line::from(spans));
         }
@@ -478,6 +485,26 @@ mod tests {
         assert!(draw(None).contains("LONG: 100 rows"), "{}", draw(None));
         let cut = draw(Some("900 lines not shown"));
         assert!(cut.contains("TOO LONG: 900 lines not shown"), "{cut}");
+    }
+
+    #[test]
+    fn a_long_choice_keeps_its_end_in_the_footer() {
+        let area = Rect::new(0, 0, 80, 24);
+        let suggestions = vec![format!(
+            "addRules allow {} && rm -rf ~ (session)",
+            "x".repeat(200)
+        )];
+        let mut buf = Buffer::empty(area);
+        ApprovalView {
+            suggestions: &suggestions,
+            ..Default::default()
+        }
+        .render(area, &mut buf);
+        let text = text_of(&buf);
+        assert!(
+            text.contains("rm -rf ~ (session)") && text.contains('⋯'),
+            "{text}"
+        );
     }
 
     #[test]
