@@ -65,7 +65,9 @@ fn hide(caps: &Captures, rule: &Rule) -> String {
     let Some(secret) = ["s", "dq", "sq"].iter().find_map(|g| caps.name(g)) else {
         return whole.as_str().to_string();
     };
-    if rule.value_checked && is_placeholder(secret.as_str()) {
+    if (rule.value_checked && is_placeholder(secret.as_str()))
+        || (rule.needs_digit && !secret.as_str().bytes().any(|b| b.is_ascii_digit()))
+    {
         return whole.as_str().to_string();
     }
     let before = &whole.as_str()[..secret.start() - whole.start()];
@@ -117,7 +119,7 @@ mod tests {
             ("login --token=abc123", "login --token=[REDACTED]"),
             (
                 "API_KEY=xyz OPENAI_API_KEY=sk-abcdefghijklmnopqrstu run",
-                "API_KEY=[REDACTED] OPENAI_API_KEY=sk-…[REDACTED] run",
+                "API_KEY=[REDACTED] OPENAI_API_KEY=[REDACTED] run",
             ),
             (
                 "curl -H 'Authorization: Bearer eyJhbGci' x",

@@ -10,6 +10,9 @@ pub struct Rule {
     pub keeps_prefix: bool,
     /// A named setting: its value may be a placeholder (`$TOKEN`, `true`), left as it is.
     pub value_checked: bool,
+    /// The secret must hold a digit: a generated key does, `sk-fading-circle` (a CSS class)
+    /// does not.
+    pub needs_digit: bool,
 }
 
 const fn token(pattern: &'static str) -> Rule {
@@ -17,6 +20,7 @@ const fn token(pattern: &'static str) -> Rule {
         pattern,
         keeps_prefix: true,
         value_checked: false,
+        needs_digit: false,
     }
 }
 
@@ -25,19 +29,31 @@ const fn value(pattern: &'static str) -> Rule {
         pattern,
         keeps_prefix: false,
         value_checked: true,
+        needs_digit: false,
+    }
+}
+
+const fn block(pattern: &'static str) -> Rule {
+    Rule {
+        pattern,
+        keeps_prefix: false,
+        value_checked: false,
+        needs_digit: false,
     }
 }
 
 /// In order: a later rule sees what earlier ones redacted (and leaves a value holding
 /// `[REDACTED]` alone), so specific forms run before the generic ones.
 pub const RULES: &[Rule] = &[
-    // Private key blocks (PEM, OpenSSH, PGP), whole; one whose end is not in the text (a
-    // screen showing only its start) up to the end of the text.
-    Rule {
-        pattern: r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?P<s>(?s:.*?))(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|\z)",
-        keeps_prefix: false,
-        value_checked: false,
-    },
+    // Private key blocks (PEM, OpenSSH, PGP), whole.
+    block(
+        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?P<s>(?s:.*?))-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
+    ),
+    // One whose end is not in the text (a screen showing only its start): its base64 and
+    // header lines. Lines end in a newline, or in `↵` in an approval's one-line headline.
+    block(
+        r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?P<s>(?:(?:\r?\n|↵)(?:[A-Za-z0-9+/=]{16,}|[A-Za-z-]+:[^\n↵]*|[ \t]*))+)",
+    ),
     // JSON fields named like a secret (a tool input shown as compact JSON).
     value(
         r#"(?i)"[A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[-_]?key|apikey|access[-_]?key|private[-_]?key|authorization)"\s*:\s*"(?P<s>[^"]+)"#,
@@ -56,7 +72,10 @@ pub const RULES: &[Rule] = &[
     token(r"(?-u:\b)AIza(?P<s>[0-9A-Za-z_-]{35})"),
     token(r"(?-u:\b)GOCSPX-(?P<s>[A-Za-z0-9_-]{28})"),
     token(r"(?-u:\b)sk-ant-(?P<s>[A-Za-z0-9_-]{20,})"),
-    token(r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?(?P<s>[A-Za-z0-9_-]{16,})"),
+    Rule {
+        needs_digit: true,
+        ..token(r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?(?P<s>[A-Za-z0-9_-]{16,})")
+    },
     token(r"(?-u:\b)npm_(?P<s>[A-Za-z0-9]{36})(?-u:\b)"),
     token(r"(?-u:\b)pypi-(?P<s>AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,})"),
     token(r"(?-u:\b)hf_(?P<s>[A-Za-z0-9]{30,})(?-u:\b)"),

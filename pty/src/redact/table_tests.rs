@@ -131,9 +131,15 @@ fn secrets() -> Vec<(String, String, &'static str)> {
         "-----END RSA PRIVATE KEY-----",
     );
     add(
-        "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC".into(),
+        "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nAgEAAoIBAQC7VJTUt9Us8cKj"
+            .into(),
         "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC".into(),
         "-----BEGIN PRIVATE KEY-----",
+    );
+    add(
+        "run: cat <<EOF↵-----BEGIN RSA PRIVATE KEY-----↵Proc-Type: 4,ENCRYPTED↵MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi ⋯900 more⋯ x".into(),
+        "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi".into(),
+        "-----BEGIN RSA PRIVATE KEY-----",
     );
     // Passwords in URLs, any scheme.
     add(
@@ -233,6 +239,8 @@ const ORDINARY: &[&str] = &[
     "mysql --password --host db",
     "SKU12345 is in stock",
     "secret: false",
+    "<div class=\"sk-fading-circle-spinner\">",
+    "grep -- '-----BEGIN PRIVATE KEY-----' *.pem\nno key in these files here",
 ];
 
 #[test]
