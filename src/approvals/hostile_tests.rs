@@ -259,6 +259,17 @@ fn a_summary_shows_tag_characters_escaped() {
     assert!(s.headline.contains("\\u{e0069}"), "{}", s.headline);
 }
 
+#[test]
+fn a_tool_name_of_an_unknown_tool_is_escaped_in_the_headline() {
+    let s = summarize("mcp__x__run\u{202e}\u{e0041}", &json!({"a": 1}));
+    assert_eq!(first_forbidden(&s.headline), None, "{}", s.headline);
+    assert!(
+        s.headline.starts_with("mcp__x__run\\u{202e}"),
+        "{}",
+        s.headline
+    );
+}
+
 fn any_char() -> impl Strategy<Value = char> {
     prop_oneof![
         4 => proptest::char::range(' ', '~'),
@@ -283,6 +294,9 @@ proptest! {
         let out = visible(&text);
         prop_assert_eq!(first_forbidden(&out), None, "{:?} -> {:?}", text, out);
         let s = summarize("Bash", &json!({ "command": text }));
+        prop_assert_eq!(first_forbidden(&all_text(&s)), None);
+        // Every other place a model's text reaches: an unknown tool's name, keys and values.
+        let s = summarize(&text, &json!({ text.clone(): text, "k": [text] }));
         prop_assert_eq!(first_forbidden(&all_text(&s)), None);
     }
 

@@ -129,7 +129,8 @@ pub fn summarize(tool: &str, input: &Value) -> Summary {
                 .flatten()
                 .map(|(k, _)| k.as_str()),
         );
-        (headline(tool, &json), text_lines(&json), false)
+        // (The tool's name comes from the agent too.)
+        (headline(&visible(tool), &json), text_lines(&json), false)
     };
     lines.extend(other_arguments(input, &used));
     let (lines, cut) = if diff {
