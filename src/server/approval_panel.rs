@@ -180,7 +180,7 @@ impl Server {
             .locate(p.pane)
             .and_then(|(s, w)| self.state.sessions.get(&s).map(|s| (s.name.clone(), w)))
         {
-            Some((session, window)) => format!("%{} ({session}:{window})", p.pane),
+            Some((session, window)) => format!("%{} ({}:{window})", p.pane, visible(&session)),
             None => format!("%{}", p.pane),
         };
         let suggestions: Vec<String> = p
