@@ -360,7 +360,10 @@ fn print_approvals(response: Response, json: bool) -> ExitCode {
     };
     let mut out = String::new();
     if json {
-        out = serde_json::to_string_pretty(&value).unwrap_or_default();
+        // Tool names come from agents: no bidi control or tag character reaches the terminal
+        // raw, even as JSON (escaped the JSON way, so a program reads the same value).
+        out =
+            calyx_tui::escape::json_safe(&serde_json::to_string_pretty(&value).unwrap_or_default());
         out.push('\n');
     } else {
         let rows = |key: &str| {
@@ -376,11 +379,12 @@ fn print_approvals(response: Response, json: bool) -> ExitCode {
         }
         for r in pending.iter().chain(recent.iter()) {
             // Tool names and summaries come from agents: control characters are shown
-            // escaped, never sent to the user's terminal.
+            // escaped, never sent to the user's terminal. (A summary was escaped by the
+            // server already: its labels such as `␠×70000` stay as they are.)
             let field = |k: &str| {
                 r.get(k)
                     .map(|v| {
-                        crate::approvals::visible(
+                        calyx_tui::escape::visible_again(
                             &v.as_str()
                                 .map(str::to_string)
                                 .unwrap_or_else(|| v.to_string()),

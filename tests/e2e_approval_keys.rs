@@ -271,12 +271,13 @@ fn a_long_command_scrolls_with_the_panel_keys_and_stops_at_its_ends() {
     let p = payload_file(&env, "long.json", &claude_bash(&command.join("\n")));
     let g = gate(&env, &panes[0], "claude-code", &p, "long");
     c.wait_for("wants Bash");
-    // 200 command lines, a blank one and the description.
+    // 200 command lines, a blank one and the description, a blank one and the fixture's
+    // "always" choice listed whole.
     let (_, page_end, total) = {
         let s = c.wait_for(" lines 1-");
         shown_range(&s)
     };
-    assert_eq!(total, 202);
+    assert_eq!(total, 204);
     wait_range(&c, "top", |(a, _, _)| a == 1);
     c.send("\x1b[6~"); // PageDown: the last row shown stays on screen, at the top
     wait_range(&c, "a page down", |(a, _, _)| a == page_end);

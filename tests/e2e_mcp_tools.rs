@@ -246,7 +246,7 @@ fn pane_read_redacts_secrets_on_screen_and_in_scrollback_and_keeps_its_limits() 
     env.wait_capture("%1", "\nscrolled-done\n");
     assert!(!read(json!({"pane": "%1"})).contains("API_KEY"));
     let history = read(json!({"pane": "%1", "scrollback": true}));
-    assert!(history.contains("API_KEY=[REDACTED]"), "{history}");
+    assert!(history.contains("API_KEY=sk-…[REDACTED]"), "{history}");
     assert_no_secret(&history, &SECRETS);
 
     // The cap: a flood of more than 64 KiB comes back as its newest 64 KiB.
@@ -276,6 +276,57 @@ fn pane_read_redacts_secrets_on_screen_and_in_scrollback_and_keeps_its_limits() 
         read(json!({"pane": "%1", "lines": 10_000})).len(),
         "lines beyond the screen is the whole screen"
     );
+}
+
+/// Secret forms beyond assignments and flags (issue 13, 6a), printed by `cat`: a private key
+/// block goes whole, tokens keep their prefix.
+#[test]
+fn pane_read_redacts_key_blocks_tokens_and_url_passwords() {
+    let env = Env::new();
+    let c = session(&env, "keys", &[]);
+    c.wait_for("$ ");
+    let mcp = McpSession::open(&env, &surface(&env, "%1"));
+    let key_body = [
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+        "QyNTUxOQAAACDfakeFAKEfakeFAKEfakeFAKEfakeFAKEfakeFAKEfakeFAKE",
+    ];
+    let pat = "github_pat_11ABCDEFG0aB3dE6gH9jK2mN5pQ8sT1vW4yZ7";
+    let file = env.path().join("leaky.txt");
+    std::fs::write(
+        &file,
+        format!(
+            "-----BEGIN OPENSSH PRIVATE KEY-----\n{}\n{}\n-----END OPENSSH PRIVATE KEY-----\n\
+             token {pat}\nDATABASE_URL=postgres://app:s3cr3tPass99@db:5432/app\npassword: Tr0ub4dor3\n",
+            key_body[0], key_body[1]
+        ),
+    )
+    .expect("write");
+    type_line(
+        &env,
+        "%1",
+        &format!("cat {}; echo cat-done", file.display()),
+    );
+    env.wait_capture("%1", "\ncat-done\n");
+    let r = mcp.call("pane_read", json!({"pane": "%1"}));
+    let read = r["structuredContent"]["text"].as_str().unwrap_or("");
+    assert_no_secret(
+        read,
+        &[
+            key_body[0],
+            key_body[1],
+            &pat["github_pat_".len()..],
+            "s3cr3tPass99",
+            "Tr0ub4dor3",
+        ],
+    );
+    for kept in [
+        "-----BEGIN OPENSSH PRIVATE KEY-----",
+        "github_pat_…[REDACTED]",
+        "postgres://app:[REDACTED]@db",
+        "password: [REDACTED]",
+    ] {
+        assert!(read.contains(kept), "{kept:?} missing:\n{read}");
+    }
 }
 
 #[test]
@@ -308,7 +359,7 @@ fn pane_read_redacts_a_secret_that_wraps_in_a_narrow_pane() {
             json!({"pane": narrow, "scrollback": scrollback}),
         );
         let read = r["structuredContent"]["text"].as_str().unwrap_or("");
-        assert!(read.contains("API_KEY=[REDACTED]"), "{read}");
+        assert!(read.contains("API_KEY=sk-…[REDACTED]"), "{read}");
         assert_no_secret(read, &SECRETS[..1]);
     }
 }

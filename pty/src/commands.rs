@@ -335,6 +335,24 @@ mod tests {
     }
 
     #[test]
+    fn a_key_block_and_prefixed_tokens_are_redacted_in_the_history() {
+        let mut log = CommandLog::default();
+        let output = b"-----BEGIN OPENSSH PRIVATE KEY-----\r\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE\r\nQyNTUxOQAAACDfakeFAKEfake\r\n-----END OPENSSH PRIVATE KEY-----\r\n";
+        command(&mut log, "cat ~/.ssh/id_ed25519", output, 0);
+        command(&mut log, "mysql -uroot -phunter2 app", b"", 0);
+        command(&mut log, "psql postgres://app:s3cr3t@db/app", b"", 0);
+        let key = log.get(1).cloned().expect("a record");
+        assert_eq!(
+            key.output,
+            "-----BEGIN OPENSSH PRIVATE KEY-----[REDACTED]-----END OPENSSH PRIVATE KEY-----\n"
+        );
+        let mysql = log.get(2).cloned().expect("a record");
+        assert_eq!(mysql.command, "mysql -uroot -p[REDACTED] app");
+        let psql = log.get(3).cloned().expect("a record");
+        assert_eq!(psql.command, "psql postgres://app:[REDACTED]@db/app");
+    }
+
+    #[test]
     fn running_output_is_readable_and_a_prompt_without_end_closes_it() {
         let mut log = CommandLog::default();
         log.feed(b"\x1b]133;C;cmdline=sleep 9\x07partial");

@@ -410,12 +410,17 @@ impl ApprovalQueue {
 
     fn write_log(&self, pending: &Pending, outcome: &str, by: Option<DecidedBy>) {
         let Some(path) = &self.log else { return };
-        let summary: Vec<String> = pending
+        // Redacted as one text, so a private key block over several lines goes whole.
+        let first: Vec<&str> = pending
             .summary
             .lines
             .iter()
             .take(20)
-            .map(|l| redact(l))
+            .map(String::as_str)
+            .collect();
+        let summary: Vec<String> = redact(&first.join("\n"))
+            .split('\n')
+            .map(str::to_string)
             .collect();
         let line = json!({
             "time": unix_seconds(SystemTime::now()),

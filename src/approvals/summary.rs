@@ -1,180 +1,105 @@
 //! A readable, safe summary of a tool call for the approval panel: the command for shell tools,
-//! the path and a diff preview for edits and writes, the URL for fetches, compact JSON
-//! otherwise. Tool inputs come from a model and may carry escape sequences, bidi overrides or
-//! invisible characters: every such character is shown visibly escaped, so nothing a tool input
-//! contains can reach the terminal as a control sequence or hide what it does.
+//! the path and the diff for edits and writes, the URL for fetches, compact JSON otherwise, and
+//! every other argument beside it. Tool inputs come from a model and may be hostile: every
+//! character is escaped by [`calyx_tui::escape`], a long run of whitespace is a counted label,
+//! an edit shows its changed hunks, and nothing is left out silently: an argument the summary
+//! did not use is listed, and the one size cap ([`super::body`]) cuts the middle, keeps the
+//! tail, and says so.
 
 use serde_json::Value;
 
-/// Longest summary kept (a 1 MB command is shown cut, with its size).
-const MAX_CHARS: usize = 64 * 1024;
-/// Most diff lines shown.
-const MAX_DIFF_LINES: usize = 400;
+use calyx_tui::escape::shorten_middle;
+pub use calyx_tui::escape::visible;
+
+use super::body::{cap_middle, text_lines};
+use super::diff::{describe_cut, diff_lines};
+
+/// Longest headline, in characters (its middle is cut: how a command ends shows too).
+const HEADLINE_CHARS: usize = 200;
 
 /// The summary: a headline and body lines, all safe to draw.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
     pub headline: String,
     pub lines: Vec<String>,
+    /// What of the body is not shown (its middle, past the size cap), for the panel's title.
+    pub cut: Option<String>,
 }
 
-/// Makes one line of text safe to show: control characters, bidi controls and invisible
-/// format characters become visible escapes like `\x1b` or `\u{202e}`.
-pub fn visible(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if is_hazard(c) {
-            match c {
-                '\t' => out.push_str("    "),
-                c if (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
-                c => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-fn is_hazard(c: char) -> bool {
-    c.is_control()
-        || matches!(c as u32,
-            0x061c | 0x200b..=0x200f | 0x2028..=0x202e | 0x2060..=0x2069 | 0xfeff | 0xfff9..=0xfffb | 0x180e | 0x00ad)
-}
-
-fn lines_of(text: &str) -> Vec<String> {
-    let cut: String = text.chars().take(MAX_CHARS).collect();
-    let mut lines: Vec<String> = cut
-        .split('\n')
-        .map(|l| visible(l.trim_end_matches('\r')))
-        .collect();
-    if text.chars().count() > MAX_CHARS {
-        lines.push(format!("… ({} bytes in all)", text.len()));
-    }
-    lines
-}
-
-fn str_field<'a>(input: &'a Value, keys: &[&str]) -> Option<&'a str> {
+/// The first of `keys` holding a string, with its key.
+fn str_field<'a>(input: &'a Value, keys: &[&'static str]) -> Option<(&'static str, &'a str)> {
     keys.iter()
-        .find_map(|k| input.get(*k).and_then(Value::as_str))
+        .find_map(|k| input.get(*k).and_then(Value::as_str).map(|v| (*k, v)))
 }
 
-/// Keys of a command's input the summary already shows.
-const COMMAND_KEYS: &[&str] = &["command", "cmd", "description", "justification"];
-/// Keys of a file edit's input the summary already shows.
-const FILE_KEYS: &[&str] = &[
-    "file_path",
-    "path",
-    "filePath",
-    "notebook_path",
-    "old_string",
-    "oldString",
-    "new_string",
-    "newString",
-    "content",
-    "contents",
-    "text",
-    "edits",
-];
-/// Keys of a fetch's input the summary already shows.
-const FETCH_KEYS: &[&str] = &["url", "uri", "prompt"];
-
-/// The arguments the summary does not show otherwise, one `key: value` line each (values as
-/// compact JSON, escaped and cut): a human approving `http_request {url}` must also see its
-/// method and body, and `pane_run` its target.
-fn other_arguments(input: &Value, shown: &[&str]) -> Vec<String> {
+/// The arguments the summary did not show otherwise (`used`), one `key: value` entry each,
+/// whole (values as compact JSON unless strings, escaped, multi-line values on their own
+/// lines): a human approving `http_request {url}` must also see its method and body, and a
+/// command with a second `cmd` key must not hide it.
+fn other_arguments(input: &Value, used: &[&str]) -> Vec<String> {
     let Some(object) = input.as_object() else {
         return Vec::new();
     };
-    let others: Vec<String> = object
+    let mut lines = Vec::new();
+    for (key, value) in object.iter().filter(|(k, _)| !used.contains(&k.as_str())) {
+        let value = match value {
+            Value::String(s) => s.clone(),
+            v => v.to_string(),
+        };
+        let mut value_lines = text_lines(&value).into_iter();
+        let first = value_lines.next().unwrap_or_default();
+        lines.push(format!("{}: {first}", visible(key)));
+        lines.extend(value_lines);
+    }
+    if lines.is_empty() {
+        return lines;
+    }
+    lines.insert(0, String::new());
+    lines
+}
+
+/// A shell tool's command: `command` or `cmd` as a string, or `command` as an argv array.
+fn command_of(input: &Value) -> Option<(&'static str, String)> {
+    if let Some((key, command)) = str_field(input, &["command", "cmd"]) {
+        return Some((key, command.to_string()));
+    }
+    let argv = input.get("command")?.as_array()?;
+    let words: Vec<String> = argv
         .iter()
-        .filter(|(k, _)| !shown.contains(&k.as_str()))
-        .map(|(k, v)| {
-            let value = match v {
-                Value::String(s) => s.clone(),
-                v => v.to_string(),
-            };
-            let cut: String = value.chars().take(300).collect();
-            let more = if cut.len() < value.len() { "…" } else { "" };
-            format!("{}: {}{more}", visible(k), visible(&cut))
+        .map(|w| match w {
+            Value::String(s) => s.clone(),
+            v => v.to_string(),
         })
         .collect();
-    if others.is_empty() {
-        return others;
-    }
-    let mut lines = vec![String::new()];
-    lines.extend(others);
-    lines
+    Some(("command", words.join(" ")))
+}
+
+fn headline(verb: &str, what: &str) -> String {
+    shorten_middle(&format!("{verb}: {}", visible(what)), HEADLINE_CHARS)
 }
 
 /// Summarizes a tool call.
 pub fn summarize(tool: &str, input: &Value) -> Summary {
     let lower = tool.to_ascii_lowercase();
-    if let Some(command) = str_field(input, &["command", "cmd"])
-        .or_else(|| input.get("command").and_then(Value::as_array).map(|_| ""))
-    {
-        let command = if command.is_empty() {
-            input
-                .get("command")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                })
-                .unwrap_or_default()
-        } else {
-            command.to_string()
-        };
-        let mut lines = lines_of(&command);
-        if let Some(description) = str_field(input, &["description", "justification"]) {
+    let mut used: Vec<&str> = Vec::new();
+    let (headline, mut lines, diff) = if let Some((key, command)) = command_of(input) {
+        used.push(key);
+        let mut lines = text_lines(&command);
+        if let Some((key, description)) = str_field(input, &["description", "justification"]) {
+            used.push(key);
             lines.push(String::new());
-            lines.push(format!("# {}", visible(description)));
+            lines.extend(
+                text_lines(description)
+                    .into_iter()
+                    .map(|l| format!("# {l}")),
+            );
         }
-        lines.extend(other_arguments(input, COMMAND_KEYS));
-        return Summary {
-            headline: format!(
-                "run: {}",
-                visible(
-                    &command
-                        .lines()
-                        .next()
-                        .unwrap_or("")
-                        .chars()
-                        .take(200)
-                        .collect::<String>()
-                )
-            ),
-            lines,
-        };
-    }
-    if let Some(path) = str_field(input, &["file_path", "path", "filePath", "notebook_path"]) {
-        let mut lines = Vec::new();
-        if let (Some(old), Some(new)) = (
-            str_field(input, &["old_string", "oldString"]),
-            str_field(input, &["new_string", "newString"]),
-        ) {
-            lines.extend(old.split('\n').map(|l| format!("- {}", visible(l))));
-            lines.extend(new.split('\n').map(|l| format!("+ {}", visible(l))));
-        } else if let Some(content) = str_field(input, &["content", "contents", "text"]) {
-            lines.extend(content.split('\n').map(|l| format!("+ {}", visible(l))));
-        } else if let Some(edits) = input.get("edits").and_then(Value::as_array) {
-            for e in edits {
-                if let (Some(old), Some(new)) =
-                    (str_field(e, &["old_string"]), str_field(e, &["new_string"]))
-                {
-                    lines.extend(old.split('\n').map(|l| format!("- {}", visible(l))));
-                    lines.extend(new.split('\n').map(|l| format!("+ {}", visible(l))));
-                }
-            }
-        }
-        if lines.len() > MAX_DIFF_LINES {
-            let total = lines.len();
-            lines.truncate(MAX_DIFF_LINES);
-            lines.push(format!("… {} more lines", total - MAX_DIFF_LINES));
-        }
-        lines.extend(other_arguments(input, FILE_KEYS));
+        (headline("run", &command), lines, false)
+    } else if let Some((key, path)) =
+        str_field(input, &["file_path", "path", "filePath", "notebook_path"])
+    {
+        used.push(key);
+        let (what, lines) = file_change(input, &mut used);
         let verb = if lower.contains("delete") || lower.contains("remove") {
             "delete"
         } else if lower.contains("write") || lower.contains("create") {
@@ -182,31 +107,93 @@ pub fn summarize(tool: &str, input: &Value) -> Summary {
         } else {
             "edit"
         };
-        return Summary {
-            headline: format!("{verb}: {}", visible(path)),
-            lines,
+        let headline = match what {
+            Some(what) => format!("{} · {what}", headline(verb, path)),
+            None => headline(verb, path),
         };
-    }
-    if let Some(url) = str_field(input, &["url", "uri"]) {
-        return Summary {
-            headline: format!("fetch: {}", visible(url)),
-            lines: str_field(input, &["prompt"])
-                .map(lines_of)
-                .unwrap_or_default()
+        (headline, lines, true)
+    } else if let Some((key, url)) = str_field(input, &["url", "uri"]) {
+        used.push(key);
+        let mut lines = Vec::new();
+        if let Some((key, prompt)) = str_field(input, &["prompt"]) {
+            used.push(key);
+            lines = text_lines(prompt);
+        }
+        (headline("fetch", url), lines, false)
+    } else {
+        let json = serde_json::to_string(input).unwrap_or_default();
+        used.extend(
+            input
+                .as_object()
                 .into_iter()
-                .chain(other_arguments(input, FETCH_KEYS))
-                .collect(),
-        };
-    }
-    let json = serde_json::to_string(input).unwrap_or_default();
+                .flatten()
+                .map(|(k, _)| k.as_str()),
+        );
+        // (The tool's name comes from the agent too.)
+        (headline(&visible(tool), &json), text_lines(&json), false)
+    };
+    lines.extend(other_arguments(input, &used));
+    let (lines, cut) = if diff {
+        cap_middle(lines, describe_cut)
+    } else {
+        cap_middle(lines, |hidden| format!("{} lines not shown", hidden.len()))
+    };
     Summary {
-        headline: format!(
-            "{}: {}",
-            visible(tool),
-            visible(&json.chars().take(120).collect::<String>())
-        ),
-        lines: lines_of(&json),
+        headline,
+        lines,
+        cut,
     }
+}
+
+/// The body of a file change: the diff of an edit (or of each of several), or the content
+/// written; with how big it is, for the headline. The keys it used are added to `used`.
+fn file_change<'a>(input: &'a Value, used: &mut Vec<&'a str>) -> (Option<String>, Vec<String>) {
+    if let (Some((old_key, old)), Some((new_key, new))) = (
+        str_field(input, &["old_string", "oldString"]),
+        str_field(input, &["new_string", "newString"]),
+    ) {
+        used.extend([old_key, new_key]);
+        let (header, lines) = diff_lines(old, new);
+        return (Some(header), lines);
+    }
+    if let Some((key, content)) = str_field(input, &["content", "contents", "text"]) {
+        used.push(key);
+        let count = content.lines().count();
+        let what = format!("{count} line{}", if count == 1 { "" } else { "s" });
+        let lines = text_lines(content).into_iter().map(|l| format!("+ {l}"));
+        return (Some(what), lines.collect());
+    }
+    let Some(edits) = input.get("edits").and_then(Value::as_array) else {
+        return (None, Vec::new());
+    };
+    used.push("edits");
+    let mut lines = Vec::new();
+    for (i, edit) in edits.iter().enumerate() {
+        let mut shown: Vec<&str> = Vec::new();
+        if let (Some((old_key, old)), Some((new_key, new))) = (
+            str_field(edit, &["old_string", "oldString"]),
+            str_field(edit, &["new_string", "newString"]),
+        ) {
+            shown.extend([old_key, new_key]);
+            let (header, diff) = diff_lines(old, new);
+            lines.push(format!("edit {} of {}: {header}", i + 1, edits.len()));
+            lines.extend(diff);
+        } else {
+            lines.push(format!("edit {} of {}:", i + 1, edits.len()));
+        }
+        // Its other fields (replace_all, a range), or the whole edit when it is no object.
+        if edit.is_object() {
+            lines.extend(other_arguments(edit, &shown).into_iter().skip(1));
+        } else {
+            lines.extend(text_lines(&edit.to_string()));
+        }
+    }
+    let what = format!(
+        "{} edit{}",
+        edits.len(),
+        if edits.len() == 1 { "" } else { "s" }
+    );
+    (Some(what), lines)
 }
 
 #[cfg(test)]
@@ -242,8 +229,8 @@ mod tests {
             "Edit",
             &json!({"file_path": "/a.rs", "old_string": "x", "new_string": "y"}),
         );
-        assert_eq!(e.headline, "edit: /a.rs");
-        assert_eq!(e.lines, vec!["- x", "+ y"]);
+        assert_eq!(e.headline, "edit: /a.rs · 1 hunk, 2 lines changed (-1 +1)");
+        assert_eq!(e.lines, vec!["@@ -1,1 +1,1 @@", "- x", "+ y"]);
         assert_eq!(
             summarize("WebFetch", &json!({"url": "https://x"})).headline,
             "fetch: https://x"
@@ -263,7 +250,9 @@ mod tests {
             .collect::<Vec<_>>()
             .join("\n");
         let s = summarize("Write", &json!({"file_path": "/big", "content": diff}));
-        assert_eq!(s.lines.len(), MAX_DIFF_LINES + 1);
+        assert!(s.lines.len() <= super::super::body::MAX_LINES + 1);
+        assert_eq!(s.lines.last().map(String::as_str), Some("+ line 9999"));
+        assert!(s.cut.is_some());
     }
 }
 

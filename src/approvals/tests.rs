@@ -477,3 +477,25 @@ fn only_a_decision_the_cli_received_counts_as_answered() {
     assert!(q.answered_recently(1, "Bash", within));
     assert!(!q.answered_recently(2, "Bash", within), "another pane");
 }
+
+/// The record redacts a request's detail as one text: a private key block over several lines
+/// goes whole, not just its first line.
+#[tokio::test]
+async fn the_record_redacts_a_key_block_over_several_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("approvals.jsonl");
+    let mut q = ApprovalQueue::new(Some(path.clone()));
+    let (mut new, _rx) = request(1, Schema::Claude, "Bash");
+    let command = "cat > k <<EOF\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\nAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\nEOF\ncurl -u admin:hunter2 https://x.test";
+    new.summary = summarize("Bash", &json!({ "command": command }));
+    q.add(new, Instant::now());
+    let record = std::fs::read_to_string(&path).expect("record");
+    for secret in [
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ",
+        "AAAAAAAABAAAAMwAAAAtzc2gtZW",
+        "hunter2",
+    ] {
+        assert!(!record.contains(secret), "{secret}: {record}");
+    }
+    assert!(record.contains("BEGIN OPENSSH PRIVATE KEY"), "{record}");
+}

@@ -46,6 +46,8 @@ pub struct PanelData {
     pub note: Option<&'static str>,
     /// The answer keys are not live yet (see [`Server::may_answer`]).
     pub keys_asleep: bool,
+    /// What of the request is not shown (see [`crate::approvals::Summary::cut`]).
+    pub cut: Option<String>,
 }
 
 impl PanelData {
@@ -65,6 +67,7 @@ impl PanelData {
             waited: &self.waited,
             note: self.note,
             keys_asleep: self.keys_asleep,
+            cut: self.cut.as_deref(),
         }
     }
 
@@ -177,7 +180,7 @@ impl Server {
             .locate(p.pane)
             .and_then(|(s, w)| self.state.sessions.get(&s).map(|s| (s.name.clone(), w)))
         {
-            Some((session, window)) => format!("%{} ({session}:{window})", p.pane),
+            Some((session, window)) => format!("%{} ({}:{window})", p.pane, visible(&session)),
             None => format!("%{}", p.pane),
         };
         let suggestions: Vec<String> = p
@@ -193,12 +196,24 @@ impl Server {
             .shown
             .filter(|s| s.id == id)
             .is_some_and(|s| s.keys_asleep(now));
+        // The numbered choices whole, below the request: the footer may have to cut them.
+        let mut lines = p.summary.lines.clone();
+        if !suggestions.is_empty() {
+            lines.push(String::new());
+            lines.extend(
+                suggestions
+                    .iter()
+                    .enumerate()
+                    .take(9)
+                    .map(|(i, s)| format!("always {}: {s}", i + 1)),
+            );
+        }
         Some(PanelData {
             cli: p.asker.display_name().to_string(),
             pane: pane_label,
             tool: visible(&p.tool),
             headline: p.summary.headline.clone(),
-            lines: p.summary.lines.clone(),
+            lines,
             index: index + 1,
             count: pending.len(),
             scroll: c.panel.scroll,
@@ -208,6 +223,7 @@ impl Server {
             waited,
             note: p.schema.allow_note(),
             keys_asleep,
+            cut: p.summary.cut.clone(),
         })
     }
 

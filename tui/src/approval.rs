@@ -1,12 +1,17 @@
 //! The approval panel: one pending tool call, what it would do, and the keys that answer it.
-//! Its text arrives already made safe (see calyx's approvals::summary); this widget only lays
-//! it out.
+//! Its text arrives already made safe (see [`crate::escape`] and calyx's approvals::summary);
+//! this widget lays it out, wraps it by display width (so a wide character cannot push text
+//! past the border), styles the escapes and labels ([`crate::marks`]) and says in its title
+//! when a request is longer than the panel or was cut.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Widget};
+use unicode_width::UnicodeWidthChar;
+
+use crate::marks::segments;
 
 /// The panel's key hints after `y` and its label ("allow" or "step aside"), as (key, label).
 const KEY_HINTS: [(&str, &str); 9] = [
@@ -52,6 +57,76 @@ pub struct ApprovalView<'a> {
     /// The request appeared while the user was typing: the answer keys wake in a moment, and
     /// until then the footer says so instead of listing them.
     pub keys_asleep: bool,
+    /// What of the request is not shown (its middle, past a size cap), said in the title.
+    pub cut: Option<&'a str>,
+}
+
+/// A row of the body: styled pieces.
+type Row = Vec<(String, Style)>;
+
+/// How a body line is drawn: diff lines in their colour, the rest plain.
+fn line_style(line: &str) -> Style {
+    if line.starts_with("+ ") {
+        Style::default().fg(Color::Green)
+    } else if line.starts_with("- ") {
+        Style::default().fg(Color::Red)
+    } else if line.starts_with("@@ ") {
+        Style::default().fg(Color::Cyan)
+    } else {
+        Style::default()
+    }
+}
+
+/// `text` in at most `width` columns: whole when it fits, else its head and its tail around a
+/// `⋯` (a headline cut at the border would hide how a command ends).
+fn fit_width(text: &str, width: usize) -> String {
+    let columns = |s: &str| s.chars().map(|c| c.width().unwrap_or(1)).sum::<usize>();
+    if columns(text) <= width {
+        return text.to_string();
+    }
+    let half = width.saturating_sub(1) / 2;
+    let mut head = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        used += c.width().unwrap_or(1);
+        if used > half {
+            break;
+        }
+        head.push(c);
+    }
+    let mut tail: Vec<char> = Vec::new();
+    let mut used = 0;
+    for c in text.chars().rev() {
+        used += c.width().unwrap_or(1);
+        if used > width.saturating_sub(1) - half {
+            break;
+        }
+        tail.push(c);
+    }
+    let tail: String = tail.into_iter().rev().collect();
+    format!("{head}{}{tail}", crate::escape::ELISION_MARK)
+}
+
+/// `line` broken into rows of at most `width` columns.
+fn wrap(line: &str, width: usize) -> Vec<Row> {
+    let mut rows: Vec<Row> = vec![Vec::new()];
+    let mut used = 0;
+    for (text, style) in segments(line, line_style(line)) {
+        for c in text.chars() {
+            let w = c.width().unwrap_or(1);
+            if used + w > width && used > 0 {
+                rows.push(Vec::new());
+                used = 0;
+            }
+            used += w;
+            let Some(row) = rows.last_mut() else { continue };
+            match row.last_mut() {
+                Some((t, s)) if *s == style => t.push(c),
+                _ => row.push((c.to_string(), style)),
+            }
+        }
+    }
+    rows
 }
 
 /// The panel's rectangle: the lower part of the screen, at most 20 rows.
@@ -63,21 +138,9 @@ pub fn panel_area(area: Rect) -> Rect {
 impl ApprovalView<'_> {
     /// The body lines wrapped to the panel's inner width (wrapped here, not by the paragraph,
     /// so the key hints always fit and scrolling counts the rows the user sees).
-    fn wrapped(&self, panel: Rect) -> Vec<String> {
+    fn wrapped(&self, panel: Rect) -> Vec<Row> {
         let width = usize::from(panel.width.saturating_sub(2)).max(1);
-        self.lines
-            .iter()
-            .flat_map(|l| {
-                let chars: Vec<char> = l.chars().collect();
-                if chars.is_empty() {
-                    return vec![String::new()];
-                }
-                chars
-                    .chunks(width)
-                    .map(|c| c.iter().collect())
-                    .collect::<Vec<String>>()
-            })
-            .collect()
+        self.lines.iter().flat_map(|l| wrap(l, width)).collect()
     }
 
     fn footer_rows(&self, inner_width: u16) -> usize {
@@ -126,6 +189,26 @@ impl ApprovalView<'_> {
     }
 }
 
+impl ApprovalView<'_> {
+    /// The title's warning that the request does not fit (scroll to read it all) or was cut
+    /// (its middle not shown): a human must not answer a request believing they saw all of it.
+    fn size_warning(&self, rows: usize, long: bool, width: usize) -> Line<'static> {
+        let text = match (self.cut, long) {
+            (Some(cut), _) => format!(" TOO LONG: {cut} "),
+            (None, true) => format!(" LONG: {rows} rows, ↓ to read all "),
+            (None, false) => return Line::default(),
+        };
+        // Room is left for " approval " and " 1 of 2 " beside it.
+        Line::from(Span::styled(
+            fit_width(&text, width.saturating_sub(24)),
+            Style::default()
+                .fg(Color::Black)
+                .bg(Color::LightYellow)
+                .add_modifier(Modifier::BOLD),
+        ))
+    }
+}
+
 impl Widget for ApprovalView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let panel = panel_area(area);
@@ -158,7 +241,7 @@ impl Widget for ApprovalView<'_> {
             ),
         ])];
         lines.push(Line::from(Span::styled(
-            self.headline.to_string(),
+            fit_width(self.headline, usize::from(panel.width.saturating_sub(2))),
             Style::default()
                 .fg(Color::White)
                 .add_modifier(Modifier::BOLD),
@@ -168,15 +251,12 @@ impl Widget for ApprovalView<'_> {
         // A scroll past the end (the panel got taller, or the server's clamp used another
         // size) still shows the last page rather than blank rows.
         let scroll = usize::from(self.scroll).min(wrapped.len().saturating_sub(body_rows));
-        lines.extend(wrapped.iter().skip(scroll).map(|l| {
-            let style = if l.starts_with("+ ") {
-                Style::default().fg(Color::Green)
-            } else if l.starts_with("- ") {
-                Style::default().fg(Color::Red)
-            } else {
-                Style::default()
-            };
-            Line::from(Span::styled(l.clone(), style))
+        lines.extend(wrapped.iter().skip(scroll).take(body_rows).map(|row| {
+            Line::from(
+                row.iter()
+                    .map(|(t, s)| Span::styled(t.clone(), *s))
+                    .collect::<Vec<_>>(),
+            )
         }));
         let inner_height = panel.height.saturating_sub(2) as usize;
         let footer_rows = self.footer_rows(panel.width.saturating_sub(2));
@@ -185,10 +265,17 @@ impl Widget for ApprovalView<'_> {
             lines.push(Line::default());
         }
         if !self.suggestions.is_empty() {
+            // Each choice gets its share of the row, its middle cut with a `⋯` where it must
+            // be (the server lists each whole at the end of the body).
+            let shown = self.suggestions.len().min(9);
+            let share = usize::from(panel.width.saturating_sub(10)) / shown;
             let mut spans = vec![text("always: ")];
             for (i, s) in self.suggestions.iter().enumerate().take(9) {
                 spans.push(key(&format!("{}", i + 1)));
-                spans.push(text(&format!(" {s}  ")));
+                spans.push(text(&format!(
+                    " {}  ",
+                    fit_width(s, share.saturating_sub(4))
+                )));
             }
             lines.push(Line::from(spans));
         }
@@ -244,7 +331,8 @@ impl Widget for ApprovalView<'_> {
         }
         lines.push(footer);
         let mut block = Block::default();
-        if wrapped.len() > body_rows {
+        let long = wrapped.len() > body_rows;
+        if long {
             // Where the body is, so a long command or diff is known to go on.
             let last = (scroll + body_rows).min(wrapped.len());
             block = block.title_bottom(
@@ -268,6 +356,7 @@ impl Widget for ApprovalView<'_> {
                             .fg(Color::LightRed)
                             .add_modifier(Modifier::BOLD),
                     ))
+                    .title(self.size_warning(wrapped.len(), long, usize::from(panel.width)))
                     .title(
                         Line::from(format!(" {} of {} ", self.index, self.count)).right_aligned(),
                     ),
@@ -302,6 +391,7 @@ mod tests {
             waited: "1s",
             note,
             keys_asleep,
+            cut: None,
         }
         .render(area, &mut buf);
         text_of(&buf)
@@ -354,6 +444,67 @@ mod tests {
         let past_the_end = draw(u16::MAX);
         assert!(past_the_end.contains("line-200"), "{past_the_end}");
         assert!(past_the_end.contains("of 200"), "{past_the_end}");
+    }
+
+    #[test]
+    fn wide_characters_wrap_inside_the_border_and_escapes_stand_out() {
+        let area = Rect::new(0, 0, 40, 24);
+        let lines = vec![format!("{}END", "字".repeat(30)), "a\\u{202e}b".to_string()];
+        let view = ApprovalView {
+            lines: &lines,
+            ..Default::default()
+        };
+        let mut buf = Buffer::empty(area);
+        view.clone().render(area, &mut buf);
+        let text = text_of(&buf);
+        assert!(text.contains("END"), "{text}");
+        // The escape's cells are styled apart from the `a` before it.
+        let row = (0..area.height)
+            .find(|y| (0..area.width).any(|x| buf[(x, *y)].symbol() == "\\"))
+            .unwrap_or(0);
+        let x = (0..area.width)
+            .find(|x| buf[(*x, row)].symbol() == "\\")
+            .unwrap_or(0);
+        assert_ne!(buf[(x, row)].bg, buf[(x - 1, row)].bg, "{text}");
+    }
+
+    #[test]
+    fn a_long_or_cut_request_says_so_in_its_title() {
+        let area = Rect::new(0, 0, 80, 24);
+        let lines: Vec<String> = (0..100).map(|i| format!("l{i}")).collect();
+        let draw = |cut| {
+            let mut buf = Buffer::empty(area);
+            ApprovalView {
+                lines: &lines,
+                cut,
+                ..Default::default()
+            }
+            .render(area, &mut buf);
+            text_of(&buf)
+        };
+        assert!(draw(None).contains("LONG: 100 rows"), "{}", draw(None));
+        let cut = draw(Some("900 lines not shown"));
+        assert!(cut.contains("TOO LONG: 900 lines not shown"), "{cut}");
+    }
+
+    #[test]
+    fn a_long_choice_keeps_its_end_in_the_footer() {
+        let area = Rect::new(0, 0, 80, 24);
+        let suggestions = vec![format!(
+            "addRules allow {} && rm -rf ~ (session)",
+            "x".repeat(200)
+        )];
+        let mut buf = Buffer::empty(area);
+        ApprovalView {
+            suggestions: &suggestions,
+            ..Default::default()
+        }
+        .render(area, &mut buf);
+        let text = text_of(&buf);
+        assert!(
+            text.contains("rm -rf ~ (session)") && text.contains('⋯'),
+            "{text}"
+        );
     }
 
     #[test]

@@ -3,8 +3,10 @@
 
 pub mod approval;
 pub mod border;
+pub mod escape;
 pub mod help;
 pub mod links;
+pub mod marks;
 pub mod pane;
 pub mod sidebar;
 pub mod status;
