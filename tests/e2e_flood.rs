@@ -113,3 +113,84 @@ fn idle_connections_without_a_token_cannot_lock_the_user_out() {
         },
     );
 }
+
+/// VmRSS of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Issue 14: the owner loop's channel is unbounded, so what bounds it must be upstream: every
+/// endpoint connection has at most one request in flight (HTTP/1.1, answered before the next is
+/// read) and connections are capped. A flood of hook events from many connections at once must
+/// leave the server's memory where it was.
+#[test]
+fn a_hook_flood_cannot_grow_the_servers_memory() {
+    use std::io::{BufRead, BufReader, Write};
+    let env = Env::new();
+    env.ok(&["new", "-d", "-s", "hooks", "--", "sh"]);
+    let pid = env.server_pid();
+    let ep = endpoint(&env);
+    let surface = env.panes()[0]["surface_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let body = r#"{"hook_event_name":"PostToolUse","session_id":"flood","tool_name":"Bash","tool_input":{"command":"true"}}"#;
+    let request = format!(
+        "POST /agent-event HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\n\
+         X-Calyx-Surface-ID: {surface}\r\nX-Calyx-Agent-Kind: claude-code\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        ep.port,
+        ep.token,
+        body.len()
+    );
+    // One round to warm up (the row, allocator arenas), then the measured flood.
+    let flood = |threads: usize, each: usize| -> usize {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                let request = request.clone();
+                let port = ep.port;
+                std::thread::spawn(move || {
+                    let Ok(stream) = TcpStream::connect(("127.0.0.1", port)) else {
+                        return 0;
+                    };
+                    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+                    let mut writer = stream;
+                    let mut answered = 0;
+                    for _ in 0..each {
+                        if writer.write_all(request.as_bytes()).is_err() {
+                            break;
+                        }
+                        // A 204 has no body: the head ends at the blank line.
+                        let mut status = String::new();
+                        if reader.read_line(&mut status).is_err() || !status.contains(" 204 ") {
+                            break;
+                        }
+                        let mut line = String::new();
+                        while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                            line.clear();
+                        }
+                        answered += 1;
+                    }
+                    answered
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or(0)).sum()
+    };
+    assert_eq!(flood(8, 50), 400);
+    let before = rss_kib(pid);
+    let answered = flood(64, 200);
+    assert_eq!(answered, 64 * 200, "every event was answered");
+    let after = rss_kib(pid);
+    assert!(
+        after < before + 20 * 1024,
+        "12,800 hook events grew the server from {before} KiB to {after} KiB"
+    );
+}
