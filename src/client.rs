@@ -62,10 +62,14 @@ fn start_server(socket: &Path) -> anyhow::Result<()> {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    // SAFETY: setsid is async-signal-safe and touches no memory of this process.
+    // SAFETY: the closure runs in the forked child before exec, where only async-signal-safe
+    // calls are allowed: nix's setsid is the bare setsid(2) call (no allocation, no lock). It
+    // cannot fail in a fresh child (not a group leader); if it did, the server would merely
+    // share this terminal's session. std has no safe way to start a new session (`process_group`
+    // is setpgid, which keeps the controlling terminal), so `pre_exec` stays.
     unsafe {
         cmd.pre_exec(|| {
-            libc::setsid();
+            let _ = nix::unistd::setsid();
             Ok(())
         });
     }
@@ -217,15 +221,9 @@ fn own_terminal() -> Option<TerminalDevice> {
     if input.rdev() != output.rdev() {
         return None;
     }
-    let mut buf = [0 as libc::c_char; 256];
-    // SAFETY: ttyname_r writes a NUL-terminated name of at most buf.len() bytes into buf.
-    if unsafe { libc::ttyname_r(0, buf.as_mut_ptr(), buf.len()) } != 0 {
-        return None;
-    }
-    // SAFETY: on success buf holds a NUL-terminated string.
-    let name = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+    let name = nix::unistd::ttyname(std::io::stdin()).ok()?;
     Some(TerminalDevice {
-        path: name.to_str().ok()?.to_string(),
+        path: name.to_str()?.to_string(),
         dev: input.dev(),
         ino: input.ino(),
     })

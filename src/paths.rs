@@ -55,6 +55,5 @@ pub fn home_dir() -> PathBuf {
 
 /// The real uid of this process.
 pub fn current_uid() -> u32 {
-    // SAFETY: getuid has no preconditions and cannot fail.
-    unsafe { libc::getuid() }
+    nix::unistd::getuid().as_raw()
 }

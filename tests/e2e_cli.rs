@@ -64,13 +64,13 @@ fn the_socket_directory_is_private_and_other_users_are_refused() {
     let sock = socket(&env);
     assert_eq!(mode(&sock), 0o600, "socket mode");
     let meta = std::fs::metadata(&sock).expect("stat socket");
-    assert_eq!(meta.uid(), unsafe { libc::getuid() });
+    assert_eq!(meta.uid(), nix::unistd::getuid().as_raw());
     assert_eq!(probe_socket(&sock, None), "ANSWERED");
 
     // Another user: only possible to try as root. Open the path up so that the only thing left
     // between that user and the server is the server's own peer-credential check (a unit test
     // in src/server/socket.rs covers it without root).
-    if unsafe { libc::geteuid() } != 0 {
+    if !nix::unistd::geteuid().is_root() {
         eprintln!("not root: the other-uid connection is covered by the socket unit test only");
         return;
     }

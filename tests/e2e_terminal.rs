@@ -22,10 +22,10 @@ fn the_server_reads_and_draws_the_terminal_while_the_client_is_stopped() {
     c.wait_for("$ ");
     // A stopped client can neither forward a key nor draw a frame: only a server that owns
     // the terminal can echo this.
-    c.signal(libc::SIGSTOP);
+    c.signal(nix::sys::signal::Signal::SIGSTOP);
     c.send("echo typed-$((6*7))\r");
     c.wait_for("typed-42");
-    c.signal(libc::SIGCONT);
+    c.signal(nix::sys::signal::Signal::SIGCONT);
     let log = server_log(&env);
     assert!(log.contains("the server reads and writes /dev/"), "{log}");
     c.prefix("d");
@@ -91,7 +91,7 @@ fn sigterm_detaches_once_the_server_has_finished_drawing() {
     // terminal (they would draw over the user's shell).
     let mut c = env.client(&["new", "-s", "term", "--", "sh", "-c", TICKING], 24, 80);
     c.wait_for("tick-20");
-    c.signal(libc::SIGTERM);
+    c.signal(nix::sys::signal::Signal::SIGTERM);
     let out = c.wait_exit();
     assert!(out.contains("detached (terminated)"), "{out}");
     // The terminal was restored after the server's last frame: the alternate screen is left.

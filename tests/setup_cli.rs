@@ -247,15 +247,18 @@ fn run_bounded(
     for (k, v) in extra_env {
         cmd.env(k, v);
     }
-    // SAFETY: umask and setrlimit are async-signal-safe and touch only the child.
+    // SAFETY: the closure runs in the forked child before exec, where only async-signal-safe
+    // calls are allowed: nix's umask and setrlimit are the bare system calls (no allocation, no
+    // lock) and change only the child. std has no safe hook to set them there, so `pre_exec`
+    // stays; a failed cap only leaves the test without its memory limit.
     unsafe {
         cmd.pre_exec(|| {
-            libc::umask(0o022);
-            let cap = libc::rlimit {
-                rlim_cur: 2 << 30,
-                rlim_max: 2 << 30,
-            };
-            libc::setrlimit(libc::RLIMIT_AS, &cap);
+            nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o022));
+            let _ = nix::sys::resource::setrlimit(
+                nix::sys::resource::Resource::RLIMIT_AS,
+                2 << 30,
+                2 << 30,
+            );
             Ok(())
         });
     }

@@ -98,7 +98,7 @@ struct ReadOnlyDir(std::path::PathBuf, bool);
 
 impl ReadOnlyDir {
     fn new(dir: &std::path::Path) -> Option<Self> {
-        if unsafe { libc_geteuid() } == 0 {
+        if nix::unistd::geteuid().is_root() {
             let ok = std::process::Command::new("chattr")
                 .arg("+i")
                 .arg(dir)
@@ -138,11 +138,6 @@ fn a_read_only_directory_leaves_the_file_intact() {
     assert!(setup::apply(&plan).is_err());
     drop(guard);
     assert_eq!(fs::read_to_string(&path).unwrap(), "a = 1\n");
-}
-
-extern "C" {
-    #[link_name = "geteuid"]
-    fn libc_geteuid() -> u32;
 }
 
 #[test]

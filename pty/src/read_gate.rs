@@ -15,54 +15,46 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
+
+use nix::errno::Errno;
+use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags, EpollTimeout};
 
 use crate::Terminal;
 
 /// The reader thread's wait, which the owner can disarm for one read.
 #[derive(Debug)]
 pub struct ReadGate {
-    epoll: OwnedFd,
-    /// The reader thread's descriptor of the PTY master.
-    fd: RawFd,
+    epoll: Epoll,
+    /// The reader thread's descriptor of the PTY master. The gate owns it so that the epoll
+    /// registration can never outlive it (or name a reused descriptor number).
+    reader: File,
     /// Set while the owner reads the next output.
     owner: AtomicBool,
 }
 
-fn epoll_ctl(epoll: RawFd, op: libc::c_int, fd: RawFd, events: u32) -> io::Result<()> {
-    let mut event = libc::epoll_event {
-        events,
-        u64: fd as u64,
-    };
-    // SAFETY: epoll_ctl(2) reads the one event it is given; both descriptors are open.
-    if unsafe { libc::epoll_ctl(epoll, op, fd, &mut event) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-const ARMED: u32 = (libc::EPOLLIN | libc::EPOLLONESHOT) as u32;
+/// Armed: the reader thread wakes for output, once (then it is disarmed until re-armed).
+const ARMED: EpollFlags = EpollFlags::EPOLLIN.union(EpollFlags::EPOLLONESHOT);
 /// Registered but deaf to output (hang-ups and errors are always reported).
-const DISARMED: u32 = libc::EPOLLONESHOT as u32;
+const DISARMED: EpollFlags = EpollFlags::EPOLLONESHOT;
 
 impl ReadGate {
-    /// A gate for the reader thread's descriptor `fd` (which must outlive the gate).
-    pub(crate) fn new(fd: RawFd) -> io::Result<Self> {
-        // SAFETY: epoll_create1(2) has no memory arguments; the result is checked.
-        let epoll = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
-        if epoll < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: a fresh descriptor that only this OwnedFd owns.
-        let epoll = unsafe { OwnedFd::from_raw_fd(epoll) };
-        epoll_ctl(epoll.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, DISARMED)?;
+    /// A gate for the reader thread's descriptor `reader`, which it keeps.
+    pub(crate) fn new(reader: File) -> io::Result<Self> {
+        let epoll = Epoll::new(EpollCreateFlags::EPOLL_CLOEXEC)?;
+        epoll.add(&reader, EpollEvent::new(DISARMED, event_data(&reader)))?;
         Ok(Self {
             epoll,
-            fd,
+            reader,
             owner: AtomicBool::new(false),
         })
+    }
+
+    /// The reader thread's descriptor, to read from when [`ReadGate::wait`] returns.
+    pub(crate) fn reader(&self) -> &File {
+        &self.reader
     }
 
     /// Reader thread: sleeps until there is output for it (or the PTY hung up). False when the
@@ -71,21 +63,20 @@ impl ReadGate {
         if !self.owner.load(Ordering::Acquire) && self.arm(ARMED).is_err() {
             return false;
         }
-        let mut event = libc::epoll_event { events: 0, u64: 0 };
+        let mut events = [EpollEvent::empty()];
         loop {
-            // SAFETY: room for exactly the one event asked for.
-            let n = unsafe { libc::epoll_wait(self.epoll.as_raw_fd(), &mut event, 1, -1) };
-            if n >= 0 {
-                return true;
-            }
-            if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-                return false;
+            match self.epoll.wait(&mut events, EpollTimeout::NONE) {
+                Ok(_) => return true,
+                Err(Errno::EINTR) => {}
+                Err(_) => return false,
             }
         }
     }
 
-    fn arm(&self, events: u32) -> io::Result<()> {
-        epoll_ctl(self.epoll.as_raw_fd(), libc::EPOLL_CTL_MOD, self.fd, events)
+    fn arm(&self, events: EpollFlags) -> io::Result<()> {
+        let mut event = EpollEvent::new(events, event_data(&self.reader));
+        self.epoll.modify(&self.reader, &mut event)?;
+        Ok(())
     }
 
     /// Owner: the pane's next output is the owner's to read; the reader thread sleeps through
@@ -100,6 +91,12 @@ impl ReadGate {
         self.owner.store(false, Ordering::Release);
         let _ = self.arm(ARMED);
     }
+}
+
+/// The event's user data: the descriptor number, as before (nothing reads it back; the gate
+/// watches one descriptor).
+fn event_data(file: &File) -> u64 {
+    u64::try_from(file.as_raw_fd()).unwrap_or(0)
 }
 
 /// What one read of a pane's output did.
@@ -137,29 +134,23 @@ mod tests {
     use std::io::Write;
 
     fn pipe() -> (File, File) {
-        let mut fds = [0; 2];
-        // SAFETY: pipe(2) fills the two-element array.
-        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-        // SAFETY: both descriptors are fresh and owned once each.
-        unsafe {
-            (
-                File::from(OwnedFd::from_raw_fd(fds[0])),
-                File::from(OwnedFd::from_raw_fd(fds[1])),
-            )
-        }
+        let (read_end, write_end) = nix::unistd::pipe().expect("pipe");
+        (File::from(read_end), File::from(write_end))
     }
 
     /// Whether the gate's epoll reports something right now.
     fn reports(gate: &ReadGate) -> bool {
-        let mut event = libc::epoll_event { events: 0, u64: 0 };
-        // SAFETY: room for the one event asked for; a zero timeout.
-        unsafe { libc::epoll_wait(gate.epoll.as_raw_fd(), &mut event, 1, 0) > 0 }
+        let mut events = [EpollEvent::empty()];
+        gate.epoll
+            .wait(&mut events, EpollTimeout::ZERO)
+            .expect("epoll_wait")
+            > 0
     }
 
     #[test]
     fn taken_output_does_not_wake_the_reader_and_giving_back_does() {
         let (read_end, mut write_end) = pipe();
-        let gate = ReadGate::new(read_end.as_raw_fd()).expect("gate");
+        let gate = ReadGate::new(read_end).expect("gate");
         gate.arm(ARMED).expect("arm");
         gate.take();
         write_end.write_all(b"echo").expect("write");
@@ -171,7 +162,7 @@ mod tests {
     #[test]
     fn reads_parse_in_order_and_report_nothing_or_closed() {
         let (read_end, mut write_end) = pipe();
-        crate::pty_fd::set_nonblocking(read_end.as_raw_fd()).expect("nonblocking");
+        crate::pty_fd::set_nonblocking(std::os::fd::AsFd::as_fd(&read_end)).expect("nonblocking");
         let terminal = Mutex::new(Terminal::new(
             2,
             20,

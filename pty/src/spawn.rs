@@ -10,12 +10,15 @@
 use crate::read_gate::{read_once, ReadGate, ReadOutcome};
 use std::fs::File;
 use std::io::Write;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use nix::poll::PollFlags;
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
 use portable_pty::{native_pty_system, CommandBuilder, MasterPty, PtySize};
 
 use crate::pty_fd;
@@ -179,11 +182,15 @@ pub fn spawn(
         .master
         .as_raw_fd()
         .ok_or_else(|| SpawnError::OpenPty("the pty master has no descriptor".into()))?;
-    pty_fd::set_nonblocking(master_fd).map_err(start_error)?;
-    let reader = pty_fd::duplicate(master_fd).map_err(start_error)?;
-    let direct = pty_fd::duplicate(master_fd).map_err(start_error)?;
-    let writer_ready = pty_fd::duplicate(master_fd).map_err(start_error)?;
-    let gate = Arc::new(crate::read_gate::ReadGate::new(reader.as_raw_fd()).map_err(start_error)?);
+    // SAFETY: portable-pty hands out only the raw number of the master it owns; `pty.master`
+    // is alive (and so is the descriptor) until after the last use of this borrow below, and
+    // nothing closes it meanwhile. Neither portable-pty nor nix offers a borrowed form.
+    let master = unsafe { BorrowedFd::borrow_raw(master_fd) };
+    pty_fd::set_nonblocking(master).map_err(start_error)?;
+    let reader = pty_fd::duplicate(master).map_err(start_error)?;
+    let direct = pty_fd::duplicate(master).map_err(start_error)?;
+    let writer_ready = pty_fd::duplicate(master).map_err(start_error)?;
+    let gate = Arc::new(crate::read_gate::ReadGate::new(reader).map_err(start_error)?);
     let gate_for_reader = gate.clone();
     let writer = pty.master.take_writer().map_err(|e| SpawnError::Start {
         command: command_text.clone(),
@@ -208,7 +215,6 @@ pub fn spawn(
             read_loop(
                 &background_for_reader,
                 &gate_for_reader,
-                &reader,
                 &terminal,
                 &replies_tx,
                 events.as_ref(),
@@ -233,7 +239,6 @@ pub fn spawn(
 fn read_loop(
     background: &AtomicBool,
     gate: &ReadGate,
-    reader: &File,
     terminal: &Mutex<Terminal>,
     replies: &InputQueue,
     events: &dyn PaneEvents,
@@ -246,7 +251,7 @@ fn read_loop(
             set_thread_priority(if want { BACKGROUND_NICE } else { 0 });
             niced = want;
         }
-        match read_once(reader, terminal, &mut buf) {
+        match read_once(gate.reader(), terminal, &mut buf) {
             ReadOutcome::Parsed(answers) => {
                 if !answers.is_empty() {
                     replies.send(answers);
@@ -275,10 +280,16 @@ const BACKGROUND_NICE: i32 = 10;
 /// nothing; the focused pane's reader keeps normal priority, so its throughput is untouched.
 fn set_thread_priority(nice: i32) {
     #[cfg(target_os = "linux")]
-    // SAFETY: gettid and setpriority on the calling thread; no memory is touched.
-    unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, tid, nice);
+    {
+        let Ok(tid) = libc::id_t::try_from(nix::unistd::gettid().as_raw()) else {
+            return;
+        };
+        // SAFETY: setpriority(2) takes only integers and touches no memory of ours; on Linux
+        // PRIO_PROCESS with a thread id renices just that thread, the calling one. nix 0.28
+        // has no wrapper for it. A failure (no permission) leaves the priority as it was.
+        unsafe {
+            libc::setpriority(libc::PRIO_PROCESS, tid, nice);
+        }
     }
 }
 
@@ -299,7 +310,7 @@ fn write_loop(
                 Ok(n) => rest = &rest[n..],
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    if !pty_fd::wait(ready, libc::POLLOUT) {
+                    if !pty_fd::wait(ready, PollFlags::POLLOUT) {
                         return;
                     }
                 }
@@ -343,7 +354,7 @@ impl PaneProcess {
 
     /// A new descriptor of the PTY master to wait on for the output the owner took.
     pub fn output_watch(&self) -> std::io::Result<File> {
-        pty_fd::duplicate(self.direct.as_raw_fd())
+        pty_fd::duplicate(self.direct.as_fd())
     }
 
     /// Reads and parses what the program printed, on the caller's thread (the owner, for an
@@ -392,11 +403,7 @@ impl PaneProcess {
     /// Hangs up on the program: SIGHUP to its process group, as a terminal closing does.
     pub fn hangup(&mut self) {
         if let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) {
-            // SAFETY: kill(2) with a negative pid signals a process group; no memory is touched.
-            unsafe {
-                libc::kill(-pid, libc::SIGHUP);
-                libc::kill(pid, libc::SIGHUP);
-            }
+            signal_group_and_leader(pid, Signal::SIGHUP);
         }
     }
 
@@ -413,13 +420,16 @@ impl PaneProcess {
             .spawn(move || {
                 std::thread::sleep(grace);
                 if !reaped.load(Ordering::Acquire) {
-                    // SAFETY: kill(2) on a pid we started and have not reaped; no memory is touched.
-                    unsafe {
-                        libc::kill(-pid, libc::SIGKILL);
-                        libc::kill(pid, libc::SIGKILL);
-                    }
+                    signal_group_and_leader(pid, Signal::SIGKILL);
                 }
             })
             .ok()
     }
+}
+
+/// Sends `signal` to the process group `pid` leads (the pane's shell and what it runs), then to
+/// `pid` itself in case it left its group. Failures (the process is gone) are of no interest.
+fn signal_group_and_leader(pid: i32, signal: Signal) {
+    let _ = kill(Pid::from_raw(-pid), signal);
+    let _ = kill(Pid::from_raw(pid), signal);
 }

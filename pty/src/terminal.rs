@@ -216,7 +216,9 @@ impl Drop for Replay {
 /// elsewhere nothing).
 pub fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only walks the allocator's own free lists; it takes no pointers.
+    // SAFETY: malloc_trim only walks the allocator's own free lists under its own locks; it
+    // takes no pointers and is safe from any thread. It is a glibc extension, so nix (POSIX
+    // and kernel interfaces) has no wrapper for it.
     unsafe {
         libc::malloc_trim(0);
     }

@@ -42,7 +42,8 @@ impl Trimmer {
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn trim() {
     // SAFETY: malloc_trim only walks and releases the allocator's own free lists under its
-    // own locks; it takes no pointers from us and is safe to call from any thread.
+    // own locks; it takes no pointers from us and is safe to call from any thread. It is a
+    // glibc extension, so nix (POSIX and kernel interfaces) has no wrapper for it.
     unsafe {
         libc::malloc_trim(0);
     }

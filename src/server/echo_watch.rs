@@ -52,7 +52,9 @@ impl Server {
         let Ok(file) = p.process.output_watch() else {
             return;
         };
-        // SAFETY: the AsyncFd owns the duplicate descriptor for its whole life.
+        // SAFETY: the AsyncFd owns the duplicate descriptor (a `File` nobody else holds) for its
+        // whole life and never swaps it, so it stays open and the same while registered. This
+        // is tokio's registration contract, not a system call: nix has nothing to offer here.
         let Ok(fd) = (unsafe { AsyncFd::register_with_interest(file, Interest::READABLE) }) else {
             return;
         };

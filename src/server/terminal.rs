@@ -61,7 +61,8 @@ impl DirectTerminal {
             return Err(refuse(path, "belongs to another user"));
         }
         // SAFETY: the AsyncFd owns the File, so its descriptor stays open and the same for
-        // the AsyncFd's whole life.
+        // the AsyncFd's whole life (nothing calls get_mut to swap it). This is tokio's
+        // registration contract, not a system call: nix has nothing to offer here.
         let fd = unsafe { AsyncFd::register(file) }?;
         Ok(Self {
             fd: Arc::new(fd),

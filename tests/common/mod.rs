@@ -475,11 +475,9 @@ impl Client {
     }
 
     /// Sends the client process a signal (a hangup, a stop, a kill).
-    pub fn signal(&self, sig: i32) {
-        // SAFETY: kill only sends a signal to the test's own child process.
-        unsafe {
-            libc::kill(self.pid() as i32, sig);
-        }
+    pub fn signal(&self, sig: nix::sys::signal::Signal) {
+        let pid = i32::try_from(self.pid()).expect("pid fits a pid_t");
+        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), sig);
     }
 
     /// Whether the client process has exited.

@@ -206,3 +206,225 @@ impl PaneView<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Buffer tests in the style of ratatui's own widgets: the expected buffer is written out
+    //! with `Buffer::with_lines` (plus the styles the widget must set) and compared whole.
+
+    use super::*;
+    use std::num::NonZeroU16;
+
+    /// A screen of `rows` x `cols` that was sent `bytes`.
+    fn screen(rows: u16, cols: u16, bytes: &[u8]) -> vt100::Parser {
+        let nz = |n: u16| NonZeroU16::new(n).unwrap_or(NonZeroU16::MIN);
+        let mut parser = vt100::Parser::new(nz(rows), nz(cols), 0);
+        parser.process(bytes);
+        parser
+    }
+
+    /// Renders `parser`'s screen into `area` of `buf` with `highlights`.
+    fn render(parser: &vt100::Parser, highlights: &[Highlight], area: Rect, buf: &mut Buffer) {
+        PaneView {
+            screen: parser.screen(),
+            highlights,
+        }
+        .render(area, buf);
+    }
+
+    #[test]
+    fn plain_text_replaces_what_the_buffer_held() {
+        let parser = screen(2, 6, b"hi\r\nyo");
+        let area = Rect::new(0, 0, 6, 2);
+        // A previous frame's styled text must go entirely: symbols, colors and attributes.
+        let mut buf = Buffer::with_lines(["XXXXXX", "XXXXXX"]);
+        buf.set_style(
+            area,
+            Style::new()
+                .fg(Color::Red)
+                .bg(Color::Blue)
+                .add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+        );
+        render(&parser, &[], area, &mut buf);
+        assert_eq!(buf, Buffer::with_lines(["hi    ", "yo    "]));
+    }
+
+    #[test]
+    fn draws_at_the_area_offset_and_clips_the_screen_to_the_area() {
+        let parser = screen(3, 10, b"0123456789abc\r\nxyz");
+        let mut buf = Buffer::empty(Rect::new(0, 0, 8, 4));
+        render(&parser, &[], Rect::new(1, 1, 6, 2), &mut buf);
+        #[rustfmt::skip]
+        let expected = Buffer::with_lines([
+            "        ",
+            " 012345 ",
+            " abc    ",
+            "        ",
+        ]);
+        assert_eq!(buf, expected);
+    }
+
+    #[test]
+    fn colors_and_attributes_become_cell_styles() {
+        let parser = screen(
+            1,
+            6,
+            b"\x1b[1;31mB\x1b[0m\x1b[3;44mI\x1b[0m\x1b[4;38;2;1;2;3mU\x1b[0m\
+              \x1b[2;9mS\x1b[0m\x1b[7mR\x1b[0m",
+        );
+        let area = Rect::new(0, 0, 6, 1);
+        let mut buf = Buffer::empty(area);
+        render(&parser, &[], area, &mut buf);
+        let mut expected = Buffer::with_lines(["BIUSR "]);
+        let cell = |x| Rect::new(x, 0, 1, 1);
+        expected.set_style(
+            cell(0),
+            Style::new()
+                .fg(Color::Indexed(1))
+                .add_modifier(Modifier::BOLD),
+        );
+        expected.set_style(
+            cell(1),
+            Style::new()
+                .bg(Color::Indexed(4))
+                .add_modifier(Modifier::ITALIC),
+        );
+        expected.set_style(
+            cell(2),
+            Style::new()
+                .fg(Color::Rgb(1, 2, 3))
+                .add_modifier(Modifier::UNDERLINED),
+        );
+        expected.set_style(
+            cell(3),
+            Style::new().add_modifier(Modifier::DIM | Modifier::CROSSED_OUT),
+        );
+        expected.set_style(cell(4), Style::new().add_modifier(Modifier::REVERSED));
+        assert_eq!(buf, expected);
+    }
+
+    #[test]
+    fn a_wide_character_takes_two_cells() {
+        let parser = screen(1, 4, "ab中".as_bytes());
+        let area = Rect::new(0, 0, 4, 1);
+        let mut buf = Buffer::empty(area);
+        render(&parser, &[], area, &mut buf);
+        let mut expected = Buffer::with_lines(["ab中"]);
+        // The cell the wide character covers is left empty, as ratatui's own diff expects.
+        expected[(3, 0)].set_symbol("");
+        assert_eq!(buf, expected);
+    }
+
+    #[test]
+    fn a_wide_character_cut_by_the_area_edge_shows_a_blank() {
+        let parser = screen(1, 4, "ab中".as_bytes());
+        let area = Rect::new(0, 0, 3, 1);
+        let mut buf = Buffer::with_lines(["XXX"]);
+        render(&parser, &[], area, &mut buf);
+        assert_eq!(buf, Buffer::with_lines(["ab "]));
+    }
+
+    #[test]
+    fn highlights_restyle_their_cells_clipped_to_the_screen() {
+        let parser = screen(2, 6, b"hello\r\n\x1b[1mworld");
+        // The area is larger than the screen: highlights stop at the screen's edges.
+        let area = Rect::new(0, 0, 8, 3);
+        let mut buf = Buffer::empty(area);
+        let highlights = [
+            Highlight {
+                row: 0,
+                start_col: 1,
+                end_col: 3,
+                kind: HighlightKind::Selection,
+            },
+            Highlight {
+                row: 1,
+                start_col: 4,
+                end_col: 99,
+                kind: HighlightKind::CurrentMatch,
+            },
+            Highlight {
+                row: 0,
+                start_col: 4,
+                end_col: 5,
+                kind: HighlightKind::Match,
+            },
+            // Past the screen: ignored.
+            Highlight {
+                row: 2,
+                start_col: 0,
+                end_col: 6,
+                kind: HighlightKind::Selection,
+            },
+        ];
+        render(&parser, &highlights, area, &mut buf);
+        let mut expected = Buffer::with_lines(["hello   ", "world   ", "        "]);
+        // "world" was written bold; the blank after it never was.
+        expected.set_style(
+            Rect::new(0, 1, 5, 1),
+            Style::new().add_modifier(Modifier::BOLD),
+        );
+        expected.set_style(
+            Rect::new(1, 0, 2, 1),
+            Style::new().fg(Color::Black).bg(Color::Yellow),
+        );
+        expected.set_style(
+            Rect::new(4, 0, 1, 1),
+            Style::new().fg(Color::Black).bg(Color::Cyan),
+        );
+        // The current match keeps the text's own attributes (bold) under its colors.
+        expected.set_style(
+            Rect::new(4, 1, 2, 1),
+            Style::new().fg(Color::Black).bg(Color::LightMagenta),
+        );
+        assert_eq!(buf, expected);
+    }
+
+    #[test]
+    fn render_rows_keeps_rows_not_to_redraw_and_draws_rows_past_the_list() {
+        let parser = screen(3, 4, b"aaaa\r\nbbbb\r\ncccc");
+        let area = Rect::new(0, 0, 4, 3);
+        let mut buf = Buffer::with_lines(["....", "....", "...."]);
+        PaneView {
+            screen: parser.screen(),
+            highlights: &[],
+        }
+        .render_rows(area, &mut buf, None, &[false, true]);
+        assert_eq!(buf, Buffer::with_lines(["....", "bbbb", "cccc"]));
+    }
+
+    #[test]
+    fn links_are_recorded_in_frame_coordinates_for_both_halves_of_a_wide_character() {
+        let parser = screen(
+            1,
+            6,
+            "x\x1b]8;;https://e.com\x1b\\L中\x1b]8;;\x1b\\".as_bytes(),
+        );
+        let mut buf = Buffer::empty(Rect::new(0, 0, 8, 2));
+        let mut links = FrameLinks::new(8, 2);
+        PaneView {
+            screen: parser.screen(),
+            highlights: &[],
+        }
+        .render_with_links(Rect::new(2, 1, 6, 1), &mut buf, &mut links);
+        let at = |x| links.at(x, 1);
+        assert_eq!(
+            [at(2), at(3), at(4), at(5), at(6)],
+            [
+                None,
+                Some(";https://e.com"),
+                Some(";https://e.com"),
+                Some(";https://e.com"),
+                None
+            ]
+        );
+        assert_eq!(links.at(3, 0), None);
+        #[rustfmt::skip]
+        let mut expected = Buffer::with_lines([
+            "        ",
+            "  xL中  ",
+        ]);
+        expected[(5, 1)].set_symbol("");
+        assert_eq!(buf, expected);
+    }
+}

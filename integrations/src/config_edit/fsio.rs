@@ -14,8 +14,9 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
+
+use nix::fcntl::{Flock, FlockArg};
 
 use super::regular;
 
@@ -197,8 +198,11 @@ fn write_new(temp: &Path, bytes: &[u8], mode: u32) -> io::Result<PathBuf> {
     Ok(temp.to_path_buf())
 }
 
-/// An exclusive `flock` held until dropped.
-struct Lock(File);
+/// An exclusive `flock` held until dropped (nix's `Flock` unlocks on drop; unlocking a lock
+/// held on an open descriptor cannot fail, so its drop never panics).
+struct Lock {
+    _held: Flock<File>,
+}
 
 impl Lock {
     fn acquire(path: &Path) -> io::Result<Self> {
@@ -207,19 +211,9 @@ impl Lock {
             .read(true)
             .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
             .open(path)?;
-        // SAFETY: flock on a valid, owned descriptor has no memory-safety preconditions.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-        if rc != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(Self(file))
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        // SAFETY: as above; unlocking a descriptor we hold.
-        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
+        Flock::lock(file, FlockArg::LockExclusive)
+            .map(|held| Self { _held: held })
+            .map_err(|(_, errno)| errno.into())
     }
 }
 
