@@ -10,6 +10,7 @@
 
 pub mod client;
 pub mod listener;
+mod sock_diag;
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
