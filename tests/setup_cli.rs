@@ -588,3 +588,32 @@ fn setup_refuses_a_kimi_config_the_installed_kimi_rejects_and_leaves_it_alone() 
         .contains("event = \"SubagentStart\""));
     assert_eq!(mode(&env.home().join(".kimi/mcp.json")), 0o600);
 }
+
+#[test]
+fn a_rejection_the_cli_already_gives_for_the_current_config_is_a_warning_not_a_refusal() {
+    let env = Env::new(true);
+    let (bin, lib) = fake_kimi(env.dir.path());
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let config = env.home().join(".kimi/config.toml");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    // The user's own hook on an event this Kimi does not know: Kimi rejects the file as it
+    // is, with or without calyx's block, so the rejection is not calyx's doing.
+    let mine = "[[hooks]]\nevent = \"Bogus\"\ncommand = \"true\"\n";
+    fs::write(&config, mine).unwrap();
+    let extra = [("PATH", path.as_os_str()), ("PYTHONPATH", lib.as_os_str())];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "kimi"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("Kimi Code: warning: could not check the new config with the CLI")
+            && stdout.contains("already rejects the config as it is now, before calyx's change")
+            && stdout.contains("input_value='Bogus'"),
+        "{stdout}"
+    );
+    assert!(fs::read_to_string(&config).unwrap().starts_with(mine));
+}
