@@ -617,3 +617,159 @@ fn a_rejection_the_cli_already_gives_for_the_current_config_is_a_warning_not_a_r
     );
     assert!(fs::read_to_string(&config).unwrap().starts_with(mine));
 }
+
+/// A fake `codex` on PATH (a shell script, as npm's launcher is a script too): `--version`
+/// prints codex-cli 0.171.0's line; `mcp list` logs its CODEX_HOME, that directory's mode and
+/// its arguments to `$FAKE_CODEX_LOG`, then, unless `FAKE_CODEX_ACCEPT_ALL` is set, rejects
+/// calyx's `env_http_headers` with the text codex-cli 0.171.0 printed for a mistyped
+/// `mcp_servers.calyx-ipc.url` (an older Codex that wanted a string there).
+fn fake_codex(dir: &Path) -> PathBuf {
+    let bin = dir.join("fake-codex/bin");
+    fs::create_dir_all(&bin).unwrap();
+    let codex = bin.join("codex");
+    fs::write(
+        &codex,
+        r#"#!/bin/sh
+if [ "$1" = --version ]; then echo 'codex-cli 0.171.0'; exit 0; fi
+[ "$1 $2" = "mcp list" ] || { echo "error: unrecognized subcommand '$1'" >&2; exit 2; }
+echo "$CODEX_HOME $(stat -c %a "$CODEX_HOME") $*" >> "$FAKE_CODEX_LOG"
+echo "WARNING: proceeding, even though we could not create PATH aliases: Refusing to create helper binaries under temporary dir \"/tmp\" (codex_home: AbsolutePathBuf(\"$CODEX_HOME\"))" >&2
+if [ -z "$FAKE_CODEX_ACCEPT_ALL" ] && grep -q '^env_http_headers' "$CODEX_HOME/config.toml"; then
+  printf 'Error: failed to load bootstrap configuration\n\nCaused by:\n    invalid type: map, expected a string\n    in `mcp_servers.calyx-ipc.env_http_headers`\n    \n\nStack backtrace:\n   0: <unknown>\n' >&2
+  exit 1
+fi
+echo 'Name       Url                         Bearer Token Env Var  Status   Auth'
+echo 'calyx-ipc  http://127.0.0.1:45111/mcp  -                     enabled  Bearer token'
+"#,
+    )
+    .unwrap();
+    chmod(&codex, 0o755);
+    bin
+}
+
+#[test]
+fn setup_refuses_a_codex_config_the_installed_codex_rejects_and_leaves_it_alone() {
+    let env = Env::new(true);
+    let bin = fake_codex(env.dir.path());
+    let log = env.dir.path().join("fake-codex.log");
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let config = env.home().join(".codex/config.toml");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    fs::write(&config, "model = \"o3\"\n").unwrap();
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_CODEX_LOG", log.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "codex"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{}: ", config.display()))
+            && err.contains("(codex-cli 0.171.0) rejects the config calyx would write")
+            && err.contains("in `mcp_servers.calyx-ipc.env_http_headers`")
+            && !err.contains("WARNING")
+            && !err.contains("Stack backtrace"),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(&config).unwrap(), "model = \"o3\"\n");
+    assert!(!env.home().join(".codex/hooks.json").exists());
+    // Codex was asked about a private copy, not the user's directory, and got no config text
+    // on its command line.
+    // (Asked twice: the files as they would be, then as they are, to tell whose fault it is.)
+    for asked in fs::read_to_string(&log).unwrap().lines() {
+        let (home, rest) = asked.split_once(' ').unwrap();
+        assert!(!Path::new(home).starts_with(env.home()), "{home}");
+        assert_eq!(rest, "700 mcp list");
+        assert!(!Path::new(home).exists(), "the copy is removed");
+    }
+
+    // A Codex that takes it lets setup through, and setup says it asked.
+    let accept = std::ffi::OsString::from("1");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_CODEX_LOG", log.as_os_str()),
+        ("FAKE_CODEX_ACCEPT_ALL", accept.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "codex"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(codex-cli 0.171.0) loaded config.toml"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(fs::read_to_string(&config)
+        .unwrap()
+        .contains("[mcp_servers.calyx-ipc]"));
+    assert!(env.home().join(".codex/hooks.json").exists());
+}
+
+/// The real CLI `name` from tests/realcli's cache (`$REALCLI_HOME`, else
+/// `~/.cache/calyx-realcli`), linked alone into a directory for PATH; `None` (and a line
+/// saying why the test is skipped) when it is not installed there.
+fn real_cli(name: &str, dir: &Path) -> Option<PathBuf> {
+    let cache = std::env::var_os("REALCLI_HOME")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/calyx-realcli"))
+        })?;
+    let real = cache.join("bin").join(name);
+    if !real.exists() {
+        eprintln!(
+            "skipped: no real {name} at {} (install it with ../shared/realcli/realcli.sh install {name})",
+            real.display()
+        );
+        return None;
+    }
+    let bin = dir.join(format!("real-{name}"));
+    fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(&real, bin.join(name)).unwrap();
+    Some(bin)
+}
+
+#[test]
+fn the_real_codex_loads_what_setup_writes_and_doctor_reports_what_it_rejects() {
+    let env = Env::new(true);
+    let Some(bin) = real_cli("codex", env.dir.path()) else {
+        return;
+    };
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let config = env.home().join(".codex/config.toml");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    fs::write(&config, "model = \"o3\"\n").unwrap();
+    let extra = [("PATH", path.as_os_str())];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "codex"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(codex-cli ")
+            && text(&out.stdout).contains("loaded config.toml"),
+        "{}",
+        text(&out.stdout)
+    );
+    // A mistyped key of the user's: the real Codex refuses the file, and doctor says so.
+    let written = fs::read_to_string(&config).unwrap();
+    fs::write(&config, written.replace("model = \"o3\"", "model = 5")).unwrap();
+    let out = run_bounded(&env, &["doctor"], &extra, DEADLINE);
+    let stdout = text(&out.stdout);
+    assert!(!out.status.success());
+    assert!(
+        stdout.contains(&format!("rejects {}", config.display()))
+            && stdout.contains("failed to load bootstrap configuration")
+            && stdout.contains("invalid type: integer `5`, expected a string"),
+        "{stdout}"
+    );
+}

@@ -9,8 +9,10 @@
 //! What can be checked this way, per CLI (docs/setup.md, "Checked by the CLI itself"), one
 //! submodule each:
 //! - Kimi (`kimi`): Kimi's own `load_config` and fastmcp's `MCPConfig`, in Kimi's interpreter.
+//! - Codex (`codex`): `codex mcp list` with `CODEX_HOME` at the copy.
 //! - The others: not yet (see docs/setup.md for what each offers).
 
+mod codex;
 mod kimi;
 
 use std::fs;
@@ -66,6 +68,7 @@ pub fn check(kind: AgentKind, ctx: &Ctx, plan: Option<&Plan>) -> Option<Verdict>
 fn check_once(kind: AgentKind, ctx: &Ctx, plan: Option<&Plan>) -> Option<Verdict> {
     let bin = super::find_binary(kind)?;
     let (loaded, load): (&str, Box<dyn FnOnce() -> Load + Send + '_>) = match kind {
+        AgentKind::Codex => (codex::LOADED, Box::new(|| codex::load(&bin, ctx, plan))),
         AgentKind::Kimi => (
             "loaded config.toml and mcp.json",
             Box::new(|| kimi::load(&bin, ctx, plan)),
