@@ -56,6 +56,25 @@ impl Env {
             .unwrap()
     }
 
+    /// `calyx ARGS` with `extra` variables too, and without `run_bounded`'s address-space cap
+    /// (a real CLI such as Claude Code's Bun reserves more than 2 GiB).
+    fn calyx_with(&self, args: &[&str], extra: &[(&str, &std::ffi::OsStr)]) -> Output {
+        let d = self.dir.path();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_calyx"));
+        cmd.args(args)
+            .env_clear()
+            .env("HOME", self.home())
+            .env("PATH", "/usr/bin:/bin")
+            .env("XDG_STATE_HOME", d.join("state"))
+            .env("XDG_CONFIG_HOME", d.join("home/.config"))
+            .env("XDG_RUNTIME_DIR", d.join("run"))
+            .env("CALYX_SOCKET", d.join("run/server.sock"));
+        for (k, v) in extra {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    }
+
     fn files(&self) -> Vec<(PathBuf, Vec<u8>)> {
         let mut out = Vec::new();
         walk(&self.home(), &mut out);
@@ -772,4 +791,124 @@ fn the_real_codex_loads_what_setup_writes_and_doctor_reports_what_it_rejects() {
             && stdout.contains("invalid type: integer `5`, expected a string"),
         "{stdout}"
     );
+}
+
+/// A fake `claude` on PATH: `--version` prints Claude Code 2.1.197's line; `mcp get calyx-ipc`
+/// logs its CLAUDE_CONFIG_DIR, that directory's mode, whether HOME is the same directory and
+/// its arguments to `$FAKE_CLAUDE_LOG`, then, unless `FAKE_CLAUDE_ACCEPT_ALL` is set, answers
+/// as 2.1.197 does when its schema drops the entry (an older Claude that does not take calyx's
+/// `${VAR:-}` headers): `No MCP server named "calyx-ipc"…`, exit 1.
+fn fake_claude(dir: &Path) -> PathBuf {
+    let bin = dir.join("fake-claude/bin");
+    fs::create_dir_all(&bin).unwrap();
+    let claude = bin.join("claude");
+    fs::write(
+        &claude,
+        r#"#!/bin/sh
+if [ "$1" = --version ]; then echo '2.1.197 (Claude Code)'; exit 0; fi
+[ "$1 $2" = "mcp get" ] || { echo "error: unknown command '$1'" >&2; exit 1; }
+same=no; [ "$HOME" = "$CLAUDE_CONFIG_DIR" ] && same=yes
+echo "$CLAUDE_CONFIG_DIR $(stat -c %a "$CLAUDE_CONFIG_DIR") $same $*" >> "$FAKE_CLAUDE_LOG"
+if [ -z "$FAKE_CLAUDE_ACCEPT_ALL" ] || ! grep -q '"calyx-ipc"' "$CLAUDE_CONFIG_DIR/.claude.json"; then
+  echo 'No MCP server named "calyx-ipc". Run `claude mcp add` to add one.' >&2
+  exit 1
+fi
+printf 'calyx-ipc:\n  Scope: User config (available in all your projects)\n  Status: \342\234\230 Failed to connect\n  Type: http\n'
+"#,
+    )
+    .unwrap();
+    chmod(&claude, 0o755);
+    bin
+}
+
+#[test]
+fn setup_refuses_a_claude_config_the_installed_claude_rejects_and_leaves_it_alone() {
+    let env = Env::new(true);
+    let bin = fake_claude(env.dir.path());
+    let log = env.dir.path().join("fake-claude.log");
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let mcp = env.home().join(".claude.json");
+    let before = fs::read(&mcp).unwrap();
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_CLAUDE_LOG", log.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "claude-code"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{}: ", mcp.display()))
+            && err.contains("(2.1.197 (Claude Code)) rejects the config calyx would write")
+            && err.contains("drops calyx's entry mcpServers.calyx-ipc")
+            && err.contains("No MCP server named \"calyx-ipc\""),
+        "{err}"
+    );
+    assert_eq!(fs::read(&mcp).unwrap(), before);
+    assert!(!env.home().join(".claude/settings.json").exists());
+    for asked in fs::read_to_string(&log).unwrap().lines() {
+        let (dir, rest) = asked.split_once(' ').unwrap();
+        assert!(!Path::new(dir).starts_with(env.home()), "{dir}");
+        assert_eq!(rest, "700 yes mcp get calyx-ipc");
+        assert!(!Path::new(dir).exists(), "the copy is removed");
+    }
+
+    let accept = std::ffi::OsString::from("1");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_CLAUDE_LOG", log.as_os_str()),
+        ("FAKE_CLAUDE_ACCEPT_ALL", accept.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "claude-code"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout)
+            .contains("(2.1.197 (Claude Code)) loaded .claude.json and its calyx-ipc entry"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(json(&mcp)["mcpServers"]["calyx-ipc"].is_object());
+    assert!(env.home().join(".claude/settings.json").exists());
+}
+
+#[test]
+fn the_real_claude_loads_what_setup_writes_and_doctor_reports_an_entry_it_drops() {
+    let env = Env::new(true);
+    let Some(bin) = real_cli("claude", env.dir.path()) else {
+        return;
+    };
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let extra = [("PATH", path.as_os_str())];
+    let out = env.calyx_with(&["setup", "--yes", "--agent", "claude-code"], &extra);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(Claude Code)) loaded .claude.json"),
+        "{}",
+        text(&out.stdout)
+    );
+    // calyx's entry mistyped (by hand, say): the real Claude drops it, doctor says so, and the
+    // user's file is not touched by the check (Claude rewrites a file it cannot load).
+    let mcp = env.home().join(".claude.json");
+    let mut doc = json(&mcp);
+    doc["mcpServers"]["calyx-ipc"]["url"] = Value::from(5);
+    let broken = serde_json::to_string_pretty(&doc).unwrap();
+    fs::write(&mcp, &broken).unwrap();
+    let out = env.calyx_with(&["doctor"], &extra);
+    let stdout = text(&out.stdout);
+    assert!(!out.status.success());
+    assert!(
+        stdout.contains(&format!("rejects {}", mcp.display()))
+            && stdout.contains("drops calyx's entry mcpServers.calyx-ipc"),
+        "{stdout}"
+    );
+    assert_eq!(fs::read_to_string(&mcp).unwrap(), broken);
 }

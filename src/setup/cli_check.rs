@@ -10,8 +10,10 @@
 //! submodule each:
 //! - Kimi (`kimi`): Kimi's own `load_config` and fastmcp's `MCPConfig`, in Kimi's interpreter.
 //! - Codex (`codex`): `codex mcp list` with `CODEX_HOME` at the copy.
+//! - Claude Code (`claude`): `claude mcp get calyx-ipc` with `CLAUDE_CONFIG_DIR` at the copy.
 //! - The others: not yet (see docs/setup.md for what each offers).
 
+mod claude;
 mod codex;
 mod kimi;
 
@@ -68,6 +70,7 @@ pub fn check(kind: AgentKind, ctx: &Ctx, plan: Option<&Plan>) -> Option<Verdict>
 fn check_once(kind: AgentKind, ctx: &Ctx, plan: Option<&Plan>) -> Option<Verdict> {
     let bin = super::find_binary(kind)?;
     let (loaded, load): (&str, Box<dyn FnOnce() -> Load + Send + '_>) = match kind {
+        AgentKind::ClaudeCode => (claude::LOADED, Box::new(|| claude::load(&bin, ctx, plan))),
         AgentKind::Codex => (codex::LOADED, Box::new(|| codex::load(&bin, ctx, plan))),
         AgentKind::Kimi => (
             "loaded config.toml and mcp.json",
