@@ -638,10 +638,11 @@ fn a_rejection_the_cli_already_gives_for_the_current_config_is_a_warning_not_a_r
 }
 
 /// A fake `codex` on PATH (a shell script, as npm's launcher is a script too): `--version`
-/// prints codex-cli 0.171.0's line; `mcp list` logs its CODEX_HOME, that directory's mode and
-/// its arguments to `$FAKE_CODEX_LOG`, then, unless `FAKE_CODEX_ACCEPT_ALL` is set, rejects
+/// prints codex-cli 0.171.0's line; `mcp list` rejects, unless `FAKE_CODEX_ACCEPT_ALL` is set,
 /// calyx's `env_http_headers` with the text codex-cli 0.171.0 printed for a mistyped
-/// `mcp_servers.calyx-ipc.url` (an older Codex that wanted a string there).
+/// `mcp_servers.calyx-ipc.url` (an older Codex that wanted a string there). Every run logs
+/// its CODEX_HOME, HOME, that directory's mode, its working directory, its OpenAI key and its
+/// arguments to `$FAKE_CODEX_LOG`.
 fn fake_codex(dir: &Path) -> PathBuf {
     let bin = dir.join("fake-codex/bin");
     fs::create_dir_all(&bin).unwrap();
@@ -649,9 +650,9 @@ fn fake_codex(dir: &Path) -> PathBuf {
     fs::write(
         &codex,
         r#"#!/bin/sh
+echo "$CODEX_HOME|$HOME|$(stat -c %a "$CODEX_HOME")|$(pwd)|${OPENAI_API_KEY:-no key}|$*" >> "$FAKE_CODEX_LOG"
 if [ "$1" = --version ]; then echo 'codex-cli 0.171.0'; exit 0; fi
 [ "$1 $2" = "mcp list" ] || { echo "error: unrecognized subcommand '$1'" >&2; exit 2; }
-echo "$CODEX_HOME $(stat -c %a "$CODEX_HOME") $*" >> "$FAKE_CODEX_LOG"
 echo "WARNING: proceeding, even though we could not create PATH aliases: Refusing to create helper binaries under temporary dir \"/tmp\" (codex_home: AbsolutePathBuf(\"$CODEX_HOME\"))" >&2
 if [ -z "$FAKE_CODEX_ACCEPT_ALL" ] && grep -q '^env_http_headers' "$CODEX_HOME/config.toml"; then
   printf 'Error: failed to load bootstrap configuration\n\nCaused by:\n    invalid type: map, expected a string\n    in `mcp_servers.calyx-ipc.env_http_headers`\n    \n\nStack backtrace:\n   0: <unknown>\n' >&2
@@ -675,9 +676,11 @@ fn setup_refuses_a_codex_config_the_installed_codex_rejects_and_leaves_it_alone(
     let config = env.home().join(".codex/config.toml");
     fs::create_dir_all(config.parent().unwrap()).unwrap();
     fs::write(&config, "model = \"o3\"\n").unwrap();
+    let key = std::ffi::OsString::from("sk-user-key");
     let extra = [
         ("PATH", path.as_os_str()),
         ("FAKE_CODEX_LOG", log.as_os_str()),
+        ("OPENAI_API_KEY", key.as_os_str()),
     ];
     let out = run_bounded(
         &env,
@@ -697,14 +700,22 @@ fn setup_refuses_a_codex_config_the_installed_codex_rejects_and_leaves_it_alone(
     );
     assert_eq!(fs::read_to_string(&config).unwrap(), "model = \"o3\"\n");
     assert!(!env.home().join(".codex/hooks.json").exists());
-    // Codex was asked about a private copy, not the user's directory, and got no config text
-    // on its command line.
-    // (Asked twice: the files as they would be, then as they are, to tell whose fault it is.)
-    for asked in fs::read_to_string(&log).unwrap().lines() {
-        let (home, rest) = asked.split_once(' ').unwrap();
-        assert!(!Path::new(home).starts_with(env.home()), "{home}");
-        assert_eq!(rest, "700 mcp list");
-        assert!(!Path::new(home).exists(), "the copy is removed");
+    // Codex was asked about a private copy (its `--version` run too), not the user's
+    // directory, without the user's key, and got no config text on its command line. (Asked
+    // twice: the files as they would be, then as they are, to tell whose fault it is.)
+    let runs = fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        runs.lines().filter(|l| l.ends_with("|mcp list")).count(),
+        2,
+        "{runs}"
+    );
+    for run in runs.lines() {
+        let f: Vec<&str> = run.split('|').collect();
+        assert_eq!(f.len(), 6, "{run}");
+        assert!(!Path::new(f[0]).starts_with(env.home()), "{run}");
+        assert_eq!(&f[1..5], [f[0], "700", f[0], "no key"], "{run}");
+        assert!(["--version", "mcp list"].contains(&f[5]), "{run}");
+        assert!(!Path::new(f[0]).exists(), "the copy is removed: {run}");
     }
 
     // A Codex that takes it lets setup through, and setup says it asked.

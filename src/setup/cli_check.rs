@@ -20,6 +20,7 @@ mod kimi;
 use std::fs;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use calyx_integrations::config_edit::fsio;
 use calyx_integrations::setup::{Ctx, Plan};
@@ -69,16 +70,26 @@ pub fn check(kind: AgentKind, ctx: &Ctx, plan: Option<&Plan>) -> Option<Verdict>
 
 fn check_once(kind: AgentKind, ctx: &Ctx, plan: Option<&Plan>) -> Option<Verdict> {
     let bin = super::find_binary(kind)?;
-    let (loaded, load): (&str, Box<dyn FnOnce() -> Load + Send + '_>) = match kind {
-        AgentKind::ClaudeCode => (claude::LOADED, Box::new(|| claude::load(&bin, ctx, plan))),
-        AgentKind::Codex => (codex::LOADED, Box::new(|| codex::load(&bin, ctx, plan))),
+    type Loader<'a> = Box<dyn FnOnce() -> Load + Send + 'a>;
+    let (loaded, vars, load): (&str, &[&str], Loader) = match kind {
+        AgentKind::ClaudeCode => (
+            claude::LOADED,
+            claude::VARS,
+            Box::new(|| claude::load(&bin, ctx, plan)),
+        ),
+        AgentKind::Codex => (
+            codex::LOADED,
+            codex::VARS,
+            Box::new(|| codex::load(&bin, ctx, plan)),
+        ),
         AgentKind::Kimi => (
             "loaded config.toml and mcp.json",
+            kimi::VARS,
             Box::new(|| kimi::load(&bin, ctx, plan)),
         ),
         _ => return None,
     };
-    Some(ask(&bin, loaded, load))
+    Some(ask(&bin, loaded, vars, load))
 }
 
 /// What a CLI's loader gave: Ok(None) accepted; Ok(Some((real file, complaint))) rejected;
@@ -86,10 +97,15 @@ fn check_once(kind: AgentKind, ctx: &Ctx, plan: Option<&Plan>) -> Option<Verdict
 type Load = Result<Option<(PathBuf, String)>, String>;
 
 /// Runs `load` with `BIN --version` in parallel (the verdict names the version that judged),
-/// and turns its answer into a verdict; `loaded` says what an accepting CLI loaded.
-fn ask(bin: &Path, loaded: &str, load: impl FnOnce() -> Load + Send) -> Verdict {
+/// and turns its answer into a verdict; `loaded` says what an accepting CLI loaded. The
+/// version run is isolated like the check (`vars`): `gemini --version` leaves
+/// `projects.json.*.tmp` files in the `~/.gemini` it is given.
+fn ask(bin: &Path, loaded: &str, vars: &[&str], load: impl FnOnce() -> Load + Send) -> Verdict {
     let (verdict, version) = std::thread::scope(|s| {
-        let version = s.spawn(|| super::doctor::version(bin));
+        let version = s.spawn(|| {
+            let scratch = Scratch::new().ok()?;
+            super::doctor::version_of(isolated(bin, &scratch.0, vars))
+        });
         let verdict = load();
         (verdict, version.join().ok().flatten())
     });
@@ -106,6 +122,41 @@ fn ask(bin: &Path, loaded: &str, load: impl FnOnce() -> Load + Send) -> Verdict 
         },
         Err(why) => Verdict::Unchecked(format!("{cli}: {why}")),
     }
+}
+
+/// Variables that hold a model credential: removed from every check's environment. Together
+/// with a HOME at the private copy (no stored login), a CLI that took the check's arguments
+/// for a prompt (a version without the command) could not reach a model.
+const CREDENTIALS: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "OPENAI_API_KEY",
+    "CODEX_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "COPILOT_GITHUB_TOKEN",
+    "KIMI_API_KEY",
+    "MOONSHOT_API_KEY",
+    "OPENROUTER_API_KEY",
+];
+
+/// `program` to run in `dir` (the private copy), with each of `vars` (the CLI's HOME-like
+/// variables) pointed there too, so that it reads only the copy and writes nothing of the
+/// user's, without model credentials and without colours in its messages.
+fn isolated(program: &Path, dir: &Path, vars: &[&str]) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.current_dir(dir).env("NO_COLOR", "1");
+    for var in vars {
+        cmd.env(var, dir);
+    }
+    for var in CREDENTIALS {
+        cmd.env_remove(var);
+    }
+    cmd
 }
 
 /// The text `path` will have: the plan's new text when it changes the file (`None` when it

@@ -11,17 +11,20 @@
 //! checked: neither command reads its hooks (a settings.json that is not JSON passes).
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use calyx_integrations::setup::{self as plans, Ctx, Plan};
 use calyx_integrations::AgentKind;
 
-use super::{text_after, Load, Scratch};
+use super::{isolated, text_after, Load, Scratch};
 use crate::setup::probe;
 
 /// `claude mcp get` took 0.7–1.5 s here; a Claude slower than this is reported as unchecked.
 const CHECK_TIMEOUT: Duration = Duration::from_secs(8);
+
+/// Pointed at the private copy: Claude's config directory (and so its `.claude.json`) and
+/// HOME (no `~/.claude.json` of the user's is read or rewritten).
+pub(super) const VARS: &[&str] = &["CLAUDE_CONFIG_DIR", "HOME"];
 
 /// What an accepting Claude Code loaded (the verdict's text).
 pub(super) const LOADED: &str =
@@ -34,12 +37,8 @@ pub(super) fn load(bin: &Path, ctx: &Ctx, plan: Option<&Plan>) -> Load {
     let scratch = Scratch::new().map_err(|e| format!("no temporary directory: {e}"))?;
     scratch.copy_file_after(&mcp, ".claude.json", plan)?;
     scratch.copy_after(&dir, &["settings.json"], plan)?;
-    let mut cmd = Command::new(bin);
-    cmd.args(["mcp", "get", "calyx-ipc"])
-        .current_dir(&scratch.0)
-        .env("CLAUDE_CONFIG_DIR", &scratch.0)
-        .env("HOME", &scratch.0)
-        .env("NO_COLOR", "1");
+    let mut cmd = isolated(bin, &scratch.0, VARS);
+    cmd.args(["mcp", "get", "calyx-ipc"]);
     let ran = probe::run(cmd, CHECK_TIMEOUT).map_err(|e| format!("`claude mcp get` {e}"))?;
     // Its messages name the copy of .claude.json first (it is not in the config directory).
     let copy = scratch.0.join(".claude.json").display().to_string();

@@ -8,17 +8,19 @@
 //! but it probes the network for ~10 s.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use calyx_integrations::setup::{self as plans, Ctx, Plan};
 use calyx_integrations::AgentKind;
 
-use super::{Load, Scratch};
+use super::{isolated, Load, Scratch};
 use crate::setup::probe;
 
 /// `codex mcp list` took 0.3–0.7 s here; a Codex slower than this is reported as unchecked.
 const CHECK_TIMEOUT: Duration = Duration::from_secs(8);
+
+/// Pointed at the private copy: Codex's home and the HOME it would find `~/.codex` in.
+pub(super) const VARS: &[&str] = &["CODEX_HOME", "HOME"];
 
 /// What an accepting Codex loaded (the verdict's text).
 pub(super) const LOADED: &str =
@@ -28,13 +30,8 @@ pub(super) fn load(bin: &Path, ctx: &Ctx, plan: Option<&Plan>) -> Load {
     let dir = plans::config_dir(AgentKind::Codex, ctx);
     let scratch = Scratch::new().map_err(|e| format!("no temporary directory: {e}"))?;
     scratch.copy_after(&dir, &["config.toml", "hooks.json"], plan)?;
-    let mut cmd = Command::new(bin);
-    cmd.args(["mcp", "list"])
-        .current_dir(&scratch.0)
-        .env("CODEX_HOME", &scratch.0)
-        .env("HOME", &scratch.0)
-        .env("RUST_BACKTRACE", "0")
-        .env("NO_COLOR", "1");
+    let mut cmd = isolated(bin, &scratch.0, VARS);
+    cmd.args(["mcp", "list"]).env("RUST_BACKTRACE", "0");
     let ran = probe::run(cmd, CHECK_TIMEOUT).map_err(|e| format!("`codex mcp list` {e}"))?;
     let stderr = scratch.shown(&ran.stderr, &dir);
     if ran.code == Some(0) {

@@ -10,15 +10,18 @@ use std::fs;
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use calyx_integrations::config_edit::regular;
 use calyx_integrations::setup::{self as plans, Ctx, Plan};
 use calyx_integrations::AgentKind;
 
-use super::{Load, Scratch};
+use super::{isolated, Load, Scratch};
 use crate::setup::probe;
+
+/// Pointed at the private copy: Kimi's share directory. Not HOME: a `pip install --user`
+/// Kimi imports its package from `~/.local`.
+pub(super) const VARS: &[&str] = &["KIMI_SHARE_DIR"];
 
 /// How long the CLI's loader may take (Python's start plus pydantic's import: 1–4 s here on a
 /// loaded 2-core machine); it is killed after.
@@ -66,11 +69,8 @@ pub(super) fn load(bin: &Path, ctx: &Ctx, plan: Option<&Plan>) -> Load {
     let dir = plans::config_dir(AgentKind::Kimi, ctx);
     let scratch = Scratch::new().map_err(|e| format!("no temporary directory: {e}"))?;
     scratch.copy_after(&dir, &["config.toml", "mcp.json"], plan)?;
-    let mut cmd = Command::new(&python);
-    cmd.arg("-c")
-        .arg(KIMI_LOADER)
-        .arg(&scratch.0)
-        .env("KIMI_SHARE_DIR", &scratch.0);
+    let mut cmd = isolated(&python, &scratch.0, VARS);
+    cmd.arg("-c").arg(KIMI_LOADER).arg(&scratch.0);
     let ran = probe::run(cmd, CHECK_TIMEOUT).map_err(|e| format!("its loader {e}"))?;
     let shown = |text: &str| scratch.shown(text, &dir);
     match ran.code {
