@@ -923,3 +923,135 @@ fn the_real_claude_loads_what_setup_writes_and_doctor_reports_an_entry_it_drops(
     );
     assert_eq!(fs::read_to_string(&mcp).unwrap(), broken);
 }
+
+/// A fake `gemini` on PATH: `--version` prints 0.61.0; `mcp list` logs its HOME,
+/// GEMINI_CLI_HOME, working directory and Gemini key to `$FAKE_GEMINI_LOG`, then, unless
+/// `FAKE_GEMINI_ACCEPT_ALL` is set, answers as gemini 0.61.0 does for settings of the wrong
+/// shape (its `Invalid configuration in FILE:` paragraph, on stderr, and exit 0), here for an
+/// older Gemini whose `hooks` knows no `PreCompress`.
+fn fake_gemini(dir: &Path) -> PathBuf {
+    let bin = dir.join("fake-gemini/bin");
+    fs::create_dir_all(&bin).unwrap();
+    let gemini = bin.join("gemini");
+    fs::write(
+        &gemini,
+        r#"#!/bin/sh
+echo "$HOME|${GEMINI_CLI_HOME:-unset}|$(pwd)|${GEMINI_API_KEY:-no key}|$*" >> "$FAKE_GEMINI_LOG"
+if [ "$1" = --version ]; then echo '0.61.0'; exit 0; fi
+[ "$1 $2" = "mcp list" ] || { echo "Unknown arguments: $*" >&2; exit 1; }
+f="$HOME/.gemini/settings.json"
+if [ -z "$FAKE_GEMINI_ACCEPT_ALL" ] && grep -q '"PreCompress"' "$f"; then
+  printf 'Invalid configuration in %s:\n\nError in: hooks.PreCompress\n    Unrecognized key\n\nPlease fix the configuration.\nSee: https://geminicli.com/docs/reference/configuration/\n' "$f" >&2
+fi
+printf 'Configured MCP servers:\n\n\342\227\213 calyx-ipc: http://127.0.0.1:45111/mcp (http) - Disabled\n' >&2
+"#,
+    )
+    .unwrap();
+    chmod(&gemini, 0o755);
+    bin
+}
+
+#[test]
+fn setup_refuses_a_gemini_config_the_installed_gemini_rejects_and_leaves_it_alone() {
+    let env = Env::new(true);
+    let bin = fake_gemini(env.dir.path());
+    let log = env.dir.path().join("fake-gemini.log");
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let settings = env.home().join(".gemini/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    fs::write(&settings, "{\"theme\": \"x\"}\n").unwrap();
+    let key = std::ffi::OsString::from("gemini-user-key");
+    let other = env.dir.path().join("elsewhere");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_GEMINI_LOG", log.as_os_str()),
+        ("GEMINI_API_KEY", key.as_os_str()),
+        ("GEMINI_CLI_HOME", other.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "gemini"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{}: ", settings.display()))
+            && err.contains("(0.61.0) rejects the config calyx would write")
+            && err.contains(&format!("Invalid configuration in {}:", settings.display()))
+            && err.contains("Error in: hooks.PreCompress"),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(&settings).unwrap(),
+        "{\"theme\": \"x\"}\n"
+    );
+    let runs = fs::read_to_string(&log).unwrap();
+    for run in runs.lines() {
+        let f: Vec<&str> = run.split('|').collect();
+        assert_eq!(f.len(), 5, "{run}");
+        assert!(!Path::new(f[0]).starts_with(env.home()), "{run}");
+        assert_eq!(&f[1..4], [f[0], f[0], "no key"], "{run}");
+        assert!(!Path::new(f[0]).exists(), "the copy is removed: {run}");
+    }
+
+    let accept = std::ffi::OsString::from("1");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_GEMINI_LOG", log.as_os_str()),
+        ("FAKE_GEMINI_ACCEPT_ALL", accept.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "gemini"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(0.61.0) loaded settings.json"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(json(&settings)["mcpServers"]["calyx-ipc"].is_object());
+}
+
+#[test]
+fn the_real_gemini_loads_what_setup_writes_and_doctor_reports_an_entry_it_rejects() {
+    let env = Env::new(true);
+    let Some(bin) = real_cli("gemini", env.dir.path()) else {
+        return;
+    };
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let extra = [("PATH", path.as_os_str())];
+    let out = env.calyx_with(&["setup", "--yes", "--agent", "gemini"], &extra);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("loaded settings.json (`gemini mcp list`)"),
+        "{}",
+        text(&out.stdout)
+    );
+    // The check ran Gemini (and its --version) elsewhere: ~/.gemini holds only what setup wrote.
+    let gemini_dir = env.home().join(".gemini");
+    let names: Vec<String> = fs::read_dir(&gemini_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| n.starts_with("settings.json")),
+        "{names:?}"
+    );
+    let settings = gemini_dir.join("settings.json");
+    let mut doc = json(&settings);
+    doc["mcpServers"]["calyx-ipc"]["httpUrl"] = Value::from(5);
+    fs::write(&settings, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let out = env.calyx_with(&["doctor"], &extra);
+    let stdout = text(&out.stdout);
+    assert!(!out.status.success());
+    assert!(
+        stdout.contains(&format!("Invalid configuration in {}:", settings.display()))
+            && stdout.contains("Error in: mcpServers.calyx-ipc.httpUrl"),
+        "{stdout}"
+    );
+}

@@ -11,10 +11,12 @@
 //! - Kimi (`kimi`): Kimi's own `load_config` and fastmcp's `MCPConfig`, in Kimi's interpreter.
 //! - Codex (`codex`): `codex mcp list` with `CODEX_HOME` at the copy.
 //! - Claude Code (`claude`): `claude mcp get calyx-ipc` with `CLAUDE_CONFIG_DIR` at the copy.
+//! - Gemini CLI (`gemini`): `gemini mcp list` with `HOME` at the copy.
 //! - The others: not yet (see docs/setup.md for what each offers).
 
 mod claude;
 mod codex;
+mod gemini;
 mod kimi;
 
 use std::fs;
@@ -81,6 +83,11 @@ fn check_once(kind: AgentKind, ctx: &Ctx, plan: Option<&Plan>) -> Option<Verdict
             codex::LOADED,
             codex::VARS,
             Box::new(|| codex::load(&bin, ctx, plan)),
+        ),
+        AgentKind::Gemini => (
+            gemini::LOADED,
+            gemini::VARS,
+            Box::new(|| gemini::load(&bin, ctx, plan)),
         ),
         AgentKind::Kimi => (
             "loaded config.toml and mcp.json",
