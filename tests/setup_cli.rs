@@ -1055,3 +1055,118 @@ fn the_real_gemini_loads_what_setup_writes_and_doctor_reports_an_entry_it_reject
         "{stdout}"
     );
 }
+
+/// A fake `hermes` on PATH: `--version` prints hermes-agent 0.19.0's line; `hooks list` prints
+/// the hooks of `$HERMES_HOME/config.yaml` as 0.19.0 does (`[event]`, then the commands), but,
+/// unless `FAKE_HERMES_ACCEPT_ALL` is set, silently drops the subagent_* events, as Hermes
+/// drops an event it does not know (an older Hermes); `mcp list` lists calyx-ipc when there.
+fn fake_hermes(dir: &Path) -> PathBuf {
+    let bin = dir.join("fake-hermes/bin");
+    fs::create_dir_all(&bin).unwrap();
+    let hermes = bin.join("hermes");
+    fs::write(
+        &hermes,
+        r#"#!/bin/sh
+if [ "$1" = --version ]; then echo 'Hermes Agent v0.19.0 (2026.7.20)'; exit 0; fi
+f="$HERMES_HOME/config.yaml"
+case "$1 $2" in
+"hooks list")
+  echo 'Configured shell hooks:'
+  awk -v all="$FAKE_HERMES_ACCEPT_ALL" '
+    /^hooks:/ { h = 1; next }
+    /^[^ ]/ { h = 0 }
+    h && /^  [a-z_]+:$/ { ev = $1; sub(":", "", ev); shown = ""; next }
+    h && /command:/ {
+      if (ev ~ /^subagent_/ && all == "") next
+      if (shown != ev) { print ""; print "  [" ev "]"; shown = ev }
+      c = $0; sub(/.*command: /, "", c); gsub("\047", "", c)
+      print "    - " c " (timeout=5s, not allowlisted)"
+    }' "$f" ;;
+"mcp list")
+  grep -q 'calyx-ipc:' "$f" && echo '  calyx-ipc        http://127.0.0.1:45111/mcp     all          enabled' ;;
+*) echo "hermes: error: argument command: invalid choice: '$1'" >&2; exit 2 ;;
+esac
+"#,
+    )
+    .unwrap();
+    chmod(&hermes, 0o755);
+    bin
+}
+
+#[test]
+fn setup_refuses_a_hermes_config_the_installed_hermes_would_drop_hooks_from() {
+    let env = Env::new(true);
+    let bin = fake_hermes(env.dir.path());
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let config = env.home().join(".hermes/config.yaml");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    fs::write(&config, "model:\n  default: x\n").unwrap();
+    let extra = [("PATH", path.as_os_str())];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "hermes"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{}: ", config.display()))
+            && err.contains(
+                "(Hermes Agent v0.19.0 (2026.7.20)) rejects the config calyx would write"
+            )
+            && err.contains("does not list calyx's hooks on subagent_start, subagent_stop"),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(&config).unwrap(),
+        "model:\n  default: x\n"
+    );
+
+    let accept = std::ffi::OsString::from("1");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_HERMES_ACCEPT_ALL", accept.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "hermes"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("loaded config.yaml and lists calyx's hooks and MCP entry"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(fs::read_to_string(&config)
+        .unwrap()
+        .contains("subagent_stop:"));
+}
+
+#[test]
+fn the_real_hermes_lists_what_setup_writes() {
+    let env = Env::new(true);
+    let Some(bin) = real_cli("hermes", env.dir.path()) else {
+        return;
+    };
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let extra = [("PATH", path.as_os_str())];
+    let out = env.calyx_with(&["setup", "--yes", "--agent", "hermes"], &extra);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("loaded config.yaml and lists calyx's hooks and MCP entry"),
+        "{}",
+        text(&out.stdout)
+    );
+    let hermes_dir = env.home().join(".hermes");
+    let names: Vec<String> = fs::read_dir(&hermes_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| n.starts_with("config.yaml")),
+        "{names:?}"
+    );
+}

@@ -12,11 +12,13 @@
 //! - Codex (`codex`): `codex mcp list` with `CODEX_HOME` at the copy.
 //! - Claude Code (`claude`): `claude mcp get calyx-ipc` with `CLAUDE_CONFIG_DIR` at the copy.
 //! - Gemini CLI (`gemini`): `gemini mcp list` with `HOME` at the copy.
+//! - Hermes (`hermes`): `hermes hooks list` and `hermes mcp list` with `HERMES_HOME` at the copy.
 //! - The others: not yet (see docs/setup.md for what each offers).
 
 mod claude;
 mod codex;
 mod gemini;
+mod hermes;
 mod kimi;
 
 use std::fs;
@@ -88,6 +90,11 @@ fn check_once(kind: AgentKind, ctx: &Ctx, plan: Option<&Plan>) -> Option<Verdict
             gemini::LOADED,
             gemini::VARS,
             Box::new(|| gemini::load(&bin, ctx, plan)),
+        ),
+        AgentKind::Hermes => (
+            hermes::LOADED,
+            hermes::VARS,
+            Box::new(|| hermes::load(&bin, ctx, plan)),
         ),
         AgentKind::Kimi => (
             "loaded config.toml and mcp.json",
