@@ -1170,3 +1170,115 @@ fn the_real_hermes_lists_what_setup_writes() {
         "{names:?}"
     );
 }
+
+/// A fake `opencode` on PATH: `--version` prints 1.18.33; `debug config --pure` logs its
+/// XDG_CONFIG_HOME to `$FAKE_OPENCODE_LOG` and, unless `FAKE_OPENCODE_ACCEPT_ALL` is set,
+/// refuses a config holding calyx-ipc as opencode 1.18.33 refuses a file that is not JSON(C)
+/// (an older OpenCode without JSONC trailing-comma support, say): coloured `Error:`, the
+/// whole file under `--- JSONC Input ---`, then the errors, exit 1.
+fn fake_opencode(dir: &Path) -> PathBuf {
+    let bin = dir.join("fake-opencode/bin");
+    fs::create_dir_all(&bin).unwrap();
+    let opencode = bin.join("opencode");
+    fs::write(
+        &opencode,
+        r#"#!/bin/sh
+if [ "$1" = --version ]; then echo '1.18.33'; exit 0; fi
+[ "$*" = "debug config --pure" ] || { echo "unknown command: $*" >&2; exit 1; }
+echo "$XDG_CONFIG_HOME" >> "$FAKE_OPENCODE_LOG"
+f="$XDG_CONFIG_HOME/opencode/opencode.json"
+if [ -z "$FAKE_OPENCODE_ACCEPT_ALL" ] && grep -q '"calyx-ipc"' "$f"; then
+  printf '\033[91m\033[1mError: \033[0mConfig file at %s is not valid JSON(C): \n--- JSONC Input ---\n' "$f" >&2
+  cat "$f" >&2
+  printf '\n--- Errors ---\nPropertyNameExpected at line 3, column 5\n--- End ---\n' >&2
+  exit 1
+fi
+echo '{"mcp": {}}'
+"#,
+    )
+    .unwrap();
+    chmod(&opencode, 0o755);
+    bin
+}
+
+#[test]
+fn setup_refuses_an_opencode_config_the_installed_opencode_rejects_and_never_echoes_it() {
+    let env = Env::new(true);
+    let bin = fake_opencode(env.dir.path());
+    let log = env.dir.path().join("fake-opencode.log");
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let config = env.home().join(".config/opencode/opencode.json");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    fs::write(&config, "{\"theme\": \"x\"}\n").unwrap();
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_OPENCODE_LOG", log.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "opencode"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{}: ", config.display()))
+            && err.contains("(1.18.33) rejects the config calyx would write")
+            && err.contains(&format!(
+                "Config file at {} is not valid JSON(C)",
+                config.display()
+            ))
+            && err.contains("PropertyNameExpected at line 3, column 5")
+            && !err.contains(TOKEN)
+            && !err.contains("JSONC Input")
+            && !err.contains('\u{1b}'),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(&config).unwrap(), "{\"theme\": \"x\"}\n");
+    assert!(!env
+        .home()
+        .join(".config/opencode/plugins/calyx.js")
+        .exists());
+    for home in fs::read_to_string(&log).unwrap().lines() {
+        assert!(!Path::new(home).starts_with(env.home()), "{home}");
+        assert!(!Path::new(home).exists(), "the copy is removed: {home}");
+    }
+
+    let accept = std::ffi::OsString::from("1");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_OPENCODE_LOG", log.as_os_str()),
+        ("FAKE_OPENCODE_ACCEPT_ALL", accept.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "opencode"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(1.18.33) loaded opencode.json"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(json(&config)["mcp"]["calyx-ipc"].is_object());
+}
+
+#[test]
+fn the_real_opencode_loads_what_setup_writes() {
+    let env = Env::new(true);
+    let Some(bin) = real_cli("opencode", env.dir.path()) else {
+        return;
+    };
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let extra = [("PATH", path.as_os_str())];
+    let out = env.calyx_with(&["setup", "--yes", "--agent", "opencode"], &extra);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("loaded opencode.json (`opencode debug config --pure`)"),
+        "{}",
+        text(&out.stdout)
+    );
+}

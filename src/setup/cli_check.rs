@@ -13,6 +13,7 @@
 //! - Claude Code (`claude`): `claude mcp get calyx-ipc` with `CLAUDE_CONFIG_DIR` at the copy.
 //! - Gemini CLI (`gemini`): `gemini mcp list` with `HOME` at the copy.
 //! - Hermes (`hermes`): `hermes hooks list` and `hermes mcp list` with `HERMES_HOME` at the copy.
+//! - OpenCode (`opencode`): `opencode debug config --pure` with the XDG directories at the copy.
 //! - The others: not yet (see docs/setup.md for what each offers).
 
 mod claude;
@@ -20,6 +21,7 @@ mod codex;
 mod gemini;
 mod hermes;
 mod kimi;
+mod opencode;
 
 use std::fs;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
@@ -100,6 +102,11 @@ fn check_once(kind: AgentKind, ctx: &Ctx, plan: Option<&Plan>) -> Option<Verdict
             "loaded config.toml and mcp.json",
             kimi::VARS,
             Box::new(|| kimi::load(&bin, ctx, plan)),
+        ),
+        AgentKind::OpenCode => (
+            opencode::LOADED,
+            opencode::VARS,
+            Box::new(|| opencode::load(&bin, ctx, plan)),
         ),
         _ => return None,
     };
