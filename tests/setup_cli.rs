@@ -1282,3 +1282,88 @@ fn the_real_opencode_loads_what_setup_writes() {
         text(&out.stdout)
     );
 }
+
+/// A fake `copilot` on PATH: `--version` prints 1.0.102's line; `mcp get calyx-ipc` logs its
+/// COPILOT_HOME to `$FAKE_COPILOT_LOG` and, unless `FAKE_COPILOT_ACCEPT_ALL` is set, answers as
+/// 1.0.102 does when it drops an entry of the wrong shape (an older Copilot that does not take
+/// calyx's `type: http`): `Error: Server "calyx-ipc" not found.`, exit 1.
+fn fake_copilot(dir: &Path) -> PathBuf {
+    let bin = dir.join("fake-copilot/bin");
+    fs::create_dir_all(&bin).unwrap();
+    let copilot = bin.join("copilot");
+    fs::write(
+        &copilot,
+        r#"#!/bin/sh
+if [ "$1" = --version ]; then printf 'GitHub Copilot CLI 1.0.102.\nRun copilot update to check for updates.\n'; exit 0; fi
+[ "$*" = "mcp get calyx-ipc" ] || { echo "error: unknown command '$1'" >&2; exit 1; }
+echo "$COPILOT_HOME" >> "$FAKE_COPILOT_LOG"
+if [ -z "$FAKE_COPILOT_ACCEPT_ALL" ] || ! grep -q '"calyx-ipc"' "$COPILOT_HOME/mcp-config.json" 2>/dev/null; then
+  printf 'Error: Server "calyx-ipc" not found.\n\nAvailable servers:\n  (none)\n'
+  exit 1
+fi
+printf 'calyx-ipc\n  Status: Enabled\n  Type: http\n'
+"#,
+    )
+    .unwrap();
+    chmod(&copilot, 0o755);
+    bin
+}
+
+#[test]
+fn setup_refuses_a_copilot_config_the_installed_copilot_drops_and_leaves_it_alone() {
+    let env = Env::new(true);
+    let bin = fake_copilot(env.dir.path());
+    let log = env.dir.path().join("fake-copilot.log");
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let config = env.home().join(".copilot/mcp-config.json");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    fs::write(&config, "{\"mcpServers\": {}}\n").unwrap();
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_COPILOT_LOG", log.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "copilot"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{}: ", config.display()))
+            && err.contains("(GitHub Copilot CLI 1.0.102.) rejects the config calyx would write")
+            && err.contains("drops calyx's entry mcpServers.calyx-ipc")
+            && err.contains("Error: Server \"calyx-ipc\" not found."),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(&config).unwrap(),
+        "{\"mcpServers\": {}}\n"
+    );
+    assert!(!env.home().join(".copilot/hooks/calyx.json").exists());
+    for home in fs::read_to_string(&log).unwrap().lines() {
+        assert!(!Path::new(home).starts_with(env.home()), "{home}");
+        assert!(!Path::new(home).exists(), "the copy is removed: {home}");
+    }
+
+    let accept = std::ffi::OsString::from("1");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_COPILOT_LOG", log.as_os_str()),
+        ("FAKE_COPILOT_ACCEPT_ALL", accept.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "copilot"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(GitHub Copilot CLI 1.0.102.) loaded mcp-config.json"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(json(&config)["mcpServers"]["calyx-ipc"].is_object());
+}

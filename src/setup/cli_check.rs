@@ -14,10 +14,12 @@
 //! - Gemini CLI (`gemini`): `gemini mcp list` with `HOME` at the copy.
 //! - Hermes (`hermes`): `hermes hooks list` and `hermes mcp list` with `HERMES_HOME` at the copy.
 //! - OpenCode (`opencode`): `opencode debug config --pure` with the XDG directories at the copy.
+//! - Copilot CLI (`copilot`): `copilot mcp get calyx-ipc` with `COPILOT_HOME` at the copy.
 //! - The others: not yet (see docs/setup.md for what each offers).
 
 mod claude;
 mod codex;
+mod copilot;
 mod gemini;
 mod hermes;
 mod kimi;
@@ -107,6 +109,11 @@ fn check_once(kind: AgentKind, ctx: &Ctx, plan: Option<&Plan>) -> Option<Verdict
             opencode::LOADED,
             opencode::VARS,
             Box::new(|| opencode::load(&bin, ctx, plan)),
+        ),
+        AgentKind::Copilot => (
+            copilot::LOADED,
+            copilot::VARS,
+            Box::new(|| copilot::load(&bin, ctx, plan)),
         ),
         _ => return None,
     };

@@ -38,7 +38,8 @@ declare -A KIND=([claude]=claude-code [codex]=codex [opencode]=opencode [gemini]
 # What `calyx setup` says an accepting CLI loaded, for the CLIs it asks (src/setup/cli_check/).
 declare -A CHECKED=([kimi]='loaded config.toml and mcp.json' [codex]='loaded config.toml'
                     [claude]='loaded .claude.json' [gemini]='loaded settings.json'
-                    [hermes]='loaded config.yaml' [opencode]='loaded opencode.json')
+                    [hermes]='loaded config.yaml' [opencode]='loaded opencode.json'
+                    [copilot]='loaded mcp-config.json')
 declare -A PORT=([claude]=18401 [codex]=18402 [opencode]=18403 [gemini]=18404 [pi]=18405
                  [copilot]=18406 [hermes]=18407 [kimi]=18408)
 declare -A QUIT=([claude]=/exit [codex]=/exit [opencode]=/exit [gemini]=/quit [pi]=/quit

@@ -83,8 +83,9 @@ pub(super) fn load(bin: &Path, ctx: &Ctx, plan: Option<&Plan>) -> Load {
     ))
 }
 
-/// Whether `text` (a .claude.json) holds an `mcpServers.calyx-ipc` entry.
-fn holds_calyx_entry(text: &str) -> bool {
+/// Whether `text` (a .claude.json, or Copilot's mcp-config.json) holds an
+/// `mcpServers.calyx-ipc` entry.
+pub(super) fn holds_calyx_entry(text: &str) -> bool {
     serde_json::from_str::<serde_json::Value>(text)
         .ok()
         .and_then(|v| v.get("mcpServers")?.get("calyx-ipc").cloned())
