@@ -642,7 +642,7 @@ fn a_rejection_the_cli_already_gives_for_the_current_config_is_a_warning_not_a_r
 /// calyx's `env_http_headers` with the text codex-cli 0.171.0 printed for a mistyped
 /// `mcp_servers.calyx-ipc.url` (an older Codex that wanted a string there). Every run logs
 /// its CODEX_HOME, HOME, that directory's mode, its working directory, its OpenAI key and its
-/// arguments to `$FAKE_CODEX_LOG`.
+/// arguments to `$FAKE_CODEX_LOG`. `FAKE_CODEX_HANG`: `mcp list` never answers.
 fn fake_codex(dir: &Path) -> PathBuf {
     let bin = dir.join("fake-codex/bin");
     fs::create_dir_all(&bin).unwrap();
@@ -653,6 +653,7 @@ fn fake_codex(dir: &Path) -> PathBuf {
 echo "$CODEX_HOME|$HOME|$(stat -c %a "$CODEX_HOME")|$(pwd)|${OPENAI_API_KEY:-no key}|$*" >> "$FAKE_CODEX_LOG"
 if [ "$1" = --version ]; then echo 'codex-cli 0.171.0'; exit 0; fi
 [ "$1 $2" = "mcp list" ] || { echo "error: unrecognized subcommand '$1'" >&2; exit 2; }
+[ -n "$FAKE_CODEX_HANG" ] && exec sleep 60
 echo "WARNING: proceeding, even though we could not create PATH aliases: Refusing to create helper binaries under temporary dir \"/tmp\" (codex_home: AbsolutePathBuf(\"$CODEX_HOME\"))" >&2
 if [ -z "$FAKE_CODEX_ACCEPT_ALL" ] && grep -q '^env_http_headers' "$CODEX_HOME/config.toml"; then
   printf 'Error: failed to load bootstrap configuration\n\nCaused by:\n    invalid type: map, expected a string\n    in `mcp_servers.calyx-ipc.env_http_headers`\n    \n\nStack backtrace:\n   0: <unknown>\n' >&2
@@ -1366,4 +1367,40 @@ fn setup_refuses_a_copilot_config_the_installed_copilot_drops_and_leaves_it_alon
         text(&out.stdout)
     );
     assert!(json(&config)["mcpServers"]["calyx-ipc"].is_object());
+}
+
+#[test]
+fn a_codex_that_hangs_is_killed_and_setup_goes_on_with_a_warning() {
+    let env = Env::new(true);
+    let bin = fake_codex(env.dir.path());
+    let log = env.dir.path().join("fake-codex.log");
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let hang = std::ffi::OsString::from("1");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_CODEX_LOG", log.as_os_str()),
+        ("FAKE_CODEX_HANG", hang.as_os_str()),
+    ];
+    let started = Instant::now();
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "codex"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("Codex: warning: could not check the new config with the CLI")
+            && stdout.contains("`codex mcp list` did not finish within 8 s and was killed"),
+        "{stdout}"
+    );
+    assert!(fs::read_to_string(env.home().join(".codex/config.toml"))
+        .unwrap()
+        .contains("[mcp_servers.calyx-ipc]"));
 }
