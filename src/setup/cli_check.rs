@@ -15,7 +15,7 @@
 //! - Hermes (`hermes`): `hermes hooks list` and `hermes mcp list` with `HERMES_HOME` at the copy.
 //! - OpenCode (`opencode`): `opencode debug config --pure` with the XDG directories at the copy.
 //! - Copilot CLI (`copilot`): `copilot mcp get calyx-ipc` with `COPILOT_HOME` at the copy.
-//! - The others: not yet (see docs/setup.md for what each offers).
+//! - pi, Grok, Antigravity, Cursor: no (docs/setup.md says why).
 
 mod claude;
 mod codex;
