@@ -56,6 +56,25 @@ impl Env {
             .unwrap()
     }
 
+    /// `calyx ARGS` with `extra` variables too, and without `run_bounded`'s address-space cap
+    /// (a real CLI such as Claude Code's Bun reserves more than 2 GiB).
+    fn calyx_with(&self, args: &[&str], extra: &[(&str, &std::ffi::OsStr)]) -> Output {
+        let d = self.dir.path();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_calyx"));
+        cmd.args(args)
+            .env_clear()
+            .env("HOME", self.home())
+            .env("PATH", "/usr/bin:/bin")
+            .env("XDG_STATE_HOME", d.join("state"))
+            .env("XDG_CONFIG_HOME", d.join("home/.config"))
+            .env("XDG_RUNTIME_DIR", d.join("run"))
+            .env("CALYX_SOCKET", d.join("run/server.sock"));
+        for (k, v) in extra {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    }
+
     fn files(&self) -> Vec<(PathBuf, Vec<u8>)> {
         let mut out = Vec::new();
         walk(&self.home(), &mut out);
@@ -590,4 +609,801 @@ fn setup_refuses_a_kimi_config_the_installed_kimi_rejects_and_leaves_it_alone() 
         .unwrap()
         .contains("event = \"SubagentStart\""));
     assert_eq!(mode(&env.home().join(".kimi/mcp.json")), 0o600);
+}
+
+#[test]
+fn a_rejection_the_cli_already_gives_for_the_current_config_is_a_warning_not_a_refusal() {
+    let env = Env::new(true);
+    let (bin, lib) = fake_kimi(env.dir.path());
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let config = env.home().join(".kimi/config.toml");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    // The user's own hook on an event this Kimi does not know: Kimi rejects the file as it
+    // is, with or without calyx's block, so the rejection is not calyx's doing.
+    let mine = "[[hooks]]\nevent = \"Bogus\"\ncommand = \"true\"\n";
+    fs::write(&config, mine).unwrap();
+    let extra = [("PATH", path.as_os_str()), ("PYTHONPATH", lib.as_os_str())];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "kimi"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("Kimi Code: warning: could not check the new config with the CLI")
+            && stdout.contains("already rejects the config as it is now, before calyx's change")
+            && stdout.contains("input_value='Bogus'"),
+        "{stdout}"
+    );
+    assert!(fs::read_to_string(&config).unwrap().starts_with(mine));
+}
+
+/// A fake `codex` on PATH (a shell script, as npm's launcher is a script too): `--version`
+/// prints codex-cli 0.171.0's line; `mcp list` rejects, unless `FAKE_CODEX_ACCEPT_ALL` is set,
+/// calyx's `env_http_headers` with the text codex-cli 0.171.0 printed for a mistyped
+/// `mcp_servers.calyx-ipc.url` (an older Codex that wanted a string there). Every run logs
+/// its CODEX_HOME, HOME, that directory's mode, its working directory, its OpenAI key and its
+/// arguments to `$FAKE_CODEX_LOG`. `FAKE_CODEX_HANG`: `mcp list` never answers.
+fn fake_codex(dir: &Path) -> PathBuf {
+    let bin = dir.join("fake-codex/bin");
+    fs::create_dir_all(&bin).unwrap();
+    let codex = bin.join("codex");
+    fs::write(
+        &codex,
+        r#"#!/bin/sh
+echo "$CODEX_HOME|$HOME|$(stat -c %a "$CODEX_HOME")|$(pwd)|${OPENAI_API_KEY:-no key}|$*" >> "$FAKE_CODEX_LOG"
+if [ "$1" = --version ]; then echo 'codex-cli 0.171.0'; exit 0; fi
+[ "$1 $2" = "mcp list" ] || { echo "error: unrecognized subcommand '$1'" >&2; exit 2; }
+[ -n "$FAKE_CODEX_HANG" ] && exec sleep 60
+echo "WARNING: proceeding, even though we could not create PATH aliases: Refusing to create helper binaries under temporary dir \"/tmp\" (codex_home: AbsolutePathBuf(\"$CODEX_HOME\"))" >&2
+if [ -z "$FAKE_CODEX_ACCEPT_ALL" ] && grep -q '^env_http_headers' "$CODEX_HOME/config.toml"; then
+  printf 'Error: failed to load bootstrap configuration\n\nCaused by:\n    invalid type: map, expected a string\n    in `mcp_servers.calyx-ipc.env_http_headers`\n    \n\nStack backtrace:\n   0: <unknown>\n' >&2
+  exit 1
+fi
+echo 'Name       Url                         Bearer Token Env Var  Status   Auth'
+echo 'calyx-ipc  http://127.0.0.1:45111/mcp  -                     enabled  Bearer token'
+"#,
+    )
+    .unwrap();
+    chmod(&codex, 0o755);
+    bin
+}
+
+#[test]
+fn setup_refuses_a_codex_config_the_installed_codex_rejects_and_leaves_it_alone() {
+    let env = Env::new(true);
+    let bin = fake_codex(env.dir.path());
+    let log = env.dir.path().join("fake-codex.log");
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let config = env.home().join(".codex/config.toml");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    fs::write(&config, "model = \"o3\"\n").unwrap();
+    let key = std::ffi::OsString::from("sk-user-key");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_CODEX_LOG", log.as_os_str()),
+        ("OPENAI_API_KEY", key.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "codex"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{}: ", config.display()))
+            && err.contains("(codex-cli 0.171.0) rejects the config calyx would write")
+            && err.contains("in `mcp_servers.calyx-ipc.env_http_headers`")
+            && !err.contains("WARNING")
+            && !err.contains("Stack backtrace"),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(&config).unwrap(), "model = \"o3\"\n");
+    assert!(!env.home().join(".codex/hooks.json").exists());
+    // Codex was asked about a private copy (its `--version` run too), not the user's
+    // directory, without the user's key, and got no config text on its command line. (Asked
+    // twice: the files as they would be, then as they are, to tell whose fault it is.)
+    let runs = fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        runs.lines().filter(|l| l.ends_with("|mcp list")).count(),
+        2,
+        "{runs}"
+    );
+    for run in runs.lines() {
+        let f: Vec<&str> = run.split('|').collect();
+        assert_eq!(f.len(), 6, "{run}");
+        assert!(!Path::new(f[0]).starts_with(env.home()), "{run}");
+        assert_eq!(&f[1..5], [f[0], "700", f[0], "no key"], "{run}");
+        assert!(["--version", "mcp list"].contains(&f[5]), "{run}");
+        assert!(!Path::new(f[0]).exists(), "the copy is removed: {run}");
+    }
+
+    // A Codex that takes it lets setup through, and setup says it asked.
+    let accept = std::ffi::OsString::from("1");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_CODEX_LOG", log.as_os_str()),
+        ("FAKE_CODEX_ACCEPT_ALL", accept.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "codex"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(codex-cli 0.171.0) loaded config.toml"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(fs::read_to_string(&config)
+        .unwrap()
+        .contains("[mcp_servers.calyx-ipc]"));
+    assert!(env.home().join(".codex/hooks.json").exists());
+}
+
+/// The real CLI `name` from tests/realcli's cache (`$REALCLI_HOME`, else
+/// `~/.cache/calyx-realcli`), linked alone into a directory for PATH; `None` (and a line
+/// saying why the test is skipped) when it is not installed there.
+fn real_cli(name: &str, dir: &Path) -> Option<PathBuf> {
+    let cache = std::env::var_os("REALCLI_HOME")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/calyx-realcli"))
+        })?;
+    let real = cache.join("bin").join(name);
+    if !real.exists() {
+        eprintln!(
+            "skipped: no real {name} at {} (install it with ../shared/realcli/realcli.sh install {name})",
+            real.display()
+        );
+        return None;
+    }
+    let bin = dir.join(format!("real-{name}"));
+    fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(&real, bin.join(name)).unwrap();
+    Some(bin)
+}
+
+#[test]
+fn the_real_codex_loads_what_setup_writes_and_doctor_reports_what_it_rejects() {
+    let env = Env::new(true);
+    let Some(bin) = real_cli("codex", env.dir.path()) else {
+        return;
+    };
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let config = env.home().join(".codex/config.toml");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    fs::write(&config, "model = \"o3\"\n").unwrap();
+    let extra = [("PATH", path.as_os_str())];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "codex"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(codex-cli ")
+            && text(&out.stdout).contains("loaded config.toml"),
+        "{}",
+        text(&out.stdout)
+    );
+    // A mistyped key of the user's: the real Codex refuses the file, and doctor says so.
+    let written = fs::read_to_string(&config).unwrap();
+    fs::write(&config, written.replace("model = \"o3\"", "model = 5")).unwrap();
+    let out = run_bounded(&env, &["doctor"], &extra, DEADLINE);
+    let stdout = text(&out.stdout);
+    assert!(!out.status.success());
+    assert!(
+        stdout.contains(&format!("rejects {}", config.display()))
+            && stdout.contains("failed to load bootstrap configuration")
+            && stdout.contains("invalid type: integer `5`, expected a string"),
+        "{stdout}"
+    );
+}
+
+/// A fake `claude` on PATH: `--version` prints Claude Code 2.1.197's line; `mcp get calyx-ipc`
+/// logs its CLAUDE_CONFIG_DIR, that directory's mode, whether HOME is the same directory and
+/// its arguments to `$FAKE_CLAUDE_LOG`, then, unless `FAKE_CLAUDE_ACCEPT_ALL` is set, answers
+/// as 2.1.197 does when its schema drops the entry (an older Claude that does not take calyx's
+/// `${VAR:-}` headers): `No MCP server named "calyx-ipc"…`, exit 1.
+fn fake_claude(dir: &Path) -> PathBuf {
+    let bin = dir.join("fake-claude/bin");
+    fs::create_dir_all(&bin).unwrap();
+    let claude = bin.join("claude");
+    fs::write(
+        &claude,
+        r#"#!/bin/sh
+if [ "$1" = --version ]; then echo '2.1.197 (Claude Code)'; exit 0; fi
+[ "$1 $2" = "mcp get" ] || { echo "error: unknown command '$1'" >&2; exit 1; }
+same=no; [ "$HOME" = "$CLAUDE_CONFIG_DIR" ] && same=yes
+echo "$CLAUDE_CONFIG_DIR $(stat -c %a "$CLAUDE_CONFIG_DIR") $same $*" >> "$FAKE_CLAUDE_LOG"
+if [ -z "$FAKE_CLAUDE_ACCEPT_ALL" ] || ! grep -q '"calyx-ipc"' "$CLAUDE_CONFIG_DIR/.claude.json"; then
+  echo 'No MCP server named "calyx-ipc". Run `claude mcp add` to add one.' >&2
+  exit 1
+fi
+printf 'calyx-ipc:\n  Scope: User config (available in all your projects)\n  Status: \342\234\230 Failed to connect\n  Type: http\n'
+"#,
+    )
+    .unwrap();
+    chmod(&claude, 0o755);
+    bin
+}
+
+#[test]
+fn setup_refuses_a_claude_config_the_installed_claude_rejects_and_leaves_it_alone() {
+    let env = Env::new(true);
+    let bin = fake_claude(env.dir.path());
+    let log = env.dir.path().join("fake-claude.log");
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let mcp = env.home().join(".claude.json");
+    let before = fs::read(&mcp).unwrap();
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_CLAUDE_LOG", log.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "claude-code"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{}: ", mcp.display()))
+            && err.contains("(2.1.197 (Claude Code)) rejects the config calyx would write")
+            && err.contains("drops calyx's entry mcpServers.calyx-ipc")
+            && err.contains("No MCP server named \"calyx-ipc\""),
+        "{err}"
+    );
+    assert_eq!(fs::read(&mcp).unwrap(), before);
+    assert!(!env.home().join(".claude/settings.json").exists());
+    for asked in fs::read_to_string(&log).unwrap().lines() {
+        let (dir, rest) = asked.split_once(' ').unwrap();
+        assert!(!Path::new(dir).starts_with(env.home()), "{dir}");
+        assert_eq!(rest, "700 yes mcp get calyx-ipc");
+        assert!(!Path::new(dir).exists(), "the copy is removed");
+    }
+
+    let accept = std::ffi::OsString::from("1");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_CLAUDE_LOG", log.as_os_str()),
+        ("FAKE_CLAUDE_ACCEPT_ALL", accept.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "claude-code"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout)
+            .contains("(2.1.197 (Claude Code)) loaded .claude.json and its calyx-ipc entry"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(json(&mcp)["mcpServers"]["calyx-ipc"].is_object());
+    assert!(env.home().join(".claude/settings.json").exists());
+}
+
+#[test]
+fn the_real_claude_loads_what_setup_writes_and_doctor_reports_an_entry_it_drops() {
+    let env = Env::new(true);
+    let Some(bin) = real_cli("claude", env.dir.path()) else {
+        return;
+    };
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let extra = [("PATH", path.as_os_str())];
+    let out = env.calyx_with(&["setup", "--yes", "--agent", "claude-code"], &extra);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(Claude Code)) loaded .claude.json"),
+        "{}",
+        text(&out.stdout)
+    );
+    // calyx's entry mistyped (by hand, say): the real Claude drops it, doctor says so, and the
+    // user's file is not touched by the check (Claude rewrites a file it cannot load).
+    let mcp = env.home().join(".claude.json");
+    let mut doc = json(&mcp);
+    doc["mcpServers"]["calyx-ipc"]["url"] = Value::from(5);
+    let broken = serde_json::to_string_pretty(&doc).unwrap();
+    fs::write(&mcp, &broken).unwrap();
+    let out = env.calyx_with(&["doctor"], &extra);
+    let stdout = text(&out.stdout);
+    assert!(!out.status.success());
+    assert!(
+        stdout.contains(&format!("rejects {}", mcp.display()))
+            && stdout.contains("drops calyx's entry mcpServers.calyx-ipc"),
+        "{stdout}"
+    );
+    assert_eq!(fs::read_to_string(&mcp).unwrap(), broken);
+}
+
+/// A fake `gemini` on PATH: `--version` prints 0.61.0; `mcp list` logs its HOME,
+/// GEMINI_CLI_HOME, working directory and Gemini key to `$FAKE_GEMINI_LOG`, then, unless
+/// `FAKE_GEMINI_ACCEPT_ALL` is set, answers as gemini 0.61.0 does for settings of the wrong
+/// shape (its `Invalid configuration in FILE:` paragraph, on stderr, and exit 0), here for an
+/// older Gemini whose `hooks` knows no `PreCompress`.
+fn fake_gemini(dir: &Path) -> PathBuf {
+    let bin = dir.join("fake-gemini/bin");
+    fs::create_dir_all(&bin).unwrap();
+    let gemini = bin.join("gemini");
+    fs::write(
+        &gemini,
+        r#"#!/bin/sh
+echo "$HOME|${GEMINI_CLI_HOME:-unset}|$(pwd)|${GEMINI_API_KEY:-no key}|$*" >> "$FAKE_GEMINI_LOG"
+if [ "$1" = --version ]; then echo '0.61.0'; exit 0; fi
+[ "$1 $2" = "mcp list" ] || { echo "Unknown arguments: $*" >&2; exit 1; }
+f="$HOME/.gemini/settings.json"
+if [ -z "$FAKE_GEMINI_ACCEPT_ALL" ] && grep -q '"PreCompress"' "$f"; then
+  printf 'Invalid configuration in %s:\n\nError in: hooks.PreCompress\n    Unrecognized key\n\nPlease fix the configuration.\nSee: https://geminicli.com/docs/reference/configuration/\n' "$f" >&2
+fi
+printf 'Configured MCP servers:\n\n\342\227\213 calyx-ipc: http://127.0.0.1:45111/mcp (http) - Disabled\n' >&2
+"#,
+    )
+    .unwrap();
+    chmod(&gemini, 0o755);
+    bin
+}
+
+#[test]
+fn setup_refuses_a_gemini_config_the_installed_gemini_rejects_and_leaves_it_alone() {
+    let env = Env::new(true);
+    let bin = fake_gemini(env.dir.path());
+    let log = env.dir.path().join("fake-gemini.log");
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let settings = env.home().join(".gemini/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    fs::write(&settings, "{\"theme\": \"x\"}\n").unwrap();
+    let key = std::ffi::OsString::from("gemini-user-key");
+    let other = env.dir.path().join("elsewhere");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_GEMINI_LOG", log.as_os_str()),
+        ("GEMINI_API_KEY", key.as_os_str()),
+        ("GEMINI_CLI_HOME", other.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "gemini"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{}: ", settings.display()))
+            && err.contains("(0.61.0) rejects the config calyx would write")
+            && err.contains(&format!("Invalid configuration in {}:", settings.display()))
+            && err.contains("Error in: hooks.PreCompress"),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(&settings).unwrap(),
+        "{\"theme\": \"x\"}\n"
+    );
+    let runs = fs::read_to_string(&log).unwrap();
+    for run in runs.lines() {
+        let f: Vec<&str> = run.split('|').collect();
+        assert_eq!(f.len(), 5, "{run}");
+        assert!(!Path::new(f[0]).starts_with(env.home()), "{run}");
+        assert_eq!(&f[1..4], [f[0], f[0], "no key"], "{run}");
+        assert!(!Path::new(f[0]).exists(), "the copy is removed: {run}");
+    }
+
+    let accept = std::ffi::OsString::from("1");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_GEMINI_LOG", log.as_os_str()),
+        ("FAKE_GEMINI_ACCEPT_ALL", accept.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "gemini"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(0.61.0) loaded settings.json"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(json(&settings)["mcpServers"]["calyx-ipc"].is_object());
+}
+
+#[test]
+fn the_real_gemini_loads_what_setup_writes_and_doctor_reports_an_entry_it_rejects() {
+    let env = Env::new(true);
+    let Some(bin) = real_cli("gemini", env.dir.path()) else {
+        return;
+    };
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let extra = [("PATH", path.as_os_str())];
+    let out = env.calyx_with(&["setup", "--yes", "--agent", "gemini"], &extra);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("loaded settings.json (`gemini mcp list`)"),
+        "{}",
+        text(&out.stdout)
+    );
+    // The check ran Gemini (and its --version) elsewhere: ~/.gemini holds only what setup wrote.
+    let gemini_dir = env.home().join(".gemini");
+    let names: Vec<String> = fs::read_dir(&gemini_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| n.starts_with("settings.json")),
+        "{names:?}"
+    );
+    let settings = gemini_dir.join("settings.json");
+    let mut doc = json(&settings);
+    doc["mcpServers"]["calyx-ipc"]["httpUrl"] = Value::from(5);
+    fs::write(&settings, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let out = env.calyx_with(&["doctor"], &extra);
+    let stdout = text(&out.stdout);
+    assert!(!out.status.success());
+    assert!(
+        stdout.contains(&format!("Invalid configuration in {}:", settings.display()))
+            && stdout.contains("Error in: mcpServers.calyx-ipc.httpUrl"),
+        "{stdout}"
+    );
+}
+
+/// A fake `hermes` on PATH: `--version` prints hermes-agent 0.19.0's line; `hooks list` prints
+/// the hooks of `$HERMES_HOME/config.yaml` as 0.19.0 does (`[event]`, then the commands), but,
+/// unless `FAKE_HERMES_ACCEPT_ALL` is set, silently drops the subagent_* events, as Hermes
+/// drops an event it does not know (an older Hermes); `mcp list` lists calyx-ipc when there.
+fn fake_hermes(dir: &Path) -> PathBuf {
+    let bin = dir.join("fake-hermes/bin");
+    fs::create_dir_all(&bin).unwrap();
+    let hermes = bin.join("hermes");
+    fs::write(
+        &hermes,
+        r#"#!/bin/sh
+if [ "$1" = --version ]; then echo 'Hermes Agent v0.19.0 (2026.7.20)'; exit 0; fi
+f="$HERMES_HOME/config.yaml"
+case "$1 $2" in
+"hooks list")
+  echo 'Configured shell hooks:'
+  awk -v all="$FAKE_HERMES_ACCEPT_ALL" '
+    /^hooks:/ { h = 1; next }
+    /^[^ ]/ { h = 0 }
+    h && /^  [a-z_]+:$/ { ev = $1; sub(":", "", ev); shown = ""; next }
+    h && /command:/ {
+      if (ev ~ /^subagent_/ && all == "") next
+      if (shown != ev) { print ""; print "  [" ev "]"; shown = ev }
+      c = $0; sub(/.*command: /, "", c); gsub("\047", "", c)
+      print "    - " c " (timeout=5s, not allowlisted)"
+    }' "$f" ;;
+"mcp list")
+  grep -q 'calyx-ipc:' "$f" && echo '  calyx-ipc        http://127.0.0.1:45111/mcp     all          enabled' ;;
+*) echo "hermes: error: argument command: invalid choice: '$1'" >&2; exit 2 ;;
+esac
+"#,
+    )
+    .unwrap();
+    chmod(&hermes, 0o755);
+    bin
+}
+
+#[test]
+fn setup_refuses_a_hermes_config_the_installed_hermes_would_drop_hooks_from() {
+    let env = Env::new(true);
+    let bin = fake_hermes(env.dir.path());
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let config = env.home().join(".hermes/config.yaml");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    fs::write(&config, "model:\n  default: x\n").unwrap();
+    let extra = [("PATH", path.as_os_str())];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "hermes"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{}: ", config.display()))
+            && err.contains(
+                "(Hermes Agent v0.19.0 (2026.7.20)) rejects the config calyx would write"
+            )
+            && err.contains("does not list calyx's hooks on subagent_start, subagent_stop"),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(&config).unwrap(),
+        "model:\n  default: x\n"
+    );
+
+    let accept = std::ffi::OsString::from("1");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_HERMES_ACCEPT_ALL", accept.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "hermes"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("loaded config.yaml and lists calyx's hooks and MCP entry"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(fs::read_to_string(&config)
+        .unwrap()
+        .contains("subagent_stop:"));
+}
+
+#[test]
+fn the_real_hermes_lists_what_setup_writes() {
+    let env = Env::new(true);
+    let Some(bin) = real_cli("hermes", env.dir.path()) else {
+        return;
+    };
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let extra = [("PATH", path.as_os_str())];
+    let out = env.calyx_with(&["setup", "--yes", "--agent", "hermes"], &extra);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("loaded config.yaml and lists calyx's hooks and MCP entry"),
+        "{}",
+        text(&out.stdout)
+    );
+    let hermes_dir = env.home().join(".hermes");
+    let names: Vec<String> = fs::read_dir(&hermes_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| n.starts_with("config.yaml")),
+        "{names:?}"
+    );
+}
+
+/// A fake `opencode` on PATH: `--version` prints 1.18.33; `debug config --pure` logs its
+/// XDG_CONFIG_HOME to `$FAKE_OPENCODE_LOG` and, unless `FAKE_OPENCODE_ACCEPT_ALL` is set,
+/// refuses a config holding calyx-ipc as opencode 1.18.33 refuses a file that is not JSON(C)
+/// (an older OpenCode without JSONC trailing-comma support, say): coloured `Error:`, the
+/// whole file under `--- JSONC Input ---`, then the errors, exit 1.
+fn fake_opencode(dir: &Path) -> PathBuf {
+    let bin = dir.join("fake-opencode/bin");
+    fs::create_dir_all(&bin).unwrap();
+    let opencode = bin.join("opencode");
+    fs::write(
+        &opencode,
+        r#"#!/bin/sh
+if [ "$1" = --version ]; then echo '1.18.33'; exit 0; fi
+[ "$*" = "debug config --pure" ] || { echo "unknown command: $*" >&2; exit 1; }
+echo "$XDG_CONFIG_HOME" >> "$FAKE_OPENCODE_LOG"
+f="$XDG_CONFIG_HOME/opencode/opencode.json"
+if [ -z "$FAKE_OPENCODE_ACCEPT_ALL" ] && grep -q '"calyx-ipc"' "$f"; then
+  printf '\033[91m\033[1mError: \033[0mConfig file at %s is not valid JSON(C): \n--- JSONC Input ---\n' "$f" >&2
+  cat "$f" >&2
+  printf '\n--- Errors ---\nPropertyNameExpected at line 3, column 5\n--- End ---\n' >&2
+  exit 1
+fi
+echo '{"mcp": {}}'
+"#,
+    )
+    .unwrap();
+    chmod(&opencode, 0o755);
+    bin
+}
+
+#[test]
+fn setup_refuses_an_opencode_config_the_installed_opencode_rejects_and_never_echoes_it() {
+    let env = Env::new(true);
+    let bin = fake_opencode(env.dir.path());
+    let log = env.dir.path().join("fake-opencode.log");
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let config = env.home().join(".config/opencode/opencode.json");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    fs::write(&config, "{\"theme\": \"x\"}\n").unwrap();
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_OPENCODE_LOG", log.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "opencode"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{}: ", config.display()))
+            && err.contains("(1.18.33) rejects the config calyx would write")
+            && err.contains(&format!(
+                "Config file at {} is not valid JSON(C)",
+                config.display()
+            ))
+            && err.contains("PropertyNameExpected at line 3, column 5")
+            && !err.contains(TOKEN)
+            && !err.contains("JSONC Input")
+            && !err.contains('\u{1b}'),
+        "{err}"
+    );
+    assert_eq!(fs::read_to_string(&config).unwrap(), "{\"theme\": \"x\"}\n");
+    assert!(!env
+        .home()
+        .join(".config/opencode/plugins/calyx.js")
+        .exists());
+    for home in fs::read_to_string(&log).unwrap().lines() {
+        assert!(!Path::new(home).starts_with(env.home()), "{home}");
+        assert!(!Path::new(home).exists(), "the copy is removed: {home}");
+    }
+
+    let accept = std::ffi::OsString::from("1");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_OPENCODE_LOG", log.as_os_str()),
+        ("FAKE_OPENCODE_ACCEPT_ALL", accept.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "opencode"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(1.18.33) loaded opencode.json"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(json(&config)["mcp"]["calyx-ipc"].is_object());
+}
+
+#[test]
+fn the_real_opencode_loads_what_setup_writes() {
+    let env = Env::new(true);
+    let Some(bin) = real_cli("opencode", env.dir.path()) else {
+        return;
+    };
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let extra = [("PATH", path.as_os_str())];
+    let out = env.calyx_with(&["setup", "--yes", "--agent", "opencode"], &extra);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("loaded opencode.json (`opencode debug config --pure`)"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+/// A fake `copilot` on PATH: `--version` prints 1.0.102's line; `mcp get calyx-ipc` logs its
+/// COPILOT_HOME to `$FAKE_COPILOT_LOG` and, unless `FAKE_COPILOT_ACCEPT_ALL` is set, answers as
+/// 1.0.102 does when it drops an entry of the wrong shape (an older Copilot that does not take
+/// calyx's `type: http`): `Error: Server "calyx-ipc" not found.`, exit 1.
+fn fake_copilot(dir: &Path) -> PathBuf {
+    let bin = dir.join("fake-copilot/bin");
+    fs::create_dir_all(&bin).unwrap();
+    let copilot = bin.join("copilot");
+    fs::write(
+        &copilot,
+        r#"#!/bin/sh
+if [ "$1" = --version ]; then printf 'GitHub Copilot CLI 1.0.102.\nRun copilot update to check for updates.\n'; exit 0; fi
+[ "$*" = "mcp get calyx-ipc" ] || { echo "error: unknown command '$1'" >&2; exit 1; }
+echo "$COPILOT_HOME" >> "$FAKE_COPILOT_LOG"
+if [ -z "$FAKE_COPILOT_ACCEPT_ALL" ] || ! grep -q '"calyx-ipc"' "$COPILOT_HOME/mcp-config.json" 2>/dev/null; then
+  printf 'Error: Server "calyx-ipc" not found.\n\nAvailable servers:\n  (none)\n'
+  exit 1
+fi
+printf 'calyx-ipc\n  Status: Enabled\n  Type: http\n'
+"#,
+    )
+    .unwrap();
+    chmod(&copilot, 0o755);
+    bin
+}
+
+#[test]
+fn setup_refuses_a_copilot_config_the_installed_copilot_drops_and_leaves_it_alone() {
+    let env = Env::new(true);
+    let bin = fake_copilot(env.dir.path());
+    let log = env.dir.path().join("fake-copilot.log");
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let config = env.home().join(".copilot/mcp-config.json");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    fs::write(&config, "{\"mcpServers\": {}}\n").unwrap();
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_COPILOT_LOG", log.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "copilot"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{}: ", config.display()))
+            && err.contains("(GitHub Copilot CLI 1.0.102.) rejects the config calyx would write")
+            && err.contains("drops calyx's entry mcpServers.calyx-ipc")
+            && err.contains("Error: Server \"calyx-ipc\" not found."),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_to_string(&config).unwrap(),
+        "{\"mcpServers\": {}}\n"
+    );
+    assert!(!env.home().join(".copilot/hooks/calyx.json").exists());
+    for home in fs::read_to_string(&log).unwrap().lines() {
+        assert!(!Path::new(home).starts_with(env.home()), "{home}");
+        assert!(!Path::new(home).exists(), "the copy is removed: {home}");
+    }
+
+    let accept = std::ffi::OsString::from("1");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_COPILOT_LOG", log.as_os_str()),
+        ("FAKE_COPILOT_ACCEPT_ALL", accept.as_os_str()),
+    ];
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "copilot"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("(GitHub Copilot CLI 1.0.102.) loaded mcp-config.json"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(json(&config)["mcpServers"]["calyx-ipc"].is_object());
+}
+
+#[test]
+fn a_codex_that_hangs_is_killed_and_setup_goes_on_with_a_warning() {
+    let env = Env::new(true);
+    let bin = fake_codex(env.dir.path());
+    let log = env.dir.path().join("fake-codex.log");
+    let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
+    let hang = std::ffi::OsString::from("1");
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("FAKE_CODEX_LOG", log.as_os_str()),
+        ("FAKE_CODEX_HANG", hang.as_os_str()),
+    ];
+    let started = Instant::now();
+    let out = run_bounded(
+        &env,
+        &["setup", "--yes", "--agent", "codex"],
+        &extra,
+        DEADLINE,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("Codex: warning: could not check the new config with the CLI")
+            && stdout.contains("`codex mcp list` did not finish within 8 s and was killed"),
+        "{stdout}"
+    );
+    assert!(fs::read_to_string(env.home().join(".codex/config.toml"))
+        .unwrap()
+        .contains("[mcp_servers.calyx-ipc]"));
 }

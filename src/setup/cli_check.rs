@@ -6,32 +6,33 @@
 //! are put in a private temporary directory and the CLI's own loader is run on them, bounded in
 //! time; a rejection stops setup for that CLI with the CLI's complaint, and nothing is written.
 //!
-//! What can be checked this way, per CLI (docs/setup.md, "Checked by the CLI itself"):
-//! - Kimi (kimi-cli 1.52.0): yes. `kimi --version` loads no config, and every command that does
-//!   either starts a session (which calls the model) or takes the config as a command-line
-//!   argument (which other local users can read in /proc); so calyx runs `load_config` from the
-//!   installed `kimi_cli` package, with the Python interpreter that runs the `kimi` on PATH and
-//!   `KIMI_SHARE_DIR` pointed at the temporary copy, and validates mcp.json with the
-//!   `fastmcp.mcp_config.MCPConfig` model that `kimi mcp list` uses. That is Kimi's own
-//!   validation, not a reimplementation of it.
-//! - The others: not yet (see docs/setup.md for what each offers).
+//! What can be checked this way, per CLI (docs/setup.md, "Checked by the CLI itself"), one
+//! submodule each:
+//! - Kimi (`kimi`): Kimi's own `load_config` and fastmcp's `MCPConfig`, in Kimi's interpreter.
+//! - Codex (`codex`): `codex mcp list` with `CODEX_HOME` at the copy.
+//! - Claude Code (`claude`): `claude mcp get calyx-ipc` with `CLAUDE_CONFIG_DIR` at the copy.
+//! - Gemini CLI (`gemini`): `gemini mcp list` with `HOME` at the copy.
+//! - Hermes (`hermes`): `hermes hooks list` and `hermes mcp list` with `HERMES_HOME` at the copy.
+//! - OpenCode (`opencode`): `opencode debug config --pure` with the XDG directories at the copy.
+//! - Copilot CLI (`copilot`): `copilot mcp get calyx-ipc` with `COPILOT_HOME` at the copy.
+//! - pi, Grok, Antigravity, Cursor: no (docs/setup.md says why).
+
+mod claude;
+mod codex;
+mod copilot;
+mod gemini;
+mod hermes;
+mod kimi;
+mod opencode;
 
 use std::fs;
-use std::io::Read;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
-use calyx_integrations::config_edit::{fsio, regular};
-use calyx_integrations::setup::{self as plans, Ctx, Plan};
+use calyx_integrations::config_edit::fsio;
+use calyx_integrations::setup::{Ctx, Plan};
 use calyx_integrations::AgentKind;
-
-use super::probe;
-
-/// How long the CLI's loader may take (Python's start plus pydantic's import: 1–4 s here on a
-/// loaded 2-core machine); it is killed after.
-const CHECK_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// What the CLI said about the config.
 #[derive(Debug)]
@@ -50,65 +51,98 @@ pub enum Verdict {
 
 /// Checks the config of `kind` as `plan` would leave it (`None`: as it is on disk), when the
 /// CLI is installed (on PATH) and calyx knows how to ask it. `None`: nothing to check.
+///
+/// A rejection of the new files that the CLI also gives for the files as they are now is not
+/// calyx's doing (a key of the user's that this CLI version does not take, a setting that
+/// only loads in the user's real home): it is reported as unchecked, not a refusal, so setup
+/// is never blocked by what it did not write.
 pub fn check(kind: AgentKind, ctx: &Ctx, plan: Option<&Plan>) -> Option<Verdict> {
-    match kind {
-        AgentKind::Kimi => {
-            let bin = super::find_binary(kind)?;
-            Some(kimi(&bin, ctx, plan))
-        }
-        _ => None,
+    let verdict = check_once(kind, ctx, plan)?;
+    let Verdict::Rejected { complaint, .. } = &verdict else {
+        return Some(verdict);
+    };
+    if plan.is_none() {
+        return Some(verdict);
+    }
+    match check_once(kind, ctx, None) {
+        Some(Verdict::Rejected {
+            cli,
+            complaint: before,
+            ..
+        }) if before == *complaint => Some(Verdict::Unchecked(format!(
+            "{cli} already rejects the config as it is now, before calyx's change: {before}"
+        ))),
+        _ => Some(verdict),
     }
 }
 
-/// The Python program that loads Kimi's files with Kimi's own code. Exit 3: rejected (stderr:
-/// the file's name, then Kimi's message); 4: kimi_cli is not importable from this interpreter.
-const KIMI_LOADER: &str = r#"
-import json, sys
-from pathlib import Path
-share = Path(sys.argv[1])
-try:
-    from kimi_cli.config import load_config
-    from kimi_cli.exception import ConfigError
-except Exception as e:
-    print("kimi_cli cannot be imported by %s: %s" % (sys.executable, e), file=sys.stderr)
-    sys.exit(4)
-if (share / "config.toml").exists():
-    try:
-        load_config(share / "config.toml")
-    except ConfigError as e:
-        print("config.toml", file=sys.stderr)
-        print(e, file=sys.stderr)
-        sys.exit(3)
-mcp = share / "mcp.json"
-if mcp.exists():
-    try:
-        from fastmcp.mcp_config import MCPConfig
-    except Exception as e:
-        print("fastmcp cannot be imported: %s" % e, file=sys.stderr)
-        sys.exit(4)
-    try:
-        MCPConfig.model_validate(json.loads(mcp.read_text(encoding="utf-8")))
-    except Exception as e:
-        print("mcp.json", file=sys.stderr)
-        print("Invalid MCP config in '%s': %s" % (mcp, e), file=sys.stderr)
-        sys.exit(3)
-print("calyx-check: ok")
-"#;
+fn check_once(kind: AgentKind, ctx: &Ctx, plan: Option<&Plan>) -> Option<Verdict> {
+    let bin = super::find_binary(kind)?;
+    type Loader<'a> = Box<dyn FnOnce() -> Load + Send + 'a>;
+    let (loaded, vars, load): (&str, &[&str], Loader) = match kind {
+        AgentKind::ClaudeCode => (
+            claude::LOADED,
+            claude::VARS,
+            Box::new(|| claude::load(&bin, ctx, plan)),
+        ),
+        AgentKind::Codex => (
+            codex::LOADED,
+            codex::VARS,
+            Box::new(|| codex::load(&bin, ctx, plan)),
+        ),
+        AgentKind::Gemini => (
+            gemini::LOADED,
+            gemini::VARS,
+            Box::new(|| gemini::load(&bin, ctx, plan)),
+        ),
+        AgentKind::Hermes => (
+            hermes::LOADED,
+            hermes::VARS,
+            Box::new(|| hermes::load(&bin, ctx, plan)),
+        ),
+        AgentKind::Kimi => (
+            "loaded config.toml and mcp.json",
+            kimi::VARS,
+            Box::new(|| kimi::load(&bin, ctx, plan)),
+        ),
+        AgentKind::OpenCode => (
+            opencode::LOADED,
+            opencode::VARS,
+            Box::new(|| opencode::load(&bin, ctx, plan)),
+        ),
+        AgentKind::Copilot => (
+            copilot::LOADED,
+            copilot::VARS,
+            Box::new(|| copilot::load(&bin, ctx, plan)),
+        ),
+        _ => return None,
+    };
+    Some(ask(&bin, loaded, vars, load))
+}
 
-fn kimi(bin: &Path, ctx: &Ctx, plan: Option<&Plan>) -> Verdict {
-    let version = std::thread::scope(|s| {
-        let version = s.spawn(|| super::doctor::version(bin));
-        let verdict = kimi_load(bin, ctx, plan);
-        let version = version.join().ok().flatten();
-        (verdict, version)
+/// What a CLI's loader gave: Ok(None) accepted; Ok(Some((real file, complaint))) rejected;
+/// Err(why) it could not be asked.
+type Load = Result<Option<(PathBuf, String)>, String>;
+
+/// Runs `load` with `BIN --version` in parallel (the verdict names the version that judged),
+/// and turns its answer into a verdict; `loaded` says what an accepting CLI loaded. The
+/// version run is isolated like the check (`vars`): `gemini --version` leaves
+/// `projects.json.*.tmp` files in the `~/.gemini` it is given.
+fn ask(bin: &Path, loaded: &str, vars: &[&str], load: impl FnOnce() -> Load + Send) -> Verdict {
+    let (verdict, version) = std::thread::scope(|s| {
+        let version = s.spawn(|| {
+            let scratch = Scratch::new().ok()?;
+            super::doctor::version_of(isolated(bin, &scratch.0, vars))
+        });
+        let verdict = load();
+        (verdict, version.join().ok().flatten())
     });
-    let (verdict, version) = version;
     let cli = match &version {
         Some(v) => format!("{} ({v})", bin.display()),
         None => format!("{} (version unknown)", bin.display()),
     };
     match verdict {
-        Ok(None) => Verdict::Accepted(format!("{cli} loaded config.toml and mcp.json")),
+        Ok(None) => Verdict::Accepted(format!("{cli} {loaded}")),
         Ok(Some((file, complaint))) => Verdict::Rejected {
             file,
             cli,
@@ -118,48 +152,39 @@ fn kimi(bin: &Path, ctx: &Ctx, plan: Option<&Plan>) -> Verdict {
     }
 }
 
-/// Runs Kimi's loader on the files as they would be. Ok(None): accepted; Ok(Some): rejected.
-fn kimi_load(
-    bin: &Path,
-    ctx: &Ctx,
-    plan: Option<&Plan>,
-) -> Result<Option<(PathBuf, String)>, String> {
-    let python = interpreter_of(bin)
-        .ok_or_else(|| format!("no Python interpreter found for {}", bin.display()))?;
-    let dir = plans::config_dir(AgentKind::Kimi, ctx);
-    let scratch = Scratch::new().map_err(|e| format!("no temporary directory: {e}"))?;
-    for name in ["config.toml", "mcp.json"] {
-        let real = dir.join(name);
-        if let Some(text) = text_after(&real, plan)? {
-            scratch
-                .write(name, &text)
-                .map_err(|e| format!("could not copy {name}: {e}"))?;
-        }
+/// Variables that hold a model credential: removed from every check's environment. Together
+/// with a HOME at the private copy (no stored login), a CLI that took the check's arguments
+/// for a prompt (a version without the command) could not reach a model.
+const CREDENTIALS: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "OPENAI_API_KEY",
+    "CODEX_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "COPILOT_GITHUB_TOKEN",
+    "KIMI_API_KEY",
+    "MOONSHOT_API_KEY",
+    "OPENROUTER_API_KEY",
+];
+
+/// `program` to run in `dir` (the private copy), with each of `vars` (the CLI's HOME-like
+/// variables) pointed there too, so that it reads only the copy and writes nothing of the
+/// user's, without model credentials and without colours in its messages.
+fn isolated(program: &Path, dir: &Path, vars: &[&str]) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.current_dir(dir).env("NO_COLOR", "1");
+    for var in vars {
+        cmd.env(var, dir);
     }
-    let mut cmd = Command::new(&python);
-    cmd.arg("-c")
-        .arg(KIMI_LOADER)
-        .arg(&scratch.0)
-        .env("KIMI_SHARE_DIR", &scratch.0);
-    let ran = probe::run(cmd, CHECK_TIMEOUT).map_err(|e| format!("its loader {e}"))?;
-    let shown = |text: &str| {
-        text.replace(&scratch.0.display().to_string(), &dir.display().to_string())
-            .trim()
-            .to_string()
-    };
-    match ran.code {
-        Some(0) if ran.stdout.contains("calyx-check: ok") => Ok(None),
-        Some(3) => {
-            let stderr = shown(&ran.stderr);
-            let (name, complaint) = stderr.split_once('\n').unwrap_or(("config.toml", &stderr));
-            Ok(Some((dir.join(name.trim()), complaint.trim().to_string())))
-        }
-        code => Err(format!(
-            "its loader exited {} ({})",
-            code.map_or("on a signal".into(), |c| c.to_string()),
-            probe::first_line(&shown(&ran.stderr)).unwrap_or_default()
-        )),
+    for var in CREDENTIALS {
+        cmd.env_remove(var);
     }
+    cmd
 }
 
 /// The text `path` will have: the plan's new text when it changes the file (`None` when it
@@ -171,42 +196,8 @@ fn text_after(path: &Path, plan: Option<&Plan>) -> Result<Option<String>, String
     fsio::read_text(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The Python interpreter that runs the `kimi` launcher at `bin`: an absolute `python*` path
-/// named in its first 4 KiB (a pip console script's `#!/…/python`, pip's `exec '/…/python'`
-/// trampoline for long paths, a wrapper's `exec /…/python -m kimi_cli.cli`), else `python3` or
-/// `python` beside the launcher (a venv's `bin/`).
-fn interpreter_of(bin: &Path) -> Option<PathBuf> {
-    let real = fs::canonicalize(bin).ok()?;
-    let mut head = Vec::new();
-    if let Ok(Some((file, _))) = regular::open(&real, bin) {
-        let _ = file.take(4096).read_to_end(&mut head);
-    }
-    let head = String::from_utf8_lossy(&head);
-    if head.starts_with("#!") {
-        let found = head
-            .split(|c: char| c.is_whitespace() || c == '\'' || c == '"' || c == '!')
-            .map(Path::new)
-            .find(|p| p.is_absolute() && is_python(p));
-        if let Some(p) = found {
-            return Some(p.to_path_buf());
-        }
-    }
-    let dir = real.parent()?;
-    ["python3", "python"]
-        .iter()
-        .map(|n| dir.join(n))
-        .find(|p| is_python(p))
-}
-
-fn is_python(p: &Path) -> bool {
-    p.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("python"))
-        && fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// A private temporary directory (0700; its files 0600: mcp.json holds the token), removed
-/// when dropped.
+/// A private temporary directory (0700; its files 0600: the MCP entries hold the token),
+/// removed when dropped.
 struct Scratch(PathBuf);
 
 impl Scratch {
@@ -216,14 +207,49 @@ impl Scratch {
         Ok(Self(path))
     }
 
+    /// Puts there, under the same names, the files of `dir` named in `names` as `plan` would
+    /// leave them (a file that would not exist is left out).
+    fn copy_after(&self, dir: &Path, names: &[&str], plan: Option<&Plan>) -> Result<(), String> {
+        for name in names {
+            self.copy_file_after(&dir.join(name), name, plan)?;
+        }
+        Ok(())
+    }
+
+    /// Puts there, as `name`, the file `real` as `plan` would leave it (nothing when it would
+    /// not exist).
+    fn copy_file_after(&self, real: &Path, name: &str, plan: Option<&Plan>) -> Result<(), String> {
+        match text_after(real, plan)? {
+            Some(text) => self
+                .write(name, &text)
+                .map_err(|e| format!("could not copy {name}: {e}")),
+            None => Ok(()),
+        }
+    }
+
     fn write(&self, name: &str, text: &str) -> std::io::Result<()> {
         use std::io::Write;
+        let path = self.0.join(name);
+        if let Some(parent) = path.parent() {
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(parent)?;
+        }
         fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(0o600)
-            .open(self.0.join(name))?
+            .open(path)?
             .write_all(text.as_bytes())
+    }
+
+    /// `text` (the CLI's output) with the scratch path replaced by `real`, trimmed: the
+    /// user should read the names of their own files.
+    fn shown(&self, text: &str, real: &Path) -> String {
+        text.replace(&self.0.display().to_string(), &real.display().to_string())
+            .trim()
+            .to_string()
     }
 }
 

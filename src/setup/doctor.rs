@@ -227,7 +227,11 @@ fn ago(at: SystemTime) -> String {
 /// `BIN --version`'s first line (stdout, else stderr: pi prints it there), or None when it
 /// fails or takes longer than [`VERSION_TIMEOUT`].
 pub(super) fn version(bin: &Path) -> Option<String> {
-    let mut cmd = Command::new(bin);
+    version_of(Command::new(bin))
+}
+
+/// The same for a prepared command (the config check runs it in its private directory).
+pub(super) fn version_of(mut cmd: Command) -> Option<String> {
     cmd.arg("--version");
     let ran = super::probe::run(cmd, VERSION_TIMEOUT).ok()?;
     super::probe::first_line(&ran.stdout).or_else(|| super::probe::first_line(&ran.stderr))

@@ -176,7 +176,7 @@ fn cli_accepts(plan: &Plan, ctx: &Ctx) -> bool {
             true
         }
         Some(cli_check::Verdict::Unchecked(why)) => {
-            say!("{name}: note: could not ask the CLI to load the new config: {why}");
+            say!("{name}: warning: could not check the new config with the CLI: {why}");
             true
         }
         Some(cli_check::Verdict::Rejected {

@@ -35,6 +35,11 @@ source "$HERE/lib.sh"
 STEPS="setup mcp-list prompt subagent mcp done uninstall uninstall-run"
 declare -A KIND=([claude]=claude-code [codex]=codex [opencode]=opencode [gemini]=gemini [pi]=pi
                  [copilot]=copilot [hermes]=hermes [kimi]=kimi)
+# What `calyx setup` says an accepting CLI loaded, for the CLIs it asks (src/setup/cli_check/).
+declare -A CHECKED=([kimi]='loaded config.toml and mcp.json' [codex]='loaded config.toml'
+                    [claude]='loaded .claude.json' [gemini]='loaded settings.json'
+                    [hermes]='loaded config.yaml' [opencode]='loaded opencode.json'
+                    [copilot]='loaded mcp-config.json')
 declare -A PORT=([claude]=18401 [codex]=18402 [opencode]=18403 [gemini]=18404 [pi]=18405
                  [copilot]=18406 [hermes]=18407 [kimi]=18408)
 declare -A QUIT=([claude]=/exit [codex]=/exit [opencode]=/exit [gemini]=/quit [pi]=/quit
@@ -156,10 +161,10 @@ inner() {
   (cd "$HOME/.." && tar --exclude=node_modules --exclude=.cache -cf "$D/home-before.tar" "$(basename "$HOME")")
   mkdir -p "$D/before" && tar -xf "$D/home-before.tar" -C "$D/before"
   if timeout 60 "$CALYX" setup --yes --agent "$kind" > "$D/setup.out" 2>&1; then
-    # Kimi validates its whole config at start: setup must have asked the real Kimi to load
-    # what it wrote (src/setup/cli_check.rs), and Kimi must have taken it.
-    if [ "$CLI" = kimi ] && ! grep -q 'checked: .*loaded config.toml and mcp.json' "$D/setup.out"; then
-      report setup FAIL "setup did not have the real Kimi load the config: $(grep -i 'kimi' "$D/setup.out" | grep -v '^[-+@ ]' | head -n 3 | tr '\n' ' ')"
+    # Where calyx can ask the CLI (src/setup/cli_check/), setup must have had the real CLI load
+    # what it wrote, and the CLI must have taken it.
+    if [ -n "${CHECKED[$CLI]:-}" ] && ! grep -q "checked: .*${CHECKED[$CLI]}" "$D/setup.out"; then
+      report setup FAIL "setup did not have the real $CLI load the config: $(grep -iE 'checked|warning|rejects' "$D/setup.out" | grep -v '^[-+@ ]' | head -n 3 | tr '\n' ' ')"
       return
     fi
     report setup PASS "$(grep -c '^+++ ' "$D/setup.out") file(s): $(grep '^+++ ' "$D/setup.out" | sed 's|^+++ [ab]/||; s|^+++ ||' | sed "s|^$HOME/|~/|" | tr '\n' ' ')"

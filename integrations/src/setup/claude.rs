@@ -45,7 +45,7 @@ pub(super) fn config_dir(ctx: &Ctx) -> PathBuf {
         .unwrap_or_else(|| ctx.home.join(".claude"))
 }
 
-fn mcp_file(ctx: &Ctx) -> PathBuf {
+pub(super) fn mcp_file(ctx: &Ctx) -> PathBuf {
     match ctx.var("CLAUDE_CONFIG_DIR") {
         Some(dir) => PathBuf::from(dir).join(".claude.json"),
         None => ctx.home.join(".claude.json"),

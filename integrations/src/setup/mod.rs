@@ -210,6 +210,12 @@ pub fn binary_names(kind: AgentKind) -> &'static [&'static str] {
     }
 }
 
+/// Claude Code's MCP file: `~/.claude.json`, beside (not in) its config directory, unless
+/// `CLAUDE_CONFIG_DIR` moves both. The config check copies it under the name Claude reads.
+pub fn claude_mcp_file(ctx: &Ctx) -> PathBuf {
+    claude::mcp_file(ctx)
+}
+
 /// The config directory whose existence means the CLI is (or was) installed.
 pub fn config_dir(kind: AgentKind, ctx: &Ctx) -> PathBuf {
     match kind {
