@@ -6,10 +6,9 @@
 
 mod common;
 
-use std::io::Write as _;
 use std::process::{Child, Command, Stdio};
 
-use common::{calyx_bin, wait_until, Env};
+use common::{wait_until, Env};
 
 fn fixture(path: &str) -> serde_json::Value {
     let file = format!("{}/fixtures/payloads/{path}", env!("CARGO_MANIFEST_DIR"));
@@ -19,24 +18,7 @@ fn fixture(path: &str) -> serde_json::Value {
 }
 
 fn start_gate(env: &Env, surface: &str, kind: &str, payload: &serde_json::Value) -> Child {
-    let mut cmd = Command::new(calyx_bin());
-    cmd.args(["hook", kind, "--approval"]).env_clear();
-    for (k, v) in env.vars() {
-        cmd.env(k, v);
-    }
-    let mut child = cmd
-        .env("CALYX_SURFACE_ID", surface)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("calyx hook");
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(payload.to_string().as_bytes())
-            .expect("payload");
-    }
-    child
+    env.hook_process(surface, &[kind, "--approval"], payload, Stdio::piped())
 }
 
 fn pending(env: &Env) -> usize {

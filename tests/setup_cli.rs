@@ -316,6 +316,29 @@ fn chmod(path: &Path, mode: u32) {
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
+/// `calyx setup --yes --agent AGENT` with a fake CLI first on `path`, which logs where it ran to
+/// `$FAKE_<NAME>_LOG` (`log`); `accept`: the fake accepts every config
+/// (`FAKE_<NAME>_ACCEPT_ALL=1`), else it rejects calyx's as the real CLI does.
+fn setup_with_fake(
+    env: &Env,
+    path: &std::ffi::OsStr,
+    name: &str,
+    log: &Path,
+    agent: &str,
+    accept: bool,
+) -> std::process::Output {
+    let (log_var, accept_var) = (
+        format!("FAKE_{name}_LOG"),
+        format!("FAKE_{name}_ACCEPT_ALL"),
+    );
+    let one = std::ffi::OsString::from("1");
+    let mut extra = vec![("PATH", path), (log_var.as_str(), log.as_os_str())];
+    if accept {
+        extra.push((accept_var.as_str(), one.as_os_str()));
+    }
+    run_bounded(env, &["setup", "--yes", "--agent", agent], &extra, DEADLINE)
+}
+
 #[test]
 fn configs_holding_the_token_end_up_0600_and_the_diff_says_so() {
     let env = Env::new(true);
@@ -723,18 +746,7 @@ fn setup_refuses_a_codex_config_the_installed_codex_rejects_and_leaves_it_alone(
     }
 
     // A Codex that takes it lets setup through, and setup says it asked.
-    let accept = std::ffi::OsString::from("1");
-    let extra = [
-        ("PATH", path.as_os_str()),
-        ("FAKE_CODEX_LOG", log.as_os_str()),
-        ("FAKE_CODEX_ACCEPT_ALL", accept.as_os_str()),
-    ];
-    let out = run_bounded(
-        &env,
-        &["setup", "--yes", "--agent", "codex"],
-        &extra,
-        DEADLINE,
-    );
+    let out = setup_with_fake(&env, &path, "CODEX", &log, "codex", true);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("(codex-cli 0.171.0) loaded config.toml"),
@@ -844,16 +856,7 @@ fn setup_refuses_a_claude_config_the_installed_claude_rejects_and_leaves_it_alon
     let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
     let mcp = env.home().join(".claude.json");
     let before = fs::read(&mcp).unwrap();
-    let extra = [
-        ("PATH", path.as_os_str()),
-        ("FAKE_CLAUDE_LOG", log.as_os_str()),
-    ];
-    let out = run_bounded(
-        &env,
-        &["setup", "--yes", "--agent", "claude-code"],
-        &extra,
-        DEADLINE,
-    );
+    let out = setup_with_fake(&env, &path, "CLAUDE", &log, "claude-code", false);
     assert!(!out.status.success());
     let err = text(&out.stderr);
     assert!(
@@ -872,18 +875,7 @@ fn setup_refuses_a_claude_config_the_installed_claude_rejects_and_leaves_it_alon
         assert!(!Path::new(dir).exists(), "the copy is removed");
     }
 
-    let accept = std::ffi::OsString::from("1");
-    let extra = [
-        ("PATH", path.as_os_str()),
-        ("FAKE_CLAUDE_LOG", log.as_os_str()),
-        ("FAKE_CLAUDE_ACCEPT_ALL", accept.as_os_str()),
-    ];
-    let out = run_bounded(
-        &env,
-        &["setup", "--yes", "--agent", "claude-code"],
-        &extra,
-        DEADLINE,
-    );
+    let out = setup_with_fake(&env, &path, "CLAUDE", &log, "claude-code", true);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout)
@@ -1000,18 +992,7 @@ fn setup_refuses_a_gemini_config_the_installed_gemini_rejects_and_leaves_it_alon
         assert!(!Path::new(f[0]).exists(), "the copy is removed: {run}");
     }
 
-    let accept = std::ffi::OsString::from("1");
-    let extra = [
-        ("PATH", path.as_os_str()),
-        ("FAKE_GEMINI_LOG", log.as_os_str()),
-        ("FAKE_GEMINI_ACCEPT_ALL", accept.as_os_str()),
-    ];
-    let out = run_bounded(
-        &env,
-        &["setup", "--yes", "--agent", "gemini"],
-        &extra,
-        DEADLINE,
-    );
+    let out = setup_with_fake(&env, &path, "GEMINI", &log, "gemini", true);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("(0.61.0) loaded settings.json"),
@@ -1214,16 +1195,7 @@ fn setup_refuses_an_opencode_config_the_installed_opencode_rejects_and_never_ech
     let config = env.home().join(".config/opencode/opencode.json");
     fs::create_dir_all(config.parent().unwrap()).unwrap();
     fs::write(&config, "{\"theme\": \"x\"}\n").unwrap();
-    let extra = [
-        ("PATH", path.as_os_str()),
-        ("FAKE_OPENCODE_LOG", log.as_os_str()),
-    ];
-    let out = run_bounded(
-        &env,
-        &["setup", "--yes", "--agent", "opencode"],
-        &extra,
-        DEADLINE,
-    );
+    let out = setup_with_fake(&env, &path, "OPENCODE", &log, "opencode", false);
     assert!(!out.status.success());
     let err = text(&out.stderr);
     assert!(
@@ -1249,18 +1221,7 @@ fn setup_refuses_an_opencode_config_the_installed_opencode_rejects_and_never_ech
         assert!(!Path::new(home).exists(), "the copy is removed: {home}");
     }
 
-    let accept = std::ffi::OsString::from("1");
-    let extra = [
-        ("PATH", path.as_os_str()),
-        ("FAKE_OPENCODE_LOG", log.as_os_str()),
-        ("FAKE_OPENCODE_ACCEPT_ALL", accept.as_os_str()),
-    ];
-    let out = run_bounded(
-        &env,
-        &["setup", "--yes", "--agent", "opencode"],
-        &extra,
-        DEADLINE,
-    );
+    let out = setup_with_fake(&env, &path, "OPENCODE", &log, "opencode", true);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("(1.18.33) loaded opencode.json"),
@@ -1322,16 +1283,7 @@ fn setup_refuses_a_copilot_config_the_installed_copilot_drops_and_leaves_it_alon
     let config = env.home().join(".copilot/mcp-config.json");
     fs::create_dir_all(config.parent().unwrap()).unwrap();
     fs::write(&config, "{\"mcpServers\": {}}\n").unwrap();
-    let extra = [
-        ("PATH", path.as_os_str()),
-        ("FAKE_COPILOT_LOG", log.as_os_str()),
-    ];
-    let out = run_bounded(
-        &env,
-        &["setup", "--yes", "--agent", "copilot"],
-        &extra,
-        DEADLINE,
-    );
+    let out = setup_with_fake(&env, &path, "COPILOT", &log, "copilot", false);
     assert!(!out.status.success());
     let err = text(&out.stderr);
     assert!(
@@ -1351,18 +1303,7 @@ fn setup_refuses_a_copilot_config_the_installed_copilot_drops_and_leaves_it_alon
         assert!(!Path::new(home).exists(), "the copy is removed: {home}");
     }
 
-    let accept = std::ffi::OsString::from("1");
-    let extra = [
-        ("PATH", path.as_os_str()),
-        ("FAKE_COPILOT_LOG", log.as_os_str()),
-        ("FAKE_COPILOT_ACCEPT_ALL", accept.as_os_str()),
-    ];
-    let out = run_bounded(
-        &env,
-        &["setup", "--yes", "--agent", "copilot"],
-        &extra,
-        DEADLINE,
-    );
+    let out = setup_with_fake(&env, &path, "COPILOT", &log, "copilot", true);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("(GitHub Copilot CLI 1.0.102.) loaded mcp-config.json"),

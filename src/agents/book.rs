@@ -82,9 +82,14 @@ impl AgentBook {
         tool: Option<String>,
         now: Instant,
     ) -> Vec<Transition> {
-        let mut event = NormalizedEvent::new(EventKind::PermissionRequest, "calyx:approval");
-        event.tool_name = tool;
-        self.apply(pane, kind, &event, now)
+        self.apply_own(
+            pane,
+            kind,
+            EventKind::PermissionRequest,
+            "calyx:approval",
+            tool,
+            now,
+        )
     }
 
     /// A human (or a rule the human set) answered `pane`'s held request: the agent goes on
@@ -96,7 +101,28 @@ impl AgentBook {
         tool: Option<String>,
         now: Instant,
     ) -> Vec<Transition> {
-        let mut event = NormalizedEvent::new(EventKind::PostToolUse, "calyx:decision");
+        self.apply_own(
+            pane,
+            kind,
+            EventKind::PostToolUse,
+            "calyx:decision",
+            tool,
+            now,
+        )
+    }
+
+    /// An event calyx itself knows happened to `pane`'s agent (named `name` in the row's
+    /// history), applied as the CLI's own would be.
+    fn apply_own(
+        &mut self,
+        pane: u64,
+        kind: AgentKind,
+        what: EventKind,
+        name: &str,
+        tool: Option<String>,
+        now: Instant,
+    ) -> Vec<Transition> {
+        let mut event = NormalizedEvent::new(what, name);
         event.tool_name = tool;
         self.apply(pane, kind, &event, now)
     }

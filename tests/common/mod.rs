@@ -155,16 +155,30 @@ impl Env {
     /// through a real `calyx hook` process run as the agent in the pane with `surface`;
     /// returns once the server applied it.
     pub fn hook_event(&self, surface: &str, kind: &str, payload: &serde_json::Value) {
+        let mut child = self.hook_process(surface, &[kind], payload, std::process::Stdio::null());
+        assert!(child.wait().expect("hook exit").success());
+    }
+
+    /// Starts a real `calyx hook ARGS...` as the agent in the pane with `surface`, its payload
+    /// written to its stdin, its stdout going to `stdout`.
+    pub fn hook_process(
+        &self,
+        surface: &str,
+        args: &[&str],
+        payload: &serde_json::Value,
+        stdout: std::process::Stdio,
+    ) -> std::process::Child {
         use std::io::Write as _;
         let mut cmd = Command::new(calyx_bin());
-        cmd.args(["hook", kind]).env_clear();
+        cmd.arg("hook").args(args).env_clear();
         for (k, v) in self.vars() {
             cmd.env(k, v);
         }
         let mut child = cmd
             .env("CALYX_SURFACE_ID", surface)
             .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::null())
+            .stdout(stdout)
+            .stderr(std::process::Stdio::null())
             .spawn()
             .expect("calyx hook");
         if let Some(mut stdin) = child.stdin.take() {
@@ -172,7 +186,7 @@ impl Env {
                 .write_all(payload.to_string().as_bytes())
                 .expect("payload");
         }
-        assert!(child.wait().expect("hook exit").success());
+        child
     }
 
     /// `calyx list-panes --json`, parsed.

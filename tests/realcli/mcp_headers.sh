@@ -62,6 +62,9 @@ PY
   FAKE=""
   "$R" waitport "$MCP_PORT" 10 || { echo "capture server did not start" > "$D/error"; exit 0; }
   timeout 60 "$CALYX" setup --yes --agent "${KIND[$CLI]}" > "$D/setup.out" 2>&1 || { echo "calyx setup failed" > "$D/error"; exit 0; }
+  # Setup's own check that the CLI loads the config (`claude mcp get`, `gemini mcp list`) may
+  # connect to the stand-in, from no pane: only the requests of the run below count.
+  : > "$D/requests.jsonl"
   export CALYX_SURFACE_ID=surface-$CLI CALYX_SESSION_ID=session-$CLI
   [ -z "${MCPH_UNSET:-}" ] || unset CALYX_SURFACE_ID CALYX_SESSION_ID
   cd "$D/project"
