@@ -380,6 +380,7 @@ fn configs_holding_the_token_end_up_0600_and_the_diff_says_so() {
     }
     // Hook files hold no token and keep the usual mode.
     assert_eq!(mode(&env.home().join(".claude/settings.json")), 0o644);
+    another_user_cannot_read(&env, &[&claude, &codex, &gemini]);
 
     // An install made before this rule (entries current, file 0644) is tightened by a re-run,
     // which has no text to change.
@@ -397,6 +398,46 @@ fn configs_holding_the_token_end_up_0600_and_the_diff_says_so() {
         text(&again.stdout)
     );
     assert_eq!(mode(&claude), 0o600);
+}
+
+/// As another local account (`nobody`, through `setpriv`; needs root, which CI has): with every
+/// directory on the way open to others, as a home directory of mode 0755 is, the files that
+/// hold the token cannot be read.
+fn another_user_cannot_read(env: &Env, files: &[&Path]) {
+    let root = fs::read_to_string("/proc/self/status")
+        .is_ok_and(|s| s.lines().any(|l| l.starts_with("Uid:\t0\t")));
+    if !root
+        || std::process::Command::new("setpriv")
+            .arg("--version")
+            .output()
+            .is_err()
+    {
+        eprintln!("skipped: reading as another user needs root and setpriv (CI has both)");
+        return;
+    }
+    for dir in env
+        .home()
+        .ancestors()
+        .take_while(|d| d.starts_with(env.dir.path()))
+    {
+        chmod(dir, 0o755);
+    }
+    for f in files {
+        if let Some(parent) = f.parent() {
+            chmod(parent, 0o755);
+        }
+        let read = std::process::Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "cat"])
+            .arg(f)
+            .output()
+            .expect("setpriv");
+        assert!(!read.status.success(), "nobody read {}", f.display());
+        assert!(
+            !String::from_utf8_lossy(&read.stdout).contains(TOKEN),
+            "{}",
+            f.display()
+        );
+    }
 }
 
 #[test]
