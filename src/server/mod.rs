@@ -101,6 +101,9 @@ pub enum Msg {
     Shutdown,
 }
 
+/// How soon a pane whose terminal was busy is looked at again (see `look_again_soon`).
+const PANE_RETRY: Duration = Duration::from_millis(2);
+
 /// The owner loop's state and its timers.
 pub struct Server {
     pub(crate) state: State,
@@ -492,9 +495,11 @@ impl Server {
         let Some(p) = self.state.panes.get(&pane) else {
             return;
         };
-        // A busy reader will notify again when done; its events wait in the terminal till then.
+        // A busy reader holds the terminal for a moment; its events (bells, clipboard writes)
+        // wait in the terminal till they are taken.
         let Some((bells, clipboard)) = p.try_term().map(|mut t| t.take_events()) else {
             self.state.mark_pane_dirty(pane);
+            self.look_again_soon(pane);
             return;
         };
         let session = p.session;
@@ -527,6 +532,21 @@ impl Server {
             self.state.mark_session_dirty(session);
         }
         self.state.mark_pane_dirty(pane);
+    }
+
+    /// Handles `pane`'s output again in a moment. The reader notifies and then takes the lock
+    /// once more for its next read, which may find nothing: a try in that moment used to leave
+    /// the chunk's events untaken until the pane printed again, which may be never (a clipboard
+    /// write or a bell lost; tests/e2e_clipboard.rs failed about one run in three).
+    fn look_again_soon(&self, pane: PaneId) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let tx = self.tx.clone();
+        runtime.spawn(async move {
+            tokio::time::sleep(PANE_RETRY).await;
+            let _ = tx.send(Msg::PaneOutput { pane });
+        });
     }
 
     fn pane_exited(&mut self, pane: PaneId, status: Option<u32>) {
