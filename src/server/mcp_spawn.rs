@@ -56,15 +56,13 @@ impl Server {
         approved: bool,
         reply: Reply,
     ) {
-        let target = match self.state.resolve(Some(&request.pane)) {
-            Ok(t) => t.pane,
-            Err(e) => {
-                let _ = reply.send(Err(format!("{e}; pane_list shows the panes")));
-                return;
-            }
-        };
-        let cwd = match existing_dir(request.cwd.clone()) {
-            Ok(cwd) => cwd,
+        let checked = self
+            .state
+            .resolve(Some(&request.pane))
+            .map_err(|e| format!("{e}; pane_list shows the panes"))
+            .and_then(|t| Ok((t.pane, existing_dir(request.cwd.clone())?)));
+        let (target, cwd) = match checked {
+            Ok(checked) => checked,
             Err(e) => {
                 let _ = reply.send(Err(e));
                 return;
@@ -125,12 +123,11 @@ impl Server {
             .and_then(|p| self.state.locate(p))
             .map(|(s, _)| s)
             .or_else(|| self.state.latest_session());
-        let Some(session) = session else {
-            let _ = reply.send(Err("no session to add a window to".to_string()));
-            return;
-        };
-        let cwd = match existing_dir(request.cwd.clone()) {
-            Ok(cwd) => cwd,
+        let checked = session
+            .ok_or_else(|| "no session to add a window to".to_string())
+            .and_then(|s| Ok((s, existing_dir(request.cwd.clone())?)));
+        let (session, cwd) = match checked {
+            Ok(checked) => checked,
             Err(e) => {
                 let _ = reply.send(Err(e));
                 return;
