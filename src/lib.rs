@@ -19,6 +19,7 @@ pub mod keys;
 pub mod layout;
 pub mod log_file;
 pub mod mcp;
+pub mod memory;
 pub mod paths;
 pub mod protocol;
 pub mod server;

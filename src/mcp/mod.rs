@@ -22,7 +22,6 @@ pub mod commands;
 pub mod guard;
 mod handler;
 mod limit;
-mod memory;
 pub mod peers;
 mod schema;
 pub mod sessions;

@@ -20,8 +20,8 @@ use rmcp::transport::streamable_http_server::session::local::{
 use rmcp::transport::streamable_http_server::session::{ServerSseMessage, SessionId};
 use rmcp::transport::streamable_http_server::SessionManager;
 
-use super::memory::Trimmer;
 use super::tool_set::ToolSet;
+use crate::memory::Trimmer;
 
 /// Live MCP sessions at most. Each agent CLI in a pane holds one or two (some reconnect and
 /// leave the old one to expire), so 256 is far above what a user's panes need, while 256 idle

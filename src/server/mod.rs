@@ -314,7 +314,7 @@ impl Server {
                     // Its frame buffers go before the memory is handed back.
                     drop(c);
                     self.state.resize_session_to_clients(session);
-                    calyx_pty::release_freed_memory();
+                    self.state.trimmer.soon();
                 }
             }
             Msg::PaneOutput { pane } => {

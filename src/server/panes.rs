@@ -439,7 +439,7 @@ impl State {
         }
         self.relayout(session);
         if cells((rows, cols)) < before {
-            calyx_pty::release_freed_memory();
+            self.trimmer.soon();
         }
     }
 

@@ -471,6 +471,8 @@ impl Client {
 pub struct State {
     /// Unread MCP messages per pane (peers' inboxes), shown on borders and in the sidebar.
     pub unread: HashMap<PaneId, usize>,
+    /// Hands memory back to the system a moment after a big client or screen let go of it.
+    pub trimmer: crate::memory::Trimmer,
     pub config: Config,
     pub config_errors: Vec<String>,
     pub sessions: BTreeMap<SessionId, Session>,
@@ -522,6 +524,7 @@ impl State {
             );
         Self {
             unread: HashMap::new(),
+            trimmer: Default::default(),
             shell_integration,
             config,
             config_errors,
@@ -583,7 +586,7 @@ impl State {
             // Its frame buffers go before the memory is handed back.
             drop(c);
             self.resize_session_to_clients(session);
-            calyx_pty::release_freed_memory();
+            self.trimmer.soon();
         }
     }
 
