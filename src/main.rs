@@ -18,8 +18,7 @@ fn main() -> ExitCode {
         // runtime, asks no terminal anything (crossterm would run `tput` without one) and
         // starts no process.
         Some(Command::Hook(args)) => calyx::hook::run(&args.kind, args.approval),
-        Some(Command::Server(_)) => match calyx::server::socket::serve(calyx::paths::socket_path())
-        {
+        Some(Command::Server(_)) => match calyx::server::serve(calyx::paths::socket_path()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("calyx server: {e:#}");

@@ -33,11 +33,6 @@ fn subagent_waits(row: &AgentRow, ev: &NormalizedEvent) -> Option<AgentState> {
     Some(resume)
 }
 
-/// How long after a row became blocked a PreToolUse is assumed to predate the dialog. Hooks
-/// are delivered asynchronously, so the PreToolUse of the very call that asks for permission
-/// can arrive after the PermissionRequest.
-pub const BLOCKED_GRACE: Duration = Duration::from_millis(1500);
-
 /// Working with no event for this long becomes unknown: an interrupt that fires no hook
 /// (Claude's Esc) or a hung agent must not look busy forever. Blocked never ages: a dialog
 /// waits for a human however long it takes.

@@ -14,8 +14,9 @@ mod sidebar;
 mod state;
 mod view;
 
-pub use book::{AgentBook, BLOCKED_GRACE, QUIET_MIN, WORKING_STALE_AFTER};
+pub use book::{AgentBook, QUIET_MIN, WORKING_STALE_AFTER};
 pub use notify::{osc_sequences, Notification, Notifier, NotifyConfig};
+pub use rules::BLOCKED_GRACE;
 pub use sidebar::{row_state, sidebar_row};
 pub use state::{AgentRow, AgentState, Rule, SubagentRow, Transition};
 pub use view::{short_duration, AgentRowView, SubagentView};

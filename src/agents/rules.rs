@@ -2,10 +2,16 @@
 
 use calyx_integrations::{EventKind, NormalizedEvent};
 use serde_json::Value;
+use std::time::Duration;
+
 use tokio::time::Instant;
 
-use super::book::BLOCKED_GRACE;
 use super::state::{AgentRow, AgentState, PendingTool, Rule};
+
+/// How long after a row became blocked a PreToolUse is assumed to predate the dialog. Hooks
+/// are delivered asynchronously, so the PreToolUse of the very call that asks for permission
+/// can arrive after the PermissionRequest.
+pub const BLOCKED_GRACE: Duration = Duration::from_millis(1500);
 
 /// Events that move a session forward. Only these may replace a row with a new session: a
 /// Stop or SessionEnd of the old session can trail in after the new one started.

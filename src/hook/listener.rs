@@ -25,18 +25,13 @@ pub enum Listener {
     Unknown,
 }
 
+use super::sock_diag::Bound;
+
 /// TCP state number of a listening socket in /proc/net/tcp*.
 const LISTEN: &str = "0A";
 /// 127.0.0.1 as /proc/net/tcp prints it (the address in host byte order, as hex).
 fn v4_loopback() -> String {
     format!("{:08X}", u32::from_ne_bytes([127, 0, 0, 1]))
-}
-
-/// One listening socket on the port: whether it is bound to exactly 127.0.0.1, and its uid.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Bound {
-    pub exact: bool,
-    pub uid: u32,
 }
 
 /// The listeners on `port` in one table's text that a connection to 127.0.0.1 could reach.

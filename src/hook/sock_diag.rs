@@ -9,7 +9,12 @@ use nix::sys::socket::{
     recv, sendto, socket, AddressFamily, MsgFlags, NetlinkAddr, SockFlag, SockProtocol, SockType,
 };
 
-use super::listener::Bound;
+/// One listening socket on the port: whether it is bound to exactly 127.0.0.1, and its uid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Bound {
+    pub exact: bool,
+    pub uid: u32,
+}
 
 const SOCK_DIAG_BY_FAMILY: u16 = 20;
 const NLM_F_REQUEST: u16 = 0x01;

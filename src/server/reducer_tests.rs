@@ -9,13 +9,14 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use super::state::{ClientMode, PromptKind};
-use super::{Msg, Server};
+use super::messages::Msg;
+use super::model::state::{ClientMode, PromptKind};
+use super::owner::Server;
 use crate::config::Config;
 use crate::layout::{Layout, PaneId, SplitDir};
 use crate::protocol::{ClientMessage, NewSession};
 
-const CLIENT: super::ClientId = 1;
+const CLIENT: super::model::ids::ClientId = 1;
 
 /// Every pane runs this: no echo, and control characters made visible.
 fn pane_command() -> Vec<String> {
@@ -30,7 +31,7 @@ struct Harness {
     server: Server,
     /// What the server sent the client (frames it sends only from its render loop, which these
     /// tests do not run; messages like Exit arrive here).
-    client_rx: mpsc::Receiver<super::terminal::Outgoing>,
+    client_rx: mpsc::Receiver<super::io::terminal::Outgoing>,
     /// The client's terminal: frames are drawn into it one after another.
     terminal: vt100::Parser,
     _owner_rx: mpsc::UnboundedReceiver<Msg>,
@@ -97,12 +98,12 @@ impl Harness {
         self.server.client_input(CLIENT, bytes);
     }
 
-    fn session(&self) -> &super::state::Session {
+    fn session(&self) -> &super::model::state::Session {
         let id = self.server.client_session(CLIENT).expect("client attached");
         self.server.state.sessions.get(&id).expect("session")
     }
 
-    fn window(&self) -> &super::state::Window {
+    fn window(&self) -> &super::model::state::Window {
         self.session().window().expect("active window")
     }
 
@@ -148,10 +149,15 @@ impl Harness {
     /// Renders the client's next frame (only what changed, as the server sends it) into the
     /// client's terminal and returns what that terminal shows.
     fn frame(&mut self) -> String {
-        let agents = super::sidebar::AgentsView::build(&self.server);
+        let agents = super::view::sidebar::AgentsView::build(
+            &self.server.state,
+            &self.server.agents,
+            &self.server.approvals,
+        );
         let tree = self.server.tree_data(CLIENT);
+        let cache = self.server.frames.entry(CLIENT).or_default();
         if let Some(rendered) =
-            super::render::render_client(&mut self.server.state, &agents, None, tree, CLIENT)
+            super::render::render_client(&mut self.server.state, &agents, None, tree, CLIENT, cache)
         {
             self.terminal.process(&rendered.bytes);
         }
@@ -322,7 +328,7 @@ async fn resize_keys_repeat_without_the_prefix_until_the_repeat_time_passes() {
     // The repeat also ends when the repeat time has passed (the clock is tokio's, paused).
     h.keys(b"\x02\x1b[1;5D");
     assert_eq!(h.cols_of(left), 46);
-    tokio::time::advance(super::key_route::REPEAT_TIME).await;
+    tokio::time::advance(super::input::key_route::REPEAT_TIME).await;
     h.keys(b"\x1b[1;5D");
     assert_eq!(h.cols_of(left), 46);
     // Non-repeatable bindings never repeat: a second z after prefix z goes to the pane.
@@ -411,7 +417,7 @@ fn detach_removes_the_client_and_tells_it_why() {
     );
     let mut got = Vec::new();
     while let Ok(out) = h.client_rx.try_recv() {
-        if let super::terminal::Outgoing::Message(bytes) = out {
+        if let super::io::terminal::Outgoing::Message(bytes) = out {
             got.extend(bytes);
         }
     }
@@ -504,13 +510,13 @@ impl Harness {
         assert!(s.agents.row(u64::from(pane)).is_some());
         let name = format!("%{pane}");
         let (tx, agent_wait) = tokio::sync::oneshot::channel();
-        s.mcp_op(super::mcp_backend::McpOp::AgentWait {
+        s.mcp_op(super::messages::McpOp::AgentWait {
             pane: name.clone(),
             until: vec!["blocked".into()],
             reply: tx,
         });
         let (tx, command_wait) = tokio::sync::oneshot::channel();
-        s.mcp_op(super::mcp_backend::McpOp::CommandAwait {
+        s.mcp_op(super::messages::McpOp::CommandAwait {
             pane: name.clone(),
             seq: 1,
             reply: tx,

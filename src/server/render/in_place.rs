@@ -15,9 +15,9 @@ use ratatui::layout::Rect;
 use super::{
     drawn_in, pane_cursor, row_versions, rows_to_redraw, CursorSpot, PaneDrawn, PaneStamp,
 };
-use crate::server::chrome::{Chrome, PaneSlot};
-use crate::server::emit::{changed_cells, Span};
-use crate::server::state::{lock_for_frame, State};
+use crate::server::model::state::{lock_for_frame, State};
+use crate::server::render::emit::{changed_cells, Span};
+use crate::server::view::chrome::{Chrome, PaneSlot};
 
 /// What updating in place did.
 pub(super) struct Update {

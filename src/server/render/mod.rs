@@ -2,6 +2,10 @@
 //! and sends only the rows that changed since the client's last frame. Most frames only update
 //! pane rows in place (`in_place`); the others are composed whole here.
 
+pub mod emit;
+#[cfg(test)]
+mod emit_props;
+pub mod frame_cache;
 mod in_place;
 
 use calyx_tui::{FrameLinks, HelpView, PaneView};
@@ -9,11 +13,12 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
 
-use crate::layout::PaneId;
-use crate::server::approval_panel::PanelData;
-use crate::server::chrome::{Chrome, PaneSlot};
-use crate::server::sidebar::AgentsView;
-use crate::server::state::{ClientId, State};
+use crate::server::model::state::{ClientId, State};
+use crate::server::view::approval_panel::PanelData;
+use crate::server::view::chrome::{Chrome, PaneSlot};
+use crate::server::view::sidebar::AgentsView;
+
+use frame_cache::{FrameCache, PaneDrawn, PaneStamp};
 
 /// A frame to send: the diff bytes.
 pub struct Rendered {
@@ -93,7 +98,8 @@ fn compose(
             continue;
         }
         let terminal = pane.terminal.clone();
-        let Some(term) = crate::server::state::lock_for_frame(&terminal, slot.focused) else {
+        let Some(term) = crate::server::model::state::lock_for_frame(&terminal, slot.focused)
+        else {
             // Busy: show what this client saw last, and draw again next frame.
             incomplete = true;
             if let Some(prev) = previous {
@@ -219,37 +225,6 @@ fn drawn_in<'a>(
     })
 }
 
-/// What a pane's cells in a frame were drawn from: while all of it is the same, so are the cells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PaneStamp {
-    pane: PaneId,
-    /// The address of the screen (a pane whose terminal was replaced is not the same pane).
-    screen: usize,
-    generation: u64,
-    inner: Rect,
-    hyperlinks: bool,
-}
-
-/// A pane drawn live in a frame: its stamp, and the version of each of its screen rows then
-/// (see `vt100::Screen::row_version`).
-#[derive(Debug, Clone)]
-pub struct PaneDrawn {
-    stamp: PaneStamp,
-    rows: Vec<u64>,
-}
-
-impl PaneStamp {
-    fn of(slot: &PaneSlot, screen: &vt100::Screen, hyperlinks: bool) -> Self {
-        PaneStamp {
-            pane: slot.id,
-            screen: std::ptr::from_ref(screen) as usize,
-            generation: screen.generation(),
-            inner: slot.inner,
-            hyperlinks,
-        }
-    }
-}
-
 /// Copies the cells (and links, unless `links` is None) of `rect` from the previous frame
 /// (same size as `buf`).
 fn copy_cells(prev: Previous<'_>, rect: Rect, buf: &mut Buffer, links: Option<&mut FrameLinks>) {
@@ -280,16 +255,6 @@ struct Composed {
     cursor: Option<CursorSpot>,
     /// Some pane was busy and shows its previous cells: draw again soon.
     incomplete: bool,
-}
-
-/// Titles come from programs: keep them to printable characters so no escape reaches the
-/// outer terminal.
-pub fn sanitize_title(title: &str) -> String {
-    title
-        .chars()
-        .filter(|c| !c.is_control())
-        .take(200)
-        .collect()
 }
 
 /// The rows to send: every row that changed at all, whole. Whole rows rather than single cells
@@ -323,13 +288,15 @@ pub fn render_client(
     panel: Option<&PanelData>,
     tree: Option<Vec<calyx_tui::TreeRow>>,
     client: ClientId,
+    cache: &mut FrameCache,
 ) -> Option<Rendered> {
     let chrome = Chrome::gather(state, agents, client, panel.is_some(), tree)?;
     let any_motion = wants_any_motion(state, &chrome, client);
-    let mut shown = Shown::take(state.clients.get_mut(&client)?);
-    let mut rendered = match render_in_place(state, &chrome, client, &mut shown) {
+    state.clients.get(&client)?;
+    let mut shown = std::mem::take(cache);
+    let mut rendered = match render_in_place(state, &chrome, client, &mut shown, cache) {
         Some(rendered) => rendered,
-        None => render_whole(state, chrome, client, shown, panel)?,
+        None => render_whole(state, chrome, client, shown, panel, cache)?,
     };
     let c = state.clients.get_mut(&client)?;
     if c.any_motion != any_motion {
@@ -357,7 +324,7 @@ fn wants_any_motion(state: &State, chrome: &Chrome, client: ClientId) -> bool {
         let Some(pane) = state.panes.get(&slot.id) else {
             continue;
         };
-        match crate::server::state::lock_for_frame(&pane.terminal, slot.focused) {
+        match crate::server::model::state::lock_for_frame(&pane.terminal, slot.focused) {
             Some(term) => {
                 any |= term.screen().mouse_protocol_mode() == vt100::MouseProtocolMode::AnyMotion
             }
@@ -367,28 +334,6 @@ fn wants_any_motion(state: &State, chrome: &Chrome, client: ClientId) -> bool {
     any
 }
 
-/// What a client's terminal shows, taken out of the client while its next frame is made.
-struct Shown {
-    buf: Option<Buffer>,
-    links: FrameLinks,
-    panes: Vec<PaneDrawn>,
-    chrome: Option<Chrome>,
-    /// The frame before, to draw the next whole frame into.
-    spare: Option<Buffer>,
-}
-
-impl Shown {
-    fn take(c: &mut crate::server::state::Client) -> Self {
-        Shown {
-            buf: c.shown.take(),
-            links: std::mem::take(&mut c.shown_links),
-            panes: std::mem::take(&mut c.shown_panes),
-            chrome: c.shown_chrome.take(),
-            spare: c.spare.take(),
-        }
-    }
-}
-
 /// The usual frame, where only pane contents changed (output, an echo): updates the shown
 /// frame in place, drawing and comparing just the pane rows whose version changed. None, with
 /// `shown` untouched, when the frame must be composed whole.
@@ -396,7 +341,8 @@ fn render_in_place(
     state: &mut State,
     chrome: &Chrome,
     client: ClientId,
-    shown: &mut Shown,
+    shown: &mut FrameCache,
+    cache: &mut FrameCache,
 ) -> Option<Rendered> {
     let buf = shown.buf.as_mut()?;
     if shown.chrome.as_ref() != Some(chrome) || buf.area != chrome.area || !shown.links.is_empty() {
@@ -417,15 +363,15 @@ fn render_in_place(
             .as_bytes(),
         );
     }
-    crate::server::emit::write_spans(&mut out, buf, &update.spans, None);
+    crate::server::render::emit::write_spans(&mut out, buf, &update.spans, None);
     let c = state.clients.get_mut(&client)?;
     finish_frame(&mut out, c, update.cursor);
-    c.shown = shown.buf.take();
-    c.spare = shown.spare.take();
-    c.shown_links = std::mem::take(&mut shown.links);
-    c.shown_panes = update.stamps;
+    cache.buf = shown.buf.take();
+    cache.spare = shown.spare.take();
+    cache.links = std::mem::take(&mut shown.links);
+    cache.panes = update.stamps;
     // Equal to `chrome` (checked above): keep it rather than copy it.
-    c.shown_chrome = shown.chrome.take();
+    cache.chrome = shown.chrome.take();
     c.dirty = update.incomplete;
     Some(Rendered { bytes: out })
 }
@@ -435,10 +381,11 @@ fn render_whole(
     state: &mut State,
     chrome: Chrome,
     client: ClientId,
-    shown: Shown,
+    shown: FrameCache,
     panel: Option<&PanelData>,
+    cache: &mut FrameCache,
 ) -> Option<Rendered> {
-    let Shown {
+    let FrameCache {
         buf: previous,
         links: previous_links,
         panes: previous_panes,
@@ -475,13 +422,13 @@ fn render_whole(
         }
     };
     let rows = changed_rows(&previous, &previous_links, &buf, &links);
-    crate::server::emit::write_rows(&mut out, &buf, &rows, Some(&links));
+    crate::server::render::emit::write_rows(&mut out, &buf, &rows, Some(&links));
     finish_frame(&mut out, c, cursor);
-    c.shown = Some(buf);
-    c.spare = Some(previous);
-    c.shown_links = links;
-    c.shown_panes = stamps;
-    c.shown_chrome = Some(chrome);
+    cache.buf = Some(buf);
+    cache.spare = Some(previous);
+    cache.links = links;
+    cache.panes = stamps;
+    cache.chrome = Some(chrome);
     c.dirty = incomplete;
     Some(Rendered { bytes: out })
 }
@@ -489,7 +436,7 @@ fn render_whole(
 /// Places (or hides) the cursor and ends the synchronized update.
 fn finish_frame(
     out: &mut Vec<u8>,
-    c: &mut crate::server::state::Client,
+    c: &mut crate::server::model::state::Client,
     cursor: Option<CursorSpot>,
 ) {
     match cursor {

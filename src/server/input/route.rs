@@ -1,0 +1,579 @@
+//! Routes a client's keyboard and mouse input: the prefix and bindings, overlays and prompts,
+//! copy mode, mouse focus/resize/scroll, and everything else to the focused pane unchanged.
+
+use crate::commands::Action;
+use crate::input::{encode_mouse, InputEvent, MouseEvent, MouseKind};
+use crate::keys::{Key, KeyCode};
+use crate::layout::PaneId;
+
+use super::key_route::{self, KeyRoute};
+use super::prompt::PromptEdit;
+use crate::server::model::copy_mode::CopyOutcome;
+use crate::server::model::state::{ClientId, ClientMode, Drag, PromptKind};
+use crate::server::owner::Server;
+
+/// Lines the mouse wheel scrolls.
+const WHEEL_LINES: isize = 3;
+
+impl Server {
+    /// Handles raw input bytes from an attached client.
+    pub(crate) fn client_input(&mut self, client: ClientId, bytes: &[u8]) {
+        let events = match self.state.clients.get_mut(&client) {
+            Some(c) => c.input.feed(bytes),
+            None => return,
+        };
+        for event in events {
+            if !self.state.clients.contains_key(&client) {
+                return;
+            }
+            self.client_event(client, event);
+        }
+    }
+
+    fn focused_pane(&self, client: ClientId) -> Option<PaneId> {
+        let session = self.client_session(client)?;
+        self.state.sessions.get(&session)?.active_pane()
+    }
+
+    fn client_event(&mut self, client: ClientId, event: InputEvent) {
+        // The terminal gaining or losing focus is news for the program whatever calyx is doing
+        // (a pending prefix, a prompt, an overlay), and changes none of it.
+        if let InputEvent::Focus(on) = event {
+            self.focus_report(client, on);
+            return;
+        }
+        let mode = match self.state.clients.get(&client) {
+            Some(c) => c.mode.clone(),
+            None => return,
+        };
+        let is_key = matches!(event, InputEvent::Key { .. });
+        self.route_event(client, mode, event);
+        if is_key {
+            if let Some(c) = self.state.clients.get_mut(&client) {
+                c.last_key_at = Some(tokio::time::Instant::now());
+            }
+        }
+    }
+
+    fn route_event(&mut self, client: ClientId, mode: ClientMode, event: InputEvent) {
+        match (mode, event) {
+            (ClientMode::Help { scroll }, InputEvent::Key { key, .. }) => {
+                let next = match key.code {
+                    KeyCode::Up | KeyCode::Char('k') => Some(scroll.saturating_sub(1)),
+                    KeyCode::Down | KeyCode::Char('j') => Some(scroll.saturating_add(1)),
+                    KeyCode::PageUp => Some(scroll.saturating_sub(10)),
+                    KeyCode::PageDown | KeyCode::Char(' ') => Some(scroll.saturating_add(10)),
+                    _ => None,
+                };
+                // The last page ends with the last command (the overlay shows the rows above
+                // the status line, less its two borders).
+                let shown_rows = self
+                    .client_session(client)
+                    .and_then(|s| self.state.sessions.get(&s))
+                    .map_or(0, |s| s.rows.saturating_sub(3));
+                let max = (crate::commands::COMMANDS.len() as u16).saturating_sub(shown_rows);
+                self.set_mode(
+                    client,
+                    match next {
+                        Some(s) => ClientMode::Help { scroll: s.min(max) },
+                        None => ClientMode::Normal,
+                    },
+                );
+            }
+            (ClientMode::Help { .. }, _) => {}
+            (ClientMode::Sidebar { selected }, InputEvent::Key { key, .. }) => {
+                self.sidebar_key(client, selected, key)
+            }
+            (ClientMode::Sidebar { .. }, _) => {}
+            (ClientMode::Tree { selected }, InputEvent::Key { key, .. }) => {
+                self.tree_key(client, selected, key)
+            }
+            (ClientMode::Tree { .. }, _) => {}
+            (ClientMode::Prompt { kind, text }, event) => {
+                self.prompt_event(client, kind, text, event)
+            }
+            (ClientMode::Prefix { from_sidebar }, InputEvent::Key { key, .. }) => {
+                self.set_mode(client, ClientMode::Normal);
+                match key_route::after_prefix(&key, &self.state.config.keymap) {
+                    KeyRoute::Perform(Action::ToggleSidebar) if from_sidebar => {
+                        self.hide_sidebar(client)
+                    }
+                    KeyRoute::Perform(action) => self.perform_bound(client, action),
+                    KeyRoute::Prefix | KeyRoute::Unbound | KeyRoute::Pass => {}
+                }
+            }
+            (ClientMode::Prefix { .. }, _) => self.set_mode(client, ClientMode::Normal),
+            (ClientMode::Normal, InputEvent::Key { key, raw }) => {
+                let now = tokio::time::Instant::now();
+                let repeat_until = self
+                    .state
+                    .clients
+                    .get_mut(&client)
+                    .and_then(|c| c.repeat_until.take());
+                match key_route::in_normal(&key, &self.state.config.keymap, repeat_until, now) {
+                    KeyRoute::Prefix => {
+                        let prefix = ClientMode::Prefix {
+                            from_sidebar: false,
+                        };
+                        self.set_mode(client, prefix);
+                        return;
+                    }
+                    KeyRoute::Perform(action) => {
+                        self.perform_bound(client, action);
+                        return;
+                    }
+                    KeyRoute::Unbound | KeyRoute::Pass => {}
+                }
+                // A shown approval panel takes the keyboard until it is answered or hidden.
+                if self.panel_key(client, key) {
+                    return;
+                }
+                let Some(pane) = self.focused_pane(client) else {
+                    return;
+                };
+                if self
+                    .state
+                    .panes
+                    .get(&pane)
+                    .is_some_and(|p| p.copy.is_some())
+                {
+                    self.copy_key(client, pane, key);
+                    return;
+                }
+                self.key_to_pane(pane, key, raw);
+            }
+            (ClientMode::Normal, InputEvent::Paste(data)) => {
+                if let Some(pane) = self.focused_pane(client) {
+                    self.paste_into(pane, &data);
+                }
+            }
+            (ClientMode::Normal, InputEvent::Mouse(ev)) => self.mouse(client, ev),
+            // Handled above.
+            (ClientMode::Normal, InputEvent::Focus(_)) => {}
+            (ClientMode::Normal, InputEvent::Raw(raw)) => {
+                if let Some(p) = self
+                    .focused_pane(client)
+                    .and_then(|p| self.state.panes.get(&p))
+                {
+                    p.process.write(raw);
+                }
+            }
+        }
+    }
+
+    /// Runs a bound action from the keyboard; a repeatable one lets the next repeatable key
+    /// run without the prefix for a moment (see `key_route`).
+    fn perform_bound(&mut self, client: ClientId, action: crate::commands::Action) {
+        if let Some(c) = self.state.clients.get_mut(&client) {
+            c.repeat_until = key_route::repeat_window(action, tokio::time::Instant::now());
+        }
+        self.perform(client, action);
+    }
+
+    /// Tells the client's focused pane that the user's terminal gained or lost focus, when the
+    /// program asked (mode 1004).
+    fn focus_report(&mut self, client: ClientId, on: bool) {
+        if let Some(p) = self
+            .focused_pane(client)
+            .and_then(|p| self.state.panes.get(&p))
+        {
+            if p.term().wants_focus_events() {
+                p.process.write(if on {
+                    b"\x1b[I".to_vec()
+                } else {
+                    b"\x1b[O".to_vec()
+                });
+            }
+        }
+    }
+
+    fn sidebar_key(&mut self, client: ClientId, selected: usize, key: Key) {
+        if key == self.state.config.keymap.prefix {
+            let prefix = ClientMode::Prefix { from_sidebar: true };
+            self.set_mode(client, prefix);
+            return;
+        }
+        let rows: Vec<PaneId> = self
+            .agents
+            .rows(tokio::time::Instant::now())
+            .into_iter()
+            .filter_map(|r| PaneId::try_from(r.pane).ok())
+            .collect();
+        let last = rows.len().saturating_sub(1);
+        match key.code {
+            KeyCode::Up | KeyCode::Char('k') => self.set_mode(
+                client,
+                ClientMode::Sidebar {
+                    selected: selected.saturating_sub(1),
+                },
+            ),
+            KeyCode::Down | KeyCode::Char('j') => self.set_mode(
+                client,
+                ClientMode::Sidebar {
+                    selected: (selected + 1).min(last),
+                },
+            ),
+            KeyCode::Enter => {
+                self.set_mode(client, ClientMode::Normal);
+                if let Some(pane) = rows.get(selected) {
+                    self.show_pane(client, *pane);
+                }
+            }
+            KeyCode::Char('b') => {
+                self.set_mode(client, ClientMode::Normal);
+                self.perform(client, crate::commands::Action::JumpBlocked);
+            }
+            KeyCode::Escape | KeyCode::Char('q') => self.set_mode(client, ClientMode::Normal),
+            _ => {}
+        }
+    }
+
+    /// Sends a key to a pane, re-encoding cursor keys for the pane's cursor mode.
+    fn key_to_pane(&mut self, pane: PaneId, key: Key, raw: Vec<u8>) {
+        self.echo_pending.insert(pane);
+        let Some(p) = self.state.panes.get(&pane) else {
+            return;
+        };
+        let is_cursor = matches!(
+            key.code,
+            KeyCode::Up
+                | KeyCode::Down
+                | KeyCode::Left
+                | KeyCode::Right
+                | KeyCode::Home
+                | KeyCode::End
+        );
+        let bytes = if is_cursor && !key.ctrl && !key.alt && !key.shift {
+            let app = p.term().screen().application_cursor();
+            key.to_bytes(app)
+        } else {
+            raw
+        };
+        p.process.write(bytes);
+        // After the write, so that taking the echo (a few system calls) overlaps the program's
+        // work on it; an echo that came first is read by the reader thread as usual.
+        self.watch_echo(pane);
+    }
+
+    fn copy_key(&mut self, client: ClientId, pane: PaneId, key: Key) {
+        let outcome = match self
+            .state
+            .panes
+            .get_mut(&pane)
+            .and_then(|p| p.copy.as_mut())
+        {
+            Some(copy) => copy.key(key),
+            None => return,
+        };
+        match outcome {
+            CopyOutcome::Stay => {}
+            CopyOutcome::Exit => {
+                if let Some(p) = self.state.panes.get_mut(&pane) {
+                    p.copy = None;
+                }
+            }
+            CopyOutcome::Copy(text) => {
+                if let Some(p) = self.state.panes.get_mut(&pane) {
+                    p.copy = None;
+                }
+                self.copy_text(client, text);
+            }
+            CopyOutcome::Search { forward } => {
+                let kind = if forward {
+                    PromptKind::SearchForward
+                } else {
+                    PromptKind::SearchBackward
+                };
+                self.set_mode(
+                    client,
+                    ClientMode::Prompt {
+                        kind,
+                        text: String::new(),
+                    },
+                );
+            }
+        }
+        self.state.mark_pane_dirty(pane);
+    }
+
+    fn prompt_event(
+        &mut self,
+        client: ClientId,
+        kind: PromptKind,
+        text: String,
+        event: InputEvent,
+    ) {
+        match super::prompt::edit(text, &event) {
+            PromptEdit::Submit(text) => {
+                self.set_mode(client, ClientMode::Normal);
+                self.submit_prompt(client, kind, &text);
+            }
+            PromptEdit::Cancel => self.set_mode(client, ClientMode::Normal),
+            PromptEdit::Edit(text) => self.set_mode(client, ClientMode::Prompt { kind, text }),
+        }
+    }
+
+    fn submit_prompt(&mut self, client: ClientId, kind: PromptKind, text: &str) {
+        let Some(session) = self.client_session(client) else {
+            return;
+        };
+        match kind {
+            PromptKind::Command => self.run_prompt_command(client, text),
+            PromptKind::RenameWindow => {
+                if !text.trim().is_empty() {
+                    self.rename_window(session, None, text.trim());
+                }
+            }
+            PromptKind::RenameSession => {
+                if let Err(e) = self.rename_session(session, text.trim()) {
+                    self.message(client, e);
+                }
+            }
+            PromptKind::SearchForward | PromptKind::SearchBackward => {
+                if let Some(pane) = self.focused_pane(client) {
+                    if let Some(copy) = self
+                        .state
+                        .panes
+                        .get_mut(&pane)
+                        .and_then(|p| p.copy.as_mut())
+                    {
+                        copy.start_search(text.to_string(), kind == PromptKind::SearchForward);
+                    }
+                    self.state.mark_pane_dirty(pane);
+                }
+            }
+        }
+    }
+
+    /// The pane under a client cell, with its content rectangle's origin.
+    fn pane_at(&self, client: ClientId, x: u16, y: u16) -> Option<(PaneId, u16, u16, bool)> {
+        let session = self.state.sessions.get(&self.client_session(client)?)?;
+        let rects = session.visible_rects();
+        rects.into_iter().find_map(|(id, r)| {
+            let inside = x >= r.x && x < r.right() && y >= r.y && y < r.bottom();
+            let in_content = x > r.x && x + 1 < r.right() && y > r.y && y + 1 < r.bottom();
+            inside.then_some((id, r.x + 1, r.y + 1, in_content))
+        })
+    }
+
+    fn mouse(&mut self, client: ClientId, ev: MouseEvent) {
+        if !self.state.config.mouse {
+            return;
+        }
+        let Some(session) = self.client_session(client) else {
+            return;
+        };
+        // A border drag in progress owns the mouse until release.
+        if let Some(drag) = self.state.clients.get(&client).and_then(|c| c.drag.clone()) {
+            match ev.kind {
+                MouseKind::Drag(_) => {
+                    if let Some(s) = self.state.sessions.get_mut(&session) {
+                        let area = s.window_area();
+                        if let Some(w) = s.window_mut() {
+                            w.layout.drag_divider(&drag.path, area, ev.x, ev.y);
+                        }
+                    }
+                    self.state.relayout(session);
+                }
+                _ => {
+                    if let Some(c) = self.state.clients.get_mut(&client) {
+                        c.drag = None;
+                    }
+                }
+            }
+            return;
+        }
+        let selecting = self.state.clients.get(&client).and_then(|c| c.selecting);
+        if let Some(pane) = selecting {
+            self.mouse_select(client, pane, ev);
+            return;
+        }
+        if let MouseKind::Press(0) = ev.kind {
+            let divider = self.state.sessions.get(&session).and_then(|s| {
+                let w = s.window()?;
+                if w.zoomed {
+                    return None;
+                }
+                w.layout.divider_at(s.window_area(), ev.x, ev.y)
+            });
+            let on_pane_content = self
+                .pane_at(client, ev.x, ev.y)
+                .is_some_and(|(_, _, _, content)| content);
+            if let (Some(path), false) = (divider, on_pane_content) {
+                if let Some(c) = self.state.clients.get_mut(&client) {
+                    c.drag = Some(Drag { path });
+                }
+                return;
+            }
+        }
+        let Some((pane, ox, oy, in_content)) = self.pane_at(client, ev.x, ev.y) else {
+            return;
+        };
+        if let MouseKind::Press(_) = ev.kind {
+            if self.focused_pane(client) != Some(pane) {
+                self.focus_pane(pane);
+            }
+        }
+        let (wants_mouse, sgr, alt_screen, in_copy) = match self.state.panes.get(&pane) {
+            Some(p) => {
+                let term = p.term();
+                let screen = term.screen();
+                (
+                    screen.mouse_protocol_mode() != vt100::MouseProtocolMode::None,
+                    screen.mouse_protocol_encoding() == vt100::MouseProtocolEncoding::Sgr,
+                    screen.alternate_screen(),
+                    p.copy.is_some(),
+                )
+            }
+            None => return,
+        };
+        let (px, py) = (ev.x.saturating_sub(ox), ev.y.saturating_sub(oy));
+        if wants_mouse && !in_copy && in_content {
+            let forward = match self
+                .state
+                .panes
+                .get(&pane)
+                .map(|p| p.term().screen().mouse_protocol_mode())
+            {
+                Some(vt100::MouseProtocolMode::Press) => matches!(
+                    ev.kind,
+                    MouseKind::Press(_) | MouseKind::WheelUp | MouseKind::WheelDown
+                ),
+                Some(vt100::MouseProtocolMode::PressRelease) => {
+                    !matches!(ev.kind, MouseKind::Drag(_) | MouseKind::Move)
+                }
+                Some(vt100::MouseProtocolMode::ButtonMotion) => !matches!(ev.kind, MouseKind::Move),
+                _ => true,
+            };
+            if forward {
+                if let Some(p) = self.state.panes.get(&pane) {
+                    p.process.write(encode_mouse(&ev, px, py, sgr));
+                }
+            }
+            return;
+        }
+        match ev.kind {
+            MouseKind::WheelUp if !alt_screen || in_copy => {
+                self.enter_copy_mode(pane);
+                if let Some(copy) = self
+                    .state
+                    .panes
+                    .get_mut(&pane)
+                    .and_then(|p| p.copy.as_mut())
+                {
+                    copy.scroll(-WHEEL_LINES);
+                }
+                self.state.mark_pane_dirty(pane);
+            }
+            MouseKind::WheelDown if in_copy => {
+                let exit = match self
+                    .state
+                    .panes
+                    .get_mut(&pane)
+                    .and_then(|p| p.copy.as_mut())
+                {
+                    Some(copy) => {
+                        copy.scroll(WHEEL_LINES);
+                        copy.at_bottom()
+                    }
+                    None => false,
+                };
+                if exit {
+                    if let Some(p) = self.state.panes.get_mut(&pane) {
+                        p.copy = None;
+                    }
+                }
+                self.state.mark_pane_dirty(pane);
+            }
+            MouseKind::Press(0) if in_content => {
+                // Start a selection: in copy mode, or entering it on the primary screen.
+                if !in_copy && alt_screen {
+                    return;
+                }
+                self.enter_copy_mode(pane);
+                if let Some(copy) = self
+                    .state
+                    .panes
+                    .get_mut(&pane)
+                    .and_then(|p| p.copy.as_mut())
+                {
+                    copy.set_cursor_on_screen(py, px);
+                    copy.selection = None;
+                }
+                if let Some(c) = self.state.clients.get_mut(&client) {
+                    c.selecting = Some(pane);
+                }
+                if !in_copy {
+                    // A plain click on the live screen should not leave copy mode open.
+                    if let Some(c) = self.state.clients.get_mut(&client) {
+                        c.selecting = Some(pane);
+                    }
+                    self.click_started_copy = Some(pane);
+                }
+                self.state.mark_pane_dirty(pane);
+            }
+            _ => {}
+        }
+    }
+
+    fn mouse_select(&mut self, client: ClientId, pane: PaneId, ev: MouseEvent) {
+        let origin = self.pane_origin(client, pane);
+        let (px, py) = origin
+            .map(|(ox, oy)| (ev.x.saturating_sub(ox), ev.y.saturating_sub(oy)))
+            .unwrap_or((0, 0));
+        match ev.kind {
+            MouseKind::Drag(0) => {
+                if let Some(copy) = self
+                    .state
+                    .panes
+                    .get_mut(&pane)
+                    .and_then(|p| p.copy.as_mut())
+                {
+                    if copy.selection.is_none() {
+                        copy.selection = Some(copy.cursor);
+                    }
+                    copy.set_cursor_on_screen(py, px);
+                }
+                self.click_started_copy = None;
+                self.state.mark_pane_dirty(pane);
+            }
+            MouseKind::Release(_) => {
+                if let Some(c) = self.state.clients.get_mut(&client) {
+                    c.selecting = None;
+                }
+                let text = self
+                    .state
+                    .panes
+                    .get(&pane)
+                    .and_then(|p| p.copy.as_ref())
+                    .and_then(|c| c.selection.map(|_| c.selected_text()));
+                let started_here = self.click_started_copy.take() == Some(pane);
+                match text {
+                    Some(text) if !text.is_empty() => {
+                        if let Some(p) = self.state.panes.get_mut(&pane) {
+                            p.copy = None;
+                        }
+                        self.copy_text(client, text);
+                    }
+                    _ if started_here => {
+                        if let Some(p) = self.state.panes.get_mut(&pane) {
+                            p.copy = None;
+                        }
+                    }
+                    _ => {}
+                }
+                self.state.mark_pane_dirty(pane);
+            }
+            _ => {}
+        }
+    }
+
+    fn pane_origin(&self, client: ClientId, pane: PaneId) -> Option<(u16, u16)> {
+        let session = self.state.sessions.get(&self.client_session(client)?)?;
+        let rects = session.visible_rects();
+        rects
+            .into_iter()
+            .find(|(id, _)| *id == pane)
+            .map(|(_, r)| (r.x + 1, r.y + 1))
+    }
+}

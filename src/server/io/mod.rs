@@ -1,0 +1,10 @@
+//! The outside world: the client's terminal device, the reader threads' wake-ups, the MCP
+//! endpoint's door into the owner, the shells' integration scripts and the payload recorder.
+
+pub mod echo_watch;
+pub mod mcp_backend;
+pub mod pane_notifier;
+pub mod payload_capture;
+pub mod shell_integration;
+pub mod socket;
+pub mod terminal;

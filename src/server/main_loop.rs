@@ -1,0 +1,482 @@
+//! The server's main: logging, the open-files limit, the socket, the agent endpoint and the
+//! signals are set up, then the owner loop runs until the last session ends. The owner loop
+//! (`Server::run`) waits on its channel, the terminals it reads itself, a keystroke's echo and
+//! its timers, hands each message to the operation that handles it, and draws the frames due.
+
+use std::os::unix::fs::DirBuilderExt;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use tokio::sync::mpsc;
+
+use tokio::time::Instant;
+
+use crate::layout::PaneId;
+use crate::paths;
+
+use super::io::socket::{accept_loop, bind};
+use super::messages::Msg;
+use super::model::ids::ClientId;
+use super::model::state::Client;
+use super::owner::{Server, FRAME_INTERVAL, MESSAGE_TIME, SYNC_HOLD};
+use super::{io, model, render, view};
+
+/// Sends log lines to `server.log` in the state directory, rotated by size
+/// ([`crate::log_file`]). The default level is `info`, with rmcp's routine per-session lines
+/// (a session created, its client's whole `initialize`, "serve finished") left out: at about
+/// 780 bytes a session they let any client with the token grow the log at will. calyx logs
+/// session open and close itself, at debug (`CALYX_LOG=debug`).
+fn init_logging() {
+    let dir = paths::state_dir();
+    let _ = std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir);
+    let file = crate::log_file::RotatingFile::open(
+        dir.join("server.log"),
+        crate::log_file::max_bytes_from_env(),
+    );
+    if let Ok(file) = file {
+        let filter = tracing_subscriber::EnvFilter::try_from_env("CALYX_LOG")
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_ansi(false)
+            .with_writer(std::sync::Mutex::new(file))
+            .try_init();
+    }
+}
+
+/// What `server.log` gets without `CALYX_LOG`: calyx at info, rmcp's warnings and errors only.
+const DEFAULT_LOG_FILTER: &str = "info,rmcp=warn";
+
+/// Starts the agent endpoint and forwards its requests into the owner loop. A failure is
+/// logged, not fatal: the multiplexer works without agent events.
+async fn start_endpoint(
+    tx: mpsc::UnboundedSender<Msg>,
+    mcp_tools: std::sync::Arc<crate::mcp::ToolSet>,
+    peers: std::sync::Arc<crate::mcp::PeerRegistry>,
+    open_files: Option<u64>,
+) -> Option<crate::http::EndpointHandle> {
+    let (sender, mut requests) = mpsc::channel(256);
+    let backend = std::sync::Arc::new(super::io::mcp_backend::OwnerBackend { tx: tx.clone() });
+    let defaults = crate::http::EndpointOptions::default();
+    // A quarter of the descriptors at most, so panes, clients and the socket keep the rest.
+    let max_connections = open_files.map_or(defaults.max_connections, |limit| {
+        defaults
+            .max_connections
+            .min(usize::try_from(limit / 4).unwrap_or(usize::MAX))
+            .max(8)
+    });
+    let options = crate::http::EndpointOptions {
+        mcp: Some(
+            crate::mcp::McpOptions::new(backend)
+                .with_tools(mcp_tools)
+                .with_peers(peers)
+                .with_limits_from_env(),
+        ),
+        max_connections,
+        ..defaults
+    };
+    match crate::http::start(sender, options).await {
+        Ok(handle) => {
+            tracing::info!("agent endpoint on 127.0.0.1:{}", handle.port());
+            // Entries `calyx setup` wrote earlier must never point at a dead endpoint: bring
+            // the installed ones up to date with this port, token and binary (off the loop).
+            let info = crate::http::endpoint_file::EndpointInfo {
+                port: handle.port(),
+                token: handle.token().to_string(),
+            };
+            tokio::task::spawn_blocking(move || {
+                let Ok(bin) = crate::setup::calyx_binary() else {
+                    return;
+                };
+                for message in crate::setup::resync_installed(&info, &bin) {
+                    tracing::info!("{message}");
+                }
+            });
+            tokio::spawn(async move {
+                while let Some(request) = requests.recv().await {
+                    if tx.send(Msg::Endpoint(request)).is_err() {
+                        break;
+                    }
+                }
+            });
+            Some(handle)
+        }
+        Err(e) => {
+            tracing::error!("agent endpoint did not start: {e:#}");
+            None
+        }
+    }
+}
+
+/// Runs the server on `socket` until it exits. Blocks the calling thread.
+pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
+    init_logging();
+    let open_files = match crate::accept_backoff::raise_open_files_limit() {
+        Ok(limit) => {
+            tracing::info!("open files limit: {limit}");
+            Some(limit)
+        }
+        Err(e) => {
+            tracing::warn!("could not raise the open files limit: {e}");
+            None
+        }
+    };
+    // One thread for the owner, the connections and the HTTP endpoint: they do little work each
+    // (parsing happens on pane reader threads), and keeping them together saves a cross-thread
+    // wake-up on every hop of the keystroke-to-echo path.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("failed to start the async runtime")?;
+    runtime.block_on(async move {
+        let listener = bind(&socket).await?;
+        let (config, errors) = crate::config::Config::load(&paths::config_file());
+        for e in &errors {
+            tracing::warn!("{e}");
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        tokio::spawn(accept_loop(listener, tx.clone()));
+        let peers = std::sync::Arc::new(crate::mcp::PeerRegistry::new());
+        let mcp_tools = std::sync::Arc::new(crate::mcp::ToolSet::with_disabled(
+            config.mcp_disabled_tools.clone(),
+        ));
+        let endpoint =
+            start_endpoint(tx.clone(), mcp_tools.clone(), peers.clone(), open_files).await;
+        let signal_tx = tx.clone();
+        tokio::spawn(async move {
+            use tokio::signal::unix::{signal, SignalKind};
+            let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+                signal(SignalKind::terminate()),
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::hangup()),
+            ) else {
+                return;
+            };
+            loop {
+                tokio::select! {
+                    _ = term.recv() => break,
+                    _ = int.recv() => break,
+                    // The server has no terminal of its own: a hangup means nothing to it.
+                    _ = hup.recv() => continue,
+                }
+            }
+            let _ = signal_tx.send(Msg::Shutdown);
+        });
+        tracing::info!(
+            "calyx server {} listening on {}",
+            env!("CARGO_PKG_VERSION"),
+            socket.display()
+        );
+        let mut server = Server::new(config, errors, socket.display().to_string(), tx, mcp_tools);
+        server.peers = peers;
+        server.run(rx).await;
+        if let Some(handle) = endpoint {
+            if let Err(e) = handle.shutdown().await {
+                tracing::warn!("agent endpoint shutdown: {e:#}");
+            }
+        }
+        let _ = std::fs::remove_file(&socket);
+        tracing::info!("calyx server exiting");
+        Ok::<(), anyhow::Error>(())
+    })?;
+    // Give writer tasks no chance to linger: the runtime is dropped here.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    Ok(())
+}
+
+impl Server {
+    /// Runs until the last session ends or the server is killed.
+    pub async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Msg>) {
+        self.owner_loop = true;
+        loop {
+            // A frame that is due now is drawn now: tokio's timer has millisecond granularity,
+            // and a keystroke's echo should not wait for the next tick.
+            if self.render_at.is_some_and(|t| t <= Instant::now()) {
+                self.on_timer();
+            }
+            let deadline = [
+                self.render_at,
+                self.message_expiry,
+                self.agent_deadline(),
+                self.approvals.next_expiry(),
+                self.label_recheck_at(),
+                self.panel_wake,
+            ]
+            .into_iter()
+            .flatten()
+            .min();
+            let echo = self.echo_watch.as_ref().map(|w| w.ready());
+            let watching = echo.is_some();
+            let terminals = self.direct_terminals();
+            tokio::select! {
+                (id, input) = io::terminal::next_input(&terminals), if !terminals.is_empty() => {
+                    self.handle(match input {
+                        io::terminal::TerminalInput::Bytes(bytes) => Msg::Input { id, bytes },
+                        io::terminal::TerminalInput::Lost => Msg::TerminalLost { id },
+                    })
+                }
+                () = io::echo_watch::readable(echo), if watching => self.echo_ready(),
+                msg = rx.recv() => match msg {
+                    Some(msg) => self.handle(msg),
+                    None => break,
+                },
+                _ = sleep_until(deadline), if deadline.is_some() => self.on_timer(),
+            }
+            if self.state.quit {
+                break;
+            }
+            self.schedule_render();
+        }
+        self.shutdown();
+    }
+
+    pub(crate) fn handle(&mut self, msg: Msg) {
+        // Focus and the set of panes can change with any message but pane output and endpoint
+        // events (an MCP pane_split opens a pane that does not take focus).
+        let focus_may_change = matches!(
+            msg,
+            Msg::Message { .. } | Msg::Input { .. } | Msg::PaneExited { .. } | Msg::Mcp(_)
+        );
+        self.dispatch(msg);
+        if focus_may_change {
+            self.update_focus();
+        }
+        self.forget_gone_frames();
+    }
+
+    /// Drops the frames of clients that are gone (detached, disconnected, their session
+    /// killed), in the same turn, before the trimmer hands their memory back.
+    pub(crate) fn forget_gone_frames(&mut self) {
+        if self.frames.len() > self.state.clients.len() {
+            let clients = &self.state.clients;
+            self.frames.retain(|id, _| clients.contains_key(id));
+        }
+    }
+
+    pub(crate) fn dispatch(&mut self, msg: Msg) {
+        match msg {
+            Msg::Connected { id, tx } => {
+                self.connections.insert(id, tx);
+            }
+            Msg::Message { id, msg } => self.client_message(id, msg),
+            Msg::Input { id, bytes } => {
+                tracing::trace!("input from client {id}");
+                self.client_input(id, &bytes)
+            }
+            Msg::TerminalLost { id } => {
+                self.state.detach_client(id, "detached (lost the terminal)")
+            }
+            Msg::Disconnected { id } => {
+                self.connections.remove(&id);
+                self.frames.remove(&id);
+                if let Some(c) = self.state.clients.remove(&id) {
+                    let session = c.session;
+                    // Its frame buffers go before the memory is handed back.
+                    drop(c);
+                    self.state.resize_session_to_clients(session);
+                    self.state.trimmer.soon();
+                }
+            }
+            Msg::PaneOutput { pane } => {
+                tracing::trace!("output from pane {pane}");
+                self.pane_output(pane)
+            }
+            Msg::PaneExited { pane, status } => self.pane_exited(pane, status),
+            Msg::Endpoint(request) => self.endpoint_request(request),
+            Msg::ApprovalWithdrawn { id } => self.approval_withdrawn(id),
+            Msg::Mcp(op) => self.mcp_op(op),
+            Msg::PaneWrite { pane, bytes, mark } => {
+                let next = self.next_command_seq(pane);
+                if let Some(p) = self.state.panes.get(&pane) {
+                    p.process.write(bytes);
+                }
+                let _ = mark.send(next);
+            }
+            Msg::Shutdown => self.state.quit = true,
+        }
+    }
+
+    /// The terminals the server reads itself, with their clients (read in the owner loop).
+    pub(crate) fn direct_terminals(&self) -> Vec<(ClientId, io::terminal::DirectTerminal)> {
+        self.state
+            .clients
+            .values()
+            .filter_map(|c| c.direct.clone().map(|t| (c.id, t)))
+            .collect()
+    }
+
+    /// Sets the render timer when a client needs a frame: now if the last frame is old enough,
+    /// else at the next frame slot.
+    pub(crate) fn schedule_render(&mut self) {
+        if !self.state.clients.values().any(|c| c.dirty) {
+            return;
+        }
+        if std::mem::take(&mut self.render_now) {
+            self.render_at = Some(Instant::now());
+            return;
+        }
+        if self.render_at.is_some() {
+            return;
+        }
+        self.render_at = Some((self.last_render + FRAME_INTERVAL).max(Instant::now()));
+    }
+
+    pub(crate) fn schedule_message_expiry(&mut self) {
+        let next = self
+            .state
+            .clients
+            .values()
+            .filter_map(|c| c.message.as_ref().map(|m| m.1 + MESSAGE_TIME))
+            .min();
+        self.message_expiry = next;
+    }
+
+    pub(crate) fn on_timer(&mut self) {
+        let now = Instant::now();
+        if self.message_expiry.is_some_and(|t| t <= now) {
+            for c in self.state.clients.values_mut() {
+                if c.message
+                    .as_ref()
+                    .is_some_and(|m| m.1 + MESSAGE_TIME <= now)
+                {
+                    c.message = None;
+                    c.dirty = true;
+                }
+            }
+            self.schedule_message_expiry();
+        }
+        if self.approvals.next_expiry().is_some_and(|t| t <= now) {
+            self.approvals_expire(now);
+        }
+        if self.agent_deadline().is_some_and(|t| t <= now) {
+            self.agent_timer(now);
+        }
+        self.panel_keys_woke(now);
+        if self.label_recheck_at().is_some_and(|t| t <= now) {
+            self.recheck_labels(now);
+        }
+        if self.render_at.is_some_and(|t| t <= now) {
+            self.render_at = None;
+            self.render_all();
+        }
+    }
+
+    /// When a pane name shown from the cache should be read again (see `label`).
+    pub(crate) fn label_recheck_at(&self) -> Option<Instant> {
+        self.state
+            .panes
+            .values()
+            .filter_map(|p| p.label_cache.recheck_at())
+            .min()
+    }
+
+    /// Reads again the pane names shown from the cache; redraws where one changed.
+    pub(crate) fn recheck_labels(&mut self, now: Instant) {
+        let changed: Vec<PaneId> = self
+            .state
+            .panes
+            .values()
+            .filter(|p| p.label_cache.recheck(now, || p.current_command()))
+            .map(|p| p.id)
+            .collect();
+        for pane in changed {
+            if let Some((session, _)) = self.state.locate(pane) {
+                self.state.mark_session_dirty(session);
+            }
+        }
+    }
+
+    /// Whether a client's visible panes are mid-synchronized-update.
+    pub(crate) fn holding_for_sync(&self, client: &Client) -> bool {
+        let Some(w) = self
+            .state
+            .sessions
+            .get(&client.session)
+            .and_then(|s| s.window())
+        else {
+            return false;
+        };
+        w.layout.panes().iter().any(|p| {
+            self.state
+                .panes
+                .get(p)
+                .is_some_and(|p| p.try_term().is_some_and(|t| t.synchronized_output()))
+        })
+    }
+
+    pub(crate) fn render_all(&mut self) {
+        self.forget_gone_frames();
+        let now = Instant::now();
+        let dirty: Vec<ClientId> = self
+            .state
+            .clients
+            .values()
+            .filter(|c| c.dirty)
+            .map(|c| c.id)
+            .collect();
+        let mut held = false;
+        let agents = view::sidebar::AgentsView::build(&self.state, &self.agents, &self.approvals);
+        for id in dirty {
+            let hold = self
+                .state
+                .clients
+                .get(&id)
+                .is_some_and(|c| self.holding_for_sync(c));
+            if hold {
+                let since = *self.sync_hold_since.get_or_insert(now);
+                if now.duration_since(since) < SYNC_HOLD {
+                    held = true;
+                    continue;
+                }
+            }
+            let started = std::time::Instant::now();
+            let shown = self.panel_request(id);
+            self.panel_drawn(id, shown);
+            let panel = shown.and_then(|request| self.panel_data_of(id, request));
+            let tree = self.tree_data(id);
+            let cache = self.frames.entry(id).or_default();
+            let rendered =
+                render::render_client(&mut self.state, &agents, panel.as_ref(), tree, id, cache);
+            tracing::trace!("frame for client {id} in {:?}", started.elapsed());
+            if let Some(frame) = rendered {
+                if let Some(c) = self.state.clients.get_mut(&id) {
+                    if c.send_terminal(frame.bytes).is_err() {
+                        // The client is behind: redraw it whole next time instead of queueing.
+                        cache.redraw_whole();
+                        c.dirty = true;
+                    }
+                }
+            }
+        }
+        if !held {
+            self.sync_hold_since = None;
+        }
+        self.last_render = now;
+    }
+
+    pub(crate) fn shutdown(&mut self) {
+        let ids: Vec<ClientId> = self.state.clients.keys().copied().collect();
+        for id in ids {
+            self.state.detach_client(id, "server exited");
+        }
+        let mut reapers = std::mem::take(&mut self.state.reapers);
+        for p in self.state.panes.values_mut() {
+            reapers.extend(p.process.terminate(model::panes::KILL_GRACE));
+        }
+        self.connections.clear();
+        // Programs that ignore SIGHUP are killed before the server goes away.
+        for r in reapers {
+            let _ = r.join();
+        }
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
+    }
+}

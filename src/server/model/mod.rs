@@ -1,0 +1,12 @@
+//! The model: sessions, windows, panes and attached clients, and the plain rules over them
+//! (sizes, targets, names, copy mode). No rendering, no sockets, no key handling: what the
+//! operations change and the view reads.
+
+pub mod copy_mode;
+pub mod ids;
+pub mod label;
+pub mod pane_text;
+pub mod panel;
+pub mod panes;
+pub mod state;
+pub mod target;

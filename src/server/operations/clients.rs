@@ -1,0 +1,135 @@
+//! What a client's control messages do: attach (creating the session when asked), resize and
+//! detach. Attaching also decides whether the server reads and writes the client's terminal
+//! itself (`io::terminal`).
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::protocol::{ClientMessage, ServerMessage};
+use crate::server::io::terminal::{DirectTerminal, Outgoing};
+use crate::server::model::ids::ClientId;
+use crate::server::model::state::{Client, ClientMode};
+use crate::server::owner::Server;
+
+impl Server {
+    pub(crate) fn client_message(&mut self, id: ClientId, msg: ClientMessage) {
+        match msg {
+            ClientMessage::Request(request) => {
+                let response = self.request(request);
+                self.reply(id, response);
+            }
+            ClientMessage::Resize { rows, cols } => {
+                // A client's size is its word, not a fact: clamped (calyx_pty::limits).
+                let (rows, cols) = calyx_pty::limits::clamp_size(rows, cols);
+                if let Some(c) = self.state.clients.get_mut(&id) {
+                    c.rows = rows;
+                    c.cols = cols;
+                    c.dirty = true;
+                    self.frames.entry(id).or_default().redraw_whole();
+                    let session = c.session;
+                    self.state.resize_session_to_clients(session);
+                }
+            }
+            ClientMessage::Detach { message } => self.state.detach_client(id, &message),
+            ClientMessage::Attach {
+                target,
+                create,
+                create_if_missing,
+                rows,
+                cols,
+                term,
+                terminal,
+            } => {
+                let (rows, cols) = calyx_pty::limits::clamp_size(rows, cols);
+                let existing = self
+                    .state
+                    .resolve(target.as_deref())
+                    .ok()
+                    .map(|t| t.session);
+                let session = match (existing, create) {
+                    (Some(s), Some(_)) if create_if_missing => Ok(s),
+                    (Some(s), None) => Ok(s),
+                    (_, Some(spec)) => self
+                        .state
+                        .create_session(spec, rows, cols, &self.tx)
+                        .map(|(s, _)| s)
+                        .map_err(|e| e.to_string()),
+                    (None, None) => Err(match target {
+                        Some(t) => format!("can't find session: {t}"),
+                        None => "no sessions".to_string(),
+                    }),
+                };
+                let session = match session {
+                    Ok(s) => s,
+                    Err(message) => {
+                        self.send_to(id, &ServerMessage::Exit { message });
+                        return;
+                    }
+                };
+                let Some(tx) = self.connections.get(&id).cloned() else {
+                    return;
+                };
+                let direct = terminal.and_then(|device| self.use_terminal(id, &device, &tx));
+                self.send_to(
+                    id,
+                    &ServerMessage::Attached {
+                        direct: direct.is_some(),
+                    },
+                );
+                self.state.clients.insert(
+                    id,
+                    Client {
+                        id,
+                        tx,
+                        session,
+                        rows,
+                        cols,
+                        mode: ClientMode::Normal,
+                        repeat_until: None,
+                        input: Default::default(),
+                        dirty: true,
+                        message: None,
+                        drag: None,
+                        selecting: None,
+                        last_session: None,
+                        last_key_at: None,
+                        cursor_style: None,
+                        hyperlinks: self.state.config.hyperlinks.allowed_for(term.as_deref()),
+                        any_motion: false,
+                        panel: Default::default(),
+                        direct,
+                    },
+                );
+                if let Some(s) = self.state.sessions.get_mut(&session) {
+                    s.last_used = Instant::now();
+                }
+                self.state.resize_session_to_clients(session);
+                if !self.state.config_errors.is_empty() {
+                    let text = self.state.config_errors.join("; ");
+                    self.message(id, text);
+                }
+            }
+        }
+    }
+
+    /// Opens a client's terminal to read and write it directly (see `terminal`); None leaves
+    /// the client forwarding input and frames.
+    pub(crate) fn use_terminal(
+        &self,
+        id: ClientId,
+        device: &crate::protocol::TerminalDevice,
+        tx: &mpsc::Sender<Outgoing>,
+    ) -> Option<DirectTerminal> {
+        match DirectTerminal::open(device) {
+            Ok(t) => {
+                tracing::info!("client {id}: the server reads and writes {}", device.path);
+                tx.try_send(Outgoing::UseTerminal(t.clone())).ok()?;
+                Some(t)
+            }
+            Err(e) => {
+                tracing::info!("client {id}: frames go through the client ({e})");
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! Operations: what each request does to the model. Bound keys and `:` commands (`actions`),
+//! one-shot `calyx <verb>` requests (`requests`), agents' hook events (`agent_events`),
+//! permission gates and their answers (`approvals`), MCP tool calls (`mcp_*`,
+//! `command_history`), and the transactions every path shares (`lifecycle` closes panes,
+//! `focus` tells programs who has focus, `clipboard` applies a pane's OSC 52 write).
+
+pub mod actions;
+pub mod agent_events;
+pub mod approvals;
+pub mod clients;
+pub mod clipboard;
+pub mod command_history;
+pub mod focus;
+pub mod lifecycle;
+pub mod mcp_approval;
+pub mod mcp_spawn;
+pub mod mcp_tools;
+pub mod pane_events;
+pub mod requests;

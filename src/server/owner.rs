@@ -1,0 +1,189 @@
+//! The owner: the one task that holds the model (`State`) and everything around it the
+//! operations need (agent rows, approvals, waiters, timers). Only the owner loop
+//! (`main_loop`) touches it; connections, pane reader threads and the endpoint send it
+//! [`Msg`]s.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::config::Config;
+use crate::layout::PaneId;
+use crate::protocol::{encode_message, Response, ServerMessage};
+
+use super::io;
+use super::messages::Msg;
+use super::model::ids::ClientId;
+use super::model::state::State;
+use super::operations;
+use super::render::frame_cache::FrameCache;
+
+/// Shortest time between two frames to one client (about 60 a second).
+pub const FRAME_INTERVAL: Duration = Duration::from_millis(16);
+/// How long a status-line message stays.
+pub(super) const MESSAGE_TIME: Duration = Duration::from_secs(4);
+/// Longest a synchronized update (DECSET 2026) may hold a pane's frame back.
+pub(super) const SYNC_HOLD: Duration = Duration::from_millis(150);
+
+/// How soon a pane whose terminal was busy is looked at again (see `look_again_soon`).
+pub(super) const PANE_RETRY: Duration = Duration::from_millis(2);
+
+/// The owner loop's state and its timers.
+pub struct Server {
+    pub(crate) state: State,
+    pub(crate) tx: mpsc::UnboundedSender<Msg>,
+    /// What each attached client's terminal shows (see `render::frame_cache`); a client's goes
+    /// when the client does (`forget_gone_frames`).
+    pub(crate) frames: HashMap<ClientId, FrameCache>,
+    /// Connections that have not attached (one-shot requests) and attached ones alike.
+    pub(crate) connections: HashMap<ClientId, mpsc::Sender<io::terminal::Outgoing>>,
+    pub(crate) render_at: Option<Instant>,
+    pub(crate) last_render: Instant,
+    pub(crate) message_expiry: Option<Instant>,
+    pub(crate) sync_hold_since: Option<Instant>,
+    /// A click on a live screen opened copy mode only to start a possible selection.
+    pub(crate) click_started_copy: Option<PaneId>,
+    /// `agent_wait` calls in progress.
+    pub(crate) agent_waiters: Vec<operations::mcp_tools::AgentWaiter>,
+    /// `terminal_await_command` calls (and awaited `pane_run`s) in progress.
+    pub(crate) command_waiters: Vec<operations::command_history::CommandWaiter>,
+    /// Tool calls waiting for the human.
+    pub(crate) approvals: crate::approvals::ApprovalQueue,
+    /// What the agent in each pane is doing.
+    pub(crate) agents: crate::agents::AgentBook,
+    /// Decides which agent transitions ring the bell or notify the desktop.
+    pub(crate) notifier: crate::agents::Notifier,
+    /// Panes that were just typed into: their next output (the echo) is drawn at once instead
+    /// of waiting for the next frame slot, so typing feels immediate even at 60 frames a second.
+    pub(crate) echo_pending: std::collections::HashSet<PaneId>,
+    /// The pane whose next output the owner reads itself (see `echo_watch`).
+    pub(crate) echo_watch: Option<io::echo_watch::EchoWatch>,
+    /// When an approval panel's answer keys wake (see `approval_panel`).
+    pub(crate) panel_wake: Option<Instant>,
+    /// Whether `run` drives this server (only then can the owner wait for an echo).
+    pub(crate) owner_loop: bool,
+    pub(crate) render_now: bool,
+    /// The panes that have focus as their programs were last told (see `focus`).
+    pub(crate) focused_panes: std::collections::HashSet<PaneId>,
+    /// The panes whose priorities were last set (see `update_focus`).
+    pub(crate) prioritized_panes: std::collections::HashSet<PaneId>,
+    /// When each pane with an agent row last printed something (evidence of life).
+    pub(crate) last_output: HashMap<PaneId, Instant>,
+    /// Hook payloads recorded for the real-CLI suite (`CALYX_CAPTURE_PAYLOADS`), else None.
+    pub(crate) payload_capture: Option<io::payload_capture::PayloadCapture>,
+    /// The MCP tools the config turns off, shared with the endpoint (a reload changes them).
+    pub(crate) mcp_tools: std::sync::Arc<crate::mcp::ToolSet>,
+    /// MCP peers and their inboxes, shared with the endpoint: a closed pane's are dropped.
+    pub(crate) peers: std::sync::Arc<crate::mcp::PeerRegistry>,
+}
+
+impl Server {
+    /// A server with no sessions.
+    pub fn new(
+        config: Config,
+        config_errors: Vec<String>,
+        socket_path: String,
+        tx: mpsc::UnboundedSender<Msg>,
+        mcp_tools: std::sync::Arc<crate::mcp::ToolSet>,
+    ) -> Self {
+        let notify_config = crate::agents::NotifyConfig {
+            bell: config.bell,
+            osc9: config.osc9,
+            osc777: config.osc777,
+            ..Default::default()
+        };
+        Self {
+            state: State::new(config, config_errors, socket_path),
+            tx,
+            frames: HashMap::new(),
+            connections: HashMap::new(),
+            render_at: None,
+            last_render: Instant::now(),
+            message_expiry: None,
+            sync_hold_since: None,
+            click_started_copy: None,
+            agents: crate::agents::AgentBook::default(),
+            agent_waiters: Vec::new(),
+            command_waiters: Vec::new(),
+            approvals: crate::approvals::ApprovalQueue::new(Some(
+                crate::paths::state_dir().join("approvals.jsonl"),
+            ))
+            .with_expiry(approval_expiry()),
+            notifier: crate::agents::Notifier::new(notify_config),
+            last_output: HashMap::new(),
+            focused_panes: Default::default(),
+            prioritized_panes: Default::default(),
+            echo_pending: Default::default(),
+            echo_watch: None,
+            panel_wake: None,
+            owner_loop: false,
+            render_now: false,
+            payload_capture: io::payload_capture::PayloadCapture::from_env(),
+            mcp_tools,
+            peers: Default::default(),
+        }
+    }
+
+    /// Re-reads the config file and applies it: keys, approval gates, notifications, MCP tools
+    /// (open MCP sessions hear `tools/list_changed`), and the settings read when a pane or
+    /// client starts, for the next ones. Returns a summary and the problems found; a broken
+    /// file changes nothing it could not read (see [`Config::load`]).
+    pub(crate) fn reload_config(&mut self) -> (String, Vec<String>) {
+        let path = crate::paths::config_file();
+        let (config, errors) = match Config::try_load(&path) {
+            Ok(loaded) => loaded,
+            // Unreadable or not TOML at all: it would load as the defaults; keep what runs.
+            Err(e) => {
+                return (
+                    format!("{} was not reloaded", path.display()),
+                    vec![format!("{e}; the running settings are unchanged")],
+                )
+            }
+        };
+        let tools_changed = self
+            .mcp_tools
+            .set_disabled(config.mcp_disabled_tools.clone());
+        self.notifier.set_config(crate::agents::NotifyConfig {
+            bell: config.bell,
+            osc9: config.osc9,
+            osc777: config.osc777,
+            ..Default::default()
+        });
+        self.state.config = config;
+        self.state.config_errors = errors.clone();
+        for c in self.state.clients.values_mut() {
+            c.dirty = true;
+        }
+        for e in &errors {
+            tracing::warn!("{e}");
+        }
+        let mut text = format!("reloaded {}", path.display());
+        if tools_changed {
+            text.push_str("; MCP tools changed (agents were told)");
+        }
+        (text, errors)
+    }
+
+    /// Sends a protocol message over a connection (attached or not).
+    pub(crate) fn send_to(&self, id: ClientId, message: &ServerMessage) {
+        if let Some(tx) = self.connections.get(&id) {
+            let _ = tx.try_send(io::terminal::Outgoing::Message(encode_message(message)));
+        }
+    }
+
+    pub(crate) fn reply(&self, id: ClientId, response: Response) {
+        self.send_to(id, &ServerMessage::Response(response));
+    }
+}
+
+/// How long approval requests wait: 570 s, or less with `CALYX_APPROVAL_EXPIRY_SECS` (for
+/// end-to-end tests of expiry; it can only shorten the wait).
+fn approval_expiry() -> Duration {
+    std::env::var("CALYX_APPROVAL_EXPIRY_SECS")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .map(Duration::from_secs)
+        .unwrap_or(crate::approvals::EXPIRY)
+}

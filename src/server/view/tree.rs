@@ -1,0 +1,223 @@
+//! Moving between sessions from the keyboard: the chooser (`prefix s` / `prefix w`, tmux's
+//! choose-tree) lists every session with its windows and what their agents are doing, and
+//! `prefix (` / `)` / `L` switch to the previous, next and last session (tmux's switch-client
+//! `-p`, `-n`, `-l`). Sessions are in name order, as in tmux.
+
+use calyx_tui::sidebar::RowState;
+use calyx_tui::TreeRow;
+
+use crate::agents::{row_state, AgentState};
+use crate::keys::{Key, KeyCode};
+
+use crate::server::model::state::{ClientId, ClientMode, SessionId};
+use crate::server::owner::Server;
+
+/// What a chooser row stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Item {
+    Session(SessionId),
+    Window(SessionId, usize),
+}
+
+/// The order agent counts are shown in: what needs the user first.
+const STATE_ORDER: [AgentState; 4] = [
+    AgentState::Blocked,
+    AgentState::Working,
+    AgentState::Idle,
+    AgentState::Done,
+];
+
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+impl Server {
+    /// Sessions in name order.
+    fn sessions_by_name(&self) -> Vec<SessionId> {
+        let mut ids: Vec<(&str, SessionId)> = self
+            .state
+            .sessions
+            .values()
+            .map(|s| (s.name.as_str(), s.id))
+            .collect();
+        ids.sort();
+        ids.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// Every session followed by its windows.
+    fn tree_items(&self) -> Vec<Item> {
+        let mut items = Vec::new();
+        for id in self.sessions_by_name() {
+            items.push(Item::Session(id));
+            let windows = self.state.sessions.get(&id).map_or(0, |s| s.windows.len());
+            items.extend((0..windows).map(|w| Item::Window(id, w)));
+        }
+        items
+    }
+
+    /// Opens the chooser on the client's session (`windows`: on its current window).
+    pub(crate) fn open_tree(&mut self, client: ClientId, windows: bool) {
+        let Some(session) = self.client_session(client) else {
+            return;
+        };
+        let window = self.state.sessions.get(&session).map(|s| s.active_window);
+        let want = match (windows, window) {
+            (true, Some(w)) => Item::Window(session, w),
+            _ => Item::Session(session),
+        };
+        let selected = self
+            .tree_items()
+            .iter()
+            .position(|i| *i == want)
+            .unwrap_or(0);
+        self.set_mode(client, ClientMode::Tree { selected });
+    }
+
+    /// A key while the chooser is open.
+    pub(crate) fn tree_key(&mut self, client: ClientId, selected: usize, key: Key) {
+        let items = self.tree_items();
+        let last = items.len().saturating_sub(1);
+        let move_to = |to: usize| ClientMode::Tree {
+            selected: to.min(last),
+        };
+        match key.code {
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.set_mode(client, move_to(selected.saturating_sub(1)))
+            }
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.set_mode(client, move_to(selected.saturating_add(1)))
+            }
+            KeyCode::PageUp => self.set_mode(client, move_to(selected.saturating_sub(10))),
+            KeyCode::PageDown => self.set_mode(client, move_to(selected.saturating_add(10))),
+            KeyCode::Home | KeyCode::Char('g') => self.set_mode(client, move_to(0)),
+            KeyCode::End | KeyCode::Char('G') => self.set_mode(client, move_to(last)),
+            KeyCode::Enter => {
+                self.set_mode(client, ClientMode::Normal);
+                match items.get(selected) {
+                    Some(Item::Session(s)) => self.switch_client(client, *s),
+                    Some(Item::Window(s, w)) => {
+                        self.switch_client(client, *s);
+                        self.select_window(*s, *w);
+                    }
+                    None => {}
+                }
+            }
+            KeyCode::Escape | KeyCode::Char('q') => self.set_mode(client, ClientMode::Normal),
+            _ => {}
+        }
+    }
+
+    /// `prefix )` / `prefix (`: the next or previous session by name, wrapping around.
+    pub(crate) fn cycle_session(&mut self, client: ClientId, forward: bool) {
+        let Some(current) = self.client_session(client) else {
+            return;
+        };
+        let order = self.sessions_by_name();
+        let Some(at) = order.iter().position(|s| *s == current) else {
+            return;
+        };
+        if order.len() < 2 {
+            self.message(client, "no other session");
+            return;
+        }
+        let next = if forward {
+            (at + 1) % order.len()
+        } else {
+            (at + order.len() - 1) % order.len()
+        };
+        self.switch_client(client, order[next]);
+    }
+
+    /// `prefix L`: the session this client showed before.
+    pub(crate) fn last_session(&mut self, client: ClientId) {
+        let last = self
+            .state
+            .clients
+            .get(&client)
+            .and_then(|c| c.last_session)
+            .filter(|s| self.state.sessions.contains_key(s));
+        match last {
+            Some(s) => self.switch_client(client, s),
+            None => self.message(client, "no last session"),
+        }
+    }
+
+    /// The chooser's rows, when `client` has it open.
+    pub(crate) fn tree_data(&self, client: ClientId) -> Option<Vec<TreeRow>> {
+        let open = self
+            .state
+            .clients
+            .get(&client)
+            .is_some_and(|c| matches!(c.mode, ClientMode::Tree { .. }));
+        open.then(|| self.tree_rows(client))
+    }
+
+    fn tree_rows(&self, client: ClientId) -> Vec<TreeRow> {
+        let shown = self.client_session(client);
+        self.tree_items()
+            .into_iter()
+            .filter_map(|item| {
+                let (id, window) = match item {
+                    Item::Session(id) => (id, None),
+                    Item::Window(id, w) => (id, Some(w)),
+                };
+                let session = self.state.sessions.get(&id)?;
+                let windows: Vec<_> = match window {
+                    Some(w) => session.windows.get(w).into_iter().collect(),
+                    None => session.windows.iter().collect(),
+                };
+                let agents = self.agent_counts_of(windows.iter().flat_map(|w| w.layout.panes()));
+                Some(match window {
+                    None => TreeRow {
+                        window: false,
+                        label: session.name.clone(),
+                        detail: plural(session.windows.len(), "window"),
+                        current: shown == Some(id),
+                        attached: self
+                            .state
+                            .clients
+                            .values()
+                            .filter(|c| c.session == id)
+                            .count(),
+                        agents,
+                    },
+                    Some(w) => TreeRow {
+                        window: true,
+                        label: windows
+                            .first()
+                            .map(|win| format!("{w}: {}", self.state.window_name(win)))
+                            .unwrap_or_default(),
+                        detail: plural(
+                            windows.first().map_or(0, |win| win.layout.panes().len()),
+                            "pane",
+                        ),
+                        current: session.active_window == w,
+                        attached: 0,
+                        agents,
+                    },
+                })
+            })
+            .collect()
+    }
+
+    /// How many of `panes` have an agent in each state, in [`STATE_ORDER`], zeros left out.
+    fn agent_counts_of(
+        &self,
+        panes: impl Iterator<Item = crate::layout::PaneId>,
+    ) -> Vec<(RowState, usize)> {
+        let mut counts = [0usize; STATE_ORDER.len()];
+        for pane in panes {
+            if let Some(row) = self.agents.row(u64::from(pane)) {
+                if let Some(i) = STATE_ORDER.iter().position(|s| *s == row.state) {
+                    counts[i] += 1;
+                }
+            }
+        }
+        STATE_ORDER
+            .iter()
+            .zip(counts)
+            .filter(|(_, n)| *n > 0)
+            .map(|(s, n)| (row_state(*s), n))
+            .collect()
+    }
+}
