@@ -28,6 +28,12 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CRATES = ["src", "pty/src", "tui/src", "integrations/src"]
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 KEYWORDS = {"crate", "super", "self", "Self"}
+# Circles known and owned elsewhere, reported but not failed on. Each entry says how it goes.
+KNOWN = {
+    # setup/ is being moved into the integrations crate (issue 14 §3) by other work; the fix is
+    # to move `version_of` out of doctor.rs (cli_check asks the CLI its version through it).
+    frozenset({"src/setup/cli_check.rs", "src/setup/doctor.rs"}): "setup: version_of",
+}
 STRICT = "--strict" in sys.argv
 
 
@@ -278,7 +284,8 @@ def edges_of(crate: Crate) -> dict[tuple, dict[tuple, list[str]]]:
             if not STRICT and target == path[: len(target)]:
                 return
             line = numbers[text.count("\n", 0, offset)] if numbers else 0
-            where = f"{module.file.relative_to(ROOT)}:{line}"
+            shown = module.file.relative_to(ROOT) if module.file.is_relative_to(ROOT) else module.file
+            where = f"{shown}:{line}"
             edges.setdefault(path, {}).setdefault(target, []).append(where)
 
         taken = []
@@ -337,9 +344,13 @@ def main(argv: list[str]) -> int:
         crate = Crate(src)
         edges = edges_of(crate)
         for comp in cycles(sorted(crate.modules), edges):
-            found += 1
             members = set(comp)
-            print(f"import circle in {rel} ({len(comp)} modules):")
+            labels = frozenset(crate.modules[m].label(src) for m in comp)
+            if labels in KNOWN:
+                print(f"known import circle in {rel} ({KNOWN[labels]}), not failed on:")
+            else:
+                found += 1
+                print(f"import circle in {rel} ({len(comp)} modules):")
             for a in sorted(comp):
                 for b, wheres in sorted(edges.get(a, {}).items()):
                     if b in members:
