@@ -123,204 +123,200 @@ fn print_panes(panes: &[PaneInfo]) {
     }
 }
 
+/// Runs one command as a client of the server: the table from commands to the functions
+/// that carry them out.
 async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
-    let (rows, cols) = client::terminal_size().unwrap_or((24, 80));
-    let attach = |target: Option<String>, create: Option<NewSession>, create_if_missing: bool| {
-        ClientMessage::Attach {
-            target,
-            create,
-            create_if_missing,
-            rows,
-            cols,
-            term: std::env::var("TERM").ok(),
-            terminal: None,
-        }
+    let size = client::terminal_size().unwrap_or((24, 80));
+    let Some(command) = command else {
+        return start_or_attach(size).await;
     };
-    let response = match command {
-        None => {
-            let spec = NewSession {
-                name: None,
-                cwd: cwd(),
-                command: Vec::new(),
-                env: client::session_env(),
-            };
-            return attach_and_report(attach(None, Some(spec), true), true).await;
+    match command {
+        Command::Attach(args) => {
+            attach_and_report(attach_message(size, args.target, None, false), false).await
         }
-        Some(Command::Attach(args)) => {
-            return attach_and_report(attach(args.target, None, false), false).await
+        Command::New(args) => new_session(args, size).await,
+        Command::Ls => ask(Request::ListSessions).await,
+        Command::ReloadConfig => ask(Request::ReloadConfig).await,
+        Command::Kill(args) => {
+            let target = args.target;
+            ask(Request::KillSession { target }).await
         }
-        Some(Command::New(args)) => {
-            let spec = NewSession {
-                name: args.name,
-                cwd: start_dir(args.cwd).or_else(cwd),
-                command: args.command,
-                env: client::session_env(),
-            };
-            if args.detached {
-                let rows = args.height.unwrap_or(rows);
-                let cols = args.width.unwrap_or(cols);
-                one_shot(Request::NewSession { spec, rows, cols }, true).await?
-            } else {
-                return attach_and_report(attach(None, Some(spec), false), true).await;
-            }
-        }
-        Some(Command::Ls) => one_shot(Request::ListSessions, false).await?,
-        Some(Command::ReloadConfig) => one_shot(Request::ReloadConfig, false).await?,
-        Some(Command::Kill(args)) => {
-            one_shot(
-                Request::KillSession {
-                    target: args.target,
-                },
-                false,
-            )
-            .await?
-        }
-        Some(Command::KillPane(args)) => {
+        Command::KillPane(args) => {
             let target = default_target(args.target);
-            one_shot(Request::KillPane { target }, false).await?
+            ask(Request::KillPane { target }).await
         }
-        Some(Command::KillWindow(args)) => {
+        Command::KillWindow(args) => {
             let target = default_target(args.target);
-            one_shot(Request::KillWindow { target }, false).await?
+            ask(Request::KillWindow { target }).await
         }
-        Some(Command::KillServer) => match one_shot(Request::KillServer, false).await {
-            Ok(r) => r,
-            Err(_) => Response::Ok,
-        },
-        Some(Command::Split(args)) => {
-            one_shot(
-                Request::Split {
-                    target: default_target(args.target),
-                    horizontal: args.horizontal,
-                    detached: args.detached,
-                    cwd: start_dir(args.cwd),
-                    command: args.command,
-                },
-                false,
-            )
-            .await?
+        Command::KillServer => kill_server().await,
+        Command::Split(args) => ask(split_request(args)).await,
+        Command::NewWindow(args) => ask(new_window_request(args)).await,
+        Command::SendKeys(args) => ask(send_keys_request(args)).await,
+        Command::Capture(args) => ask(capture_request(args)).await,
+        Command::ListPanes(args) => list_panes(args).await,
+        Command::Select(args) => {
+            let target = default_target(args.target);
+            ask(Request::Select { target }).await
         }
-        Some(Command::NewWindow(args)) => {
-            one_shot(
-                Request::NewWindow {
-                    target: default_target(args.target),
-                    name: args.name,
-                    cwd: start_dir(args.cwd).or_else(cwd),
-                    detached: args.detached,
-                    command: args.command,
-                },
-                false,
-            )
-            .await?
-        }
-        Some(Command::SendKeys(args)) => {
-            one_shot(
-                Request::SendKeys {
-                    target: default_target(args.target),
-                    keys: args.keys,
-                    literal: args.literal,
-                },
-                false,
-            )
-            .await?
-        }
-        Some(Command::Capture(args)) => {
-            one_shot(
-                Request::Capture {
-                    target: default_target(args.target),
-                    scrollback: args.scrollback,
-                    ansi: args.ansi,
-                },
-                false,
-            )
-            .await?
-        }
-        Some(Command::ListPanes(args)) => {
-            let response = one_shot(
-                Request::ListPanes {
-                    target: args.target,
-                },
-                false,
-            )
-            .await?;
-            if let (true, Response::Panes(panes)) = (args.json, &response) {
-                println!("{}", serde_json::to_string_pretty(panes)?);
-                return Ok(ExitCode::SUCCESS);
-            }
-            response
-        }
-        Some(Command::Select(args)) => {
-            one_shot(
-                Request::Select {
-                    target: default_target(args.target),
-                },
-                false,
-            )
-            .await?
-        }
-        Some(Command::Rename(args)) => {
-            one_shot(
-                Request::Rename {
-                    target: args.target,
-                    window: args.window,
-                    name: args.name,
-                },
-                false,
-            )
-            .await?
-        }
-        Some(Command::Agents(args)) => match args.command {
-            Some(AgentsCommand::Explain { pane }) => {
-                one_shot(Request::AgentsExplain { pane }, false).await?
-            }
-            None => {
-                let response = one_shot(Request::Agents, false).await?;
-                return Ok(crate::agents_cli::print(response, args.json));
-            }
-        },
-        Some(Command::Approvals(args)) => {
-            let response = one_shot(
-                Request::Approvals {
-                    pending_only: args.pending,
-                },
-                false,
-            )
-            .await?;
-            return Ok(print_approvals(response, args.json));
-        }
-        Some(Command::Approve(args)) => {
-            one_shot(
-                Request::Decide {
-                    id: args.id,
-                    allow: true,
-                    message: None,
-                },
-                false,
-            )
-            .await?
-        }
-        Some(Command::Deny(args)) => {
-            one_shot(
-                Request::Decide {
-                    id: args.id,
-                    allow: false,
-                    message: args.message,
-                },
-                false,
-            )
-            .await?
-        }
-        Some(Command::Hook(args)) => return Ok(crate::hook::run(&args.kind, args.approval)),
-        Some(Command::Setup(args)) => return Ok(crate::setup::run(args).await),
-        Some(Command::Doctor(args)) => {
-            // The last event per CLI comes from the running server's agent rows, if any.
-            let agents = one_shot(Request::Agents, false).await.ok();
-            let last = agents.map(|r| last_events(&r));
-            return Ok(crate::setup::doctor::run(&args.agents, last.as_ref()));
-        }
-        Some(Command::Server(_)) => unreachable_server(),
+        Command::Rename(args) => ask(rename_request(args)).await,
+        Command::Agents(args) => agents(args).await,
+        Command::Approvals(args) => approvals(args).await,
+        Command::Approve(args) => ask(decide_request(args.id, true, None)).await,
+        Command::Deny(args) => ask(decide_request(args.id, false, args.message)).await,
+        Command::Hook(args) => Ok(crate::hook::run(&args.kind, args.approval)),
+        Command::Setup(args) => Ok(crate::setup::run(args).await),
+        Command::Doctor(args) => doctor(args).await,
+        Command::Server(_) => Ok(print_response(unreachable_server())),
+    }
+}
+
+/// The attach message for this terminal: its size and TERM (the server reads the device
+/// itself only when the client offers it, which `calyx` with no command does not here).
+fn attach_message(
+    (rows, cols): (u16, u16),
+    target: Option<String>,
+    create: Option<NewSession>,
+    create_if_missing: bool,
+) -> ClientMessage {
+    ClientMessage::Attach {
+        target,
+        create,
+        create_if_missing,
+        rows,
+        cols,
+        term: std::env::var("TERM").ok(),
+        terminal: None,
+    }
+}
+
+/// Sends one request (without starting a server) and prints its answer.
+async fn ask(request: Request) -> anyhow::Result<ExitCode> {
+    Ok(print_response(one_shot(request, false).await?))
+}
+
+/// `calyx` alone: attaches to the most recent session, or starts one here.
+async fn start_or_attach(size: (u16, u16)) -> anyhow::Result<ExitCode> {
+    let spec = NewSession {
+        name: None,
+        cwd: cwd(),
+        command: Vec::new(),
+        env: client::session_env(),
     };
+    attach_and_report(attach_message(size, None, Some(spec), true), true).await
+}
+
+/// `calyx new`: a session, attached unless `-d` (then sized by `-x`/`-y` or this terminal).
+async fn new_session(
+    args: crate::cli::NewArgs,
+    (rows, cols): (u16, u16),
+) -> anyhow::Result<ExitCode> {
+    let spec = NewSession {
+        name: args.name,
+        cwd: start_dir(args.cwd).or_else(cwd),
+        command: args.command,
+        env: client::session_env(),
+    };
+    if !args.detached {
+        return attach_and_report(attach_message((rows, cols), None, Some(spec), false), true)
+            .await;
+    }
+    let rows = args.height.unwrap_or(rows);
+    let cols = args.width.unwrap_or(cols);
+    let response = one_shot(Request::NewSession { spec, rows, cols }, true).await?;
     Ok(print_response(response))
+}
+
+/// `calyx kill-server`: a server already gone counts as killed.
+async fn kill_server() -> anyhow::Result<ExitCode> {
+    let response = one_shot(Request::KillServer, false)
+        .await
+        .unwrap_or(Response::Ok);
+    Ok(print_response(response))
+}
+
+fn split_request(args: crate::cli::SplitArgs) -> Request {
+    Request::Split {
+        target: default_target(args.target),
+        horizontal: args.horizontal,
+        detached: args.detached,
+        cwd: start_dir(args.cwd),
+        command: args.command,
+    }
+}
+
+fn new_window_request(args: crate::cli::NewWindowArgs) -> Request {
+    Request::NewWindow {
+        target: default_target(args.target),
+        name: args.name,
+        cwd: start_dir(args.cwd).or_else(cwd),
+        detached: args.detached,
+        command: args.command,
+    }
+}
+
+fn send_keys_request(args: crate::cli::SendKeysArgs) -> Request {
+    Request::SendKeys {
+        target: default_target(args.target),
+        keys: args.keys,
+        literal: args.literal,
+    }
+}
+
+fn capture_request(args: crate::cli::CaptureArgs) -> Request {
+    Request::Capture {
+        target: default_target(args.target),
+        scrollback: args.scrollback,
+        ansi: args.ansi,
+    }
+}
+
+fn rename_request(args: crate::cli::RenameArgs) -> Request {
+    Request::Rename {
+        target: args.target,
+        window: args.window,
+        name: args.name,
+    }
+}
+
+fn decide_request(id: u64, allow: bool, message: Option<String>) -> Request {
+    Request::Decide { id, allow, message }
+}
+
+/// `calyx list-panes`, as a table or (`--json`) as JSON.
+async fn list_panes(args: crate::cli::ListPanesArgs) -> anyhow::Result<ExitCode> {
+    let target = args.target;
+    let response = one_shot(Request::ListPanes { target }, false).await?;
+    if let (true, Response::Panes(panes)) = (args.json, &response) {
+        println!("{}", serde_json::to_string_pretty(panes)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    Ok(print_response(response))
+}
+
+/// `calyx agents` (the rows) and `calyx agents explain PANE`.
+async fn agents(args: crate::cli::AgentsArgs) -> anyhow::Result<ExitCode> {
+    match args.command {
+        Some(AgentsCommand::Explain { pane }) => ask(Request::AgentsExplain { pane }).await,
+        None => {
+            let response = one_shot(Request::Agents, false).await?;
+            Ok(crate::agents_cli::print(response, args.json))
+        }
+    }
+}
+
+/// `calyx approvals`.
+async fn approvals(args: crate::cli::ApprovalsArgs) -> anyhow::Result<ExitCode> {
+    let pending_only = args.pending;
+    let response = one_shot(Request::Approvals { pending_only }, false).await?;
+    Ok(print_approvals(response, args.json))
+}
+
+/// `calyx doctor`: the last event per CLI comes from the running server's agent rows, if any.
+async fn doctor(args: crate::cli::DoctorArgs) -> anyhow::Result<ExitCode> {
+    let agents = one_shot(Request::Agents, false).await.ok();
+    let last = agents.map(|r| last_events(&r));
+    Ok(crate::setup::doctor::run(&args.agents, last.as_ref()))
 }
 
 fn unreachable_server() -> Response {

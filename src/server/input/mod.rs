@@ -4,5 +4,6 @@
 //! does to the model is in `operations`.
 
 pub mod key_route;
+pub mod mouse;
 pub mod prompt;
 pub mod route;

@@ -2,18 +2,15 @@
 //! copy mode, mouse focus/resize/scroll, and everything else to the focused pane unchanged.
 
 use crate::commands::Action;
-use crate::input::{encode_mouse, InputEvent, MouseEvent, MouseKind};
+use crate::input::InputEvent;
 use crate::keys::{Key, KeyCode};
 use crate::layout::PaneId;
 
 use super::key_route::{self, KeyRoute};
 use super::prompt::PromptEdit;
 use crate::server::model::copy_mode::CopyOutcome;
-use crate::server::model::state::{ClientId, ClientMode, Drag, PromptKind};
+use crate::server::model::state::{ClientId, ClientMode, PromptKind};
 use crate::server::owner::Server;
-
-/// Lines the mouse wheel scrolls.
-const WHEEL_LINES: isize = 3;
 
 impl Server {
     /// Handles raw input bytes from an attached client.
@@ -30,7 +27,7 @@ impl Server {
         }
     }
 
-    fn focused_pane(&self, client: ClientId) -> Option<PaneId> {
+    pub(crate) fn focused_pane(&self, client: ClientId) -> Option<PaneId> {
         let session = self.client_session(client)?;
         self.state.sessions.get(&session)?.active_pane()
     }
@@ -343,237 +340,5 @@ impl Server {
                 }
             }
         }
-    }
-
-    /// The pane under a client cell, with its content rectangle's origin.
-    fn pane_at(&self, client: ClientId, x: u16, y: u16) -> Option<(PaneId, u16, u16, bool)> {
-        let session = self.state.sessions.get(&self.client_session(client)?)?;
-        let rects = session.visible_rects();
-        rects.into_iter().find_map(|(id, r)| {
-            let inside = x >= r.x && x < r.right() && y >= r.y && y < r.bottom();
-            let in_content = x > r.x && x + 1 < r.right() && y > r.y && y + 1 < r.bottom();
-            inside.then_some((id, r.x + 1, r.y + 1, in_content))
-        })
-    }
-
-    fn mouse(&mut self, client: ClientId, ev: MouseEvent) {
-        if !self.state.config.mouse {
-            return;
-        }
-        let Some(session) = self.client_session(client) else {
-            return;
-        };
-        // A border drag in progress owns the mouse until release.
-        if let Some(drag) = self.state.clients.get(&client).and_then(|c| c.drag.clone()) {
-            match ev.kind {
-                MouseKind::Drag(_) => {
-                    if let Some(s) = self.state.sessions.get_mut(&session) {
-                        let area = s.window_area();
-                        if let Some(w) = s.window_mut() {
-                            w.layout.drag_divider(&drag.path, area, ev.x, ev.y);
-                        }
-                    }
-                    self.state.relayout(session);
-                }
-                _ => {
-                    if let Some(c) = self.state.clients.get_mut(&client) {
-                        c.drag = None;
-                    }
-                }
-            }
-            return;
-        }
-        let selecting = self.state.clients.get(&client).and_then(|c| c.selecting);
-        if let Some(pane) = selecting {
-            self.mouse_select(client, pane, ev);
-            return;
-        }
-        if let MouseKind::Press(0) = ev.kind {
-            let divider = self.state.sessions.get(&session).and_then(|s| {
-                let w = s.window()?;
-                if w.zoomed {
-                    return None;
-                }
-                w.layout.divider_at(s.window_area(), ev.x, ev.y)
-            });
-            let on_pane_content = self
-                .pane_at(client, ev.x, ev.y)
-                .is_some_and(|(_, _, _, content)| content);
-            if let (Some(path), false) = (divider, on_pane_content) {
-                if let Some(c) = self.state.clients.get_mut(&client) {
-                    c.drag = Some(Drag { path });
-                }
-                return;
-            }
-        }
-        let Some((pane, ox, oy, in_content)) = self.pane_at(client, ev.x, ev.y) else {
-            return;
-        };
-        if let MouseKind::Press(_) = ev.kind {
-            if self.focused_pane(client) != Some(pane) {
-                self.focus_pane(pane);
-            }
-        }
-        let (wants_mouse, sgr, alt_screen, in_copy) = match self.state.panes.get(&pane) {
-            Some(p) => {
-                let term = p.term();
-                let screen = term.screen();
-                (
-                    screen.mouse_protocol_mode() != vt100::MouseProtocolMode::None,
-                    screen.mouse_protocol_encoding() == vt100::MouseProtocolEncoding::Sgr,
-                    screen.alternate_screen(),
-                    p.copy.is_some(),
-                )
-            }
-            None => return,
-        };
-        let (px, py) = (ev.x.saturating_sub(ox), ev.y.saturating_sub(oy));
-        if wants_mouse && !in_copy && in_content {
-            let forward = match self
-                .state
-                .panes
-                .get(&pane)
-                .map(|p| p.term().screen().mouse_protocol_mode())
-            {
-                Some(vt100::MouseProtocolMode::Press) => matches!(
-                    ev.kind,
-                    MouseKind::Press(_) | MouseKind::WheelUp | MouseKind::WheelDown
-                ),
-                Some(vt100::MouseProtocolMode::PressRelease) => {
-                    !matches!(ev.kind, MouseKind::Drag(_) | MouseKind::Move)
-                }
-                Some(vt100::MouseProtocolMode::ButtonMotion) => !matches!(ev.kind, MouseKind::Move),
-                _ => true,
-            };
-            if forward {
-                if let Some(p) = self.state.panes.get(&pane) {
-                    p.process.write(encode_mouse(&ev, px, py, sgr));
-                }
-            }
-            return;
-        }
-        match ev.kind {
-            MouseKind::WheelUp if !alt_screen || in_copy => {
-                self.enter_copy_mode(pane);
-                if let Some(copy) = self
-                    .state
-                    .panes
-                    .get_mut(&pane)
-                    .and_then(|p| p.copy.as_mut())
-                {
-                    copy.scroll(-WHEEL_LINES);
-                }
-                self.state.mark_pane_dirty(pane);
-            }
-            MouseKind::WheelDown if in_copy => {
-                let exit = match self
-                    .state
-                    .panes
-                    .get_mut(&pane)
-                    .and_then(|p| p.copy.as_mut())
-                {
-                    Some(copy) => {
-                        copy.scroll(WHEEL_LINES);
-                        copy.at_bottom()
-                    }
-                    None => false,
-                };
-                if exit {
-                    if let Some(p) = self.state.panes.get_mut(&pane) {
-                        p.copy = None;
-                    }
-                }
-                self.state.mark_pane_dirty(pane);
-            }
-            MouseKind::Press(0) if in_content => {
-                // Start a selection: in copy mode, or entering it on the primary screen.
-                if !in_copy && alt_screen {
-                    return;
-                }
-                self.enter_copy_mode(pane);
-                if let Some(copy) = self
-                    .state
-                    .panes
-                    .get_mut(&pane)
-                    .and_then(|p| p.copy.as_mut())
-                {
-                    copy.set_cursor_on_screen(py, px);
-                    copy.selection = None;
-                }
-                if let Some(c) = self.state.clients.get_mut(&client) {
-                    c.selecting = Some(pane);
-                }
-                if !in_copy {
-                    // A plain click on the live screen should not leave copy mode open.
-                    if let Some(c) = self.state.clients.get_mut(&client) {
-                        c.selecting = Some(pane);
-                    }
-                    self.click_started_copy = Some(pane);
-                }
-                self.state.mark_pane_dirty(pane);
-            }
-            _ => {}
-        }
-    }
-
-    fn mouse_select(&mut self, client: ClientId, pane: PaneId, ev: MouseEvent) {
-        let origin = self.pane_origin(client, pane);
-        let (px, py) = origin
-            .map(|(ox, oy)| (ev.x.saturating_sub(ox), ev.y.saturating_sub(oy)))
-            .unwrap_or((0, 0));
-        match ev.kind {
-            MouseKind::Drag(0) => {
-                if let Some(copy) = self
-                    .state
-                    .panes
-                    .get_mut(&pane)
-                    .and_then(|p| p.copy.as_mut())
-                {
-                    if copy.selection.is_none() {
-                        copy.selection = Some(copy.cursor);
-                    }
-                    copy.set_cursor_on_screen(py, px);
-                }
-                self.click_started_copy = None;
-                self.state.mark_pane_dirty(pane);
-            }
-            MouseKind::Release(_) => {
-                if let Some(c) = self.state.clients.get_mut(&client) {
-                    c.selecting = None;
-                }
-                let text = self
-                    .state
-                    .panes
-                    .get(&pane)
-                    .and_then(|p| p.copy.as_ref())
-                    .and_then(|c| c.selection.map(|_| c.selected_text()));
-                let started_here = self.click_started_copy.take() == Some(pane);
-                match text {
-                    Some(text) if !text.is_empty() => {
-                        if let Some(p) = self.state.panes.get_mut(&pane) {
-                            p.copy = None;
-                        }
-                        self.copy_text(client, text);
-                    }
-                    _ if started_here => {
-                        if let Some(p) = self.state.panes.get_mut(&pane) {
-                            p.copy = None;
-                        }
-                    }
-                    _ => {}
-                }
-                self.state.mark_pane_dirty(pane);
-            }
-            _ => {}
-        }
-    }
-
-    fn pane_origin(&self, client: ClientId, pane: PaneId) -> Option<(u16, u16)> {
-        let session = self.state.sessions.get(&self.client_session(client)?)?;
-        let rects = session.visible_rects();
-        rects
-            .into_iter()
-            .find(|(id, _)| *id == pane)
-            .map(|(_, r)| (r.x + 1, r.y + 1))
     }
 }

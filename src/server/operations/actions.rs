@@ -1,14 +1,14 @@
-//! What bound keys, the `:` prompt and one-shot commands do to the state.
+//! What the `:` prompt and one-shot commands do to the state, and the helpers every action
+//! shares (focus, messages, modes, renames). Bound actions are in `bound_actions`.
 
 use base64::Engine;
 
-use crate::commands::Action;
-use crate::layout::{neighbour, Direction, PaneId};
+use crate::layout::PaneId;
 
 use super::lifecycle::Close;
 use crate::server::input::prompt::{self, PromptCommand};
 use crate::server::model::copy_mode::CopyMode;
-use crate::server::model::state::{ClientId, ClientMode, PromptKind, SessionId};
+use crate::server::model::state::{ClientId, ClientMode, SessionId};
 use crate::server::owner::Server;
 
 impl Server {
@@ -171,253 +171,16 @@ impl Server {
         self.state.mark_pane_dirty(pane);
     }
 
-    /// Performs a bound action for a client.
-    pub(crate) fn perform(&mut self, client: ClientId, action: Action) {
-        let Some(session) = self.client_session(client) else {
-            return;
-        };
-        let Some(active) = self
-            .state
-            .sessions
-            .get(&session)
-            .and_then(|s| s.active_pane())
-        else {
-            return;
-        };
-        let area = self
-            .state
-            .sessions
-            .get(&session)
-            .map(|s| s.window_area())
-            .unwrap_or_default();
-        match action {
-            Action::Split(dir) => {
-                if let Err(e) =
-                    self.state
-                        .split_pane(active, dir, false, None, Vec::new(), &self.tx)
-                {
-                    self.message(client, format!("split failed: {e}"));
-                } else if let Some(p) = self
-                    .state
-                    .sessions
-                    .get(&session)
-                    .and_then(|s| s.active_pane())
-                {
-                    self.on_focus_changed(p);
-                }
-            }
-            Action::NextPane | Action::PreviousPane => {
-                let forward = action == Action::NextPane;
-                if let Some(next) = self.window_of(session).and_then(|w| w.cycle(forward)) {
-                    self.focus_pane(next);
-                }
-            }
-            Action::SelectPane(dir) => {
-                let rects = self
-                    .window_of(session)
-                    .map(|w| w.layout.rects(area))
-                    .unwrap_or_default();
-                if let Some(p) = neighbour(&rects, active, dir) {
-                    self.focus_pane(p);
-                }
-            }
-            Action::ResizePane(dir) => {
-                let step = match dir {
-                    Direction::Left | Direction::Right => 4,
-                    Direction::Up | Direction::Down => 2,
-                };
-                self.update_window(session, |w| {
-                    w.layout.resize(active, dir, step, area);
-                });
-            }
-            Action::Zoom => {
-                self.update_window(session, |w| w.toggle_zoom());
-            }
-            Action::Equalize => {
-                self.update_window(session, |w| {
-                    w.layout.equalize();
-                });
-            }
-            Action::KillPane => self.close(Close::Pane(active), "session ended"),
-            Action::NewWindow => {
-                // The focused pane's directory, unless it has gone (then: the session's).
-                let cwd = self
-                    .state
-                    .panes
-                    .get(&active)
-                    .map(|p| p.cwd())
-                    .filter(|d| std::path::Path::new(d).is_dir());
-                if let Err(e) =
-                    self.state
-                        .add_window(session, None, cwd, Vec::new(), false, &self.tx)
-                {
-                    self.message(client, format!("new-window failed: {e}"));
-                }
-                self.state.relayout(session);
-            }
-            Action::RenameWindow => {
-                let name = self
-                    .window_of(session)
-                    .map(|w| self.state.window_name(w))
-                    .unwrap_or_default();
-                self.set_mode(
-                    client,
-                    ClientMode::Prompt {
-                        kind: PromptKind::RenameWindow,
-                        text: name,
-                    },
-                );
-            }
-            Action::RenameSession => {
-                let name = self
-                    .state
-                    .sessions
-                    .get(&session)
-                    .map(|s| s.name.clone())
-                    .unwrap_or_default();
-                self.set_mode(
-                    client,
-                    ClientMode::Prompt {
-                        kind: PromptKind::RenameSession,
-                        text: name,
-                    },
-                );
-            }
-            Action::NextWindow | Action::PreviousWindow => {
-                let forward = action == Action::NextWindow;
-                if let Some(next) = self
-                    .state
-                    .sessions
-                    .get(&session)
-                    .map(|s| s.cycle_window(forward))
-                {
-                    self.select_window(session, next);
-                }
-            }
-            Action::LastWindow => {
-                if let Some(last) = self
-                    .state
-                    .sessions
-                    .get(&session)
-                    .and_then(|s| s.last_window)
-                {
-                    self.select_window(session, last);
-                }
-            }
-            Action::SelectWindow(n) => {
-                if !self.select_window(session, usize::from(n)) {
-                    self.message(client, format!("no window {n}"));
-                }
-            }
-            Action::KillWindow => {
-                let index = self
-                    .state
-                    .sessions
-                    .get(&session)
-                    .map(|s| s.active_window)
-                    .unwrap_or(0);
-                self.close(Close::Window(session, index), "session ended");
-            }
-            Action::Detach => self.state.detach_client(client, "detached"),
-            Action::CopyMode => self.enter_copy_mode(active),
-            Action::Paste => {
-                if let Some(data) = self.state.paste_buffer.clone() {
-                    self.paste_into(active, &data);
-                }
-            }
-            Action::Help => self.set_mode(client, ClientMode::Help { scroll: 0 }),
-            Action::SwapPaneNext | Action::SwapPanePrevious => {
-                let forward = action == Action::SwapPaneNext;
-                let swapped = self
-                    .state
-                    .sessions
-                    .get_mut(&session)
-                    .and_then(|s| s.window_mut())
-                    .is_some_and(|w| w.swap_focused(forward));
-                if swapped {
-                    self.state.relayout(session);
-                }
-            }
-            Action::BreakPane => {
-                let broke = self
-                    .state
-                    .sessions
-                    .get_mut(&session)
-                    .is_some_and(|s| s.break_pane());
-                if broke {
-                    self.state.relayout(session);
-                } else {
-                    self.message(client, "the window has only this pane");
-                }
-            }
-            Action::ChooseSession => self.open_tree(client, false),
-            Action::ChooseWindow => self.open_tree(client, true),
-            Action::NextSession => self.cycle_session(client, true),
-            Action::PreviousSession => self.cycle_session(client, false),
-            Action::LastSession => self.last_session(client),
-            Action::CommandPrompt => self.set_mode(
-                client,
-                ClientMode::Prompt {
-                    kind: PromptKind::Command,
-                    text: String::new(),
-                },
-            ),
-            Action::SendPrefix => {
-                let bytes = self.state.config.keymap.prefix.to_bytes(false);
-                if let Some(p) = self.state.panes.get(&active) {
-                    p.process.write(bytes);
-                }
-            }
-            Action::ToggleSidebar => {
-                // Hidden or shown -> shown with the keyboard. With the keyboard, the same key
-                // hides it (see `ClientMode::Prefix::from_sidebar` for keys after the prefix).
-                let focused = matches!(
-                    self.state.clients.get(&client).map(|c| &c.mode),
-                    Some(ClientMode::Sidebar { .. })
-                );
-                if focused {
-                    self.hide_sidebar(client);
-                } else {
-                    if let Some(s) = self.state.sessions.get_mut(&session) {
-                        s.sidebar = true;
-                    }
-                    self.set_mode(client, ClientMode::Sidebar { selected: 0 });
-                    self.state.relayout(session);
-                }
-            }
-            Action::JumpBlocked => {
-                if let Some(pane) = self.oldest_blocked_pane() {
-                    self.show_pane(client, pane);
-                } else {
-                    self.message(client, "no agent is waiting for you");
-                }
-            }
-            Action::ShowApprovals => self.show_panel(client),
-            Action::ClearHistory => {
-                if let Some(p) = self.state.panes.get(&active) {
-                    p.term().clear_history();
-                }
-                self.message(client, "history cleared");
-            }
-            Action::ReloadConfig => {
-                let (text, errors) = self.reload_config();
-                let text = match errors.is_empty() {
-                    true => text,
-                    false => format!("{text}; {}", errors.join("; ")),
-                };
-                self.message(client, text);
-            }
-        }
-        self.state.mark_session_dirty(session);
-    }
-
     /// A session's active window.
-    fn window_of(&self, session: SessionId) -> Option<&crate::server::model::state::Window> {
+    pub(crate) fn window_of(
+        &self,
+        session: SessionId,
+    ) -> Option<&crate::server::model::state::Window> {
         self.state.sessions.get(&session).and_then(|s| s.window())
     }
 
     /// Changes the session's active window, then lays the session out again.
-    fn update_window(
+    pub(crate) fn update_window(
         &mut self,
         session: SessionId,
         change: impl FnOnce(&mut crate::server::model::state::Window),

@@ -7,6 +7,7 @@
 pub mod actions;
 pub mod agent_events;
 pub mod approvals;
+pub mod bound_actions;
 pub mod clients;
 pub mod clipboard;
 pub mod command_history;

@@ -2,63 +2,32 @@
 
 use crate::keys::send_keys_bytes;
 use crate::layout::SplitDir;
-use crate::protocol::{PaneInfo, Request, Response, SessionInfo};
+use crate::protocol::{NewSession, PaneInfo, Request, Response, SessionInfo};
 
 use super::lifecycle::Close;
+use crate::server::model::target::Target;
 use crate::server::owner::Server;
 
 impl Server {
-    /// Runs a one-shot request.
+    /// Runs a one-shot request: the table from requests to the functions that answer them.
     pub(crate) fn request(&mut self, request: Request) -> Response {
         match request {
-            Request::NewSession { spec, rows, cols } => {
-                match self.state.create_session(spec, rows, cols, &self.tx) {
-                    Ok((session, pane)) => Response::Created {
-                        session: self
-                            .state
-                            .sessions
-                            .get(&session)
-                            .map(|s| s.name.clone())
-                            .unwrap_or_default(),
-                        pane,
-                    },
-                    Err(e) => Response::Error(e.to_string()),
-                }
-            }
+            Request::NewSession { spec, rows, cols } => self.new_session(spec, rows, cols),
             Request::ListSessions => Response::Sessions(self.session_infos()),
-            Request::KillSession { target } => match self.state.resolve(target.as_deref()) {
-                Ok(t) => {
-                    self.close(Close::Session(t.session), "session killed");
-                    Response::Ok
-                }
-                Err(e) => Response::Error(e),
-            },
-            Request::KillPane { target } => match self.state.resolve(target.as_deref()) {
-                Ok(t) => {
-                    self.close(Close::Pane(t.pane), "session ended");
-                    Response::Ok
-                }
-                Err(e) => Response::Error(e),
-            },
-            Request::KillWindow { target } => match self.state.resolve(target.as_deref()) {
-                Ok(t) => {
-                    self.close(Close::Window(t.session, t.window), "session ended");
-                    Response::Ok
-                }
-                Err(e) => Response::Error(e),
-            },
+            Request::KillSession { target } => {
+                self.kill(target, |t| (Close::Session(t.session), "session killed"))
+            }
+            Request::KillPane { target } => {
+                self.kill(target, |t| (Close::Pane(t.pane), "session ended"))
+            }
+            Request::KillWindow { target } => self.kill(target, |t| {
+                (Close::Window(t.session, t.window), "session ended")
+            }),
             Request::KillServer => {
                 self.state.quit = true;
                 Response::Ok
             }
-            Request::ReloadConfig => {
-                let (text, errors) = self.reload_config();
-                if errors.is_empty() {
-                    Response::Text(format!("{text}\n"))
-                } else {
-                    Response::Error(format!("{text}; {}", errors.join("; ")))
-                }
-            }
+            Request::ReloadConfig => self.reload_config_response(),
             Request::Split {
                 target,
                 horizontal,
@@ -66,27 +35,12 @@ impl Server {
                 cwd,
                 command,
             } => {
-                let t = match self.state.resolve(target.as_deref()) {
-                    Ok(t) => t,
-                    Err(e) => return Response::Error(e),
-                };
                 let dir = if horizontal {
                     SplitDir::Horizontal
                 } else {
                     SplitDir::Vertical
                 };
-                match self
-                    .state
-                    .split_pane(t.pane, dir, detached, cwd, command, &self.tx)
-                {
-                    Ok(pane) => {
-                        if !detached {
-                            self.focus_pane(pane);
-                        }
-                        self.created(t.session, pane)
-                    }
-                    Err(e) => Response::Error(e.to_string()),
-                }
+                self.split_request(target, dir, detached, cwd, command)
             }
             Request::NewWindow {
                 target,
@@ -94,62 +48,18 @@ impl Server {
                 cwd,
                 detached,
                 command,
-            } => {
-                let t = match self.state.resolve(target.as_deref()) {
-                    Ok(t) => t,
-                    Err(e) => return Response::Error(e),
-                };
-                match self
-                    .state
-                    .add_window(t.session, name, cwd, command, detached, &self.tx)
-                {
-                    Ok(pane) => {
-                        self.state.relayout(t.session);
-                        self.created(t.session, pane)
-                    }
-                    Err(e) => Response::Error(e.to_string()),
-                }
-            }
+            } => self.new_window_request(target, name, cwd, detached, command),
             Request::SendKeys {
                 target,
                 keys,
                 literal,
-            } => {
-                let t = match self.state.resolve(target.as_deref()) {
-                    Ok(t) => t,
-                    Err(e) => return Response::Error(e),
-                };
-                let Some(p) = self.state.panes.get(&t.pane) else {
-                    return Response::Error("pane is gone".into());
-                };
-                let app = p.term().screen().application_cursor();
-                p.process.write(send_keys_bytes(&keys, literal, app));
-                Response::Ok
-            }
+            } => self.send_keys(target, &keys, literal),
             Request::Capture {
                 target,
                 scrollback,
                 ansi,
-            } => {
-                let t = match self.state.resolve(target.as_deref()) {
-                    Ok(t) => t,
-                    Err(e) => return Response::Error(e),
-                };
-                match self.state.panes.get(&t.pane) {
-                    Some(p) => Response::Text(capture(&p.term(), p.rows, p.cols, scrollback, ansi)),
-                    None => Response::Error("pane is gone".into()),
-                }
-            }
-            Request::ListPanes { target } => {
-                let only = match target.as_deref() {
-                    Some(t) => match self.state.resolve(Some(t)) {
-                        Ok(t) => Some(t.session),
-                        Err(e) => return Response::Error(e),
-                    },
-                    None => None,
-                };
-                Response::Panes(self.pane_infos(only))
-            }
+            } => self.capture(target, scrollback, ansi),
+            Request::ListPanes { target } => self.list_panes(target),
             Request::Select { target } => match self.state.resolve(target.as_deref()) {
                 Ok(t) => {
                     self.focus_pane(t.pane);
@@ -161,25 +71,152 @@ impl Server {
                 target,
                 window,
                 name,
-            } => {
-                let t = match self.state.resolve(target.as_deref()) {
-                    Ok(t) => t,
-                    Err(e) => return Response::Error(e),
-                };
-                if window {
-                    self.rename_window(t.session, Some(t.window), &name);
-                    Response::Ok
-                } else {
-                    match self.rename_session(t.session, &name) {
-                        Ok(()) => Response::Ok,
-                        Err(e) => Response::Error(e),
-                    }
-                }
-            }
+            } => self.rename(target, window, &name),
             Request::Approvals { pending_only } => self.approvals_response(pending_only),
             Request::Decide { id, allow, message } => self.approve_response(id, allow, message),
             Request::Agents => self.agents_response(),
             Request::AgentsExplain { pane } => self.agents_explain_response(&pane),
+        }
+    }
+
+    /// `new-session`.
+    fn new_session(&mut self, spec: NewSession, rows: u16, cols: u16) -> Response {
+        match self.state.create_session(spec, rows, cols, &self.tx) {
+            Ok((session, pane)) => self.created(session, pane),
+            Err(e) => Response::Error(e.to_string()),
+        }
+    }
+
+    /// `kill-session`, `kill-pane`, `kill-window`: the target resolved, then the one close
+    /// transaction on what `what` picks from it.
+    fn kill(
+        &mut self,
+        target: Option<String>,
+        what: impl FnOnce(&Target) -> (Close, &'static str),
+    ) -> Response {
+        match self.state.resolve(target.as_deref()) {
+            Ok(t) => {
+                let (close, why) = what(&t);
+                self.close(close, why);
+                Response::Ok
+            }
+            Err(e) => Response::Error(e),
+        }
+    }
+
+    /// `source-file`: the config read again; what failed makes the answer an error.
+    fn reload_config_response(&mut self) -> Response {
+        let (text, errors) = self.reload_config();
+        if errors.is_empty() {
+            Response::Text(format!("{text}\n"))
+        } else {
+            Response::Error(format!("{text}; {}", errors.join("; ")))
+        }
+    }
+
+    /// `split-window`: focuses the new pane unless `detached`.
+    fn split_request(
+        &mut self,
+        target: Option<String>,
+        dir: SplitDir,
+        detached: bool,
+        cwd: Option<String>,
+        command: Vec<String>,
+    ) -> Response {
+        let t = match self.state.resolve(target.as_deref()) {
+            Ok(t) => t,
+            Err(e) => return Response::Error(e),
+        };
+        match self
+            .state
+            .split_pane(t.pane, dir, detached, cwd, command, &self.tx)
+        {
+            Ok(pane) => {
+                if !detached {
+                    self.focus_pane(pane);
+                }
+                self.created(t.session, pane)
+            }
+            Err(e) => Response::Error(e.to_string()),
+        }
+    }
+
+    /// `new-window`.
+    fn new_window_request(
+        &mut self,
+        target: Option<String>,
+        name: Option<String>,
+        cwd: Option<String>,
+        detached: bool,
+        command: Vec<String>,
+    ) -> Response {
+        let t = match self.state.resolve(target.as_deref()) {
+            Ok(t) => t,
+            Err(e) => return Response::Error(e),
+        };
+        match self
+            .state
+            .add_window(t.session, name, cwd, command, detached, &self.tx)
+        {
+            Ok(pane) => {
+                self.state.relayout(t.session);
+                self.created(t.session, pane)
+            }
+            Err(e) => Response::Error(e.to_string()),
+        }
+    }
+
+    /// `send-keys`: key names (or literal text) as the pane's terminal mode wants them.
+    fn send_keys(&mut self, target: Option<String>, keys: &[String], literal: bool) -> Response {
+        let t = match self.state.resolve(target.as_deref()) {
+            Ok(t) => t,
+            Err(e) => return Response::Error(e),
+        };
+        let Some(p) = self.state.panes.get(&t.pane) else {
+            return Response::Error("pane is gone".into());
+        };
+        let app = p.term().screen().application_cursor();
+        p.process.write(send_keys_bytes(keys, literal, app));
+        Response::Ok
+    }
+
+    /// `capture-pane`.
+    fn capture(&mut self, target: Option<String>, scrollback: bool, ansi: bool) -> Response {
+        let t = match self.state.resolve(target.as_deref()) {
+            Ok(t) => t,
+            Err(e) => return Response::Error(e),
+        };
+        match self.state.panes.get(&t.pane) {
+            Some(p) => Response::Text(capture(&p.term(), p.rows, p.cols, scrollback, ansi)),
+            None => Response::Error("pane is gone".into()),
+        }
+    }
+
+    /// `list-panes`: every pane, or the target's session's.
+    fn list_panes(&mut self, target: Option<String>) -> Response {
+        let only = match target.as_deref() {
+            Some(t) => match self.state.resolve(Some(t)) {
+                Ok(t) => Some(t.session),
+                Err(e) => return Response::Error(e),
+            },
+            None => None,
+        };
+        Response::Panes(self.pane_infos(only))
+    }
+
+    /// `rename-window` (with `window`) or `rename-session`.
+    fn rename(&mut self, target: Option<String>, window: bool, name: &str) -> Response {
+        let t = match self.state.resolve(target.as_deref()) {
+            Ok(t) => t,
+            Err(e) => return Response::Error(e),
+        };
+        if window {
+            self.rename_window(t.session, Some(t.window), name);
+            return Response::Ok;
+        }
+        match self.rename_session(t.session, name) {
+            Ok(()) => Response::Ok,
+            Err(e) => Response::Error(e),
         }
     }
 
