@@ -31,6 +31,8 @@ mod owner;
 #[cfg(test)]
 mod reducer_tests;
 mod render;
+#[cfg(test)]
+mod state_on_fakes_tests;
 mod view;
 
 pub use main_loop::serve;

@@ -117,7 +117,9 @@ impl State {
             rows,
             cols,
         };
-        let process = calyx_pty::spawn(&options, terminal.clone(), notifier.clone())?;
+        let process = self
+            .processes
+            .spawn(&options, terminal.clone(), notifier.clone())?;
         self.notifiers.insert(id, notifier);
         self.panes.insert(
             id,

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use calyx_pty::{PaneProcess, Terminal};
+use calyx_pty::Terminal;
 use ratatui::layout::Rect;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -13,6 +13,7 @@ use tokio::time::Instant;
 use crate::config::Config;
 use crate::input::InputParser;
 use crate::layout::{Layout, PaneId};
+use crate::server::io::processes::{PaneProcess, Processes, Pty};
 
 use super::copy_mode::CopyMode;
 
@@ -36,7 +37,7 @@ pub struct Pane {
     /// CALYX_SESSION_ID: the pane's persistent record id (equal to the surface id for now).
     pub record_id: String,
     pub terminal: Arc<Mutex<Terminal>>,
-    pub process: PaneProcess,
+    pub process: Box<dyn PaneProcess>,
     /// The file name of the program started (the command's, else the shell's), for labels
     /// when the process cannot tell its own name.
     pub program: String,
@@ -475,6 +476,8 @@ pub struct State {
     pub shell_integration: Option<crate::server::io::shell_integration::ShellIntegration>,
     /// Set when the server should stop.
     pub quit: bool,
+    /// Where pane programs start: real PTYs, or fakes in the state tests.
+    pub processes: Arc<dyn Processes>,
 }
 
 impl State {
@@ -522,6 +525,7 @@ impl State {
             socket_path,
             quit: false,
             reapers: Vec::new(),
+            processes: Arc::new(Pty),
         }
     }
 
