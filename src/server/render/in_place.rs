@@ -12,9 +12,8 @@ use calyx_tui::PaneView;
 use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
 
-use super::{
-    drawn_in, pane_cursor, row_versions, rows_to_redraw, CursorSpot, PaneDrawn, PaneStamp,
-};
+use super::frame_cache::{PaneDrawn, PaneStamp};
+use super::pane_rows::{drawn_in, pane_cursor, row_versions, rows_to_redraw, CursorSpot};
 use crate::server::model::state::{lock_for_frame, State};
 use crate::server::render::emit::{changed_cells, Span};
 use crate::server::view::chrome::{Chrome, PaneSlot};

@@ -7,6 +7,7 @@ pub mod emit;
 mod emit_props;
 pub mod frame_cache;
 mod in_place;
+mod pane_rows;
 
 use calyx_tui::{FrameLinks, HelpView, PaneView};
 use ratatui::buffer::Buffer;
@@ -15,33 +16,15 @@ use ratatui::widgets::Widget;
 
 use crate::server::model::state::{ClientId, State};
 use crate::server::view::approval_panel::PanelData;
-use crate::server::view::chrome::{Chrome, PaneSlot};
+use crate::server::view::chrome::Chrome;
 use crate::server::view::sidebar::AgentsView;
 
 use frame_cache::{FrameCache, PaneDrawn, PaneStamp};
+use pane_rows::{drawn_in, pane_cursor, row_versions, rows_to_redraw, CursorSpot};
 
 /// A frame to send: the diff bytes.
 pub struct Rendered {
     pub bytes: Vec<u8>,
-}
-
-/// Where the terminal cursor goes and how it looks.
-struct CursorSpot {
-    x: u16,
-    y: u16,
-    style: u8,
-}
-
-fn cursor_style_code(style: vt100::CursorStyle) -> u8 {
-    match style {
-        vt100::CursorStyle::Default => 0,
-        vt100::CursorStyle::BlinkBlock => 1,
-        vt100::CursorStyle::SteadyBlock => 2,
-        vt100::CursorStyle::BlinkUnderline => 3,
-        vt100::CursorStyle::SteadyUnderline => 4,
-        vt100::CursorStyle::BlinkVerticalBar => 5,
-        vt100::CursorStyle::SteadyVerticalBar => 6,
-    }
 }
 
 /// Draws the client's whole frame into a buffer (the chrome, then every pane); returns it and
@@ -179,50 +162,12 @@ fn compose(
     }
 }
 
-/// The cursor of a live pane's screen, in frame coordinates, when it is shown and inside.
-fn pane_cursor(screen: &vt100::Screen, inner: Rect) -> Option<CursorSpot> {
-    if screen.hide_cursor() {
-        return None;
-    }
-    let (r, c) = screen.cursor_position();
-    (r < inner.height && c < inner.width).then(|| CursorSpot {
-        x: inner.x + c,
-        y: inner.y + r,
-        style: cursor_style_code(screen.cursor_style()),
-    })
-}
-
-/// The version of each screen row drawn into `inner` (0 where there is no row).
-fn row_versions(screen: &vt100::Screen, inner: Rect) -> Vec<u64> {
-    (0..inner.height).map(|r| screen.row_version(r)).collect()
-}
-
-/// Which rows to draw again: those whose version is unknown (0) or not the one drawn before.
-fn rows_to_redraw(now: &[u64], then: &[u64]) -> Vec<bool> {
-    now.iter()
-        .enumerate()
-        .map(|(i, v)| *v == 0 || then.get(i) != Some(v))
-        .collect()
-}
-
 /// The frame a client's terminal shows, as `compose` reads it.
 #[derive(Clone, Copy)]
 struct Previous<'a> {
     buf: &'a Buffer,
     links: &'a FrameLinks,
     panes: &'a [PaneDrawn],
-}
-
-/// What a frame drew live in `slot`'s place with the same settings (of any screen and
-/// generation: callers that need the same screen compare `stamp.screen`).
-fn drawn_in<'a>(
-    panes: &'a [PaneDrawn],
-    slot: &'a PaneSlot,
-    hyperlinks: bool,
-) -> impl Iterator<Item = &'a PaneDrawn> + 'a {
-    panes.iter().filter(move |d| {
-        d.stamp.pane == slot.id && d.stamp.inner == slot.inner && d.stamp.hyperlinks == hyperlinks
-    })
 }
 
 /// Copies the cells (and links, unless `links` is None) of `rect` from the previous frame
