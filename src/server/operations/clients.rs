@@ -76,6 +76,9 @@ impl Server {
                         direct: direct.is_some(),
                     },
                 );
+                // A new client starts from a blank terminal: no frame of an earlier attach on
+                // this connection is reused.
+                self.frames.remove(&id);
                 self.state.clients.insert(
                     id,
                     Client {
