@@ -1,6 +1,8 @@
 //! The view: what each piece of a client's screen shows, gathered as data from the model (the
 //! chrome around the panes, the agents sidebar, the approval panel, the session chooser).
-//! Drawing that data into frames is `render`'s job.
+//! Drawing that data into frames is `render`'s job. The approval panel and the chooser also
+//! keep the keys that move within them (answer, scroll, choose), next to what they show: a key
+//! there changes what the overlay shows before it changes anything else.
 
 pub mod approval_panel;
 pub mod chrome;
