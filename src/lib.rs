@@ -8,6 +8,7 @@ pub mod agents;
 pub mod agents_cli;
 pub mod approvals;
 pub mod cli;
+pub mod cli_table;
 pub mod client;
 pub mod commands;
 pub mod commands_cli;

@@ -102,7 +102,7 @@ fn sigterm_detaches_once_the_server_has_finished_drawing() {
     );
     let ls = env.ok(&["ls"]);
     assert!(
-        ls.starts_with("term: 1 windows") && !ls.contains("attached"),
+        ls.starts_with("term: 1 window,") && !ls.contains("attached"),
         "{ls}"
     );
 }

@@ -92,6 +92,8 @@ pub fn report(
         token: String::new(),
     });
     let ctx = super::context(&probe, calyx_bin);
+    let mut shown = 0;
+    let mut wired = 0;
     let selected: Vec<AgentKind> = if kinds.is_empty() {
         AgentKind::ALL.to_vec()
     } else {
@@ -103,6 +105,7 @@ pub fn report(
         if !found && kinds.is_empty() {
             continue;
         }
+        shown += 1;
         let _ = writeln!(out, "\n{} ({kind})", kind.display_name());
         match &binary {
             Some(path) => {
@@ -114,6 +117,7 @@ pub fn report(
             }
         }
         let installed = plans::is_installed(kind, &ctx);
+        wired += usize::from(matches!(installed, Ok(true)));
         let install_plan = plans::plan(kind, &ctx, Op::Install);
         let current = install_plan
             .as_ref()
@@ -157,14 +161,40 @@ pub fn report(
         }
         let last = last_events
             .and_then(|m| m.get(&kind))
-            .map(|(event, at)| format!("{event}, {} ago", ago(*at)))
+            .map(|(event, at)| format!("{}, {} ago", event_in_words(event), ago(*at)))
             .unwrap_or_else(|| "unknown".into());
         let _ = writeln!(out, "  last event: {last}");
-        for step in plans::user_steps(kind) {
+        for step in plans::standing_steps(kind) {
             let _ = writeln!(out, "  to do: {step}");
         }
     }
+    // Nothing to supervise is not a healthy state: say what to do, and fail for scripts.
+    if shown == 0 {
+        ok = false;
+        let names: Vec<&str> = AgentKind::ALL.iter().map(|k| k.display_name()).collect();
+        let _ = writeln!(
+            out,
+            "\nno agent CLI found (looked on PATH and in the config folders of {}): install one, then run `calyx setup`",
+            names.join(", ")
+        );
+    } else if wired == 0 {
+        ok = false;
+        let _ = writeln!(
+            out,
+            "\nno CLI has calyx's entries yet: run `calyx setup` (agents report nothing to calyx until then)"
+        );
+    }
     (out, ok)
+}
+
+/// The last event's name as the user reads it: the CLI's own event names stay as they are (they
+/// are what the CLI's docs call them), calyx's own records are said in words.
+fn event_in_words(event: &str) -> String {
+    match event {
+        "calyx:approval" => "a permission request calyx held for you".into(),
+        "calyx:decision" => "your answer in calyx's approval panel".into(),
+        other => other.into(),
+    }
 }
 
 /// Reports what the installed CLI said when asked to load its config as it is now.
@@ -186,7 +216,7 @@ fn report_check(out: &mut String, verdict: super::cli_check::Verdict) -> bool {
         } => {
             let _ = writeln!(
                 out,
-                "  config check: {cli} rejects {}, so it will not start: {complaint}",
+                "  config check: {cli} rejects {}: {complaint}",
                 file.display()
             );
             false

@@ -233,10 +233,18 @@ pub fn config_dir(kind: AgentKind, ctx: &Ctx) -> PathBuf {
     }
 }
 
-/// Steps calyx cannot do for the user after an install.
+/// Steps calyx cannot do for the user right after an install changed the CLI's files.
 pub fn user_steps(kind: AgentKind) -> Vec<&'static str> {
     let mut steps =
         vec!["restart running sessions of this CLI: it reads hooks and MCP servers at start"];
+    steps.extend(standing_steps(kind));
+    steps
+}
+
+/// What stays true of a CLI whether or not anything just changed (`calyx doctor` shows these;
+/// "restart running sessions" only follows a change).
+pub fn standing_steps(kind: AgentKind) -> Vec<&'static str> {
+    let mut steps = Vec::new();
     match kind {
         AgentKind::Codex => steps.push(
             "open codex, run /hooks and trust calyx's entries: Codex runs new hooks only after this review",
