@@ -453,3 +453,28 @@ fn doctor_with_no_agent_cli_says_what_to_do_and_fails() {
         "{stdout}"
     );
 }
+
+/// Issue 15 §7: reload-config says when there is no file, and reports every problem at once.
+#[test]
+fn reload_config_reports_every_problem_and_says_when_there_is_no_file() {
+    let env = Env::new();
+    env.ok(&["new", "-d", "-s", "cfg"]);
+    let path = env.path().join("config/calyx/config.toml");
+    let _ = std::fs::remove_file(&path);
+    let said = env.run(&["reload-config"]);
+    let text =
+        String::from_utf8_lossy(&said.stdout).to_string() + &String::from_utf8_lossy(&said.stderr);
+    assert!(
+        text.contains("no config file") && !text.contains("reloaded"),
+        "{text}"
+    );
+    env.write_config("mouse = \"on\"\nfoo = 1\nbell = false\n");
+    let said = env.run(&["reload-config"]);
+    let text =
+        String::from_utf8_lossy(&said.stdout).to_string() + &String::from_utf8_lossy(&said.stderr);
+    assert!(
+        text.contains("line 1: key `mouse`: expected true or false")
+            && text.contains("line 2: key `foo`: not a setting"),
+        "{text}"
+    );
+}
