@@ -13,6 +13,7 @@ pub mod client;
 pub mod commands;
 pub mod commands_cli;
 pub mod config;
+pub mod format;
 pub mod hook;
 pub mod http;
 pub mod input;
