@@ -32,19 +32,6 @@ use calyx_integrations::AgentKind;
 use crate::cli::SetupArgs;
 use crate::http::endpoint_file::{self, EndpointInfo};
 
-/// Environment variables that move a CLI's config directory; copied into [`Ctx`].
-const RELOCATING_VARS: [&str; 9] = [
-    "XDG_CONFIG_HOME",
-    "CLAUDE_CONFIG_DIR",
-    "CODEX_HOME",
-    "COPILOT_HOME",
-    "HERMES_HOME",
-    "PI_CODING_AGENT_DIR",
-    "KIMI_SHARE_DIR",
-    "KIMI_CODE_HOME",
-    "GROK_HOME",
-];
-
 /// `println!` that ignores a closed stdout (`calyx setup --dry-run | head` must not panic).
 macro_rules! say {
     ($($arg:tt)*) => {{
@@ -230,7 +217,7 @@ async fn ensure_endpoint() -> anyhow::Result<EndpointInfo> {
 
 /// The planning context from the real environment.
 pub fn context(endpoint: &EndpointInfo, calyx_bin: &Path) -> Ctx {
-    let env: BTreeMap<String, String> = RELOCATING_VARS
+    let env: BTreeMap<String, String> = plans::RELOCATING_VARS
         .iter()
         .filter_map(|&k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
         .collect();

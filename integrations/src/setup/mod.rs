@@ -185,6 +185,20 @@ impl SetupError {
     }
 }
 
+/// Environment variables that move a CLI's config directory: `calyx setup` copies the ones set
+/// into [`Ctx::env`], so plans follow them.
+pub const RELOCATING_VARS: [&str; 9] = [
+    "XDG_CONFIG_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "COPILOT_HOME",
+    "HERMES_HOME",
+    "PI_CODING_AGENT_DIR",
+    "KIMI_SHARE_DIR",
+    "KIMI_CODE_HOME",
+    "GROK_HOME",
+];
+
 /// Whether calyx wires this CLI without being asked by name. Antigravity and Cursor Agent
 /// could not be run here, so their file formats come from published notes only: they are wired
 /// only with `--agent NAME`, and `doctor` says so. Kimi is run by tests/realcli (kimi-cli
