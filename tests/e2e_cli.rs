@@ -2,7 +2,7 @@
 //! other users, `CALYX` in panes and nested calyx commands, `calyx rename`, `-c DIR` for new
 //! sessions, splits and windows, and complete `--help` for every command.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};

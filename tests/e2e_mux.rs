@@ -1,7 +1,7 @@
 //! End to end: a real server, real clients in PTYs, real keys; assertions on what the user's
 //! terminal shows.
 
-mod common;
+use crate::common;
 
 use common::{wait_until, wait_until_within, Env};
 

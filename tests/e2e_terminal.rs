@@ -2,7 +2,7 @@
 //! raw mode and waits), or the client when `direct_terminal = false`. Either way the terminal
 //! goes back to the shell intact when the client leaves.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -79,7 +79,7 @@ pub struct Config {
     /// than through the client process: one process hop less each way for every keystroke.
     pub direct_terminal: bool,
     /// Which deny-only hooks are approval gates (`[approvals] deny_gates`).
-    pub approval_policy: crate::approvals::gate::Policy,
+    pub approval_policy: calyx_integrations::gate::Policy,
     /// When panes' OSC 8 hyperlinks are passed on to the user's terminal.
     pub hyperlinks: Hyperlinks,
     /// calyx's MCP tools turned off for every agent (`[mcp] disabled_tools`).

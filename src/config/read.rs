@@ -263,7 +263,7 @@ impl Reader<'_> {
                 .parse::<calyx_integrations::AgentKind>()
                 .is_ok_and(|kind| self.config.approval_policy.enable(kind));
             if !enabled {
-                let opt_in: Vec<&str> = crate::approvals::gate::Policy::OPT_IN
+                let opt_in: Vec<&str> = calyx_integrations::gate::Policy::OPT_IN
                     .iter()
                     .map(|k| k.as_str())
                     .collect();

@@ -21,10 +21,6 @@ use crate::http::endpoint_file::{self, EndpointInfo};
 /// this; the caller passes it when it has it (`None` prints "unknown").
 pub type LastEvents = HashMap<AgentKind, (String, SystemTime)>;
 
-/// How long `BIN --version` may take (some CLIs check for updates first).
-/// Some CLIs are slow to start (Gemini CLI takes about 4 s to print its version here).
-const VERSION_TIMEOUT: Duration = Duration::from_secs(8);
-
 /// Prints the report for the named CLIs (all when empty) and returns the exit status.
 pub fn run(agents: &[String], last_events: Option<&LastEvents>) -> ExitCode {
     let mut kinds = Vec::new();
@@ -100,7 +96,7 @@ pub fn report(
         kinds.to_vec()
     };
     for kind in selected {
-        let binary = super::find_binary(kind);
+        let binary = plans::find_binary(kind);
         let found = binary.is_some() || plans::config_dir(kind, &ctx).is_dir();
         if !found && kinds.is_empty() {
             continue;
@@ -156,7 +152,7 @@ pub fn report(
                 let _ = writeln!(out, "  calyx entries: installed but stale (binary path, port or token changed): run `calyx setup --agent {kind}`");
             }
         }
-        if let Some(verdict) = super::cli_check::check(kind, &ctx, None) {
+        if let Some(verdict) = plans::cli_check::check(kind, &ctx, None) {
             ok &= report_check(&mut out, verdict);
         }
         let last = last_events
@@ -198,8 +194,8 @@ fn event_in_words(event: &str) -> String {
 }
 
 /// Reports what the installed CLI said when asked to load its config as it is now.
-fn report_check(out: &mut String, verdict: super::cli_check::Verdict) -> bool {
-    use super::cli_check::Verdict;
+fn report_check(out: &mut String, verdict: plans::cli_check::Verdict) -> bool {
+    use plans::cli_check::Verdict;
     match verdict {
         Verdict::Accepted(how) => {
             let _ = writeln!(out, "  config check: {how}");
@@ -255,16 +251,9 @@ fn ago(at: SystemTime) -> String {
 }
 
 /// `BIN --version`'s first line (stdout, else stderr: pi prints it there), or None when it
-/// fails or takes longer than [`VERSION_TIMEOUT`].
+/// fails or takes longer than [`plans::probe::VERSION_TIMEOUT`].
 pub(super) fn version(bin: &Path) -> Option<String> {
-    version_of(Command::new(bin))
-}
-
-/// The same for a prepared command (the config check runs it in its private directory).
-pub(super) fn version_of(mut cmd: Command) -> Option<String> {
-    cmd.arg("--version");
-    let ran = super::probe::run(cmd, VERSION_TIMEOUT).ok()?;
-    super::probe::first_line(&ran.stdout).or_else(|| super::probe::first_line(&ran.stderr))
+    plans::probe::version_of(Command::new(bin))
 }
 
 /// `GET /health` with the bearer token; Ok when the server answers 200.
