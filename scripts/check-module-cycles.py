@@ -29,11 +29,7 @@ DEFAULT_CRATES = ["src", "pty/src", "tui/src", "integrations/src"]
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 KEYWORDS = {"crate", "super", "self", "Self"}
 # Circles known and owned elsewhere, reported but not failed on. Each entry says how it goes.
-KNOWN = {
-    # setup/ is being moved into the integrations crate (issue 14 §3) by other work; the fix is
-    # to move `version_of` out of doctor.rs (cli_check asks the CLI its version through it).
-    frozenset({"src/setup/cli_check.rs", "src/setup/doctor.rs"}): "setup: version_of",
-}
+KNOWN: dict[frozenset[str], str] = {}
 STRICT = "--strict" in sys.argv
 
 

@@ -49,7 +49,8 @@ pub enum Command {
     /// Rename a session (-t SESSION NAME) or, with -w, a window (-t SESSION:WINDOW NAME).
     Rename(RenameArgs),
     /// Re-read the config file (~/.config/calyx/config.toml) into the running server: keys,
-    /// approvals, MCP tools (agents hear the change). Problems are printed and leave the rest.
+    /// approvals, MCP tools (agents hear the change). Every problem is printed (file, line, key,
+    /// what was expected) and everything valid is applied.
     #[command(visible_alias = "source-file")]
     ReloadConfig,
     /// Create a new window (tab) in a session.

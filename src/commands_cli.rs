@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use crate::cli::{AgentsCommand, Command};
+use crate::cli_table::{clip, Table};
 use crate::client;
 use crate::protocol::{ClientMessage, NewSession, PaneInfo, Request, Response};
 
@@ -89,8 +90,13 @@ fn print_response(response: Response) -> ExitCode {
             for s in sessions {
                 let attached = if s.attached > 0 { " (attached)" } else { "" };
                 println!(
-                    "{}: {} windows, {} panes [{}x{}]{}",
-                    s.name, s.windows, s.panes, s.cols, s.rows, attached
+                    "{}: {}, {} [{}x{}]{}",
+                    s.name,
+                    counted(s.windows, "window"),
+                    counted(s.panes, "pane"),
+                    s.cols,
+                    s.rows,
+                    attached
                 );
             }
             ExitCode::SUCCESS
@@ -102,25 +108,33 @@ fn print_response(response: Response) -> ExitCode {
     }
 }
 
+/// `1 window`, `3 windows`.
+fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 fn print_panes(panes: &[PaneInfo]) {
-    println!(
-        "{:<6} {:<12} {:<10} {:<9} {:<8} {:<12} {:<20} CWD",
-        "ID", "SESSION", "WINDOW", "SIZE", "PID", "COMMAND", "TITLE"
-    );
+    let mut table = Table::new(&[
+        "ID", "SESSION", "WINDOW", "SIZE", "PID", "COMMAND", "TITLE", "CWD",
+    ]);
     for p in panes {
         let focus = if p.focused { "*" } else { "" };
-        println!(
-            "{:<6} {:<12} {:<10} {:<9} {:<8} {:<12} {:<20} {}",
+        table.row(vec![
             format!("{}{focus}", p.id),
-            p.session,
+            calyx_tui::escape::visible(&p.session),
             format!("{}.{}", p.window, p.index),
             format!("{}x{}", p.cols, p.rows),
             p.pid.map(|p| p.to_string()).unwrap_or_default(),
-            p.command,
-            p.title.chars().take(20).collect::<String>(),
-            p.cwd
-        );
+            calyx_tui::escape::visible(&p.command),
+            clip(&calyx_tui::escape::visible(&p.title), 20),
+            calyx_tui::escape::visible(&p.cwd),
+        ]);
     }
+    print!("{}", table.render());
 }
 
 /// Runs one command as a client of the server: the table from commands to the functions
@@ -328,6 +342,10 @@ async fn attach_and_report(message: ClientMessage, start: bool) -> anyhow::Resul
         eprintln!("{NESTED}");
         return Ok(ExitCode::FAILURE);
     }
+    if let Some(missing) = missing_target_without_terminal(&message).await {
+        eprintln!("calyx: {missing}");
+        return Ok(ExitCode::FAILURE);
+    }
     let stream = if start {
         client::connect_or_start().await?
     } else {
@@ -346,10 +364,34 @@ async fn attach_and_report(message: ClientMessage, start: bool) -> anyhow::Resul
     })
 }
 
+/// Without a terminal an attach cannot go on, but a target that names nothing is the more
+/// useful thing to hear (`calyx attach -t nosuch` from a script): the server resolves the
+/// target as it would for the attach, without attaching anything.
+async fn missing_target_without_terminal(message: &ClientMessage) -> Option<String> {
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        return None;
+    }
+    let ClientMessage::Attach {
+        target: Some(target),
+        create: None,
+        ..
+    } = message
+    else {
+        return None;
+    };
+    let request = Request::ListPanes {
+        target: Some(target.clone()),
+    };
+    match one_shot(request, false).await {
+        Ok(Response::Error(e)) => Some(e),
+        Err(e) => Some(format!("{e:#}")),
+        Ok(_) => None,
+    }
+}
+
 /// Prints `calyx approvals` as a table or JSON. Written in one go, ignoring a closed stdout:
 /// scripts pipe it into `grep -q`, which may exit before reading it all.
 fn print_approvals(response: Response, json: bool) -> ExitCode {
-    use std::fmt::Write as _;
     use std::io::Write as _;
     let Response::Json(value) = response else {
         return print_response(response);
@@ -373,6 +415,7 @@ fn print_approvals(response: Response, json: bool) -> ExitCode {
         if pending.is_empty() && recent.is_empty() {
             out.push_str("no approval requests\n");
         }
+        let mut table = Table::new(&["ID", "PANE", "CLI", "TOOL", "STATE", "SUMMARY"]);
         for r in pending.iter().chain(recent.iter()) {
             // Tool names and summaries come from agents: control characters are shown
             // escaped, never sent to the user's terminal. (A summary was escaped by the
@@ -388,16 +431,17 @@ fn print_approvals(response: Response, json: bool) -> ExitCode {
                     })
                     .unwrap_or_default()
             };
-            let _ = writeln!(
-                out,
-                "{:<5} {:<5} {:<12} {:<10} {:<30} {}",
+            table.row(vec![
                 field("id"),
                 field("pane"),
                 field("cli"),
                 field("tool"),
                 field("state"),
-                field("summary")
-            );
+                field("summary"),
+            ]);
+        }
+        if !table.is_empty() {
+            out.push_str(&table.render());
         }
     }
     let _ = std::io::stdout().lock().write_all(out.as_bytes());

@@ -135,21 +135,8 @@ fn forward(kind: AgentKind, approval: bool) -> Option<Vec<u8>> {
 /// unasked. The same holds when no calyx runs behind the pane at all (no endpoint file) and when
 /// another user holds the endpoint's port.
 pub fn refused_answer(kind: AgentKind, why: &str) -> Option<Vec<u8>> {
-    use crate::approvals::answer::{body, silence_body, Decision, Silence};
-    use crate::approvals::gate::{schema_of, Schema};
-    let schema = schema_of(kind)?;
-    if schema == Schema::CursorPermission {
-        // "ask": Cursor's own prompt decides.
-        return silence_body(schema, Silence::Withdrawn).map(|v| v.to_string().into_bytes());
-    }
-    if schema.silence_falls_back() {
-        return None;
-    }
-    let message = format!("calyx could not hold this tool call for approval: {why}.");
-    let deny = Decision::Deny {
-        message: Some(message),
-    };
-    body(schema, &deny).map(|v| v.to_string().into_bytes())
+    let reason = format!("calyx could not hold this tool call for approval: {why}.");
+    calyx_integrations::gate::refused(kind, &reason).map(|v| v.to_string().into_bytes())
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! processes inside a real calyx pane; the row's state is asserted on the client's screen, and
 //! the notification on the outer terminal.
 
-mod common;
+use crate::common;
 
 use common::{calyx_bin, wait_until, Env};
 

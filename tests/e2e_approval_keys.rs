@@ -3,7 +3,7 @@
 //! every pane, allow-all with its confirmation, stepping through requests, Claude Code's own
 //! suggestions, hiding and reopening, and scrolling a long command.
 
-mod common;
+use crate::common;
 
 use common::gates::{
     claude_bash, fixture_payload, gate, payload_file, pending, side_by_side, wait_pending,

@@ -2,7 +2,7 @@
 //! client to the asking pane (in its window, in another window, in another session); requests
 //! made while no client is attached wait for the next attach, and still expire.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -2,7 +2,7 @@
 //! the decision, the sidebar naming who waits) and what `approvals.jsonl` records (a request
 //! line and a decision line each, who decided, secrets redacted).
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -2,7 +2,7 @@
 //! real calyx pane; the test answers in a real client (or with `calyx approve`) and checks the
 //! exact bytes the hook printed for the CLI.
 
-mod common;
+use crate::common;
 
 use common::{calyx_bin, wait_until, Client, Env};
 

@@ -2,7 +2,7 @@
 //! other users, `CALYX` in panes and nested calyx commands, `calyx rename`, `-c DIR` for new
 //! sessions, splits and windows, and complete `--help` for every command.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -388,4 +388,93 @@ fn help_for_calyx_and_every_command_lists_its_flags() {
     let out = env.run(&["split", "--frobnicate"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--frobnicate"));
+}
+
+/// Issue 15 §12: the small things a tmux user notices first in scripting output.
+#[test]
+fn listings_say_one_window_align_wide_names_and_have_headers() {
+    let env = Env::new();
+    env.ok(&["new", "-d", "-s", "作業"]);
+    env.ok(&["new", "-d", "-s", "alpha-long-name"]);
+    let ls = env.ok(&["ls"]);
+    assert!(ls.contains("作業: 1 window, 1 pane ["), "{ls}");
+    // list-panes: the WINDOW column starts at the same screen column on every line, whatever
+    // the width of the session name before it.
+    let listing = env.ok(&["list-panes"]);
+    let column_of = |line: &str, needle: &str| {
+        let at = line
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle} in {line:?}"));
+        unicode_width::UnicodeWidthStr::width(&line[..at])
+    };
+    let lines: Vec<&str> = listing.lines().collect();
+    assert_eq!(lines.len(), 3, "{listing}");
+    let header = column_of(lines[0], "WINDOW");
+    for line in &lines[1..] {
+        assert_eq!(column_of(line, "0.0"), header, "{listing}");
+    }
+    // approvals: a header row once there is something to list, a sentence when there is not.
+    let none = env.ok(&["approvals"]);
+    assert_eq!(none.trim(), "no approval requests", "{none}");
+}
+
+#[test]
+fn attach_to_a_missing_session_without_a_terminal_names_the_session() {
+    let env = Env::new();
+    env.ok(&["new", "-d", "-s", "here"]);
+    let out = env.run(&["attach", "-t", "nosuch"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("can't find session: nosuch"), "{err}");
+    // An existing session still gets the terminal explanation.
+    let out = env.run(&["attach", "-t", "here"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs a terminal"), "{err}");
+}
+
+#[test]
+fn doctor_with_no_agent_cli_says_what_to_do_and_fails() {
+    let env = Env::new();
+    let empty = env.path().join("empty-bin");
+    std::fs::create_dir_all(&empty).expect("mkdir");
+    let mut cmd = Command::new(calyx_bin());
+    cmd.arg("doctor").env_clear();
+    for (k, v) in env.vars() {
+        if k != "PATH" {
+            cmd.env(k, v);
+        }
+    }
+    let out = cmd.env("PATH", &empty).output().expect("doctor");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("no agent CLI found") && stdout.contains("calyx setup"),
+        "{stdout}"
+    );
+}
+
+/// Issue 15 §7: reload-config says when there is no file, and reports every problem at once.
+#[test]
+fn reload_config_reports_every_problem_and_says_when_there_is_no_file() {
+    let env = Env::new();
+    env.ok(&["new", "-d", "-s", "cfg"]);
+    let path = env.path().join("config/calyx/config.toml");
+    let _ = std::fs::remove_file(&path);
+    let said = env.run(&["reload-config"]);
+    let text =
+        String::from_utf8_lossy(&said.stdout).to_string() + &String::from_utf8_lossy(&said.stderr);
+    assert!(
+        text.contains("no config file") && !text.contains("reloaded"),
+        "{text}"
+    );
+    env.write_config("mouse = \"on\"\nfoo = 1\nbell = false\n");
+    let said = env.run(&["reload-config"]);
+    let text =
+        String::from_utf8_lossy(&said.stdout).to_string() + &String::from_utf8_lossy(&said.stderr);
+    assert!(
+        text.contains("line 1: key `mouse`: expected true or false")
+            && text.contains("line 2: key `foo`: not a setting"),
+        "{text}"
+    );
 }

@@ -3,7 +3,7 @@
 //! terminal; with "on" it reaches the terminal only from the focused pane, with a status-line
 //! message, while a background pane's write still only fills the paste buffer.
 
-mod common;
+use crate::common;
 
 use base64::Engine;
 use common::{wait_until, Client, Env};

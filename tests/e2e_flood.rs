@@ -2,7 +2,7 @@
 //! server must keep serving its own user (the Unix socket: `calyx ls`, `calyx approve`), and a
 //! hook already waiting for a human must still get the human's answer.
 
-mod common;
+use crate::common;
 
 use std::net::TcpStream;
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! user's terminal showing exactly the pane's screen, through echoes, scrolling, clears, the
 //! alternate screen, a program's own scroll region and side-by-side panes.
 
-mod common;
+use crate::common;
 
 use common::{wait_until, Client, Env};
 

@@ -4,7 +4,7 @@
 //! user itself (nothing, or Cursor's "ask") or a deny: never an allow, never a silence that
 //! would run the call. pi's extension is covered under node in integrations/tests/plugin_js.rs.
 
-mod common;
+use crate::common;
 
 use std::process::{Child, Command, Stdio};
 

@@ -2,7 +2,7 @@
 //! stops reading its input never blocks the server (keystrokes are written to the PTY without
 //! blocking, the rest queued behind them).
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -3,7 +3,7 @@
 //! and of the terminal's own pastes, mouse reporting (1000/1006) with coordinates translated to
 //! the pane, and the mouse driving copy mode in panes that did not ask for it.
 
-mod common;
+use crate::common;
 
 use base64::Engine;
 use common::keylog::KeyLog;

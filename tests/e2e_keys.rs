@@ -3,7 +3,7 @@
 //! byte for byte (function keys, Alt and Ctrl combinations, cursor keys in normal and
 //! application mode), as a key-logging program in the pane reads them.
 
-mod common;
+use crate::common;
 
 use common::keylog::KeyLog;
 use common::{wait_until, Client, Env};

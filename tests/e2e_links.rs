@@ -5,7 +5,7 @@
 //! without links, while another client of the same session gets them; "always" and "never"
 //! override that.
 
-mod common;
+use crate::common;
 
 use common::{wait_until, Client, Env};
 

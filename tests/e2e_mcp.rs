@@ -2,7 +2,7 @@
 //! does (bearer token, identity headers, session id), answering from live panes; `pane_run`
 //! waits for the human in the approval panel of a real client.
 
-mod common;
+use crate::common;
 
 use common::mcp::{endpoint, post, session_header, Endpoint, McpSession};
 use common::{wait_until, Env};

@@ -7,7 +7,7 @@
 //! variables (`CALYX_MCP_MAX_SESSIONS`, `CALYX_MCP_SESSION_IDLE_SECS`, `CALYX_LOG_MAX_BYTES`),
 //! so each test stays well under 30 s; docs/performance.md has the full-size benchmark.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::Duration;
@@ -203,7 +203,7 @@ fn server_log_rotates_by_size_into_two_private_files() {
 /// The benchmark behind docs/performance.md ("MCP sessions"): 13,000 `initialize` calls
 /// against a server with the default cap (256), then expiry (10 s idle here instead of 5 min).
 /// Prints RSS and server.log size; asserts nothing beyond the cap. Run:
-/// `cargo test --test e2e_mcp_limits mcp_session_memory_benchmark -- --ignored --nocapture`
+/// `cargo test --test integration e2e_mcp_limits::mcp_session_memory_benchmark -- --ignored --nocapture`
 #[test]
 #[ignore = "benchmark: about a minute"]
 fn mcp_session_memory_benchmark() {

@@ -3,7 +3,7 @@
 //! typed); a call carrying a progress token hears progress while it waits for the human; a
 //! `pane_run` whose timeout passes answers "timeout", and a late approve can no longer type.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -3,7 +3,7 @@
 //! agents`). Agent events come from real `calyx hook` processes; approvals are answered with the
 //! real `calyx approve` / `calyx deny`.
 
-mod common;
+use crate::common;
 
 use common::mcp::McpSession;
 use common::{wait_until, Client, Env};

@@ -3,7 +3,7 @@
 //! is clamped (at most 10,000 cells a side and 1,000,000 cells in all), and when it leaves the
 //! session shrinks back and the server's memory is handed back.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;

@@ -1,7 +1,7 @@
 //! End to end: a real server, real clients in PTYs, real keys; assertions on what the user's
 //! terminal shows.
 
-mod common;
+use crate::common;
 
 use common::{wait_until, wait_until_within, Env};
 
@@ -101,7 +101,7 @@ fn detach_and_reattach_keeps_panes_and_history() {
     let out = c.wait_exit();
     assert!(out.contains("[detached]"), "{out}");
     let ls = env.ok(&["ls"]);
-    assert!(ls.starts_with("work: 1 windows, 1 panes"), "{ls}");
+    assert!(ls.starts_with("work: 1 window, 1 pane"), "{ls}");
     // The pane kept running: it still answers.
     env.ok(&["send-keys", "-t", "work", "echo still-alive", "Enter"]);
     env.wait_capture("work", "still-alive");
@@ -149,7 +149,7 @@ fn hangup_only_detaches() {
     c.signal(nix::sys::signal::Signal::SIGHUP);
     wait_until("client detached", || {
         env.ok(&["ls"])
-            .contains("ssh: 1 windows")
+            .contains("ssh: 1 window")
             .then_some(())
             .filter(|_| !env.ok(&["ls"]).contains("attached"))
     });
@@ -653,7 +653,7 @@ fn kill_pane_and_kill_window_close_only_what_they_name() {
     wait_until("%2 gone", || (pane_ids(&env) == ["%1", "%3"]).then_some(()));
     env.ok(&["kill-window", "-t", "k:1"]);
     wait_until("window 1 gone", || (pane_ids(&env) == ["%1"]).then_some(()));
-    assert!(env.ok(&["ls"]).starts_with("k: 1 windows, 1 panes"));
+    assert!(env.ok(&["ls"]).starts_with("k: 1 window, 1 pane"));
     let bad = env.run(&["kill-pane", "-t", "%9"]);
     assert!(!bad.status.success());
 }

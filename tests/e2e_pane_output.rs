@@ -3,7 +3,7 @@
 //! hidden window's tab, and its OSC 0/2 title in `list-panes`, on its border and on the status
 //! line.
 
-mod common;
+use crate::common;
 
 use common::{wait_until, Client, Env};
 

@@ -3,7 +3,7 @@
 //! its content back (the user's two reports: a line cut at the narrow width, and rows blanked
 //! at the top after a shrink).
 
-mod common;
+use crate::common;
 
 use common::{wait_until, Client, Env};
 

@@ -1,7 +1,7 @@
 //! End to end: moving between sessions from the keyboard, in a real client: the chooser
 //! (`prefix s` / `prefix w`) with each session's windows and agents, and `prefix (`, `)`, `L`.
 
-mod common;
+use crate::common;
 
 use common::{calyx_bin, wait_until, Env};
 

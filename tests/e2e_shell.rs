@@ -5,7 +5,7 @@
 //! A shell that is not installed fails the test in CI (`CI` or `CALYX_REQUIRE_SHELLS` set;
 //! .ci/run installs all three) and is skipped with a printed reason elsewhere.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::Duration;

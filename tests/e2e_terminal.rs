@@ -2,7 +2,7 @@
 //! raw mode and waits), or the client when `direct_terminal = false`. Either way the terminal
 //! goes back to the shell intact when the client leaves.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -102,7 +102,7 @@ fn sigterm_detaches_once_the_server_has_finished_drawing() {
     );
     let ls = env.ok(&["ls"]);
     assert!(
-        ls.starts_with("term: 1 windows") && !ls.contains("attached"),
+        ls.starts_with("term: 1 window,") && !ls.contains("attached"),
         "{ls}"
     );
 }

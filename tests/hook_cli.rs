@@ -1,8 +1,7 @@
 //! `calyx hook` as a real process against a real endpoint (or a scripted one), pointed at a temp
 //! state dir through `XDG_STATE_HOME`.
 
-#[path = "support_endpoint/mod.rs"]
-mod common;
+use crate::support_endpoint as common;
 
 use std::io::{Read, Write};
 use std::path::Path;

@@ -1,8 +1,7 @@
 //! The agent endpoint end to end: a real server on a kernel-assigned loopback port with a fake
 //! owner loop, driven by raw HTTP/1.1 over TCP.
 
-#[path = "support_endpoint/mod.rs"]
-mod common;
+use crate::support_endpoint as common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};

@@ -1,8 +1,7 @@
 //! `/mcp` at the HTTP level: the DNS-rebinding guard, the token, the body limit, and a raw
 //! `initialize` with its session header, sent over raw TCP so any Host or Origin can be tried.
 
-#[path = "support_endpoint/mod.rs"]
-mod common;
+use crate::support_endpoint as common;
 
 use std::sync::Arc;
 

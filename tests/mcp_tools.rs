@@ -1,8 +1,7 @@
 //! `/mcp` end to end: a real endpoint on a kernel-assigned loopback port with the
 //! [`FakeBackend`], driven by rmcp's own Streamable HTTP client.
 
-#[path = "support_endpoint/mod.rs"]
-mod common;
+use crate::support_endpoint as common;
 
 use std::collections::HashMap;
 use std::sync::Arc;

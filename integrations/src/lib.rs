@@ -1,7 +1,10 @@
 //! What calyx knows about other programs: which agent CLIs exist and the shapes of the hook
-//! payloads they send, normalized into one event model the agent state machine understands.
+//! payloads they send, normalized into one event model the agent state machine understands;
+//! how each one's permission gate looks and is answered (`gate`); how its hook process must
+//! behave (`hook_rules`); and what `calyx setup` writes into its config (`setup`).
 
 pub mod events;
+pub mod gate;
 pub mod hook_rules;
 pub mod kind;
 

@@ -1,7 +1,11 @@
-//! The bytes each CLI reads as an answer. Nothing here can produce an allow on its own: an
-//! allow is only built from a [`Decision`] that a human (or a rule the human set) made.
+//! What a human decided about a gated call, and how a request ended, as calyx's types; and the
+//! bytes each CLI reads for them. Nothing here can produce an allow on its own: an allow is only
+//! built from a [`Decision`] that a human (or a rule the human set) made. The bytes themselves
+//! are per-CLI knowledge and live in `calyx_integrations::gate::answer`; this module turns a
+//! [`Decision`] or a [`Silence`] into the [`Verdict`] that crate words for each CLI.
 
-use serde_json::{json, Value};
+use calyx_integrations::gate::{on_silence, verdict_body, Verdict};
+use serde_json::Value;
 
 use super::gate::Schema;
 
@@ -83,108 +87,38 @@ pub const SHUTDOWN_REASON: &str = "calyx shut down before this request was appro
 /// The message sent with a plain deny.
 pub const DEFAULT_DENY: &str = "Denied by the user in calyx.";
 
-/// The response body for a decision; None is an empty 200 (for the deny-only hooks of Gemini
-/// and Hermes, whose "allow" is stepping aside).
+/// The response body for a decision; None is an empty 200 (for the deny-only hooks of Gemini,
+/// Hermes and Kimi, whose "allow" is stepping aside). A deny without words says
+/// [`DEFAULT_DENY`].
 pub fn body(schema: Schema, decision: &Decision) -> Option<Value> {
-    let deny_message = |m: &Option<String>| {
-        m.clone()
+    let deny = |message: &Option<String>, stop: bool| {
+        let reason = message
+            .as_deref()
             .filter(|m| !m.trim().is_empty())
-            .unwrap_or_else(|| DEFAULT_DENY.to_string())
+            .unwrap_or(DEFAULT_DENY);
+        verdict_body(schema, &Verdict::Deny { reason, stop })
     };
-    if let Decision::DenyAndStop { message } = decision {
-        let deny = Decision::Deny {
-            message: message.clone(),
-        };
-        let mut value = body(schema, &deny);
-        if schema == Schema::Claude {
-            if let Some(d) = value
-                .as_mut()
-                .and_then(|v| v.pointer_mut("/hookSpecificOutput/decision"))
-            {
-                d["interrupt"] = json!(true);
-            }
+    match decision {
+        Decision::Allow => verdict_body(schema, &Verdict::Allow),
+        Decision::AllowAlways => verdict_body(schema, &Verdict::AllowAlways),
+        Decision::AllowRemember { suggestion } => {
+            verdict_body(schema, &Verdict::AllowRemember(suggestion))
         }
-        return value;
+        Decision::Deny { message } => deny(message, false),
+        Decision::DenyAndStop { message } => deny(message, true),
     }
-    let value = match (schema, decision) {
-        (Schema::Claude, Decision::Allow | Decision::AllowAlways)
-        | (
-            Schema::Codex,
-            Decision::Allow | Decision::AllowAlways | Decision::AllowRemember { .. },
-        ) => envelope(json!({"behavior": "allow"})),
-        (Schema::Claude, Decision::AllowRemember { suggestion }) => {
-            envelope(json!({"behavior": "allow", "updatedPermissions": [suggestion]}))
-        }
-        (Schema::Claude | Schema::Codex, Decision::Deny { message }) => {
-            envelope(json!({"behavior": "deny", "message": deny_message(message)}))
-        }
-        (Schema::CopilotFlat, Decision::Deny { message }) => {
-            json!({"behavior": "deny", "message": deny_message(message)})
-        }
-        (Schema::CopilotFlat, _) => json!({"behavior": "allow"}),
-        (Schema::DecisionFlat, Decision::Deny { message }) => {
-            json!({"decision": "deny", "reason": deny_message(message)})
-        }
-        (Schema::DecisionFlat, _) => json!({"decision": "allow"}),
-        (Schema::OpenCode, Decision::Allow) => json!({"reply": "once"}),
-        (Schema::OpenCode, Decision::AllowAlways | Decision::AllowRemember { .. }) => {
-            json!({"reply": "always"})
-        }
-        (Schema::OpenCode, Decision::Deny { message }) => {
-            json!({"reply": "reject", "message": deny_message(message)})
-        }
-        (Schema::GeminiDenyOnly, Decision::Deny { message }) => {
-            json!({"decision": "deny", "reason": deny_message(message)})
-        }
-        (Schema::HermesBlockOnly, Decision::Deny { message }) => {
-            json!({"decision": "block", "reason": deny_message(message)})
-        }
-        (Schema::KimiDenyOnly, Decision::Deny { message }) => json!({"hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": deny_message(message),
-        }}),
-        (Schema::GeminiDenyOnly | Schema::HermesBlockOnly | Schema::KimiDenyOnly, _) => {
-            return None
-        }
-        // Cursor's messages: `user_message` for the user, `agent_message` for the model (the
-        // camelCase spellings of Cursor's first hooks release too: unverified which one a given
-        // version reads, and both are ignored where unknown).
-        (Schema::CursorPermission, Decision::Deny { message }) => {
-            let m = deny_message(message);
-            json!({"permission": "deny", "user_message": m, "agent_message": m,
-                   "userMessage": m, "agentMessage": m})
-        }
-        (Schema::CursorPermission, _) => json!({"permission": "allow"}),
-        // Built from the plain deny above; never reached.
-        (_, Decision::DenyAndStop { .. }) => return None,
-    };
-    Some(value)
 }
 
-fn envelope(decision: Value) -> Value {
-    json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": decision}})
-}
-
-/// The response for silence: None means an empty body (the CLI asks in its own prompt).
-/// Cursor is told so explicitly (`"ask"`): a permission hook that prints nothing is an error
-/// to Cursor when its hooks fail closed.
+/// The response for silence: None means an empty body (the CLI asks in its own prompt); the
+/// CLIs whose empty answer would run the call get a deny saying why (Cursor an explicit "ask").
 pub fn silence_body(schema: Schema, why: Silence) -> Option<Value> {
-    if schema == Schema::CursorPermission {
-        return Some(json!({"permission": "ask"}));
-    }
-    if schema.silence_falls_back() {
-        return None;
-    }
-    let deny = Decision::Deny {
-        message: Some(why.reason().to_string()),
-    };
-    body(schema, &deny)
+    on_silence(schema, why.reason())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn text(v: &Option<Value>) -> String {
         v.as_ref().map(Value::to_string).unwrap_or_default()

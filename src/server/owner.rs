@@ -159,7 +159,15 @@ impl Server {
         for e in &errors {
             tracing::warn!("{e}");
         }
-        let mut text = format!("reloaded {}", path.display());
+        // No file is the defaults, which is worth saying: "reloaded" would suggest a file was read.
+        let mut text = if path.exists() {
+            format!("reloaded {}", path.display())
+        } else {
+            format!(
+                "no config file at {}: the defaults are in force",
+                path.display()
+            )
+        };
         if tools_changed {
             text.push_str("; MCP tools changed (agents were told)");
         }

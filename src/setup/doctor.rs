@@ -21,10 +21,6 @@ use crate::http::endpoint_file::{self, EndpointInfo};
 /// this; the caller passes it when it has it (`None` prints "unknown").
 pub type LastEvents = HashMap<AgentKind, (String, SystemTime)>;
 
-/// How long `BIN --version` may take (some CLIs check for updates first).
-/// Some CLIs are slow to start (Gemini CLI takes about 4 s to print its version here).
-const VERSION_TIMEOUT: Duration = Duration::from_secs(8);
-
 /// Prints the report for the named CLIs (all when empty) and returns the exit status.
 pub fn run(agents: &[String], last_events: Option<&LastEvents>) -> ExitCode {
     let mut kinds = Vec::new();
@@ -92,17 +88,20 @@ pub fn report(
         token: String::new(),
     });
     let ctx = super::context(&probe, calyx_bin);
+    let mut shown = 0;
+    let mut wired = 0;
     let selected: Vec<AgentKind> = if kinds.is_empty() {
         AgentKind::ALL.to_vec()
     } else {
         kinds.to_vec()
     };
     for kind in selected {
-        let binary = super::find_binary(kind);
+        let binary = plans::find_binary(kind);
         let found = binary.is_some() || plans::config_dir(kind, &ctx).is_dir();
         if !found && kinds.is_empty() {
             continue;
         }
+        shown += 1;
         let _ = writeln!(out, "\n{} ({kind})", kind.display_name());
         match &binary {
             Some(path) => {
@@ -114,6 +113,7 @@ pub fn report(
             }
         }
         let installed = plans::is_installed(kind, &ctx);
+        wired += usize::from(matches!(installed, Ok(true)));
         let install_plan = plans::plan(kind, &ctx, Op::Install);
         let current = install_plan
             .as_ref()
@@ -152,24 +152,50 @@ pub fn report(
                 let _ = writeln!(out, "  calyx entries: installed but stale (binary path, port or token changed): run `calyx setup --agent {kind}`");
             }
         }
-        if let Some(verdict) = super::cli_check::check(kind, &ctx, None) {
+        if let Some(verdict) = plans::cli_check::check(kind, &ctx, None) {
             ok &= report_check(&mut out, verdict);
         }
         let last = last_events
             .and_then(|m| m.get(&kind))
-            .map(|(event, at)| format!("{event}, {} ago", ago(*at)))
+            .map(|(event, at)| format!("{}, {} ago", event_in_words(event), ago(*at)))
             .unwrap_or_else(|| "unknown".into());
         let _ = writeln!(out, "  last event: {last}");
-        for step in plans::user_steps(kind) {
+        for step in plans::standing_steps(kind) {
             let _ = writeln!(out, "  to do: {step}");
         }
+    }
+    // Nothing to supervise is not a healthy state: say what to do, and fail for scripts.
+    if shown == 0 {
+        ok = false;
+        let names: Vec<&str> = AgentKind::ALL.iter().map(|k| k.display_name()).collect();
+        let _ = writeln!(
+            out,
+            "\nno agent CLI found (looked on PATH and in the config folders of {}): install one, then run `calyx setup`",
+            names.join(", ")
+        );
+    } else if wired == 0 {
+        ok = false;
+        let _ = writeln!(
+            out,
+            "\nno CLI has calyx's entries yet: run `calyx setup` (agents report nothing to calyx until then)"
+        );
     }
     (out, ok)
 }
 
+/// The last event's name as the user reads it: the CLI's own event names stay as they are (they
+/// are what the CLI's docs call them), calyx's own records are said in words.
+fn event_in_words(event: &str) -> String {
+    match event {
+        "calyx:approval" => "a permission request calyx held for you".into(),
+        "calyx:decision" => "your answer in calyx's approval panel".into(),
+        other => other.into(),
+    }
+}
+
 /// Reports what the installed CLI said when asked to load its config as it is now.
-fn report_check(out: &mut String, verdict: super::cli_check::Verdict) -> bool {
-    use super::cli_check::Verdict;
+fn report_check(out: &mut String, verdict: plans::cli_check::Verdict) -> bool {
+    use plans::cli_check::Verdict;
     match verdict {
         Verdict::Accepted(how) => {
             let _ = writeln!(out, "  config check: {how}");
@@ -186,7 +212,7 @@ fn report_check(out: &mut String, verdict: super::cli_check::Verdict) -> bool {
         } => {
             let _ = writeln!(
                 out,
-                "  config check: {cli} rejects {}, so it will not start: {complaint}",
+                "  config check: {cli} rejects {}: {complaint}",
                 file.display()
             );
             false
@@ -225,16 +251,9 @@ fn ago(at: SystemTime) -> String {
 }
 
 /// `BIN --version`'s first line (stdout, else stderr: pi prints it there), or None when it
-/// fails or takes longer than [`VERSION_TIMEOUT`].
+/// fails or takes longer than [`plans::probe::VERSION_TIMEOUT`].
 pub(super) fn version(bin: &Path) -> Option<String> {
-    version_of(Command::new(bin))
-}
-
-/// The same for a prepared command (the config check runs it in its private directory).
-pub(super) fn version_of(mut cmd: Command) -> Option<String> {
-    cmd.arg("--version");
-    let ran = super::probe::run(cmd, VERSION_TIMEOUT).ok()?;
-    super::probe::first_line(&ran.stdout).or_else(|| super::probe::first_line(&ran.stderr))
+    plans::probe::version_of(Command::new(bin))
 }
 
 /// `GET /health` with the bearer token; Ok when the server answers 200.

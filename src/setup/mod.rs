@@ -11,13 +11,11 @@
 //! run shows the default port and a placeholder token instead).
 //!
 //! Before a CLI's files are written, the installed CLI is asked to load them where it offers a
-//! way (`cli_check`): a config the CLI would reject is refused with its complaint, and nothing
-//! is written for that CLI.
+//! way (`calyx_integrations::setup::cli_check`, which knows how to ask each CLI): a config the
+//! CLI would reject is refused with its complaint, and nothing is written for that CLI.
 
-mod cli_check;
 mod diff;
 pub mod doctor;
-mod probe;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal, Write};
@@ -31,19 +29,6 @@ use calyx_integrations::AgentKind;
 
 use crate::cli::SetupArgs;
 use crate::http::endpoint_file::{self, EndpointInfo};
-
-/// Environment variables that move a CLI's config directory; copied into [`Ctx`].
-const RELOCATING_VARS: [&str; 9] = [
-    "XDG_CONFIG_HOME",
-    "CLAUDE_CONFIG_DIR",
-    "CODEX_HOME",
-    "COPILOT_HOME",
-    "HERMES_HOME",
-    "PI_CODING_AGENT_DIR",
-    "KIMI_SHARE_DIR",
-    "KIMI_CODE_HOME",
-    "GROK_HOME",
-];
 
 /// `println!` that ignores a closed stdout (`calyx setup --dry-run | head` must not panic).
 macro_rules! say {
@@ -169,17 +154,17 @@ fn exit(failed: bool) -> ExitCode {
 /// its complaint).
 fn cli_accepts(plan: &Plan, ctx: &Ctx) -> bool {
     let name = plan.kind.display_name();
-    match cli_check::check(plan.kind, ctx, Some(plan)) {
+    match plans::cli_check::check(plan.kind, ctx, Some(plan)) {
         None => true,
-        Some(cli_check::Verdict::Accepted(how)) => {
+        Some(plans::cli_check::Verdict::Accepted(how)) => {
             say!("{name}: checked: {how}");
             true
         }
-        Some(cli_check::Verdict::Unchecked(why)) => {
+        Some(plans::cli_check::Verdict::Unchecked(why)) => {
             say!("{name}: warning: could not check the new config with the CLI: {why}");
             true
         }
-        Some(cli_check::Verdict::Rejected {
+        Some(plans::cli_check::Verdict::Rejected {
             file,
             cli,
             complaint,
@@ -230,7 +215,7 @@ async fn ensure_endpoint() -> anyhow::Result<EndpointInfo> {
 
 /// The planning context from the real environment.
 pub fn context(endpoint: &EndpointInfo, calyx_bin: &Path) -> Ctx {
-    let env: BTreeMap<String, String> = RELOCATING_VARS
+    let env: BTreeMap<String, String> = plans::RELOCATING_VARS
         .iter()
         .filter_map(|&k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
         .collect();
@@ -244,20 +229,7 @@ pub fn context(endpoint: &EndpointInfo, calyx_bin: &Path) -> Ctx {
     }
 }
 
-/// Where a CLI's binary is on PATH, if anywhere.
-pub fn find_binary(kind: AgentKind) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    plans::binary_names(kind).iter().find_map(|name| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join(name))
-            .find(|p| is_executable(p))
-    })
-}
-
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
+pub use plans::find_binary;
 
 /// Whether the CLI looks installed: its binary on PATH or its config directory present.
 pub fn discovered(kind: AgentKind, ctx: &Ctx) -> bool {

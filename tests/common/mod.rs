@@ -2,8 +2,6 @@
 //! real clients running inside PTYs the test owns, whose screens are parsed by vt100 the way a
 //! user's terminal would show them. Everything polls with deadlines; nothing sleeps and hopes.
 
-#![allow(dead_code)]
-
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -400,15 +398,6 @@ impl Client {
                     .is_some_and(|cell| cell.bgcolor() != vt100::Color::Default)
             })
             .count()
-    }
-
-    /// The outer terminal's cell at (row, col).
-    pub fn cell_fg_is_green(&self, row: u16, col: u16) -> bool {
-        let o = self.outer.lock().unwrap_or_else(|e| e.into_inner());
-        o.parser
-            .screen()
-            .cell(row, col)
-            .is_some_and(|c| c.fgcolor() == vt100::Color::Idx(2))
     }
 
     /// Waits until the screen satisfies `check`; returns the screen.

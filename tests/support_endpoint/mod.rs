@@ -1,6 +1,5 @@
 //! Shared pieces of the endpoint tests: a fake owner loop, a server in a temp state dir, and a
 //! raw HTTP/1.1 client that can send anything (including requests hyper's client would refuse).
-#![allow(dead_code)] // each test binary uses a different subset
 
 pub mod fake_backend;
 
@@ -228,18 +227,4 @@ fn parse(buf: &[u8]) -> Option<RawResponse> {
         headers,
         body,
     })
-}
-
-/// Polls `check` every 10 ms until it holds or `deadline` passes.
-pub async fn eventually(deadline: Duration, mut check: impl FnMut() -> bool) -> bool {
-    let until = tokio::time::Instant::now() + deadline;
-    loop {
-        if check() {
-            return true;
-        }
-        if tokio::time::Instant::now() >= until {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
 }

@@ -10,7 +10,7 @@
 //! PostToolUseFailure, UserPromptSubmit, Stop, StopFailure, SessionStart, SessionEnd,
 //! SubagentStart, SubagentStop, PreCompact, PostCompact, Notification. One other name (calyx
 //! once wrote PermissionRequest) makes Kimi refuse the whole file and not start; so only those
-//! are written, and setup asks the installed Kimi to load the result first (src/setup/cli_check).
+//! are written, and setup asks the installed Kimi to load the result first (`cli_check`).
 //! `timeout` must be 1..=600 s.
 //!
 //! Kimi has no event for its own approval panel, so its row cannot show blocked while that

@@ -5,10 +5,13 @@
 //! text before and after. Planning reads but never writes, so the same plan drives the diff,
 //! `--dry-run`, `doctor` ("would install change anything?") and the server's re-sync; only
 //! [`apply`] writes. Install is "remove calyx's entries, then add them fresh", which makes a
-//! second install a no-op and uninstall-after-install the identity.
+//! second install a no-op and uninstall-after-install the identity. Before setup writes,
+//! [`cli_check`] asks the installed CLI itself to load the files as the plan would leave them
+//! ([`probe`] runs it, bounded in time).
 
 mod antigravity;
 mod claude;
+pub mod cli_check;
 mod codex;
 mod copilot;
 mod cursor;
@@ -19,6 +22,7 @@ mod hooks;
 mod kimi;
 mod opencode;
 mod pi;
+pub mod probe;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -185,6 +189,20 @@ impl SetupError {
     }
 }
 
+/// Environment variables that move a CLI's config directory: `calyx setup` copies the ones set
+/// into [`Ctx::env`], so plans follow them.
+pub const RELOCATING_VARS: [&str; 9] = [
+    "XDG_CONFIG_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "CODEX_HOME",
+    "COPILOT_HOME",
+    "HERMES_HOME",
+    "PI_CODING_AGENT_DIR",
+    "KIMI_SHARE_DIR",
+    "KIMI_CODE_HOME",
+    "GROK_HOME",
+];
+
 /// Whether calyx wires this CLI without being asked by name. Antigravity and Cursor Agent
 /// could not be run here, so their file formats come from published notes only: they are wired
 /// only with `--agent NAME`, and `doctor` says so. Kimi is run by tests/realcli (kimi-cli
@@ -210,6 +228,21 @@ pub fn binary_names(kind: AgentKind) -> &'static [&'static str] {
     }
 }
 
+/// Where a CLI's binary is on PATH, if anywhere.
+pub fn find_binary(kind: AgentKind) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    binary_names(kind).iter().find_map(|name| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|p| is_executable(p))
+    })
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
 /// Claude Code's MCP file: `~/.claude.json`, beside (not in) its config directory, unless
 /// `CLAUDE_CONFIG_DIR` moves both. The config check copies it under the name Claude reads.
 pub fn claude_mcp_file(ctx: &Ctx) -> PathBuf {
@@ -233,10 +266,18 @@ pub fn config_dir(kind: AgentKind, ctx: &Ctx) -> PathBuf {
     }
 }
 
-/// Steps calyx cannot do for the user after an install.
+/// Steps calyx cannot do for the user right after an install changed the CLI's files.
 pub fn user_steps(kind: AgentKind) -> Vec<&'static str> {
     let mut steps =
         vec!["restart running sessions of this CLI: it reads hooks and MCP servers at start"];
+    steps.extend(standing_steps(kind));
+    steps
+}
+
+/// What stays true of a CLI whether or not anything just changed (`calyx doctor` shows these;
+/// "restart running sessions" only follows a change).
+pub fn standing_steps(kind: AgentKind) -> Vec<&'static str> {
+    let mut steps = Vec::new();
     match kind {
         AgentKind::Codex => steps.push(
             "open codex, run /hooks and trust calyx's entries: Codex runs new hooks only after this review",

@@ -9,11 +9,11 @@
 //! for its status (30 s wait each). calyx runs it with HOME and every XDG directory at the
 //! private copy. The plugin file itself (plugins/calyx.js) is not checked.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use calyx_integrations::setup::{self as plans, Ctx, Plan};
-use calyx_integrations::AgentKind;
+use crate::setup::{self as plans, Ctx, Plan};
+use crate::AgentKind;
 
 use super::{isolated, Load, Scratch};
 use crate::setup::probe;
@@ -37,8 +37,11 @@ pub(super) const LOADED: &str = "loaded opencode.json (`opencode debug config --
 pub(super) fn load(bin: &Path, ctx: &Ctx, plan: Option<&Plan>) -> Load {
     let dir = plans::config_dir(AgentKind::OpenCode, ctx);
     let scratch = Scratch::new().map_err(|e| format!("no temporary directory: {e}"))?;
+    // The copy keeps the directory's own name under the private XDG_CONFIG_HOME.
+    let subdir = PathBuf::from(dir.file_name().unwrap_or_default());
     for name in ["opencode.json", "opencode.jsonc"] {
-        scratch.copy_file_after(&dir.join(name), &format!("opencode/{name}"), plan)?;
+        let copy = subdir.join(name).display().to_string();
+        scratch.copy_file_after(&dir.join(name), &copy, plan)?;
     }
     let mut cmd = isolated(bin, &scratch.0, VARS);
     cmd.args(["debug", "config", "--pure"]);
@@ -46,7 +49,7 @@ pub(super) fn load(bin: &Path, ctx: &Ctx, plan: Option<&Plan>) -> Load {
     // The copy is XDG_CONFIG_HOME/opencode/…: the user's directory once that is replaced.
     let stderr = strip_ansi(&scratch.shown(
         &ran.stderr.replace(
-            &scratch.0.join("opencode").display().to_string(),
+            &scratch.0.join(&subdir).display().to_string(),
             &dir.display().to_string(),
         ),
         &dir,

@@ -30,9 +30,9 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use calyx_integrations::config_edit::fsio;
-use calyx_integrations::setup::{Ctx, Plan};
-use calyx_integrations::AgentKind;
+use crate::config_edit::fsio;
+use crate::setup::{Ctx, Plan};
+use crate::AgentKind;
 
 /// What the CLI said about the config.
 #[derive(Debug)]
@@ -132,7 +132,7 @@ fn ask(bin: &Path, loaded: &str, vars: &[&str], load: impl FnOnce() -> Load + Se
     let (verdict, version) = std::thread::scope(|s| {
         let version = s.spawn(|| {
             let scratch = Scratch::new().ok()?;
-            super::doctor::version_of(isolated(bin, &scratch.0, vars))
+            super::probe::version_of(isolated(bin, &scratch.0, vars))
         });
         let verdict = load();
         (verdict, version.join().ok().flatten())

@@ -13,8 +13,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use calyx_integrations::setup::{self as plans, Ctx, Plan};
-use calyx_integrations::AgentKind;
+use crate::setup::{self as plans, Ctx, Plan};
+use crate::AgentKind;
 
 use super::{isolated, text_after, Load, Scratch};
 use crate::setup::probe;

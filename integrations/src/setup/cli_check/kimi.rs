@@ -12,9 +12,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use calyx_integrations::config_edit::regular;
-use calyx_integrations::setup::{self as plans, Ctx, Plan};
-use calyx_integrations::AgentKind;
+use crate::config_edit::regular;
+use crate::setup::{self as plans, Ctx, Plan};
+use crate::AgentKind;
 
 use super::{isolated, Load, Scratch};
 use crate::setup::probe;

@@ -8,6 +8,10 @@ use std::process::{Command, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// How long `BIN --version` may take (some CLIs check for updates first).
+/// Some CLIs are slow to start (Gemini CLI takes about 4 s to print its version here).
+pub const VERSION_TIMEOUT: Duration = Duration::from_secs(8);
+
 /// Output kept per stream: enough for any error message, bounded for a runaway child.
 const MAX_OUTPUT: u64 = 64 * 1024;
 
@@ -100,4 +104,13 @@ pub fn first_line(text: &str) -> Option<String> {
         .map(str::trim)
         .find(|l| !l.is_empty())
         .map(str::to_string)
+}
+
+/// `BIN --version`'s first line (stdout, else stderr: pi prints it there) for a prepared
+/// command (the config check runs it in its private directory), or None when it fails or
+/// takes longer than [`VERSION_TIMEOUT`].
+pub fn version_of(mut cmd: Command) -> Option<String> {
+    cmd.arg("--version");
+    let ran = run(cmd, VERSION_TIMEOUT).ok()?;
+    first_line(&ran.stdout).or_else(|| first_line(&ran.stderr))
 }

@@ -1,0 +1,43 @@
+//! Every integration test of the calyx binary, compiled into one test binary (issue 14 §6):
+//! one link instead of one per file. Each file in tests/ is a module here, so a test's name
+//! is its file's name and its own, `e2e_mux::split_focus_zoom_and_close_with_keys`; run one file's tests with
+//! `cargo test --test integration e2e_mux::`. The files share a process: a test changes no
+//! process-wide state (environment, current directory, signal handlers), it passes what a
+//! child needs on the child's command line and environment instead.
+
+/// The PTY harness: a private calyx server per test and real clients in PTYs.
+mod common;
+/// The HTTP endpoint harness: a private server per test, its endpoint file and token.
+mod support_endpoint;
+
+mod e2e_agents;
+mod e2e_approval_keys;
+mod e2e_approval_reach;
+mod e2e_approval_record;
+mod e2e_approvals;
+mod e2e_cli;
+mod e2e_clipboard;
+mod e2e_flood;
+mod e2e_frames;
+mod e2e_gates_server_killed;
+mod e2e_input;
+mod e2e_input_modes;
+mod e2e_keys;
+mod e2e_links;
+mod e2e_mcp;
+mod e2e_mcp_limits;
+mod e2e_mcp_protocol;
+mod e2e_mcp_tools;
+mod e2e_memory;
+mod e2e_mux;
+mod e2e_pane_output;
+mod e2e_reflow;
+mod e2e_sessions;
+mod e2e_shell;
+mod e2e_terminal;
+mod hook_cli;
+mod http_endpoint;
+mod mcp_http;
+mod mcp_tools;
+mod setup_cli;
+mod snapshots_ui;
