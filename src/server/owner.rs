@@ -31,48 +31,50 @@ pub(super) const SYNC_HOLD: Duration = Duration::from_millis(150);
 pub(super) const PANE_RETRY: Duration = Duration::from_millis(2);
 
 /// The owner loop's state and its timers.
+/// Fields the operations use are visible in `crate::server` only (`pub(super)`), as when all of
+/// the server was one module; the ones the endpoint and tests outside share are `pub(crate)`.
 pub struct Server {
     pub(crate) state: State,
     pub(crate) tx: mpsc::UnboundedSender<Msg>,
     /// What each attached client's terminal shows (see `render::frame_cache`); a client's goes
     /// when the client does (`forget_gone_frames`).
-    pub(crate) frames: HashMap<ClientId, FrameCache>,
+    pub(super) frames: HashMap<ClientId, FrameCache>,
     /// Connections that have not attached (one-shot requests) and attached ones alike.
-    pub(crate) connections: HashMap<ClientId, mpsc::Sender<io::terminal::Outgoing>>,
-    pub(crate) render_at: Option<Instant>,
-    pub(crate) last_render: Instant,
-    pub(crate) message_expiry: Option<Instant>,
-    pub(crate) sync_hold_since: Option<Instant>,
+    pub(super) connections: HashMap<ClientId, mpsc::Sender<io::terminal::Outgoing>>,
+    pub(super) render_at: Option<Instant>,
+    pub(super) last_render: Instant,
+    pub(super) message_expiry: Option<Instant>,
+    pub(super) sync_hold_since: Option<Instant>,
     /// A click on a live screen opened copy mode only to start a possible selection.
-    pub(crate) click_started_copy: Option<PaneId>,
+    pub(super) click_started_copy: Option<PaneId>,
     /// `agent_wait` calls in progress.
-    pub(crate) agent_waiters: Vec<operations::mcp_tools::AgentWaiter>,
+    pub(super) agent_waiters: Vec<operations::mcp_tools::AgentWaiter>,
     /// `terminal_await_command` calls (and awaited `pane_run`s) in progress.
-    pub(crate) command_waiters: Vec<operations::command_history::CommandWaiter>,
+    pub(super) command_waiters: Vec<operations::command_history::CommandWaiter>,
     /// Tool calls waiting for the human.
     pub(crate) approvals: crate::approvals::ApprovalQueue,
     /// What the agent in each pane is doing.
     pub(crate) agents: crate::agents::AgentBook,
     /// Decides which agent transitions ring the bell or notify the desktop.
-    pub(crate) notifier: crate::agents::Notifier,
+    pub(super) notifier: crate::agents::Notifier,
     /// Panes that were just typed into: their next output (the echo) is drawn at once instead
     /// of waiting for the next frame slot, so typing feels immediate even at 60 frames a second.
-    pub(crate) echo_pending: std::collections::HashSet<PaneId>,
+    pub(super) echo_pending: std::collections::HashSet<PaneId>,
     /// The pane whose next output the owner reads itself (see `echo_watch`).
-    pub(crate) echo_watch: Option<io::echo_watch::EchoWatch>,
+    pub(super) echo_watch: Option<io::echo_watch::EchoWatch>,
     /// When an approval panel's answer keys wake (see `approval_panel`).
-    pub(crate) panel_wake: Option<Instant>,
+    pub(super) panel_wake: Option<Instant>,
     /// Whether `run` drives this server (only then can the owner wait for an echo).
-    pub(crate) owner_loop: bool,
-    pub(crate) render_now: bool,
+    pub(super) owner_loop: bool,
+    pub(super) render_now: bool,
     /// The panes that have focus as their programs were last told (see `focus`).
-    pub(crate) focused_panes: std::collections::HashSet<PaneId>,
+    pub(super) focused_panes: std::collections::HashSet<PaneId>,
     /// The panes whose priorities were last set (see `update_focus`).
-    pub(crate) prioritized_panes: std::collections::HashSet<PaneId>,
+    pub(super) prioritized_panes: std::collections::HashSet<PaneId>,
     /// When each pane with an agent row last printed something (evidence of life).
-    pub(crate) last_output: HashMap<PaneId, Instant>,
+    pub(super) last_output: HashMap<PaneId, Instant>,
     /// Hook payloads recorded for the real-CLI suite (`CALYX_CAPTURE_PAYLOADS`), else None.
-    pub(crate) payload_capture: Option<io::payload_capture::PayloadCapture>,
+    pub(super) payload_capture: Option<io::payload_capture::PayloadCapture>,
     /// The MCP tools the config turns off, shared with the endpoint (a reload changes them).
     pub(crate) mcp_tools: std::sync::Arc<crate::mcp::ToolSet>,
     /// MCP peers and their inboxes, shared with the endpoint: a closed pane's are dropped.
