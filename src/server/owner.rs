@@ -31,6 +31,7 @@ pub(super) const SYNC_HOLD: Duration = Duration::from_millis(150);
 pub(super) const PANE_RETRY: Duration = Duration::from_millis(2);
 
 /// The owner loop's state and its timers.
+///
 /// Fields the operations use are visible in `crate::server` only (`pub(super)`), as when all of
 /// the server was one module; the ones the endpoint and tests outside share are `pub(crate)`.
 pub struct Server {
