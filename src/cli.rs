@@ -43,6 +43,9 @@ pub enum Command {
     Capture(CaptureArgs),
     /// List panes with id, session, window, size, command, pid, title and cwd.
     ListPanes(ListPanesArgs),
+    /// Expand a format for a pane (tmux's display-message): -p prints it, else it is shown
+    /// in the status line of the clients on that pane's session.
+    DisplayMessage(DisplayMessageArgs),
     /// Focus a pane (and its window).
     #[command(visible_alias = "select-pane")]
     Select(TargetArgs),
@@ -90,6 +93,13 @@ pub struct NewArgs {
     /// Height of a detached session (default: this terminal's, else 24).
     #[arg(short = 'y', long = "height")]
     pub height: Option<u16>,
+    /// Print the new session (tmux's -P): by default `#{session_name}:`, or as -F says.
+    #[arg(short = 'P', long = "print")]
+    pub print: bool,
+    /// Format for -P (implies -P): tmux's variables, e.g. '#{pane_id}', '#{session_name}',
+    /// '#{window_index}', '#{pane_pid}', '#{pane_current_path}', '#{calyx_surface_id}'.
+    #[arg(short = 'F', long = "format")]
+    pub format: Option<String>,
     /// Command and arguments for the first pane (default: $SHELL).
     #[arg(last = true)]
     pub command: Vec<String>,
@@ -129,6 +139,13 @@ pub struct SplitArgs {
     /// Working directory of the new pane (default: the split pane's).
     #[arg(short = 'c', long = "cwd")]
     pub cwd: Option<String>,
+    /// Print the new pane (tmux's -P): by default `#{session_name}:#{window_index}.#{pane_index}`, or as -F says.
+    #[arg(short = 'P', long = "print")]
+    pub print: bool,
+    /// Format for -P (implies -P): tmux's variables, e.g. '#{pane_id}', '#{session_name}',
+    /// '#{window_index}', '#{pane_pid}', '#{pane_current_path}', '#{calyx_surface_id}'.
+    #[arg(short = 'F', long = "format")]
+    pub format: Option<String>,
     /// Command and arguments for the new pane (default: $SHELL).
     #[arg(last = true)]
     pub command: Vec<String>,
@@ -168,6 +185,23 @@ pub struct ListPanesArgs {
     /// Only panes of this session.
     #[arg(short = 't', long)]
     pub target: Option<String>,
+    /// One line per pane in this format instead of the table (tmux's variables, e.g.
+    /// '#{pane_id} #{pane_current_path}').
+    #[arg(short = 'F', long = "format", conflicts_with = "json")]
+    pub format: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DisplayMessageArgs {
+    /// Print to stdout instead of the status line.
+    #[arg(short = 'p', long = "print")]
+    pub print: bool,
+    /// Pane the variables describe (default: this pane inside calyx, else the focused one).
+    #[arg(short = 't', long)]
+    pub target: Option<String>,
+    /// The text, with tmux's variables such as '#{pane_id}' or '#{session_name}' (default:
+    /// tmux's '[#{session_name}] #{window_index}:#{window_name}, current pane #{pane_index}').
+    pub message: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -196,6 +230,13 @@ pub struct NewWindowArgs {
     /// Keep the current window selected.
     #[arg(short = 'd', long)]
     pub detached: bool,
+    /// Print the new window's pane (tmux's -P): by default `#{session_name}:#{window_index}.#{pane_index}`, or as -F says.
+    #[arg(short = 'P', long = "print")]
+    pub print: bool,
+    /// Format for -P (implies -P): tmux's variables, e.g. '#{pane_id}', '#{session_name}',
+    /// '#{window_index}', '#{pane_pid}', '#{pane_current_path}', '#{calyx_surface_id}'.
+    #[arg(short = 'F', long = "format")]
+    pub format: Option<String>,
     /// Command and arguments (default: $SHELL).
     #[arg(last = true)]
     pub command: Vec<String>,

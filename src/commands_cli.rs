@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use crate::cli::{AgentsCommand, Command};
 use crate::cli_table::{clip, Table};
 use crate::client;
+use crate::format;
 use crate::protocol::{ClientMessage, NewSession, PaneInfo, Request, Response};
 
 /// Whether this command runs inside a pane of the server it talks to.
@@ -164,8 +165,27 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
             ask(Request::KillWindow { target }).await
         }
         Command::KillServer => kill_server().await,
-        Command::Split(args) => ask(split_request(args)).await,
-        Command::NewWindow(args) => ask(new_window_request(args)).await,
+        Command::Split(args) => {
+            let shown = print_format(args.print, args.format.clone(), format::NEW_PANE);
+            created(split_request(args), shown).await
+        }
+        Command::NewWindow(args) => {
+            let shown = print_format(args.print, args.format.clone(), format::NEW_PANE);
+            created(new_window_request(args), shown).await
+        }
+        Command::DisplayMessage(args) => {
+            let target = default_target(args.target);
+            let message = args
+                .message
+                .unwrap_or_else(|| format::DISPLAY_MESSAGE.to_string());
+            let print = args.print;
+            ask(Request::DisplayMessage {
+                target,
+                message,
+                print,
+            })
+            .await
+        }
         Command::SendKeys(args) => ask(send_keys_request(args)).await,
         Command::Capture(args) => ask(capture_request(args)).await,
         Command::ListPanes(args) => list_panes(args).await,
@@ -237,8 +257,35 @@ async fn new_session(
     }
     let rows = args.height.unwrap_or(rows);
     let cols = args.width.unwrap_or(cols);
+    let shown = print_format(args.print, args.format, format::NEW_SESSION);
     let response = one_shot(Request::NewSession { spec, rows, cols }, true).await?;
-    Ok(print_response(response))
+    print_created(response, shown).await
+}
+
+/// The format `-P`/`-F` ask to print about a new pane: `-F` implies `-P`; `-P` alone prints
+/// tmux's default for the command.
+fn print_format(print: bool, format: Option<String>, default: &str) -> Option<String> {
+    format.or_else(|| print.then(|| default.to_string()))
+}
+
+/// Sends a request that creates a pane and prints what `-P`/`-F` asked for about it.
+async fn created(request: Request, shown: Option<String>) -> anyhow::Result<ExitCode> {
+    let response = one_shot(request, false).await?;
+    print_created(response, shown).await
+}
+
+/// With a format, prints it expanded for the pane `response` created (the server expands it,
+/// as for `display-message -p`); else the usual answer.
+async fn print_created(response: Response, shown: Option<String>) -> anyhow::Result<ExitCode> {
+    let (Response::Created { pane, .. }, Some(message)) = (&response, shown) else {
+        return Ok(print_response(response));
+    };
+    let request = Request::DisplayMessage {
+        target: Some(format!("%{pane}")),
+        message,
+        print: true,
+    };
+    ask(request).await
 }
 
 /// `calyx kill-server`: a server already gone counts as killed.
@@ -303,6 +350,14 @@ async fn list_panes(args: crate::cli::ListPanesArgs) -> anyhow::Result<ExitCode>
     let response = one_shot(Request::ListPanes { target }, false).await?;
     if let (true, Response::Panes(panes)) = (args.json, &response) {
         println!("{}", serde_json::to_string_pretty(panes)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let (Some(wanted), Response::Panes(panes)) = (&args.format, &response) {
+        let lines: String = panes
+            .iter()
+            .map(|p| format::expand(wanted, p) + "\n")
+            .collect();
+        print!("{lines}");
         return Ok(ExitCode::SUCCESS);
     }
     Ok(print_response(response))

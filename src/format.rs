@@ -1,7 +1,9 @@
 //! tmux's `-F FORMAT` for scripts: `#{pane_id}`, `#{session_name}` and the rest expanded for
 //! one pane (`calyx split -P -F ...`, `list-panes -F`, `display-message -p`). The variable
 //! names are tmux's, so scripts written for tmux keep working; calyx adds its own under
-//! `calyx_`. An unknown variable expands to nothing, as in tmux.
+//! `calyx_`. An unknown variable expands to nothing, as in tmux. Values come from programs in
+//! panes (a title, a command, a directory name), so each is made safe to print first: a
+//! control character is shown escaped, never sent raw to the terminal the script prints on.
 
 use crate::protocol::PaneInfo;
 
@@ -9,6 +11,10 @@ use crate::protocol::PaneInfo;
 pub const NEW_PANE: &str = "#{session_name}:#{window_index}.#{pane_index}";
 /// What `-P` prints without `-F` after a new session (tmux's default).
 pub const NEW_SESSION: &str = "#{session_name}:";
+
+/// What `display-message` shows without a message (tmux's default).
+pub const DISPLAY_MESSAGE: &str =
+    "[#{session_name}] #{window_index}:#{window_name}, current pane #{pane_index}";
 
 /// The variables [`expand`] knows, for `--help` and the README.
 pub const VARIABLES: &[&str] = &[
@@ -52,6 +58,13 @@ fn value(pane: &PaneInfo, name: &str) -> Option<String> {
     })
 }
 
+/// A variable's value, safe to print (empty for a name calyx does not know).
+fn shown(pane: &PaneInfo, name: &str) -> String {
+    value(pane, name)
+        .map(|v| calyx_tui::escape::visible(&v))
+        .unwrap_or_default()
+}
+
 /// tmux's one-letter aliases (`#S`, `#I`, ...).
 fn alias(letter: char) -> Option<&'static str> {
     Some(match letter {
@@ -81,7 +94,7 @@ pub fn expand(format: &str, pane: &PaneInfo) -> String {
             Some('{') => match after[1..].find('}') {
                 Some(end) => {
                     let name = &after[1..1 + end];
-                    out.push_str(&value(pane, name).unwrap_or_default());
+                    out.push_str(&shown(pane, name));
                     rest = &after[end + 2..];
                 }
                 None => {
@@ -91,7 +104,7 @@ pub fn expand(format: &str, pane: &PaneInfo) -> String {
             },
             Some(letter) => match alias(letter) {
                 Some(name) => {
-                    out.push_str(&value(pane, name).unwrap_or_default());
+                    out.push_str(&shown(pane, name));
                     rest = &after[letter.len_utf8()..];
                 }
                 None => {
@@ -160,6 +173,14 @@ mod tests {
         assert_eq!(expand("[#{nope}]", &p), "[]");
         assert_eq!(expand("日本 #{pane_index} é", &p), "日本 1 é");
         assert_eq!(expand("", &p), "");
+    }
+
+    #[test]
+    fn a_title_with_escape_sequences_prints_escaped() {
+        let mut p = pane();
+        p.title = "x\u{1b}]52;c;Y3VybA==\u{7}".into();
+        let out = expand("#{pane_title}", &p);
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
     }
 
     #[test]

@@ -183,6 +183,13 @@ pub enum Request {
     ListPanes {
         target: Option<String>,
     },
+    /// tmux's display-message: `message` (a `-F` format) expanded for the target pane, printed
+    /// (`print`) or shown in the status line of the clients on its session.
+    DisplayMessage {
+        target: Option<String>,
+        message: String,
+        print: bool,
+    },
     Select {
         target: Option<String>,
     },

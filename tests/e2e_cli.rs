@@ -305,6 +305,7 @@ fn help_for_calyx_and_every_command_lists_its_flags() {
         "send-keys",
         "capture",
         "list-panes",
+        "display-message",
         "select",
         "rename",
         "new-window",
@@ -323,18 +324,22 @@ fn help_for_calyx_and_every_command_lists_its_flags() {
     }
     // Flags each command must document (the README's command table).
     let flags: &[(&str, &[&str])] = &[
-        ("new", &["-s", "-d", "-c", "-x", "-y"]),
+        ("new", &["-s", "-d", "-c", "-x", "-y", "-P", "-F"]),
         ("attach", &["-t"]),
         ("kill", &["-t"]),
         ("kill-pane", &["-t"]),
         ("kill-window", &["-t"]),
-        ("split", &["-t", "-h", "-v", "-d", "-c", "--help"]),
+        (
+            "split",
+            &["-t", "-h", "-v", "-d", "-c", "-P", "-F", "--help"],
+        ),
         ("send-keys", &["-t", "-l"]),
         ("capture", &["-t", "--scrollback", "--ansi"]),
-        ("list-panes", &["--json", "-t"]),
+        ("list-panes", &["--json", "-t", "-F"]),
+        ("display-message", &["-p", "-t"]),
         ("select", &["-t"]),
         ("rename", &["-t", "-w"]),
-        ("new-window", &["-t", "-n", "-d", "-c"]),
+        ("new-window", &["-t", "-n", "-d", "-c", "-P", "-F"]),
         ("agents", &["--json"]),
         ("approvals", &["--json", "--pending"]),
         ("deny", &["-m"]),
@@ -477,4 +482,84 @@ fn reload_config_reports_every_problem_and_says_when_there_is_no_file() {
             && text.contains("line 2: key `foo`: not a setting"),
         "{text}"
     );
+}
+
+/// Issue 15 §10: scripts learn the panes they make (tmux's -P and -F).
+#[test]
+fn new_split_and_new_window_print_formats_for_scripts() {
+    let env = Env::new();
+    let made = env.ok(&[
+        "new",
+        "-d",
+        "-s",
+        "fmt",
+        "-P",
+        "-F",
+        "#{session_name}:#{pane_id}",
+    ]);
+    let first = made
+        .trim()
+        .strip_prefix("fmt:")
+        .expect("session name")
+        .to_string();
+    assert!(first.starts_with('%'), "{made}");
+    let split = env.ok(&["split", "-t", &first, "-P", "-F", "#{pane_id}"]);
+    let second = split.trim().to_string();
+    assert!(second.starts_with('%') && second != first, "{split}");
+    // -P alone prints tmux's default, session:window.pane.
+    let window = env.ok(&["new-window", "-t", "fmt", "-P"]);
+    assert_eq!(window.trim(), "fmt:1.0", "{window}");
+    // list-panes -F: one line per pane, in the format.
+    let listed = env.ok(&[
+        "list-panes",
+        "-t",
+        "fmt",
+        "-F",
+        "#{pane_id} #{window_index}",
+    ]);
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(
+        lines,
+        vec![
+            format!("{first} 0").as_str(),
+            format!("{second} 0").as_str(),
+            lines.get(2).copied().unwrap_or("missing")
+        ],
+        "{listed}"
+    );
+    assert!(lines[2].ends_with(" 1"), "{listed}");
+    // display-message -p describes the target pane; the surface id is the pane's own.
+    let said = env.ok(&[
+        "display-message",
+        "-p",
+        "-t",
+        &second,
+        "#{pane_id} #{calyx_surface_id}",
+    ]);
+    let panes = env.panes();
+    let surface = panes
+        .iter()
+        .find(|p| p["id"] == second.as_str())
+        .and_then(|p| p["surface_id"].as_str())
+        .expect("surface id");
+    assert_eq!(said.trim(), format!("{second} {surface}"));
+    // A target that names nothing is an error, not an empty line.
+    let out = env.run(&["display-message", "-p", "-t", "%999", "#{pane_id}"]);
+    assert!(!out.status.success());
+}
+
+#[test]
+fn display_message_without_p_shows_on_the_status_line_of_that_session() {
+    let env = Env::new();
+    let c = env.client(&["new", "-s", "shown"], 24, 100);
+    c.wait_for("$ ");
+    env.ok(&[
+        "display-message",
+        "-t",
+        "shown",
+        "hello from #{session_name}",
+    ]);
+    c.wait_screen("the message on the status line", |s| {
+        s.contains("hello from shown")
+    });
 }

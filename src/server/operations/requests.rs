@@ -60,6 +60,11 @@ impl Server {
                 ansi,
             } => self.capture(target, scrollback, ansi),
             Request::ListPanes { target } => self.list_panes(target),
+            Request::DisplayMessage {
+                target,
+                message,
+                print,
+            } => self.display_message(target, &message, print),
             Request::Select { target } => match self.state.resolve(target.as_deref()) {
                 Ok(t) => {
                     self.focus_pane(t.pane);
@@ -202,6 +207,37 @@ impl Server {
             None => None,
         };
         Response::Panes(self.pane_infos(only))
+    }
+
+    /// `display-message`: the format expanded for the target pane; printed, or shown to the
+    /// clients on its session.
+    fn display_message(&mut self, target: Option<String>, message: &str, print: bool) -> Response {
+        let t = match self.state.resolve(target.as_deref()) {
+            Ok(t) => t,
+            Err(e) => return Response::Error(e),
+        };
+        let Some(info) = self
+            .pane_infos(Some(t.session))
+            .into_iter()
+            .find(|p| p.pane_id == t.pane)
+        else {
+            return Response::Error(format!("can't find pane: %{}", t.pane));
+        };
+        let text = crate::format::expand(message, &info);
+        if print {
+            return Response::Text(format!("{text}\n"));
+        }
+        let clients: Vec<_> = self
+            .state
+            .clients
+            .iter()
+            .filter(|(_, c)| c.session == t.session)
+            .map(|(id, _)| *id)
+            .collect();
+        for client in clients {
+            self.message(client, text.clone());
+        }
+        Response::Ok
     }
 
     /// `rename-window` (with `window`) or `rename-session`.
