@@ -66,7 +66,8 @@ async fn one_shot(request: Request, start: bool) -> anyhow::Result<Response> {
     client::request(&mut stream, request).await
 }
 
-fn print_response(response: Response) -> ExitCode {
+/// Prints a server's answer the plain way: ok, an error (exit 1), or its text or JSON.
+pub fn print_response(response: Response) -> ExitCode {
     match response {
         Response::Ok | Response::Created { .. } => ExitCode::SUCCESS,
         Response::Text(t) => {
@@ -286,6 +287,11 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
                 false,
             )
             .await?;
+            if args.rules {
+                return Ok(crate::approvals::rules_cli::print_rules(
+                    response, args.json,
+                ));
+            }
             return Ok(print_approvals(response, args.json));
         }
         Some(Command::Approve(args)) => {

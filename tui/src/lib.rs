@@ -2,6 +2,7 @@
 //! state; nothing here knows about sessions, sockets or agents.
 
 pub mod approval;
+pub mod approval_rules;
 pub mod border;
 pub mod escape;
 pub mod help;
@@ -13,6 +14,7 @@ pub mod status;
 pub mod tree;
 
 pub use approval::ApprovalView;
+pub use approval_rules::{RuleChoicesView, RulesListView};
 pub use border::BorderView;
 pub use help::{HelpEntry, HelpView};
 pub use links::FrameLinks;
