@@ -4,6 +4,7 @@
 pub mod approval;
 pub mod approval_rules;
 pub mod border;
+pub mod disputed_width;
 pub mod escape;
 pub mod help;
 pub mod links;
