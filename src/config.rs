@@ -19,6 +19,7 @@ struct RawConfig {
     scrollback_lines: Option<usize>,
     scrollback_bytes: Option<usize>,
     remain_on_exit: Option<bool>,
+    confirm_kill: Option<bool>,
     sidebar: Option<bool>,
     bell: Option<bool>,
     osc9: Option<bool>,
@@ -114,6 +115,8 @@ pub struct Config {
     pub scrollback_bytes: usize,
     /// Keep a pane whose program exited, showing "[exited N]", instead of closing it.
     pub remain_on_exit: bool,
+    /// `prefix x` and `prefix &` ask `kill-pane %3? (y/n)` on the status line first.
+    pub confirm_kill: bool,
     /// Show the agents sidebar when a session starts.
     pub sidebar: bool,
     pub bell: bool,
@@ -142,6 +145,7 @@ impl Default for Config {
             scrollback_lines: 10_000,
             scrollback_bytes: 4 << 20,
             remain_on_exit: false,
+            confirm_kill: true,
             sidebar: false,
             bell: true,
             osc9: true,
@@ -230,6 +234,7 @@ impl Config {
             config.scrollback_bytes = bytes.clamp(64 << 10, 1 << 30);
         }
         config.remain_on_exit = raw.remain_on_exit.unwrap_or(false);
+        config.confirm_kill = raw.confirm_kill.unwrap_or(true);
         config.sidebar = raw.sidebar.unwrap_or(false);
         config.bell = raw.bell.unwrap_or(true);
         config.osc9 = raw.osc9.unwrap_or(true);

@@ -238,7 +238,7 @@ impl Server {
                     w.layout.equalize();
                 });
             }
-            Action::KillPane => self.close(Close::Pane(active), "session ended"),
+            Action::KillPane => self.kill_pane_asking(client, active),
             Action::NewWindow => {
                 // The focused pane's directory, unless it has gone (then: the session's).
                 let cwd = self
@@ -316,7 +316,7 @@ impl Server {
                     .get(&session)
                     .map(|s| s.active_window)
                     .unwrap_or(0);
-                self.close(Close::Window(session, index), "session ended");
+                self.kill_window_asking(client, session, index);
             }
             Action::Detach => self.state.detach_client(client, "detached"),
             Action::CopyMode => self.enter_copy_mode(active),

@@ -13,6 +13,7 @@ mod chrome;
 mod client_input;
 mod clipboard;
 mod commands_glue;
+mod confirm_kill;
 mod copy_mode;
 mod echo_watch;
 mod emit;
