@@ -312,6 +312,9 @@ pub struct ApprovalsArgs {
     /// Only requests still waiting.
     #[arg(long)]
     pub pending: bool,
+    /// The "always" rules set in the approval panel instead (revoke one there: `r`, then `d`).
+    #[arg(long, conflicts_with = "pending")]
+    pub rules: bool,
 }
 
 #[derive(Debug, Args)]

@@ -68,7 +68,8 @@ async fn one_shot(request: Request, start: bool) -> anyhow::Result<Response> {
     client::request(&mut stream, request).await
 }
 
-fn print_response(response: Response) -> ExitCode {
+/// Prints a server's answer the plain way: ok, an error (exit 1), or its text or JSON.
+pub fn print_response(response: Response) -> ExitCode {
     match response {
         Response::Ok | Response::Created { .. } => ExitCode::SUCCESS,
         Response::Text(t) => {
@@ -378,6 +379,11 @@ async fn agents(args: crate::cli::AgentsArgs) -> anyhow::Result<ExitCode> {
 async fn approvals(args: crate::cli::ApprovalsArgs) -> anyhow::Result<ExitCode> {
     let pending_only = args.pending;
     let response = one_shot(Request::Approvals { pending_only }, false).await?;
+    if args.rules {
+        return Ok(crate::approvals::rules_cli::print_rules(
+            response, args.json,
+        ));
+    }
     Ok(print_approvals(response, args.json))
 }
 

@@ -59,6 +59,8 @@ fn split_focus_zoom_and_close_with_keys() {
     c.prefix("\"");
     wait_until("third pane", || (pane_ids(&env).len() == 3).then_some(()));
     c.prefix("x");
+    c.wait_for("? (y/n)");
+    c.send("y");
     wait_until("pane closed", || (pane_ids(&env).len() == 2).then_some(()));
     c.send("exit\r");
     wait_until("pane exited", || (pane_ids(&env).len() == 1).then_some(()));
@@ -400,6 +402,8 @@ fn process_ignoring_sighup_is_killed_with_its_pane_and_the_neighbour_lives_on() 
         (focused(&env) == stubborn).then_some(())
     });
     c.prefix("x");
+    c.wait_for("? (y/n)");
+    c.send("y");
     wait_until("stubborn pane closed", || {
         (pane_ids(&env) == vec![neighbour.clone()]).then_some(())
     });

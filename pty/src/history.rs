@@ -3,7 +3,8 @@
 //! Keeping vt100's own scrollback costs 3x in parse speed and ~7x tmux's memory (see
 //! docs/design.md). Instead the live screen is a parser with no scrollback, and the history is the
 //! retained output, replayed into a parser with scrollback only when someone looks at it (copy
-//! mode, `capture --scrollback`). Replaying at the current width makes history reflow on resize.
+//! mode, `capture --scrollback`), through the sizes the pane had as it printed (see
+//! [`crate::history_sizes`]) and then at the current size, so history reflows on resize.
 
 use std::collections::VecDeque;
 
@@ -17,6 +18,9 @@ pub struct History {
     lines: usize,
     max_lines: usize,
     max_bytes: usize,
+    /// Where the output was resized, so a replay goes through the same sizes (see
+    /// [`crate::history_sizes`]).
+    sizes: crate::history_sizes::Sizes,
 }
 
 /// Chunks smaller than this are merged into the previous one, so a stream of tiny writes (an
@@ -34,7 +38,19 @@ impl History {
             lines: 0,
             max_lines,
             max_bytes: max_bytes.max(1),
+            sizes: crate::history_sizes::Sizes::default(),
         }
+    }
+
+    /// Records that the terminal became `rows` x `cols` after the bytes pushed so far.
+    pub fn resized(&mut self, rows: u16, cols: u16) {
+        self.sizes.resized(rows, cols);
+    }
+
+    /// The size the retained output starts at (None: never recorded), and the retained bytes
+    /// cut where the terminal was resized, each piece with the size it was printed at.
+    pub fn sized_chunks(&self) -> crate::history_sizes::SizedPieces<'_> {
+        self.sizes.split(self.chunks.iter().map(Vec::as_slice))
     }
 
     /// Appends output, then drops whole chunks from the front while over a cap.
@@ -55,6 +71,7 @@ impl History {
         }
         self.bytes += data.len();
         self.lines += newlines;
+        self.sizes.pushed(data.len());
         self.trim();
     }
 
@@ -72,6 +89,7 @@ impl History {
             self.chunk_lines.pop_front();
             self.bytes -= front_bytes;
             self.lines -= front_lines;
+            self.sizes.dropped(front_bytes);
         }
         // A single huge chunk over the byte cap: keep its tail.
         if self.bytes > self.max_bytes {
@@ -80,6 +98,7 @@ impl History {
                 let cut = excess.min(front.len());
                 let dropped_lines = memchr_count(&front[..cut]);
                 front.drain(..cut);
+                self.sizes.dropped(cut);
                 self.bytes -= cut;
                 self.lines -= dropped_lines;
                 if let Some(count) = self.chunk_lines.front_mut() {
@@ -106,6 +125,7 @@ impl History {
 
     /// Forgets everything (clear-history).
     pub fn clear(&mut self) {
+        self.sizes.dropped(self.bytes);
         self.chunks.clear();
         self.chunk_lines.clear();
         self.bytes = 0;

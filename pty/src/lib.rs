@@ -5,6 +5,7 @@ mod answerback;
 mod charset;
 pub mod commands;
 pub mod history;
+mod history_sizes;
 pub mod limits;
 mod osc_cap;
 pub mod plain;

@@ -63,6 +63,8 @@ impl Terminal {
     /// A blank terminal of the given size (within [`crate::limits`]).
     pub fn new(rows: u16, cols: u16, limits: HistoryLimits) -> Self {
         let (rows, cols) = crate::limits::clamp_size(rows, cols);
+        let mut history = History::new(limits.lines, limits.bytes);
+        history.resized(rows, cols);
         Self {
             parser: vt100::Parser::new_with_callbacks(
                 dim(rows),
@@ -70,7 +72,7 @@ impl Terminal {
                 LIVE_SCROLLBACK_ROWS,
                 Answerback::default(),
             ),
-            history: History::new(limits.lines, limits.bytes),
+            history,
             limits,
             charset: crate::charset::Charset::default(),
             osc_cap: crate::osc_cap::OscCap::default(),
@@ -145,6 +147,7 @@ impl Terminal {
         let (r, c) = self.parser.screen().size();
         if (r.get(), c.get()) != (rows, cols) {
             self.parser.screen_mut().set_size(dim(rows), dim(cols));
+            self.history.resized(rows, cols);
         }
     }
 
@@ -164,22 +167,30 @@ impl Terminal {
         self.history.push(screen.as_bytes());
     }
 
-    /// Rebuilds the history as a parser with scrollback at the given width, by replaying the
-    /// retained output with query replies suppressed. The result's scrollback plus screen is the
-    /// pane's whole retained text.
+    /// Rebuilds the history as a parser with scrollback at the given size, by replaying the
+    /// retained output with query replies suppressed, through the sizes the pane had as it was
+    /// printed (a shell's redraw after a resize lands where it did on the live screen; see
+    /// [`crate::history_sizes`]), then resized to `rows` x `cols`. The result's scrollback plus
+    /// screen is the pane's whole retained text.
     pub fn replay_history(&self, rows: u16, cols: u16) -> Replay {
+        let (start, pieces) = self.history.sized_chunks();
+        let (first_rows, first_cols) = start.unwrap_or((rows, cols));
         let mut replay = vt100::Parser::new_with_callbacks(
-            dim(rows),
-            dim(cols),
+            dim(first_rows),
+            dim(first_cols),
             self.limits.lines,
             Answerback {
                 mute: true,
                 ..Answerback::default()
             },
         );
-        for chunk in self.history.chunks() {
-            replay.process(chunk);
+        for (piece, size) in pieces {
+            if let Some((r, c)) = size {
+                replay.screen_mut().set_size(dim(r), dim(c));
+            }
+            replay.process(piece);
         }
+        replay.screen_mut().set_size(dim(rows), dim(cols));
         Replay(replay)
     }
 }

@@ -418,3 +418,55 @@ proptest! {
         prop_assert!(lines.iter().any(|l| l.contains(marker)), "{:?}", lines);
     }
 }
+
+/// The bytes bash 5.2 writes on SIGWINCH with `prompt` after it drew the prompt at a width where
+/// it took `rows_drawn` rows: up over those rows, erasing each, then the prompt.
+fn bash_redraw(prompt: &str, rows_drawn: usize) -> Vec<u8> {
+    let mut out = b"\r\x1b[K\r".to_vec();
+    for _ in 1..rows_drawn {
+        out.extend_from_slice(b"\x1b[A\x1b[K\r");
+    }
+    out.extend_from_slice(prompt.as_bytes());
+    out
+}
+
+#[test]
+fn a_shell_redrawing_its_prompt_after_a_widening_erases_no_printed_line() {
+    // Issue 15: the prompt took 4 rows at 10 columns; bash moves up 3 rows at the full width,
+    // where the rewrapped prompt is one row: the 3 lines above must not be erased.
+    let long = "a fairly long line of text that should rewrap correctly when the width returns";
+    let prompt = "user@calyx-host:~/src/project$ ";
+    let mut p = parser(
+        42,
+        158,
+        1000,
+        format!("1\r\n2\r\n3\r\n4\r\n5\r\n{long}\r\n{prompt}").as_bytes(),
+    );
+    resize(&mut p, 42, 78);
+    p.process(&bash_redraw(prompt, 1));
+    resize(&mut p, 5, 10);
+    p.process(&bash_redraw(prompt, 1));
+    resize(&mut p, 42, 78);
+    p.process(&bash_redraw(prompt, 4));
+    let lines = logical_lines(&mut p);
+    for want in ["1", "2", "3", "4", "5", long] {
+        assert!(lines.iter().any(|l| l == want), "{want:?} lost: {lines:#?}");
+    }
+    assert_eq!(lines.last().map(String::as_str), Some(prompt.trim_end()));
+    assert_sane(&p);
+}
+
+#[test]
+fn a_cursor_up_from_a_row_with_text_moves_as_it_always_did() {
+    // The same widening, but the program prints on its row before moving up: not a redraw.
+    let prompt = "user@calyx-host:~/src/project$ ";
+    let mut p = parser(10, 40, 100, format!("a\r\nb\r\n{prompt}").as_bytes());
+    resize(&mut p, 10, 10);
+    resize(&mut p, 10, 40);
+    let before = screen_rows(&p);
+    let (row, _) = p.screen().cursor_position();
+    p.process(b"x\x1b[A");
+    assert_eq!(p.screen().cursor_position().0, row - 1);
+    assert_eq!(screen_rows(&p)[..2], before[..2]);
+    assert_eq!(p.screen().scrollback_len(), 0);
+}

@@ -9,6 +9,9 @@ pub mod elsewhere;
 pub mod gate;
 pub mod queue;
 pub mod redact;
+pub mod rules;
+pub mod rules_cli;
+pub mod rules_list;
 pub mod summary;
 
 #[cfg(test)]
@@ -18,7 +21,11 @@ pub use answer::{Decision, Outcome, Silence};
 pub use asker::Asker;
 pub use gate::{gate, Schema};
 pub use queue::{ApprovalQueue, DecidedBy, NewRequest, Pending, EXPIRY};
+pub use rules::{Always, Breadth, Rule};
 pub use summary::{summarize, visible, Summary};
 
 #[cfg(test)]
 mod hostile_tests;
+
+#[cfg(test)]
+mod rules_tests;

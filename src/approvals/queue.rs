@@ -6,7 +6,7 @@
 //! can never hang and nothing but [`ApprovalQueue::decide`] with a human's [`Decision`] (or a
 //! rule the human set) ever produces an allow.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
@@ -20,6 +20,7 @@ use super::answer::{Decision, Outcome, Silence};
 use super::asker::Asker;
 use super::gate::Schema;
 use super::redact::redact;
+use super::rules::{covers_for, subject_of, Always, Breadth, Rule, Subject};
 use super::summary::Summary;
 use crate::layout::PaneId;
 
@@ -55,6 +56,8 @@ pub struct Pending {
     pub schema: Schema,
     pub tool: String,
     pub summary: Summary,
+    /// What the call asks, as far as an "always" rule can cover it.
+    pub subject: Subject,
     /// Claude Code's `permission_suggestions`, offered as numbered "always" choices.
     pub suggestions: Vec<Value>,
     /// The tool input of a request a CLI's hook made (None for calyx's own MCP requests), to
@@ -118,10 +121,11 @@ pub struct ApprovalQueue {
     /// How long a request waits ([`EXPIRY`]; shorter only in tests).
     expiry: Duration,
     next_id: u64,
-    /// (pane or None for every pane, tool) pairs the human always allows, for this server's life.
-    /// (pane or None for every pane, the asking CLI, tool): an "always" covers one CLI's tool,
-    /// so allowing Claude's `Bash` does not allow Codex's `Bash` in the same pane.
-    rules: HashSet<(Option<PaneId>, &'static str, String)>,
+    /// The "always" rules the human set, for this server's life, each as narrow as the request
+    /// it was made from (see [`super::rules`]); one CLI's tool each, so allowing Claude's
+    /// `Bash` command does not allow Codex's.
+    rules: Vec<Rule>,
+    next_rule: u64,
     recent: VecDeque<Record>,
     log: Option<PathBuf>,
 }
@@ -156,7 +160,8 @@ impl ApprovalQueue {
             pending: Vec::new(),
             expiry: EXPIRY,
             next_id: 1,
-            rules: HashSet::new(),
+            rules: Vec::new(),
+            next_rule: 1,
             recent: VecDeque::new(),
             log,
         }
@@ -173,6 +178,7 @@ impl ApprovalQueue {
     pub fn add(&mut self, request: NewRequest, now: Instant) -> (u64, bool) {
         let id = self.next_id;
         self.next_id += 1;
+        let subject = subject_of(request.input.as_ref(), &request.summary);
         let mut pending = Pending {
             id,
             pane: request.pane,
@@ -180,6 +186,7 @@ impl ApprovalQueue {
             schema: request.schema,
             tool: request.tool,
             summary: request.summary,
+            subject,
             suggestions: request.suggestions,
             input: request.input,
             agent_id: request.agent_id,
@@ -189,7 +196,12 @@ impl ApprovalQueue {
             answer: Some(request.answer),
         };
         self.write_log(&pending, "requested", None);
-        let by_rule = self.rule_allows(pending.pane, pending.asker.as_str(), &pending.tool);
+        let by_rule = self.rule_covers(
+            pending.pane,
+            pending.asker.as_str(),
+            &pending.tool,
+            &pending.subject,
+        );
         if by_rule {
             pending.answer(Outcome::Decided(Decision::Allow));
             let outcome = allow_outcome(pending.schema);
@@ -200,12 +212,48 @@ impl ApprovalQueue {
         (id, true)
     }
 
-    /// Whether a rule the human set allows `cli`'s `tool` in `pane` (so a request is answered
-    /// at once). `cli` is the asker's name ([`Asker::as_str`]).
+    /// Whether any rule the human set is about `cli`'s `tool` in `pane`, whatever it covers
+    /// (a rule for one command of it counts). `cli` is the asker's name ([`Asker::as_str`]).
     pub fn rule_allows(&self, pane: PaneId, cli: &str, tool: &str) -> bool {
         self.rules
             .iter()
-            .any(|(scope, c, t)| *c == cli && t == tool && scope.is_none_or(|p| p == pane))
+            .any(|r| r.cli == cli && r.tool == tool && r.pane.is_none_or(|p| p == pane))
+    }
+
+    /// Whether a rule the human set allows this call (so its request is answered at once):
+    /// `cli`'s `tool` in `pane` with tool input `input` (a hook's call without one reads as
+    /// null, as [`ApprovalQueue::add`] gets it).
+    pub fn rule_allows_call(
+        &self,
+        pane: PaneId,
+        cli: &str,
+        tool: &str,
+        input: Option<&Value>,
+    ) -> bool {
+        let input = input.unwrap_or(&Value::Null);
+        let subject = subject_of(Some(input), &Summary::default());
+        self.rule_covers(pane, cli, tool, &subject)
+    }
+
+    fn rule_covers(&self, pane: PaneId, cli: &str, tool: &str, subject: &Subject) -> bool {
+        self.rules
+            .iter()
+            .any(|r| r.allows(pane, cli, tool, subject))
+    }
+
+    /// The rules the human set, oldest first.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// Takes rule `id` back (recorded); returns whether there was one.
+    pub fn revoke(&mut self, id: u64) -> bool {
+        let Some(at) = self.rules.iter().position(|r| r.id == id) else {
+            return false;
+        };
+        let rule = self.rules.remove(at);
+        self.write_rule_log(&rule, "rule revoked");
+        true
     }
 
     /// Whether calyx gave the CLI a decision (a human's or a rule's allow or deny) for a
@@ -235,16 +283,48 @@ impl ApprovalQueue {
         self.recent.iter()
     }
 
-    /// Answers a request with the human's decision. `always` adds a rule for this tool in this
-    /// pane (`Some(false)`) or in every pane (`Some(true)`). Returns the pane, or None if the
-    /// request is no longer pending.
+    /// Answers a request with the human's decision. `always` adds the exact rule for what it
+    /// asks in this pane (`Some(false)`) or in every pane (`Some(true)`). Returns the pane, or
+    /// None if the request is no longer pending.
     pub fn decide(&mut self, id: u64, decision: Decision, always: Option<bool>) -> Option<PaneId> {
+        let always = always.map(|every_pane| Always {
+            breadth: Breadth::Exact,
+            every_pane,
+        });
+        self.decide_always(id, decision, always)
+    }
+
+    /// [`ApprovalQueue::decide`] with the rule the human chose: exact, or the prefix or
+    /// directory the panel named. A breadth the request has no rule for (no prefix to offer)
+    /// answers nothing: the request stays pending. Returns the pane, or None if nothing was
+    /// decided.
+    pub fn decide_always(
+        &mut self,
+        id: u64,
+        decision: Decision,
+        always: Option<Always>,
+    ) -> Option<PaneId> {
         let at = self.pending.iter().position(|p| p.id == id)?;
+        let rule = match always {
+            Some(a) => {
+                let p = &self.pending[at];
+                let covers = covers_for(&p.subject, a.breadth)?;
+                let rule = Rule {
+                    id: self.next_rule,
+                    pane: (!a.every_pane).then_some(p.pane),
+                    cli: p.asker.as_str(),
+                    tool: p.tool.clone(),
+                    covers,
+                };
+                self.next_rule += 1;
+                Some(rule)
+            }
+            None => None,
+        };
         let mut pending = self.pending.remove(at);
-        if let Some(every_pane) = always {
-            let scope = if every_pane { None } else { Some(pending.pane) };
-            self.rules
-                .insert((scope, pending.asker.as_str(), pending.tool.clone()));
+        if let Some(rule) = &rule {
+            self.write_rule_log(rule, "rule added");
+            self.rules.push(rule.clone());
         }
         // A rule the human just set is an "always" for CLIs that can remember one too.
         let decision = match decision {
@@ -265,17 +345,13 @@ impl ApprovalQueue {
         };
         pending.answer(Outcome::Decided(decision));
         let pane = pending.pane;
-        let tool = pending.tool.clone();
-        let cli = pending.asker.as_str();
         self.finish(pending, &outcome, DecidedBy::Human);
         // A rule just set also answers the other requests it covers.
-        if let Some(every_pane) = always {
+        if let Some(rule) = rule {
             let covered: Vec<u64> = self
                 .pending
                 .iter()
-                .filter(|p| {
-                    p.tool == tool && p.asker.as_str() == cli && (every_pane || p.pane == pane)
-                })
+                .filter(|p| rule.allows(p.pane, p.asker.as_str(), &p.tool, &p.subject))
                 .map(|p| p.id)
                 .collect();
             for other in covered {
@@ -405,6 +481,23 @@ impl ApprovalQueue {
         });
         while self.recent.len() > 200 {
             self.recent.pop_front();
+        }
+    }
+
+    /// Records a rule added or revoked, with what it covers in words.
+    fn write_rule_log(&self, rule: &Rule, event: &str) {
+        let Some(path) = &self.log else { return };
+        let line = json!({
+            "time": unix_seconds(SystemTime::now()),
+            "event": event,
+            "rule": rule.id,
+            "pane": rule.pane.map(|p| format!("%{p}")),
+            "cli": rule.cli,
+            "tool": rule.tool,
+            "covers": redact(&super::rules::covers_words(&rule.covers)),
+        });
+        if let Err(e) = append_private(path, &format!("{line}\n")) {
+            tracing::warn!("approvals record {}: {e}", path.display());
         }
     }
 

@@ -18,7 +18,7 @@ use super::diff::{describe_cut, diff_lines};
 const HEADLINE_CHARS: usize = 200;
 
 /// The summary: a headline and body lines, all safe to draw.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
     pub headline: String,
     pub lines: Vec<String>,

@@ -68,6 +68,8 @@ pub struct Config {
     pub scrollback_bytes: usize,
     /// Keep a pane whose program exited, showing "[exited N]", instead of closing it.
     pub remain_on_exit: bool,
+    /// `prefix x` and `prefix &` ask `kill-pane %3? (y/n)` on the status line first.
+    pub confirm_kill: bool,
     /// Show the agents sidebar when a session starts.
     pub sidebar: bool,
     pub bell: bool,
@@ -96,6 +98,7 @@ impl Default for Config {
             scrollback_lines: 10_000,
             scrollback_bytes: 4 << 20,
             remain_on_exit: false,
+            confirm_kill: true,
             sidebar: false,
             bell: true,
             osc9: true,

@@ -21,6 +21,7 @@ type Switch = fn(&mut Config) -> &mut bool;
 const SWITCHES: &[(&str, Switch)] = &[
     ("mouse", |c| &mut c.mouse),
     ("remain_on_exit", |c| &mut c.remain_on_exit),
+    ("confirm_kill", |c| &mut c.confirm_kill),
     ("sidebar", |c| &mut c.sidebar),
     ("bell", |c| &mut c.bell),
     ("osc9", |c| &mut c.osc9),

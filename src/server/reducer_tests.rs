@@ -43,6 +43,8 @@ impl Harness {
         let dir = tempfile::tempdir().expect("tempdir");
         let config = Config {
             shell_integration: false,
+            // The kill keys act at once here (their question is tested end to end).
+            confirm_kill: false,
             ..Config::default()
         };
         let (tx, owner_rx) = mpsc::unbounded_channel();

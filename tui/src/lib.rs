@@ -2,7 +2,9 @@
 //! state; nothing here knows about sessions, sockets or agents.
 
 pub mod approval;
+pub mod approval_rules;
 pub mod border;
+pub mod disputed_width;
 pub mod escape;
 pub mod help;
 pub mod links;
@@ -13,6 +15,7 @@ pub mod status;
 pub mod tree;
 
 pub use approval::ApprovalView;
+pub use approval_rules::{RuleChoicesView, RulesListView};
 pub use border::BorderView;
 pub use help::{HelpEntry, HelpView};
 pub use links::FrameLinks;

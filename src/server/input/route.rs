@@ -300,6 +300,9 @@ impl Server {
         text: String,
         event: InputEvent,
     ) {
+        if crate::server::operations::confirm_kill::is_question(kind) {
+            return self.confirm_kill_answer(client, kind, &event);
+        }
         match super::prompt::edit(text, &event) {
             PromptEdit::Submit(text) => {
                 self.set_mode(client, ClientMode::Normal);
@@ -326,6 +329,7 @@ impl Server {
                     self.message(client, e);
                 }
             }
+            PromptKind::ConfirmKillPane(_) | PromptKind::ConfirmKillWindow(..) => {}
             PromptKind::SearchForward | PromptKind::SearchBackward => {
                 if let Some(pane) = self.focused_pane(client) {
                     if let Some(copy) = self

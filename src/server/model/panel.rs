@@ -20,6 +20,8 @@ pub struct PanelState {
     /// The request this client's terminal shows, as last drawn: answer keys act on it alone
     /// (never on one that replaced it between the frame and the key).
     pub shown: Option<Shown>,
+    /// `r` lists the "always" rules: the selected one's index.
+    pub rules: Option<usize>,
 }
 
 /// A request on a client's screen: since when, and whether the user was typing then.

@@ -404,6 +404,10 @@ pub enum PromptKind {
     RenameSession,
     SearchForward,
     SearchBackward,
+    /// `kill-pane %N? (y/n)`: `y` closes the pane, any other key keeps it.
+    ConfirmKillPane(crate::layout::PaneId),
+    /// `kill-window N? (y/n)`: the window at that index of the session.
+    ConfirmKillWindow(SessionId, usize),
 }
 
 /// A border being dragged with the mouse.

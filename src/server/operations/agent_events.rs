@@ -122,7 +122,8 @@ impl Server {
             .pending()
             .iter()
             .any(|p| p.pane == pane && p.tool == tool);
-        self.approvals.rule_allows(pane, kind.as_str(), tool)
+        self.approvals
+            .rule_allows_call(pane, kind.as_str(), tool, event.tool_input.as_ref())
             || (!waiting
                 && self
                     .approvals

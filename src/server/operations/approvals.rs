@@ -60,7 +60,13 @@ impl Server {
         let tool = event.tool_name.clone().unwrap_or_else(|| "tool".into());
         // A gate a rule the human set will answer at once never shows the agent as blocked
         // (no flash of "blocked", no bell): the row goes on working below.
-        let ruled = schema.is_some() && self.approvals.rule_allows(pane, kind.as_str(), &tool);
+        let ruled = schema.is_some()
+            && self.approvals.rule_allows_call(
+                pane,
+                kind.as_str(),
+                &tool,
+                event.tool_input.as_ref(),
+            );
         if !(ruled && event.kind == EventKind::PermissionRequest) {
             self.apply_agent_event(pane, kind, &event);
         }
@@ -187,7 +193,7 @@ impl Server {
         &mut self,
         id: u64,
         decision: Decision,
-        always: Option<bool>,
+        always: Option<crate::approvals::Always>,
     ) -> bool {
         // A rule set by this decision answers other pending requests too: each of their
         // agents moves on as well. (A request of calyx's own tools blocks no agent row.)
@@ -197,7 +203,7 @@ impl Server {
             .iter()
             .filter_map(|p| Some((p.id, p.pane, p.asker.hook()?, p.tool.clone())))
             .collect();
-        if self.approvals.decide(id, decision, always).is_none() {
+        if self.approvals.decide_always(id, decision, always).is_none() {
             return false;
         }
         let still: std::collections::HashSet<u64> =
@@ -237,7 +243,11 @@ impl Server {
                 })
                 .collect()
         };
-        Response::Json(json!({ "pending": pending, "recent": recent }))
+        let rules: Vec<Value> = self.approvals.rules().iter().map(|r| json!({
+            "rule": r.id, "pane": r.pane.map(|p| format!("%{p}")), "cli": r.cli, "tool": r.tool,
+            "covers": crate::approvals::redact::redact(&crate::approvals::rules::covers_words(&r.covers)),
+        })).collect();
+        Response::Json(json!({ "pending": pending, "recent": recent, "rules": rules }))
     }
 
     /// `calyx approve ID` / `calyx deny ID [-m MESSAGE]`.

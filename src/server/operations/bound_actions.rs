@@ -7,7 +7,6 @@ use ratatui::layout::Rect;
 use crate::commands::Action;
 use crate::layout::{neighbour, Direction, PaneId, SplitDir};
 
-use super::lifecycle::Close;
 use crate::server::model::state::{ClientId, ClientMode, PromptKind, SessionId};
 use crate::server::owner::Server;
 
@@ -48,7 +47,7 @@ impl Server {
             Action::ResizePane(dir) => self.resize_focused(here, dir),
             Action::Zoom => self.update_window(here.session, |w| w.toggle_zoom()),
             Action::Equalize => self.update_window(here.session, |w| w.layout.equalize()),
-            Action::KillPane => self.close(Close::Pane(here.active), "session ended"),
+            Action::KillPane => self.kill_pane_asking(here.client, here.active),
             Action::NewWindow => self.new_window(here),
             Action::RenameWindow => self.prompt_rename_window(here),
             Action::RenameSession => self.prompt_rename_session(here),
@@ -211,7 +210,7 @@ impl Server {
             .get(&here.session)
             .map(|s| s.active_window)
             .unwrap_or(0);
-        self.close(Close::Window(here.session, index), "session ended");
+        self.kill_window_asking(here.client, here.session, index);
     }
 
     /// `paste-buffer`: the last copied text into the focused pane.

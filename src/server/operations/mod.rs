@@ -11,6 +11,7 @@ pub mod bound_actions;
 pub mod clients;
 pub mod clipboard;
 pub mod command_history;
+pub mod confirm_kill;
 pub mod focus;
 pub mod lifecycle;
 pub mod mcp_approval;

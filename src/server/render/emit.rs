@@ -183,14 +183,20 @@ pub fn write_spans(out: &mut Vec<u8>, buf: &Buffer, spans: &[Span], links: Optio
         }
         let row = usize::from(y - area.y) * width;
         let first = usize::from(x0 - area.x);
-        let Some(cells) = buf.content.get(row + first..row + usize::from(x1 - area.x)) else {
+        // The cells to the row's end: a grapheme whose width terminals disagree on makes the
+        // rest of the row drawn too (see below).
+        let Some(cells) = buf.content.get(row + first..row + width) else {
             continue;
         };
+        let mut end = usize::from(x1 - x0);
         // Where the outer terminal's cursor is (None: unknown, move before the next cell).
         let mut cursor: Option<u16> = None;
         let mut open: Option<&str> = None;
         let mut skip = 0usize;
         for (i, cell) in cells.iter().enumerate() {
+            if i >= end {
+                break;
+            }
             if skip > 0 {
                 skip -= 1;
                 continue;
@@ -217,9 +223,20 @@ pub fn write_spans(out: &mut Vec<u8>, buf: &Buffer, spans: &[Span], links: Optio
             }
             set_pen(out, &mut pen, cell);
             let symbol = cell.symbol();
-            out.extend_from_slice(symbol.as_bytes());
             let w = symbol.width();
             skip = w.saturating_sub(1);
+            if calyx_tui::disputed_width::disputed(symbol) {
+                // The outer terminal may draw it narrower (its cells are blanked first, so
+                // nothing stale stays beside it) or wider (the cursor is placed before the
+                // next cell, and the rest of the row is drawn over what it covered).
+                out.extend(std::iter::repeat_n(b' ', w));
+                let _ = write!(out, "\x1b[{};{}H", y + 1, x + 1);
+                out.extend_from_slice(symbol.as_bytes());
+                cursor = None;
+                end = cells.len();
+                continue;
+            }
+            out.extend_from_slice(symbol.as_bytes());
             cursor = Some(x + w as u16).filter(|_| w > 0);
         }
         if open.is_some() {
@@ -259,6 +276,22 @@ mod tests {
         let mut out = Vec::new();
         write_rows(&mut out, &buf, &[0, 1], Some(&links));
         insta::assert_snapshot!(text(&out), @r"\e[0m\e[1;1H\e[31mab\e[1;9;39mcd\e[0;48;5;208m中e\e[49m \e[2;1H\e]8;id=p1;https://e.com/x\e\link\e]8;;\e\    \e[0m");
+    }
+
+    #[test]
+    fn a_grapheme_terminals_disagree_on_is_drawn_so_the_row_cannot_shift() {
+        // "❤️" (VS16) is 2 columns to calyx, 1 to tmux 3.3a; the family is 2 or 6.
+        let mut buf = Buffer::empty(Rect::new(0, 0, 12, 1));
+        buf.set_string(
+            0,
+            0,
+            "a\u{2764}\u{fe0f}b\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}cd",
+            Style::default(),
+        );
+        let mut out = Vec::new();
+        // Only the first cells changed: the rest of the row is drawn anyway.
+        write_spans(&mut out, &buf, &[Span { y: 0, x0: 0, x1: 2 }], None);
+        insta::assert_snapshot!(text(&out), @r"\e[0m\e[1;1Ha  \e[1;2H❤️\e[1;4Hb  \e[1;5H👨‍👩‍👧\e[1;7Hcd    \e[0m");
     }
 
     #[test]

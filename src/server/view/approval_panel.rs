@@ -9,6 +9,8 @@ use ratatui::widgets::Widget;
 use serde_json::Value;
 use tokio::time::Instant;
 
+use crate::approvals::rules::{always_for_key, choices_line};
+use crate::approvals::rules_list::rules_list_key;
 use crate::approvals::{visible, Decision};
 use crate::keys::{Key, KeyCode};
 
@@ -49,6 +51,10 @@ pub struct PanelData {
     pub keys_asleep: bool,
     /// What of the request is not shown (see [`crate::approvals::Summary::cut`]).
     pub cut: Option<String>,
+    /// Which "always" rule each key would make (see [`crate::approvals::rules::choices_line`]).
+    pub choices: String,
+    /// The rules set, in words, and the selected one, while `r` lists them.
+    pub rules_list: Option<(Vec<String>, usize)>,
 }
 
 impl PanelData {
@@ -72,9 +78,21 @@ impl PanelData {
         }
     }
 
-    /// Draws the panel over `area`.
+    /// Draws the panel over `area`: the request with the row naming its rules, or the list.
     pub fn render(&self, area: Rect, buf: &mut Buffer) {
+        if let Some((rules, selected)) = &self.rules_list {
+            calyx_tui::RulesListView {
+                rules,
+                selected: *selected,
+            }
+            .render(area, buf);
+            return;
+        }
         self.view().render(area, buf);
+        calyx_tui::RuleChoicesView {
+            text: &self.choices,
+        }
+        .render(area, buf);
     }
 }
 
@@ -199,6 +217,12 @@ impl Server {
             note: p.schema.allow_note(),
             keys_asleep,
             cut: p.summary.cut.clone(),
+            choices: choices_line(&p.subject, self.approvals.rules().len()),
+            rules_list: c.panel.rules.map(|selected| {
+                let rules = self.approvals.rules();
+                let words = rules.iter().map(|r| r.describe()).collect();
+                (words, selected.min(rules.len().saturating_sub(1)))
+            }),
         })
     }
 
@@ -280,9 +304,14 @@ impl Server {
         let Some(id) = self.panel_request(client) else {
             return false;
         };
+        if let Some(selected) = self.state.clients.get(&client).and_then(|c| c.panel.rules) {
+            let next = rules_list_key(&mut self.approvals, selected, &key);
+            self.update_panel(client, |p| p.rules = next);
+            return true;
+        }
         let answers = matches!(
             key.code,
-            KeyCode::Char('y' | 'n' | 'x' | 'm' | 'a' | 'A' | '!' | '1'..='9')
+            KeyCode::Char('y' | 'n' | 'x' | 'm' | 'a' | 'A' | 'p' | 'P' | '!' | '1'..='9')
         ) && !key.ctrl
             && !key.alt;
         let typing_message = self
@@ -332,12 +361,8 @@ impl Server {
                 self.answer_request(id, Decision::DenyAndStop { message: None }, None);
             }
             KeyCode::Char('m') => self.update_panel(client, |p| p.message = Some(String::new())),
-            KeyCode::Char('a') => {
-                self.answer_request(id, Decision::Allow, Some(false));
-            }
-            KeyCode::Char('A') => {
-                self.answer_request(id, Decision::Allow, Some(true));
-            }
+            KeyCode::Char(k @ ('a' | 'A' | 'p' | 'P')) => self.answer_always(client, id, k),
+            KeyCode::Char('r') => self.update_panel(client, |p| p.rules = Some(0)),
             KeyCode::Char('!') => self.update_panel(client, |p| p.confirm_all = Some(pending)),
             KeyCode::Char(d @ '1'..='9') => {
                 let index = usize::from(d as u8 - b'1');
@@ -383,6 +408,17 @@ impl Server {
             _ => {}
         }
         true
+    }
+
+    /// `a`/`A`/`p`/`P`: allows request `id` and sets the rule the key makes (the panel named
+    /// it); says so when the request has no such rule (no prefix to offer).
+    fn answer_always(&mut self, client: ClientId, id: u64, key: char) {
+        if !self.answer_request(id, Decision::Allow, always_for_key(key)) {
+            self.message(
+                client,
+                "no wider rule for this request: a/A allow it always",
+            );
+        }
     }
 
     /// Typing a deny message (after `m`): Enter sends it, Esc goes back to the keys.

@@ -378,5 +378,7 @@ fn prompt_label(kind: PromptKind) -> &'static str {
         PromptKind::RenameSession => "(rename-session)",
         PromptKind::SearchForward => "(search down)",
         PromptKind::SearchBackward => "(search up)",
+        // The question is the prompt's text (see `confirm_kill`).
+        PromptKind::ConfirmKillPane(_) | PromptKind::ConfirmKillWindow(..) => "",
     }
 }

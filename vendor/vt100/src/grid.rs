@@ -1,6 +1,8 @@
 use crate::term::BufWrite as _;
 use alloc::{string::String, vec::Vec};
 
+mod redraw_room; // calyx: room for a shell's redraw after a rewrap
+
 #[derive(Clone, Debug)]
 pub struct Grid {
     size: Size,
@@ -15,6 +17,9 @@ pub struct Grid {
     /// calyx: rewrap lines on a width change (the primary grid; the
     /// alternate grid's full-screen programs redraw themselves).
     reflow: bool,
+    /// calyx: rows a shell may move up past its rewrapped line (see
+    /// `redraw_room`).
+    redraw_room: Option<redraw_room::RedrawRoom>,
 }
 
 #[derive(Clone, Debug)]
@@ -55,6 +60,7 @@ impl Grid {
             saved_origin_mode: false,
             scrollback,
             reflow: false,
+            redraw_room: None,
         }
     }
 
@@ -74,6 +80,7 @@ impl Grid {
     }
 
     pub fn clear(&mut self) {
+        self.end_redraw_room();
         self.pos = Pos::default();
         self.saved_pos = Pos::default();
         for row in self.drawing_rows_mut() {
@@ -107,10 +114,11 @@ impl Grid {
 
         // calyx: rewrap at the new width first (at the old height), then
         // change the height as upstream does.
-        if self.reflow
+        let rewrapped = self.reflow
             && size.cols() != self.size.cols()
-            && !self.rows.is_empty()
-        {
+            && !self.rows.is_empty();
+        let drawn_above = self.drawn_rows_above();
+        if rewrapped {
             self.reflow(size.cols(), &mut on_row);
         }
 
@@ -184,6 +192,10 @@ impl Grid {
         self.size = size;
         if shrank {
             self.shrink_storage();
+        }
+
+        if self.reflow && !is_empty {
+            self.make_redraw_room(drawn_above);
         }
 
         if !is_empty {
@@ -337,6 +349,7 @@ impl Grid {
     }
 
     pub fn set_pos(&mut self, mut pos: Pos) {
+        self.end_redraw_room();
         if self.origin_mode {
             pos.row = pos.row.saturating_add(self.scroll_top);
         }
@@ -993,6 +1006,7 @@ impl Grid {
     where
         F: FnMut(&crate::row::Row),
     {
+        self.end_redraw_room();
         let in_scroll_region = self.in_scroll_region();
         self.pos.row = self.pos.row.saturating_add(count);
         let lines = self.row_clamp_bottom(in_scroll_region);
@@ -1021,6 +1035,7 @@ impl Grid {
     }
 
     pub fn row_set(&mut self, i: u16) {
+        self.end_redraw_room();
         self.pos.row = i;
         self.row_clamp();
     }

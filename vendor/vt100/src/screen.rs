@@ -1400,7 +1400,9 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
 
     // CSI A
     pub fn cuu(&mut self, offset: u16) {
-        self.screen.grid_mut().row_dec_clamp(offset);
+        // calyx: within a shell's redraw after a rewrap (grid/redraw_room.rs)
+        let on_row = Self::on_row(&self.screen, &mut self.callbacks);
+        self.screen.grid_mut().row_dec_redraw(offset, on_row);
     }
 
     // CSI B
