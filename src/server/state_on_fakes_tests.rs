@@ -33,8 +33,10 @@ struct Fixture {
 impl Fixture {
     fn new(rows: u16, cols: u16) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
+        // Kill keys close at once here; asking first is e2e_confirm_kill's subject.
         let config = Config {
             shell_integration: false,
+            confirm_kill: false,
             ..Config::default()
         };
         let (tx, owner_rx) = mpsc::unbounded_channel();
