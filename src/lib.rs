@@ -13,6 +13,7 @@ pub mod commands;
 pub mod commands_cli;
 pub mod config;
 pub mod hook;
+pub mod hosted;
 pub mod http;
 pub mod input;
 pub mod keys;
