@@ -6,5 +6,6 @@ pub mod alias;
 pub mod argsplit;
 pub mod entry;
 pub mod locked_file;
+pub mod naming;
 pub mod server_list;
 pub mod validate;
