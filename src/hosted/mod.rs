@@ -5,6 +5,7 @@
 pub mod alias;
 pub mod argsplit;
 pub mod entry;
+pub mod import;
 pub mod locked_file;
 pub mod naming;
 pub mod server_list;
