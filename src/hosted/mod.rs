@@ -8,5 +8,6 @@ pub mod entry;
 pub mod import;
 pub mod locked_file;
 pub mod naming;
+pub mod secrets;
 pub mod server_list;
 pub mod validate;
