@@ -4,6 +4,7 @@
 
 pub mod alias;
 pub mod argsplit;
+pub mod connection;
 pub mod entry;
 pub mod import;
 pub mod locked_file;
