@@ -9,6 +9,7 @@ pub mod entry;
 pub mod import;
 pub mod locked_file;
 pub mod naming;
+pub mod publish;
 pub mod secrets;
 pub mod server_list;
 pub mod validate;
