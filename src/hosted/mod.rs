@@ -12,4 +12,5 @@ pub mod naming;
 pub mod publish;
 pub mod secrets;
 pub mod server_list;
+pub mod supervisor;
 pub mod validate;
