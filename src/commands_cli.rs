@@ -69,7 +69,7 @@ async fn one_shot(request: Request, start: bool) -> anyhow::Result<Response> {
 }
 
 /// Prints a server's answer the plain way: ok, an error (exit 1), or its text or JSON.
-pub fn print_response(response: Response) -> ExitCode {
+fn print_response(response: Response) -> ExitCode {
     match response {
         Response::Ok | Response::Created { .. } => ExitCode::SUCCESS,
         Response::Text(t) => {
@@ -379,10 +379,11 @@ async fn agents(args: crate::cli::AgentsArgs) -> anyhow::Result<ExitCode> {
 async fn approvals(args: crate::cli::ApprovalsArgs) -> anyhow::Result<ExitCode> {
     let pending_only = args.pending;
     let response = one_shot(Request::Approvals { pending_only }, false).await?;
-    if args.rules {
-        return Ok(crate::approvals::rules_cli::print_rules(
-            response, args.json,
-        ));
+    if let (true, Response::Json(answer)) = (args.rules, &response) {
+        let text = crate::approvals::rules_cli::rules_text(answer, args.json);
+        // Written in one go, ignoring a closed stdout (a script's `grep -q`).
+        let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
+        return Ok(ExitCode::SUCCESS);
     }
     Ok(print_approvals(response, args.json))
 }

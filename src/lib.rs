@@ -15,6 +15,7 @@ pub mod commands_cli;
 pub mod config;
 pub mod format;
 pub mod hook;
+pub mod hosted;
 pub mod http;
 pub mod input;
 pub mod keys;

@@ -7,6 +7,8 @@
 
 /// The PTY harness: a private calyx server per test and real clients in PTYs.
 mod common;
+/// The real MCP servers from npm that the hosting tests connect to.
+mod hosted_support;
 /// The HTTP endpoint harness: a private server per test, its endpoint file and token.
 mod support_endpoint;
 
@@ -40,6 +42,10 @@ mod e2e_sessions;
 mod e2e_shell;
 mod e2e_terminal;
 mod hook_cli;
+mod hosted_publish;
+mod hosted_secrets;
+mod hosted_stdio;
+mod hosted_supervisor;
 mod http_endpoint;
 mod mcp_http;
 mod mcp_tools;

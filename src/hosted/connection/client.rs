@@ -1,0 +1,147 @@
+//! One connection to a stdio server on rmcp's client: our spawn, the raw tap, rmcp's
+//! newline-delimited transport with 64 MiB lines, `initialize` within 60 s, then the tool list.
+
+use std::time::Duration;
+
+use rmcp::model::ClientConfig;
+use rmcp::service::RunningService;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+
+use super::filter::{classify, Classified};
+use super::raw_tap::{RawTap, TaskRequired};
+use super::spawn::{spawn, ServerProcess, StdioLaunch};
+use super::ConnectError;
+
+/// How long `initialize` may take (a first `npx -y` run downloads the package).
+pub const INIT_TIMEOUT: Duration = Duration::from_secs(60);
+/// The largest message (one stdio line) a server may send.
+pub const MAX_MESSAGE: usize = 64 << 20;
+/// Stderr lines a failure shows.
+const STDERR_LINES: usize = 20;
+
+/// calyx's side of a hosted connection: what it tells the server it supports. The MCP Apps
+/// extension is announced so servers send their `ui://` views; elicitation is the hook the
+/// views issue fills (rmcp's default answers it for now).
+#[derive(Clone)]
+pub struct HostedClient {
+    config: ClientConfig,
+}
+
+impl HostedClient {
+    pub fn new() -> Self {
+        let config = serde_json::from_value(serde_json::json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {
+                "extensions": {
+                    "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}
+                }
+            },
+            "clientInfo": {"name": "calyx", "version": env!("CARGO_PKG_VERSION")}
+        }))
+        .unwrap_or_default();
+        HostedClient { config }
+    }
+}
+
+impl Default for HostedClient {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ClientHandler for HostedClient {
+    fn get_info(&self) -> ClientConfig {
+        self.config.clone()
+    }
+}
+
+/// A ready connection.
+pub struct Connected {
+    pub service: RunningService<RoleClient, HostedClient>,
+    pub process: ServerProcess,
+    pub tools: Classified,
+    /// The negotiated protocol version, e.g. `2025-11-25`.
+    pub protocol_version: String,
+    /// The server's `serverInfo` name and version, when it sent them.
+    pub server_name: Option<String>,
+    pub server_version: Option<String>,
+    /// The server's `instructions`.
+    pub instructions: Option<String>,
+}
+
+impl Connected {
+    /// Closes the session (which closes the server's stdin) and stops the process the spec's
+    /// way.
+    pub async fn shutdown(self) {
+        let _ = self.service.cancel().await;
+        self.process.shutdown().await;
+    }
+}
+
+/// Starts server `alias` as `launch` says and connects to it.
+pub async fn connect_stdio(
+    alias: &str,
+    launch: &StdioLaunch,
+    init_timeout: Duration,
+) -> Result<Connected, ConnectError> {
+    let (mut process, stdin, stdout) = spawn(launch)?;
+    let task_required = TaskRequired::default();
+    let tapped = RawTap::new(stdout, MAX_MESSAGE, task_required.clone());
+    let transport = AsyncRwTransport::new_client(tapped, stdin).with_max_line_length(MAX_MESSAGE);
+    let service =
+        match tokio::time::timeout(init_timeout, HostedClient::new().serve(transport)).await {
+            Ok(Ok(service)) => service,
+            Ok(Err(error)) => {
+                let exited = process.wait_exit(Duration::from_secs(1)).await;
+                process.drain_stderr(Duration::from_secs(1)).await;
+                let stderr = process.stderr.tail(STDERR_LINES);
+                return Err(match exited {
+                    Some(status) => ConnectError::ExitedEarly { status, stderr },
+                    None => ConnectError::Initialize {
+                        reason: error.to_string(),
+                        stderr,
+                    },
+                });
+            }
+            Err(_) => {
+                return Err(ConnectError::InitTimeout {
+                    after: init_timeout,
+                    stderr: process.stderr.tail(STDERR_LINES),
+                })
+            }
+        };
+    let tools = match tokio::time::timeout(init_timeout, service.peer().list_all_tools()).await {
+        Ok(Ok(tools)) => tools,
+        Ok(Err(error)) => {
+            return Err(ConnectError::ListTools {
+                reason: error.to_string(),
+            })
+        }
+        Err(_) => {
+            return Err(ConnectError::ListTools {
+                reason: "no answer within 60 s".into(),
+            })
+        }
+    };
+    let required = task_required
+        .lock()
+        .map(|set| set.clone())
+        .unwrap_or_default();
+    let tools = classify(alias, tools, &required);
+    let info = service.peer_info();
+    let protocol_version = info
+        .as_ref()
+        .map(|i| i.protocol_version.to_string())
+        .unwrap_or_default();
+    let server = info.as_ref().and_then(|i| i.server_info.clone());
+    Ok(Connected {
+        protocol_version,
+        server_name: server.as_ref().map(|s| s.name.clone()),
+        server_version: server.as_ref().map(|s| s.version.clone()),
+        instructions: info.as_ref().and_then(|i| i.instructions.clone()),
+        service,
+        process,
+        tools,
+    })
+}

@@ -1,0 +1,16 @@
+//! Hosting the user's own MCP servers (issue 16): calyx keeps a list of servers, connects to
+//! them, and republishes their tools to every agent through one more MCP entry, `calyx-mcp`,
+//! under `<alias>-<tool>` names. See docs/mcp-hosting.md for what exists so far.
+
+pub mod alias;
+pub mod argsplit;
+pub mod connection;
+pub mod entry;
+pub mod import;
+pub mod locked_file;
+pub mod naming;
+pub mod publish;
+pub mod secrets;
+pub mod server_list;
+pub mod supervisor;
+pub mod validate;

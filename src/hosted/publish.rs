@@ -1,0 +1,228 @@
+//! Republishing: one `ServerHandler` over the tools of every ready hosted server, renamed
+//! `<alias>-<tool>`. `tools/list` is the merged set; `tools/call` goes to the server with the
+//! original name and arguments, and its answer comes back unchanged. calyx adds no approval and
+//! no timeout of its own.
+//!
+//! The handler is transport-agnostic (tests serve it over an in-memory pipe); the `/mcp-hosted`
+//! route that serves it to agents is the next step.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, RwLock};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{Peer, RequestContext};
+use rmcp::{ErrorData, RoleClient, RoleServer, ServerHandler};
+
+use super::connection::filter::Classified;
+
+/// Each server's instructions are cut to this many bytes in `initialize`.
+pub const SERVER_INSTRUCTIONS_MAX: usize = 2 << 10;
+/// The merged instructions are cut to this many bytes.
+pub const INSTRUCTIONS_MAX: usize = 8 << 10;
+
+/// A ready server as the republisher sees it.
+pub struct PublishedServer {
+    pub alias: String,
+    pub name: String,
+    /// The client side of the connection to it.
+    pub peer: Peer<RoleClient>,
+    pub tools: Classified,
+    pub instructions: Option<String>,
+}
+
+/// The ready servers, by alias. Cloning shares it.
+#[derive(Clone, Default)]
+pub struct Registry {
+    servers: Arc<RwLock<BTreeMap<String, Arc<PublishedServer>>>>,
+}
+
+impl Registry {
+    /// Publishes (or replaces) a server's tools.
+    pub fn insert(&self, server: PublishedServer) {
+        let mut servers = self.servers.write().unwrap_or_else(|e| e.into_inner());
+        servers.insert(server.alias.clone(), Arc::new(server));
+    }
+
+    /// Withdraws a server's tools.
+    pub fn remove(&self, alias: &str) {
+        let mut servers = self.servers.write().unwrap_or_else(|e| e.into_inner());
+        servers.remove(alias);
+    }
+
+    fn snapshot(&self) -> Vec<Arc<PublishedServer>> {
+        let servers = self.servers.read().unwrap_or_else(|e| e.into_inner());
+        servers.values().cloned().collect()
+    }
+
+    /// Every published tool, renamed, everything else as the server sent it.
+    pub fn tools(&self) -> Vec<Tool> {
+        self.snapshot()
+            .iter()
+            .flat_map(|server| {
+                server.tools.published.iter().map(|(published, tool)| {
+                    let mut tool = tool.clone();
+                    tool.name = published.clone().into();
+                    tool
+                })
+            })
+            .collect()
+    }
+
+    /// The server and original name behind a published name.
+    pub fn resolve(&self, published: &str) -> Option<(Arc<PublishedServer>, String)> {
+        let alias = super::naming::alias_of(published)?;
+        let servers = self.servers.read().unwrap_or_else(|e| e.into_inner());
+        let server = servers.get(alias)?.clone();
+        let original = server.tools.names.original.get(published)?.clone();
+        Some((server, original))
+    }
+
+    /// What `initialize` says (see [`merge_instructions`]).
+    pub fn instructions(&self) -> String {
+        let servers = self.snapshot();
+        merge_instructions(servers.iter().map(|s| {
+            (
+                s.alias.as_str(),
+                s.name.as_str(),
+                s.instructions.as_deref().unwrap_or(""),
+            )
+        }))
+    }
+}
+
+/// One line on calyx-mcp, then each server's own instructions (alias, name, text) under
+/// `## <alias> (<name>)`, 2 KiB each, 8 KiB in all; servers without instructions are left out.
+pub fn merge_instructions<'a>(
+    servers: impl Iterator<Item = (&'a str, &'a str, &'a str)>,
+) -> String {
+    let mut out = String::from(
+        "calyx-mcp republishes the tools of the MCP servers the user added to calyx, named <alias>-<tool>.",
+    );
+    for (alias, name, own) in servers {
+        let own = own.trim();
+        if own.is_empty() {
+            continue;
+        }
+        let section = format!(
+            "\n\n## {alias} ({name})\n{}",
+            cut(own, SERVER_INSTRUCTIONS_MAX)
+        );
+        if out.len() + section.len() > INSTRUCTIONS_MAX {
+            break;
+        }
+        out.push_str(&section);
+    }
+    out
+}
+
+/// `text` cut to at most `max` bytes at a character boundary.
+fn cut(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// The handler of one agent's calyx-mcp session.
+#[derive(Clone)]
+pub struct HostedHandler {
+    registry: Registry,
+}
+
+impl HostedHandler {
+    pub fn new(registry: Registry) -> Self {
+        HostedHandler { registry }
+    }
+}
+
+impl ServerHandler for HostedHandler {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("calyx-mcp", env!("CARGO_PKG_VERSION")))
+            .with_instructions(self.registry.instructions())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.registry.tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some((server, original)) = self.registry.resolve(&request.name) else {
+            return Err(ErrorData::invalid_params(
+                format!("no tool named {:?}; call tools/list", request.name),
+                None,
+            ));
+        };
+        let mut upstream = CallToolRequestParams::new(original);
+        upstream.arguments = request.arguments;
+        // Dropping this future (the agent cancelled) drops the upstream request too.
+        let answer = tokio::select! {
+            answer = server.peer.call_tool_once(upstream) => answer,
+            _ = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("cancelled by the client", None));
+            }
+        };
+        match answer {
+            Ok(response) => Ok(response),
+            Err(error) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                "server `{}` ({}) failed the call: {error}",
+                server.alias, server.name
+            ))])
+            .into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instructions_are_merged_under_headings_within_limits() {
+        let long = "x".repeat(5000);
+        let merged = merge_instructions(
+            [
+                ("ev", "Everything", "  Use echo to test.  "),
+                ("gh", "GitHub", ""),
+                ("big", "Big", long.as_str()),
+                ("big2", "Big 2", long.as_str()),
+                ("big3", "Big 3", long.as_str()),
+                ("big4", "Big 4", long.as_str()),
+            ]
+            .into_iter(),
+        );
+        assert!(merged.starts_with("calyx-mcp republishes the tools"));
+        assert!(merged.contains("\n\n## ev (Everything)\nUse echo to test."));
+        assert!(!merged.contains("## gh"), "no instructions, no heading");
+        assert!(merged.contains(&format!("## big (Big)\n{}", "x".repeat(2048))));
+        assert!(!merged.contains(&"x".repeat(2049)));
+        assert!(merged.len() <= INSTRUCTIONS_MAX, "{}", merged.len());
+        assert!(!merged.contains("## big4"), "the 8 KiB budget ran out");
+    }
+
+    #[test]
+    fn cut_respects_characters() {
+        assert_eq!(cut("héllo", 2), "h");
+        assert_eq!(cut("héllo", 3), "hé");
+        assert_eq!(cut("abc", 10), "abc");
+    }
+}

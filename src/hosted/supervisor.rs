@@ -1,0 +1,270 @@
+//! Keeping hosted servers connected. One task per enabled server: connect, publish its tools,
+//! wait for the connection to end, withdraw them, and reconnect on the schedule of
+//! [`state`](super::connection::state) (1, 2, 4 ... 60 s; five failures in a row give up). A
+//! failure before the first `initialize` (command not found, exit before answering) goes
+//! straight to `failed` and waits for the user. Every change of state is broadcast, for the
+//! overlay, `calyx mcp list` and tests.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+
+use super::connection::spawn::StdioLaunch;
+use super::connection::state::{Reconnects, ServerState};
+use super::connection::{connect_stdio, Connected, INIT_TIMEOUT};
+use super::entry::{ServerEntry, Transport};
+use super::publish::{PublishedServer, Registry};
+use super::secrets::{env_account, SecretStore};
+
+/// State changes kept for subscribers that fall behind.
+const CHANGES_BUFFERED: usize = 256;
+
+/// The connections of every hosted server.
+pub struct Supervisor {
+    registry: Registry,
+    secrets: Arc<dyn SecretStore>,
+    states: Arc<Mutex<BTreeMap<String, ServerState>>>,
+    process_groups: Arc<Mutex<HashMap<String, i32>>>,
+    tasks: Mutex<HashMap<String, JoinHandle<()>>>,
+    changes: broadcast::Sender<(String, ServerState)>,
+}
+
+/// What one server's task shares with the supervisor.
+#[derive(Clone)]
+struct Shared {
+    registry: Registry,
+    states: Arc<Mutex<BTreeMap<String, ServerState>>>,
+    process_groups: Arc<Mutex<HashMap<String, i32>>>,
+    changes: broadcast::Sender<(String, ServerState)>,
+}
+
+impl Shared {
+    fn set(&self, alias: &str, state: ServerState) {
+        let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
+        states.insert(alias.to_string(), state.clone());
+        // Nobody listening is fine.
+        let _ = self.changes.send((alias.to_string(), state));
+    }
+}
+
+impl Supervisor {
+    /// A supervisor publishing into `registry`, reading secret values from `secrets`.
+    pub fn new(registry: Registry, secrets: Arc<dyn SecretStore>) -> Self {
+        Supervisor {
+            registry,
+            secrets,
+            states: Arc::default(),
+            process_groups: Arc::default(),
+            tasks: Mutex::new(HashMap::new()),
+            changes: broadcast::channel(CHANGES_BUFFERED).0,
+        }
+    }
+
+    fn shared(&self) -> Shared {
+        Shared {
+            registry: self.registry.clone(),
+            states: self.states.clone(),
+            process_groups: self.process_groups.clone(),
+            changes: self.changes.clone(),
+        }
+    }
+
+    /// Every state change from now on, as `(alias, state)`.
+    pub fn subscribe(&self) -> broadcast::Receiver<(String, ServerState)> {
+        self.changes.subscribe()
+    }
+
+    /// The current state of `alias`.
+    pub fn state(&self, alias: &str) -> Option<ServerState> {
+        let states = self.states.lock().unwrap_or_else(|e| e.into_inner());
+        states.get(alias).cloned()
+    }
+
+    /// The process group of a connected stdio server (tests, and "kill" in Details later).
+    pub fn process_group(&self, alias: &str) -> Option<i32> {
+        let groups = self
+            .process_groups
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        groups.get(alias).copied()
+    }
+
+    /// Starts (or restarts) the connection of `entry`; a disabled entry is only recorded.
+    /// Must be called inside a tokio runtime.
+    pub fn start(&self, entry: ServerEntry) {
+        self.stop(&entry.alias);
+        let shared = self.shared();
+        if !entry.enabled {
+            shared.set(&entry.alias, ServerState::Disabled);
+            return;
+        }
+        let Transport::Stdio(stdio) = &entry.transport else {
+            shared.set(
+                &entry.alias,
+                ServerState::Failed {
+                    sentence: "HTTP servers are not supported by this build of calyx yet".into(),
+                },
+            );
+            return;
+        };
+        let launch = StdioLaunch {
+            command: stdio.command.clone(),
+            args: stdio.args.clone(),
+            cwd: stdio.cwd.clone(),
+            env: Vec::new(),
+        };
+        let env_names = stdio.env.clone();
+        let secrets = self.secrets.clone();
+        let alias = entry.alias.clone();
+        let task = tokio::spawn(async move {
+            shared.set(&entry.alias, ServerState::Connecting);
+            match read_env(secrets, &entry.alias, env_names).await {
+                Ok(env) => run(shared, entry, StdioLaunch { env, ..launch }).await,
+                Err(sentence) => shared.set(&entry.alias, ServerState::Failed { sentence }),
+            }
+        });
+        let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        tasks.insert(alias, task);
+    }
+
+    /// Stops the connection of `alias` (its process group is killed) and withdraws its tools.
+    pub fn stop(&self, alias: &str) {
+        let task = {
+            let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
+            tasks.remove(alias)
+        };
+        if let Some(task) = task {
+            // Aborting drops the connection, whose process kills its group on drop.
+            task.abort();
+        }
+        self.registry.remove(alias);
+        let mut groups = self
+            .process_groups
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        groups.remove(alias);
+    }
+}
+
+impl Drop for Supervisor {
+    fn drop(&mut self) {
+        let tasks = self.tasks.get_mut().unwrap_or_else(|e| e.into_inner());
+        for (_, task) in tasks.drain() {
+            task.abort();
+        }
+    }
+}
+
+/// The configured variables' values, read on a blocking thread (the keyring may take 3 s).
+async fn read_env(
+    secrets: Arc<dyn SecretStore>,
+    alias: &str,
+    names: Vec<String>,
+) -> Result<Vec<(String, String)>, String> {
+    let alias = alias.to_string();
+    tokio::task::spawn_blocking(move || {
+        names
+            .into_iter()
+            .map(|name| match secrets.get(&env_account(&alias, &name)) {
+                Ok(Some(value)) => Ok((name, value)),
+                Ok(None) => Err(format!(
+                    "`{alias}` needs {name}, which has no stored value: set it with `calyx mcp edit {alias}`"
+                )),
+                Err(e) => Err(format!("`{alias}` needs {name}: {e}")),
+            })
+            .collect()
+    })
+    .await
+    .unwrap_or_else(|e| Err(format!("reading the secrets failed: {e}")))
+}
+
+/// One server's connection loop.
+async fn run(shared: Shared, entry: ServerEntry, launch: StdioLaunch) {
+    let alias = entry.alias.as_str();
+    let mut reconnects = Reconnects::default();
+    let mut ever_ready = false;
+    loop {
+        let failure = match connect_stdio(alias, &launch, INIT_TIMEOUT).await {
+            Ok(connected) => {
+                ever_ready = true;
+                reconnects.succeeded();
+                let since = Instant::now();
+                serve_until_dropped(&shared, &entry, connected).await;
+                reconnects.connected(since.elapsed());
+                "the server's connection ended".to_string()
+            }
+            Err(error) if !ever_ready => {
+                shared.set(
+                    alias,
+                    ServerState::Failed {
+                        sentence: error.to_string(),
+                    },
+                );
+                return;
+            }
+            Err(error) => error.to_string(),
+        };
+        match reconnects.after_failure() {
+            Some((state, wait)) => {
+                shared.set(alias, state);
+                tokio::time::sleep(wait).await;
+            }
+            None => {
+                shared.set(
+                    alias,
+                    ServerState::Failed {
+                        sentence: format!("gave up reconnecting after 5 attempts: {failure}"),
+                    },
+                );
+                return;
+            }
+        }
+    }
+}
+
+/// Publishes a ready connection until it ends, then withdraws it.
+async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Connected) {
+    let alias = entry.alias.as_str();
+    let Connected {
+        service,
+        process,
+        tools,
+        instructions,
+        ..
+    } = connected;
+    let ready = ServerState::Ready {
+        tools: tools.published.len(),
+        with_ui: tools.with_ui(),
+    };
+    if let Some(pgid) = process.pgid() {
+        let mut groups = shared
+            .process_groups
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        groups.insert(alias.to_string(), pgid);
+    }
+    shared.registry.insert(PublishedServer {
+        alias: alias.to_string(),
+        name: entry.name.clone(),
+        peer: service.peer().clone(),
+        tools,
+        instructions,
+    });
+    // Ready is said once the tools are published (and the process group known), so whoever
+    // hears it can list and call them at once.
+    shared.set(alias, ready);
+    // Ends when the transport closes: the process exited or closed its stdout.
+    let _ = service.waiting().await;
+    shared.registry.remove(alias);
+    {
+        let mut groups = shared
+            .process_groups
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        groups.remove(alias);
+    }
+    process.shutdown().await;
+}

@@ -1,0 +1,46 @@
+//! What the hosted-server tests share: the real server-everything from npm.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The pinned server-everything (issue 16; ../shared/mcp/apps-servers.md).
+pub const EVERYTHING: &str = "@modelcontextprotocol/server-everything@2026.8.31";
+
+/// `dist/index.js` of server-everything, installed on first use into a cache under the target
+/// directory (`CALYX_MCP_TEST_SERVERS` overrides the cache). `None` (printed) when npm or node
+/// is missing, unless `CALYX_REQUIRE_NODE` is set (CI): then that is a failure. The tests share
+/// one process, so the install runs once for all of them.
+pub fn server_everything() -> Option<PathBuf> {
+    static INSTALLED: OnceLock<Option<PathBuf>> = OnceLock::new();
+    let found = INSTALLED.get_or_init(install).clone();
+    if found.is_none() && std::env::var_os("CALYX_REQUIRE_NODE").is_some() {
+        panic!("CALYX_REQUIRE_NODE is set and {EVERYTHING} could not be installed");
+    }
+    found
+}
+
+fn install() -> Option<PathBuf> {
+    let cache = std::env::var_os("CALYX_MCP_TEST_SERVERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/mcp-test-servers")
+        });
+    let index = cache.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    if index.is_file() {
+        return Some(index);
+    }
+    std::fs::create_dir_all(&cache).expect("cache dir");
+    let installed = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(&cache)
+        .arg(EVERYTHING)
+        .status();
+    match installed {
+        Ok(status) if status.success() && index.is_file() => Some(index),
+        other => {
+            println!("SKIP: cannot install {EVERYTHING} with npm ({other:?})");
+            None
+        }
+    }
+}
