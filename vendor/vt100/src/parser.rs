@@ -55,7 +55,11 @@ impl<CB: crate::Callbacks> Parser<CB> {
         );
         Self {
             parser: vte::Parser::new(),
-            screen: crate::screen::WrappedScreen { screen, callbacks },
+            screen: crate::screen::WrappedScreen {
+                screen,
+                callbacks,
+                pending: crate::text_run::PendingText::default(),
+            },
         }
     }
 
@@ -66,8 +70,18 @@ impl<CB: crate::Callbacks> Parser<CB> {
         // screen) cannot bring an old generation back.
         let generation = self.screen.screen.generation();
         self.parser.advance(&mut self.screen, bytes);
+        // calyx: the fast text path's last run (see `text_run.rs`).
+        self.screen.flush_text();
         self.screen.screen.stamp_rows();
         self.screen.screen.set_generation(generation.wrapping_add(1));
+    }
+
+    /// calyx: switches the fast text path off (`true`) or back on. The
+    /// reference path writes every character through the per-character
+    /// code; tests compare the two, benchmarks price the difference.
+    #[doc(hidden)]
+    pub fn set_reference_text_path(&mut self, reference: bool) {
+        self.screen.pending.set_reference(reference);
     }
 
     /// Resizes the terminal.

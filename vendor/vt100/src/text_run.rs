@@ -1,0 +1,87 @@
+//! calyx: the fast text path. Most of what a program prints is runs of
+//! printable ASCII between control characters and escape sequences. vte
+//! hands them over a character at a time; instead of writing each one
+//! through `WrappedScreen::text` (a width lookup, a wrap check, the wide
+//! character clean-up and a cell write per character), `print` collects the
+//! run here and it is written in bulk, a row segment at a time, before
+//! anything else touches the screen: every other `Perform` method and the
+//! end of `Parser::process` flush it first, so nothing can observe the
+//! screen with a run pending. The reference path (`set_reference`) writes
+//! every character through `text` as upstream did; tests compare the two.
+
+use alloc::vec::Vec;
+
+/// Bytes collected before they are written anyway, so the buffer stays
+/// small (a flood's 64 KiB chunk is mostly one long run).
+const MAX_PENDING: usize = 4096;
+
+/// Printable ASCII printed but not yet written to the screen.
+#[derive(Debug, Default)]
+pub struct PendingText {
+    bytes: Vec<u8>,
+    /// Whether every character takes the per-character path.
+    reference: bool,
+}
+
+impl PendingText {
+    pub fn set_reference(&mut self, reference: bool) {
+        self.reference = reference;
+    }
+
+    /// Takes `c` into the run when it can be written in bulk (printable
+    /// ASCII, fast path on); false when the caller must write it itself
+    /// (after flushing the run).
+    #[inline]
+    pub fn take(&mut self, c: char) -> bool {
+        if self.reference || !(' '..='~').contains(&c) {
+            return false;
+        }
+        // The range check above makes `c` one byte.
+        self.bytes.push(c as u8);
+        true
+    }
+
+    /// Whether the run is long enough to write now.
+    #[inline]
+    pub fn full(&self) -> bool {
+        self.bytes.len() >= MAX_PENDING
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+impl<CB: crate::Callbacks> crate::screen::WrappedScreen<CB> {
+    /// Writes the pending run to the screen (see the module doc).
+    #[inline]
+    pub fn flush_text(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let bytes = core::mem::take(&mut self.pending.bytes);
+        self.write_ascii(&bytes);
+        // The buffer's allocation is reused by the next run.
+        self.pending.bytes = bytes;
+        self.pending.bytes.clear();
+    }
+
+    /// Writes printable ASCII as `text` would, a character at a time, but
+    /// a row segment at once: only a character that has to wrap (the
+    /// cursor waits past the last column) takes the per-character path.
+    fn write_ascii(&mut self, mut rest: &[u8]) {
+        while let Some((&first, after)) = rest.split_first() {
+            let cols = self.screen.grid().size().cols();
+            let pos = self.screen.grid().pos();
+            if pos.col >= cols {
+                self.text(char::from(first));
+                rest = after;
+                continue;
+            }
+            let room = usize::from(cols - pos.col);
+            let (segment, tail) = rest.split_at(rest.len().min(room));
+            self.screen.write_ascii_segment(segment);
+            rest = tail;
+        }
+    }
+}
