@@ -260,19 +260,62 @@ impl Row {
         self.version = 0; // calyx: changed
         let start = usize::from(col);
         let end = start + text.len();
+        // Writing a character over the left half of a wide one blanks its
+        // right half; the next character then overwrites that blank, so
+        // only the last one can leave it (and a blanked cell is no longer
+        // wide). Each cell's old wideness is read just before it is
+        // written.
+        let mut blanks_next = false;
+        for (cell, &byte) in self.cells[start..end].iter_mut().zip(text) {
+            blanks_next = !blanks_next && cell.is_wide();
+            cell.set_ascii(byte, attrs);
+        }
+        self.finish_run(start, end, attrs, blanks_next);
+    }
+
+    /// calyx: `write_ascii` for one-column characters (their width already
+    /// looked up) that are not all ASCII: writes as many as fit from `col`
+    /// and returns how many, and the last.
+    pub fn write_narrow(
+        &mut self,
+        col: u16,
+        chars: impl Iterator<Item = char>,
+        attrs: crate::attrs::Attrs,
+    ) -> (usize, Option<char>) {
+        self.version = 0; // calyx: changed
+        let start = usize::from(col).min(self.cells.len());
+        let mut count = 0;
+        let mut last = None;
+        let mut blanks_next = false;
+        for (cell, c) in self.cells[start..].iter_mut().zip(chars) {
+            blanks_next = !blanks_next && cell.is_wide();
+            cell.set_narrow(c, attrs);
+            count += 1;
+            last = Some(c);
+        }
+        self.finish_run(start, start + count, attrs, blanks_next);
+        (count, last)
+    }
+
+    /// The clean-up around cells `start..end` just written as a run: a
+    /// wide character whose right half the first covers is cleared, and
+    /// the blank a wide character whose left half the last covered leaves
+    /// (`blanks_next`).
+    fn finish_run(
+        &mut self,
+        start: usize,
+        end: usize,
+        attrs: crate::attrs::Attrs,
+        blanks_next: bool,
+    ) {
+        if start == end {
+            return;
+        }
         if let Some(prev) = start.checked_sub(1).map(|p| &mut self.cells[p]) {
             if prev.is_wide() {
                 let prev_attrs = *prev.attrs();
                 prev.clear(prev_attrs);
             }
-        }
-        // Writing a character over the left half of a wide one blanks its
-        // right half; the next byte then overwrites that blank, so only
-        // the last one can leave it (and a blanked cell is no longer wide).
-        let mut blanks_next = false;
-        for (cell, &byte) in self.cells[start..end].iter_mut().zip(text) {
-            blanks_next = !blanks_next && cell.is_wide();
-            cell.set_ascii(byte, attrs);
         }
         let mut written = end;
         if blanks_next {

@@ -1125,6 +1125,26 @@ impl Screen {
         self.grid_mut().col_inc(width);
     }
 
+    /// calyx: `write_ascii_segment` for one-column characters that are not
+    /// all ASCII; `chars` fit in the cursor's row. How many were written.
+    pub(crate) fn write_narrow_segment(
+        &mut self,
+        chars: impl Iterator<Item = char>,
+    ) -> usize {
+        let attrs = self.attrs;
+        let pos = self.grid().pos();
+        let Some(row) = self.grid_mut().drawing_row_mut(pos.row) else {
+            return 0;
+        };
+        let (written, last) = row.write_narrow(pos.col, chars, attrs);
+        if let Some(last) = last {
+            self.last_char = Some(last);
+        }
+        let width = u16::try_from(written).unwrap_or(u16::MAX);
+        self.grid_mut().col_inc(width);
+        written
+    }
+
     // once we have drawn a character, clean up the wide character state of
     // nearby cells that may have been disrupted.
     fn text_cleanup(

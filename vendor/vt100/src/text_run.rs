@@ -1,5 +1,6 @@
 //! calyx: the fast text path. Most of what a program prints is runs of
-//! printable ASCII between control characters and escape sequences. vte
+//! printable ASCII (and other one-column characters) between control
+//! characters and escape sequences. vte
 //! hands them over a character at a time; instead of writing each one
 //! through `WrappedScreen::text` (a width lookup, a wrap check, the wide
 //! character clean-up and a cell write per character), `print` collects the
@@ -10,15 +11,21 @@
 //! every character through `text` as upstream did; tests compare the two.
 
 use alloc::vec::Vec;
+use unicode_width::UnicodeWidthChar as _;
 
 /// Bytes collected before they are written anyway, so the buffer stays
 /// small (a flood's 64 KiB chunk is mostly one long run).
 const MAX_PENDING: usize = 4096;
 
-/// Printable ASCII printed but not yet written to the screen.
+/// Text printed but not yet written to the screen: printable ASCII, and
+/// other characters one column wide (accented letters, symbols, box
+/// drawing), as UTF-8.
 #[derive(Debug, Default)]
 pub struct PendingText {
     bytes: Vec<u8>,
+    /// Whether `bytes` holds anything but ASCII (then it is written a
+    /// character at a time, still a row segment at once).
+    wider: bool,
     /// Whether every character takes the per-character path.
     reference: bool,
 }
@@ -33,11 +40,29 @@ impl PendingText {
     /// (after flushing the run).
     #[inline]
     pub fn take(&mut self, c: char) -> bool {
-        if self.reference || !(' '..='~').contains(&c) {
+        if self.reference {
             return false;
         }
-        // The range check above makes `c` one byte.
-        self.bytes.push(c as u8);
+        if (' '..='~').contains(&c) {
+            // The range check makes `c` one byte.
+            self.bytes.push(c as u8);
+            return true;
+        }
+        // One column, as `text` would find (its width lookup, once here);
+        // not U+FFFD or C1, which `print` hands to `unhandled_char`. A
+        // combining character (width 0) or a wide one is written by `text`
+        // after the run, so it finds the run's last cell written.
+        if c.is_ascii()
+            || c == '\u{fffd}'
+            || ('\u{80}'..'\u{a0}').contains(&c)
+            || c.width() != Some(1)
+        {
+            return false;
+        }
+        let mut utf8 = [0u8; 4];
+        self.bytes
+            .extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+        self.wider = true;
         true
     }
 
@@ -60,7 +85,14 @@ impl<CB: crate::Callbacks> crate::screen::WrappedScreen<CB> {
             return;
         }
         let bytes = core::mem::take(&mut self.pending.bytes);
-        self.write_ascii(&bytes);
+        if core::mem::take(&mut self.pending.wider) {
+            // Only whole characters were pushed, so this is UTF-8.
+            if let Ok(text) = core::str::from_utf8(&bytes) {
+                self.write_narrow(text);
+            }
+        } else {
+            self.write_ascii(&bytes);
+        }
         // The buffer's allocation is reused by the next run.
         self.pending.bytes = bytes;
         self.pending.bytes.clear();
@@ -82,6 +114,29 @@ impl<CB: crate::Callbacks> crate::screen::WrappedScreen<CB> {
             let (segment, tail) = rest.split_at(rest.len().min(room));
             self.screen.write_ascii_segment(segment);
             rest = tail;
+        }
+    }
+
+    /// `write_ascii` for text of one-column characters that are not all
+    /// ASCII: a row segment is as many characters as fit.
+    fn write_narrow(&mut self, text: &str) {
+        let mut chars = text.chars().peekable();
+        while let Some(&first) = chars.peek() {
+            let cols = self.screen.grid().size().cols();
+            let pos = self.screen.grid().pos();
+            if pos.col >= cols {
+                self.text(first);
+                chars.next();
+                continue;
+            }
+            let room = usize::from(cols - pos.col);
+            if self.screen.write_narrow_segment(chars.by_ref().take(room)) == 0
+            {
+                // No cell to write in (never for a row as wide as the
+                // screen): the per-character path decides.
+                self.text(first);
+                chars.next();
+            }
         }
     }
 }
