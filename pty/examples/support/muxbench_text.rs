@@ -1,6 +1,9 @@
 //! The text the benchmarks parse: muxbench's four line kinds (../shared/bench/muxbench.py),
 //! optionally with an OSC 8 hyperlink and strikethrough on every fifth line.
 
+// Each example that includes this file uses only some of it.
+#![allow(dead_code)]
+
 /// About `mb` MiB of muxbench's mixed ANSI text; with `links`, every fifth line also carries an
 /// OSC 8 hyperlink and SGR 9.
 pub fn payload(mb: usize, links: bool) -> Vec<u8> {

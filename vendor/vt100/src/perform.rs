@@ -5,6 +5,7 @@ const BASE64: &[u8] =
 const CLIPBOARD_SELECTOR: &[u8] = b"cpqs01234567";
 
 impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
+    #[inline]
     fn print(&mut self, c: char) {
         // calyx: printable ASCII joins the pending run (`text_run.rs`);
         // anything else is written after it.

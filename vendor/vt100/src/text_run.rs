@@ -38,15 +38,22 @@ impl PendingText {
     /// Takes `c` into the run when it can be written in bulk (printable
     /// ASCII, fast path on); false when the caller must write it itself
     /// (after flushing the run).
-    #[inline]
+    #[inline(always)]
     pub fn take(&mut self, c: char) -> bool {
-        if self.reference {
-            return false;
-        }
-        if (' '..='~').contains(&c) {
+        if (' '..='~').contains(&c) && !self.reference {
             // The range check makes `c` one byte.
             self.bytes.push(c as u8);
             return true;
+        }
+        self.take_other(c)
+    }
+
+    /// `take` for anything but printable ASCII: kept out of line, so the
+    /// ASCII check stays small enough to inline into vte's loop.
+    #[inline(never)]
+    fn take_other(&mut self, c: char) -> bool {
+        if self.reference {
+            return false;
         }
         // One column, as `text` would find (its width lookup, once here);
         // not U+FFFD or C1, which `print` hands to `unhandled_char`. A
