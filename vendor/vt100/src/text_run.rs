@@ -36,8 +36,8 @@ impl PendingText {
     }
 
     /// Takes `c` into the run when it can be written in bulk (printable
-    /// ASCII, fast path on); false when the caller must write it itself
-    /// (after flushing the run).
+    /// ASCII or another one-column character, fast path on); false when
+    /// the caller must write it itself (after flushing the run).
     #[inline(always)]
     pub fn take(&mut self, c: char) -> bool {
         if (' '..='~').contains(&c) && !self.reference {
