@@ -137,7 +137,8 @@ impl<CB: crate::Callbacks> crate::screen::WrappedScreen<CB> {
                 continue;
             }
             let room = usize::from(cols - pos.col);
-            if self.screen.write_narrow_segment(chars.by_ref().take(room)) == 0
+            if self.screen.write_narrow_segment(chars.by_ref().take(room))
+                == 0
             {
                 // No cell to write in (never for a row as wide as the
                 // screen): the per-character path decides.
