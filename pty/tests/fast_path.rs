@@ -349,3 +349,20 @@ fn a_long_run_over_wide_characters_wraps_and_scrolls_the_same_on_both_paths() {
     data.extend(b"abcdefghij".repeat(40));
     same_on_both_paths(&data, 5, 13, &[7], &[64 * 1024]);
 }
+
+#[test]
+fn a_character_cut_between_reads_keeps_the_newline_after_it() {
+    // vte 0.15 completed a cut character from the next four bytes and, when those did not all
+    // decode (here the start of another cut character), skipped all it had read: the line
+    // feed was lost, so the next character went on the first line (vendor/vt100 patch 17).
+    let mut t = Terminal::new(3, 10, HistoryLimits::default());
+    t.process(b"a\xcc");
+    t.process(b"\x81\n\xe4");
+    t.process(b"\xb8\xad");
+    let screen = t.screen();
+    assert_eq!(screen.cursor_position(), (1, 3));
+    let text = |row, col| screen.cell(row, col).map(|c| c.contents().to_string());
+    assert_eq!(text(0, 0).as_deref(), Some("a\u{301}"));
+    assert_eq!(text(0, 1).as_deref(), Some(""));
+    assert_eq!(text(1, 1).as_deref(), Some("\u{4e2d}"));
+}
