@@ -2,7 +2,7 @@
 //! for boxes under TERM=xterm-256color. vt100 does not translate it, so calyx does before
 //! parsing: while G0 is the graphics set, printable bytes outside escape sequences become the
 //! Unicode box-drawing characters they stand for. Streams that never select the set take a
-//! fast path that only searches for the designation.
+//! fast path that follows their sequences from ESC to ESC (memchr) without copying.
 
 /// Where the scanner is in the byte stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -24,8 +24,6 @@ pub struct Charset {
     graphics: bool,
     scan: Scan,
 }
-
-const SELECT_GRAPHICS: &[u8] = b"\x1b(0";
 
 fn graphic(b: u8) -> Option<char> {
     Some(match b {
@@ -61,69 +59,87 @@ fn graphic(b: u8) -> Option<char> {
 impl Charset {
     /// Returns the bytes to parse: `input` itself when no translation is needed.
     pub fn translate<'a>(&mut self, input: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
-        if !self.graphics && self.scan == Scan::Ground && !contains(input, SELECT_GRAPHICS) {
-            return std::borrow::Cow::Borrowed(input);
-        }
+        let from = if self.graphics {
+            0
+        } else {
+            match self.skim(input) {
+                // The graphics set was not selected: nothing to translate.
+                None => return std::borrow::Cow::Borrowed(input),
+                Some(at) => at,
+            }
+        };
         let mut out = Vec::with_capacity(input.len() + input.len() / 2);
-        for &b in input {
-            match self.scan {
-                Scan::Ground => {
-                    if b == 0x1b {
-                        self.scan = Scan::Escape;
-                    } else if self.graphics {
-                        if let Some(c) = graphic(b) {
-                            let mut utf8 = [0u8; 4];
-                            out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
-                            continue;
-                        }
-                    }
-                }
-                Scan::Escape => {
-                    self.scan = match b {
-                        b'[' => Scan::Csi,
-                        b']' | b'P' | b'_' | b'^' => Scan::Text,
-                        b'(' => Scan::Designate,
-                        0x1b => Scan::Escape,
-                        _ => Scan::Ground,
-                    }
-                }
-                Scan::Designate => {
-                    self.graphics = b == b'0';
-                    self.scan = Scan::Ground;
-                }
-                Scan::Csi => {
-                    if (0x40..=0x7e).contains(&b) {
-                        self.scan = Scan::Ground;
-                    }
-                }
-                Scan::Text => match b {
-                    0x07 => self.scan = Scan::Ground,
-                    0x1b => self.scan = Scan::TextEscape,
-                    _ => {}
-                },
-                Scan::TextEscape => {
-                    self.scan = if b == b'\\' { Scan::Ground } else { Scan::Text };
+        out.extend_from_slice(&input[..from]);
+        for &b in &input[from..] {
+            if self.graphics && self.scan == Scan::Ground && b != 0x1b {
+                if let Some(c) = graphic(b) {
+                    let mut utf8 = [0u8; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                    continue;
                 }
             }
+            self.step(b);
             out.push(b);
         }
         std::borrow::Cow::Owned(out)
     }
-}
 
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    let Some((&first, rest)) = needle.split_first() else {
-        return true;
-    };
-    let mut from = 0;
-    while let Some(at) = hay[from..].iter().position(|&b| b == first) {
-        let start = from + at;
-        if hay[start + 1..].starts_with(rest) {
-            return true;
+    /// Follows the stream's sequences while the graphics set is not selected, jumping from ESC
+    /// to ESC (and through strings to BEL or ESC) with memchr: where the set gets selected (just
+    /// past the designation), if it does. The state stays exact across reads, so a designation
+    /// cut between two reads still counts, and `ESC ( 0` inside a string does not.
+    fn skim(&mut self, input: &[u8]) -> Option<usize> {
+        let mut i = 0;
+        while i < input.len() {
+            match self.scan {
+                Scan::Ground => {
+                    i += memchr::memchr(0x1b, &input[i..])? + 1;
+                    self.scan = Scan::Escape;
+                }
+                Scan::Text => {
+                    let at = i + memchr::memchr2(0x07, 0x1b, &input[i..])?;
+                    self.step(input[at]);
+                    i = at + 1;
+                }
+                _ => {
+                    self.step(input[i]);
+                    i += 1;
+                    if self.graphics {
+                        return Some(i);
+                    }
+                }
+            }
         }
-        from = start + 1;
+        None
     }
-    false
+
+    /// The scanner's state after byte `b` (line drawing itself is the caller's).
+    fn step(&mut self, b: u8) {
+        self.scan = match self.scan {
+            Scan::Ground if b == 0x1b => Scan::Escape,
+            Scan::Ground => Scan::Ground,
+            Scan::Escape => match b {
+                b'[' => Scan::Csi,
+                b']' | b'P' | b'_' | b'^' => Scan::Text,
+                b'(' => Scan::Designate,
+                0x1b => Scan::Escape,
+                _ => Scan::Ground,
+            },
+            Scan::Designate => {
+                self.graphics = b == b'0';
+                Scan::Ground
+            }
+            Scan::Csi if (0x40..=0x7e).contains(&b) => Scan::Ground,
+            Scan::Csi => Scan::Csi,
+            Scan::Text => match b {
+                0x07 => Scan::Ground,
+                0x1b => Scan::TextEscape,
+                _ => Scan::Text,
+            },
+            Scan::TextEscape if b == b'\\' => Scan::Ground,
+            Scan::TextEscape => Scan::Text,
+        };
+    }
 }
 
 #[cfg(test)]
@@ -138,6 +154,18 @@ mod tests {
             String::from_utf8_lossy(&out),
             "\x1b(0┌─┐\x1b(B lqk \x1b(0│\x1b[1m│"
         );
+    }
+
+    #[test]
+    fn a_designation_cut_between_reads_still_selects_line_drawing() {
+        for cut in 1..3 {
+            let mut c = Charset::default();
+            let text = b"ab\x1b(0q";
+            let split = text.len() - 1 - cut;
+            let mut out = c.translate(&text[..split]).into_owned();
+            out.extend_from_slice(&c.translate(&text[split..]));
+            assert_eq!(String::from_utf8_lossy(&out), "ab\x1b(0─", "cut {cut}");
+        }
     }
 
     #[test]

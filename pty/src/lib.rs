@@ -2,12 +2,12 @@
 //! and the answers to terminal queries that agent TUIs wait for.
 
 mod answerback;
-mod charset;
+pub mod charset;
 pub mod commands;
 pub mod history;
 mod history_sizes;
 pub mod limits;
-mod osc_cap;
+pub mod osc_cap;
 pub mod plain;
 mod pty_fd;
 pub mod read_gate;

@@ -16,7 +16,7 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use nix::errno::Errno;
@@ -33,6 +33,27 @@ pub struct ReadGate {
     reader: File,
     /// Set while the owner reads the next output.
     owner: AtomicBool,
+    /// How often reads found the terminal locked by someone else (see [`ReadStats`]).
+    stats: ReadStats,
+}
+
+/// How often a pane's reads had to wait for its terminal's lock: a flooding pane's reader
+/// should almost never wait for the owner (which holds the lock only to copy a frame's rows),
+/// or the parse stalls behind rendering. Two relaxed counters, bumped once per read.
+#[derive(Debug, Default)]
+pub struct ReadStats {
+    reads: AtomicU64,
+    contended: AtomicU64,
+}
+
+impl ReadStats {
+    /// (reads that parsed output, of those the ones that found the lock taken and waited).
+    pub fn counts(&self) -> (u64, u64) {
+        (
+            self.reads.load(Ordering::Relaxed),
+            self.contended.load(Ordering::Relaxed),
+        )
+    }
 }
 
 /// Armed: the reader thread wakes for output, once (then it is disarmed until re-armed).
@@ -49,7 +70,13 @@ impl ReadGate {
             epoll,
             reader,
             owner: AtomicBool::new(false),
+            stats: ReadStats::default(),
         })
+    }
+
+    /// How often reads of this pane waited for its terminal's lock.
+    pub fn stats(&self) -> &ReadStats {
+        &self.stats
     }
 
     /// The reader thread's descriptor, to read from when [`ReadGate::wait`] returns.
@@ -112,12 +139,28 @@ pub enum ReadOutcome {
 
 /// Reads what the PTY has (without waiting) and parses it, both under the terminal's lock, so
 /// that whichever thread reads, chunks are parsed in the order they were read.
-pub(crate) fn read_once(file: &File, terminal: &Mutex<Terminal>, buf: &mut [u8]) -> ReadOutcome {
-    let mut term = terminal.lock().unwrap_or_else(PoisonError::into_inner);
+pub(crate) fn read_once(
+    file: &File,
+    terminal: &Mutex<Terminal>,
+    buf: &mut [u8],
+    stats: &ReadStats,
+) -> ReadOutcome {
+    let (mut term, waited) = match terminal.try_lock() {
+        Ok(term) => (term, false),
+        Err(std::sync::TryLockError::Poisoned(p)) => (p.into_inner(), false),
+        Err(std::sync::TryLockError::WouldBlock) => (
+            terminal.lock().unwrap_or_else(PoisonError::into_inner),
+            true,
+        ),
+    };
     loop {
         return match (&mut &*file).read(buf) {
             Ok(0) => ReadOutcome::Closed,
             Ok(n) => {
+                stats.reads.fetch_add(1, Ordering::Relaxed);
+                if waited {
+                    stats.contended.fetch_add(1, Ordering::Relaxed);
+                }
                 term.process(&buf[..n]);
                 ReadOutcome::Parsed(term.take_replies())
             }
@@ -172,20 +215,22 @@ mod tests {
             },
         ));
         let mut buf = [0u8; 64];
+        let stats = ReadStats::default();
         assert_eq!(
-            read_once(&read_end, &terminal, &mut buf),
+            read_once(&read_end, &terminal, &mut buf, &stats),
             ReadOutcome::Nothing
         );
         write_end.write_all(b"ab\x1b[6n").expect("write");
-        match read_once(&read_end, &terminal, &mut buf) {
+        match read_once(&read_end, &terminal, &mut buf, &stats) {
             ReadOutcome::Parsed(answers) => assert_eq!(answers, b"\x1b[1;3R"),
             other => panic!("expected output, got {other:?}"),
         }
         drop(write_end);
         assert_eq!(
-            read_once(&read_end, &terminal, &mut buf),
+            read_once(&read_end, &terminal, &mut buf, &stats),
             ReadOutcome::Closed
         );
+        assert_eq!(stats.counts(), (1, 0), "one parsed read, the lock was free");
         let screen = terminal.lock().expect("lock").screen().contents();
         assert_eq!(screen.trim_end(), "ab");
     }

@@ -251,7 +251,7 @@ fn read_loop(
             set_thread_priority(if want { BACKGROUND_NICE } else { 0 });
             niced = want;
         }
-        match read_once(gate.reader(), terminal, &mut buf) {
+        match read_once(gate.reader(), terminal, &mut buf, gate.stats()) {
             ReadOutcome::Parsed(answers) => {
                 if !answers.is_empty() {
                     replies.send(answers);
@@ -341,6 +341,12 @@ impl PaneProcess {
         self.input.send(bytes);
     }
 
+    /// How often this pane's reads (the reader thread's and the owner's) waited for the
+    /// terminal's lock: (reads that parsed output, reads that waited).
+    pub fn read_stats(&self) -> (u64, u64) {
+        self.gate.stats().counts()
+    }
+
     /// The owner will read the program's next output itself (the echo of a key just typed):
     /// the reader thread is not woken for it. See [`crate::read_gate`].
     pub fn take_next_output(&self) {
@@ -362,7 +368,9 @@ impl PaneProcess {
     /// there was output.
     pub fn read_output(&self, terminal: &Mutex<Terminal>) -> bool {
         let mut buf = [0u8; OWNER_READ_CHUNK];
-        let ReadOutcome::Parsed(answers) = read_once(&self.direct, terminal, &mut buf) else {
+        let ReadOutcome::Parsed(answers) =
+            read_once(&self.direct, terminal, &mut buf, self.gate.stats())
+        else {
             return false;
         };
         if !answers.is_empty() {

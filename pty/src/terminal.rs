@@ -89,6 +89,15 @@ impl Terminal {
         self.parser.process(&bytes);
     }
 
+    /// Switches the reference path on (`true`) or off: every character written to the screen
+    /// one at a time, as before the fast text path (vendor/vt100 `text_run.rs`). What the
+    /// screen shows is the same either way; `pty/tests/fast_path.rs` checks that, and
+    /// `examples/parse_stages.rs` prices the difference.
+    #[doc(hidden)]
+    pub fn set_reference_path(&mut self, reference: bool) {
+        self.parser.set_reference_text_path(reference);
+    }
+
     /// Takes the query replies the last `process` calls produced (the reader thread writes them
     /// back to the program at once).
     pub fn take_replies(&mut self) -> Vec<u8> {

@@ -63,6 +63,25 @@ impl Cell {
         self.attrs = a;
     }
 
+    /// calyx: `set` for a printable ASCII byte, without the width lookup
+    /// (one column) or the UTF-8 encoding: the fast text path.
+    #[inline]
+    pub(crate) fn set_ascii(&mut self, byte: u8, a: crate::attrs::Attrs) {
+        debug_assert!(byte.is_ascii_graphic() || byte == b' ');
+        self.contents[0] = byte;
+        self.len = 1;
+        self.attrs = a;
+    }
+
+    /// calyx: `set` for a character whose width is known to be one column
+    /// (the fast text path looked it up once): no second lookup.
+    #[inline]
+    pub(crate) fn set_narrow(&mut self, c: char, a: crate::attrs::Attrs) {
+        c.encode_utf8(&mut self.contents);
+        self.len = u8::try_from(c.len_utf8()).unwrap_or(0);
+        self.attrs = a;
+    }
+
     pub(crate) fn append(&mut self, c: char) {
         let len = self.len();
         if len >= CONTENT_BYTES - 4 {

@@ -63,6 +63,7 @@ mod reflow; // calyx: rewrapping on resize
 mod row;
 mod screen;
 mod term;
+mod text_run; // calyx: the fast text path
 
 pub use attrs::Color;
 pub use callbacks::Callbacks;

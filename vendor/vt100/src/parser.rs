@@ -3,6 +3,30 @@
 pub struct Parser<CB: crate::Callbacks = ()> {
     parser: vte::Parser,
     screen: crate::screen::WrappedScreen<CB>,
+    /// calyx: the start of a UTF-8 character the last chunk cut off, held
+    /// back until the next (see `process`).
+    split_char: [u8; 3],
+    split_len: u8,
+}
+
+/// calyx: how many bytes at the end of `bytes` begin a UTF-8 character
+/// they do not complete (0 to 3).
+fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
+    for back in 1..=bytes.len().min(3) {
+        let b = bytes[bytes.len() - back];
+        if b & 0xc0 == 0x80 {
+            // A continuation byte: its lead is further back.
+            continue;
+        }
+        let needs = match b {
+            0xc0..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf7 => 4,
+            _ => 1,
+        };
+        return if needs > back { back } else { 0 };
+    }
+    0
 }
 
 impl Parser {
@@ -55,7 +79,13 @@ impl<CB: crate::Callbacks> Parser<CB> {
         );
         Self {
             parser: vte::Parser::new(),
-            screen: crate::screen::WrappedScreen { screen, callbacks },
+            split_char: [0; 3],
+            split_len: 0,
+            screen: crate::screen::WrappedScreen {
+                screen,
+                callbacks,
+                pending: crate::text_run::PendingText::default(),
+            },
         }
     }
 
@@ -65,9 +95,49 @@ impl<CB: crate::Callbacks> Parser<CB> {
         // calyx: read before and set after, so a reset (RIS replaces the
         // screen) cannot bring an old generation back.
         let generation = self.screen.screen.generation();
-        self.parser.advance(&mut self.screen, bytes);
+        // calyx: vte 0.15 completes a character cut between two chunks by
+        // decoding up to four bytes, and then skips all of them but the
+        // character's own as if they were the start of another one: a
+        // newline (or any other byte) right after a cut character was
+        // lost, so the screen depended on where reads cut the output. So
+        // vte never sees a cut character: the cut-off start is held back
+        // and put before the next chunk.
+        let held = usize::from(self.split_len);
+        let tail = incomplete_utf8_tail(bytes);
+        if held > 0 {
+            let mut joined =
+                alloc::vec::Vec::with_capacity(held + bytes.len());
+            joined.extend_from_slice(&self.split_char[..held]);
+            joined.extend_from_slice(bytes);
+            let tail = incomplete_utf8_tail(&joined);
+            let (now, later) = joined.split_at(joined.len() - tail);
+            self.parser.advance(&mut self.screen, now);
+            self.hold(later);
+        } else {
+            let (now, later) = bytes.split_at(bytes.len() - tail);
+            self.parser.advance(&mut self.screen, now);
+            self.hold(later);
+        }
+        // calyx: the fast text path's last run (see `text_run.rs`).
+        self.screen.flush_text();
         self.screen.screen.stamp_rows();
         self.screen.screen.set_generation(generation.wrapping_add(1));
+    }
+
+    /// calyx: keeps the (at most 3) bytes of a cut character for the next
+    /// `process`.
+    fn hold(&mut self, bytes: &[u8]) {
+        let n = bytes.len().min(self.split_char.len());
+        self.split_char[..n].copy_from_slice(&bytes[..n]);
+        self.split_len = u8::try_from(n).unwrap_or(0);
+    }
+
+    /// calyx: switches the fast text path off (`true`) or back on. The
+    /// reference path writes every character through the per-character
+    /// code; tests compare the two, benchmarks price the difference.
+    #[doc(hidden)]
+    pub fn set_reference_text_path(&mut self, reference: bool) {
+        self.screen.pending.set_reference(reference);
     }
 
     /// Resizes the terminal.

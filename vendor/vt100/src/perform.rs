@@ -5,7 +5,17 @@ const BASE64: &[u8] =
 const CLIPBOARD_SELECTOR: &[u8] = b"cpqs01234567";
 
 impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
+    #[inline]
     fn print(&mut self, c: char) {
+        // calyx: printable ASCII joins the pending run (`text_run.rs`);
+        // anything else is written after it.
+        if self.pending.take(c) {
+            if self.pending.full() {
+                self.flush_text();
+            }
+            return;
+        }
+        self.flush_text();
         if c == '\u{fffd}' || ('\u{80}'..'\u{a0}').contains(&c) {
             self.callbacks.unhandled_char(&mut self.screen, c);
         } else {
@@ -14,6 +24,7 @@ impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
     }
 
     fn execute(&mut self, b: u8) {
+        self.flush_text(); // calyx: see `text_run.rs`
         match b {
             7 => self.callbacks.audible_bell(&mut self.screen),
             8 => self.bs(),
@@ -30,6 +41,7 @@ impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
     }
 
     fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, b: u8) {
+        self.flush_text(); // calyx: see `text_run.rs`
         if let Some(i) = intermediates.first() {
             self.callbacks.unhandled_escape(
                 &mut self.screen,
@@ -65,6 +77,7 @@ impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
         _ignore: bool,
         c: char,
     ) {
+        self.flush_text(); // calyx: see `text_run.rs`
         let unhandled = |screen: &mut Self| {
             screen.callbacks.unhandled_csi(
                 &mut screen.screen,
@@ -187,6 +200,7 @@ impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
     }
 
     fn osc_dispatch(&mut self, params: &[&[u8]], _bel_terminated: bool) {
+        self.flush_text(); // calyx: see `text_run.rs`
         match params {
             // calyx: a title may contain ';' (vte splits it into more
             // parameters): everything after "0;", "1;" or "2;" is the title,

@@ -17,6 +17,13 @@ pub struct Row {
     /// it first (a plain store on the hot path); [`Row::stamp`] gives a new
     /// one after each batch of output.
     version: u64,
+    /// calyx: every cell from here on is blank with default attributes
+    /// (`Cell::is_default`), so scrolling the row into the scrollback
+    /// (`archive`) and resetting it touch only the cells before it. Text
+    /// written through `get_mut` or `write_ascii` moves it exactly; every
+    /// other change of the cells sets it to `usize::MAX` (anywhere: read
+    /// it through `written_len`).
+    written: usize,
 }
 
 impl Row {
@@ -25,12 +32,14 @@ impl Row {
             cells: vec![crate::Cell::new(); usize::from(cols)],
             wrapped: false,
             version: 0,
+            written: 0,
         }
     }
 
     /// calyx: a row holding `cells`, for rewrapping (see `reflow`).
     pub fn from_cells(cells: Vec<crate::Cell>, wrapped: bool) -> Self {
         Self {
+            written: cells.len(),
             cells,
             wrapped,
             version: 0,
@@ -60,6 +69,7 @@ impl Row {
 
     pub fn clear(&mut self, attrs: crate::attrs::Attrs) {
         self.version = 0; // calyx: changed
+        self.written = usize::MAX; // calyx: anywhere
         for cell in &mut self.cells {
             cell.clear(attrs);
         }
@@ -68,8 +78,17 @@ impl Row {
 
     pub fn reset(&mut self) {
         self.version = 0; // calyx: changed
-        self.cells.fill(crate::Cell::new());
+        // calyx: the cells from `written` on are blank already.
+        let written = self.written_len();
+        self.cells[..written].fill(crate::Cell::new());
+        self.written = 0;
         self.wrapped = false;
+    }
+
+    /// calyx: how many cells from the start may be other than blank with
+    /// default attributes (see `written`).
+    fn written_len(&self) -> usize {
+        self.written.min(self.cells.len())
     }
 
     fn cells(&self) -> impl Iterator<Item = &crate::Cell> {
@@ -84,6 +103,7 @@ impl Row {
     /// calyx: mutable cells, for rewriting hyperlink indexes.
     pub fn cells_mut(&mut self) -> &mut [crate::Cell] {
         self.version = 0; // calyx: changed
+        self.written = usize::MAX; // calyx: anywhere
         &mut self.cells
     }
 
@@ -93,7 +113,12 @@ impl Row {
 
     pub fn get_mut(&mut self, col: u16) -> Option<&mut crate::Cell> {
         self.version = 0; // calyx: changed
-        self.cells.get_mut(usize::from(col))
+        // calyx: only this cell may change (see `written`).
+        let col = usize::from(col);
+        if col < self.cells.len() {
+            self.written = self.written.max(col + 1);
+        }
+        self.cells.get_mut(col)
     }
 
     /// Inserts empty cells without changing the size of the row.
@@ -101,6 +126,7 @@ impl Row {
     /// Cells at the end are dropped.
     pub fn insert(&mut self, i: u16, count: u16) {
         self.version = 0; // calyx: changed
+        self.written = usize::MAX; // calyx: anywhere
         let count = usize::from(count).min(self.cells.len() - usize::from(i));
         if count == 0 {
             // Always "truncate", even when `count` is 0. However, because we
@@ -133,6 +159,7 @@ impl Row {
     /// Empty cells are added to the end.
     pub fn remove(&mut self, range: core::ops::Range<u16>) {
         self.version = 0; // calyx: changed
+        self.written = usize::MAX; // calyx: anywhere
         self.wrapped = false;
         if range.start >= range.end {
             return;
@@ -152,6 +179,7 @@ impl Row {
 
     pub fn erase(&mut self, i: u16, attrs: crate::attrs::Attrs) {
         self.version = 0; // calyx: changed
+        self.written = usize::MAX; // calyx: anywhere
         let wide = self.cells[usize::from(i)].is_wide();
         self.clear_wide(i);
         self.cells[usize::from(i)].clear(attrs);
@@ -166,12 +194,14 @@ impl Row {
 
     pub fn truncate(&mut self, len: u16) {
         self.version = 0; // calyx: changed
+        self.written = usize::MAX; // calyx: anywhere
         self.cells.truncate(usize::from(len));
         self.set_truncated();
     }
 
     fn set_truncated(&mut self) {
         self.version = 0; // calyx: changed
+        self.written = usize::MAX; // calyx: anywhere
         self.wrapped = false;
         if let Some(last_cell) = self.cells.last_mut() {
             if last_cell.is_wide() {
@@ -182,6 +212,7 @@ impl Row {
 
     fn grow_unchecked(&mut self, len: u16, cell: crate::Cell) {
         self.version = 0; // calyx: changed
+        self.written = usize::MAX; // calyx: anywhere
         debug_assert!(self.cells.len() < usize::from(len));
         self.cells.resize(len.into(), cell);
         self.wrapped = false;
@@ -190,6 +221,7 @@ impl Row {
     /// Like [`Self::resize`], but never decreases the size of the row.
     pub fn grow(&mut self, len: u16, cell: crate::Cell) {
         self.version = 0; // calyx: changed
+        self.written = usize::MAX; // calyx: anywhere
         if self.cells.len() < usize::from(len) {
             // calyx: keeps `wrapped` (upstream cleared it): a scrollback row
             // trimmed of its trailing blanks and grown back to the screen's
@@ -200,6 +232,7 @@ impl Row {
 
     pub fn resize(&mut self, len: u16, cell: crate::Cell) {
         self.version = 0; // calyx: changed
+        self.written = usize::MAX; // calyx: anywhere
         match usize::from(len).cmp(&self.cells.len()) {
             core::cmp::Ordering::Equal => {}
             core::cmp::Ordering::Less => {
@@ -211,26 +244,143 @@ impl Row {
         }
     }
 
+    /// calyx: writes printable ASCII `text` (each byte a one-column
+    /// character) into the cells from `col` on, exactly as writing it a
+    /// character at a time through `Screen::text` would: a wide character
+    /// whose right half the first byte covers is cleared, and a wide
+    /// character whose left half the last byte covers leaves a blank (with
+    /// the pen's attributes) in its right half. The caller keeps `text`
+    /// within the row.
+    pub fn write_ascii(
+        &mut self,
+        col: u16,
+        text: &[u8],
+        attrs: crate::attrs::Attrs,
+    ) {
+        self.version = 0; // calyx: changed
+        let start = usize::from(col);
+        let end = start + text.len();
+        // Writing a character over the left half of a wide one blanks its
+        // right half; the next character then overwrites that blank, so
+        // only the last one can leave it (and a blanked cell is no longer
+        // wide). Each cell's old wideness is read just before it is
+        // written.
+        let mut blanks_next = false;
+        for (cell, &byte) in self.cells[start..end].iter_mut().zip(text) {
+            blanks_next = !blanks_next && cell.is_wide();
+            cell.set_ascii(byte, attrs);
+        }
+        self.finish_run(start, end, attrs, blanks_next);
+    }
+
+    /// calyx: `write_ascii` for one-column characters (their width already
+    /// looked up) that are not all ASCII: writes as many as fit from `col`
+    /// and returns how many, and the last.
+    pub fn write_narrow(
+        &mut self,
+        col: u16,
+        chars: impl Iterator<Item = char>,
+        attrs: crate::attrs::Attrs,
+    ) -> (usize, Option<char>) {
+        self.version = 0; // calyx: changed
+        let start = usize::from(col).min(self.cells.len());
+        let mut count = 0;
+        let mut last = None;
+        let mut blanks_next = false;
+        for (cell, c) in self.cells[start..].iter_mut().zip(chars) {
+            blanks_next = !blanks_next && cell.is_wide();
+            cell.set_narrow(c, attrs);
+            count += 1;
+            last = Some(c);
+        }
+        self.finish_run(start, start + count, attrs, blanks_next);
+        (count, last)
+    }
+
+    /// The clean-up around cells `start..end` just written as a run: a
+    /// wide character whose right half the first covers is cleared, and
+    /// the blank a wide character whose left half the last covered leaves
+    /// (`blanks_next`).
+    fn finish_run(
+        &mut self,
+        start: usize,
+        end: usize,
+        attrs: crate::attrs::Attrs,
+        blanks_next: bool,
+    ) {
+        if start == end {
+            return;
+        }
+        if let Some(prev) = start.checked_sub(1).map(|p| &mut self.cells[p]) {
+            if prev.is_wide() {
+                let prev_attrs = *prev.attrs();
+                prev.clear(prev_attrs);
+            }
+        }
+        let mut written = end;
+        if blanks_next {
+            if let Some(next) = self.cells.get_mut(end) {
+                next.set(' ', attrs);
+                written = end + 1;
+            }
+        }
+        self.written = self.written.max(written);
+    }
+
     /// calyx: a copy of the row without its trailing blank cells (what
     /// `trim` leaves), for the scrollback, and resets the row. The copy goes
     /// into `recycled`'s buffer when that fits it without wasting much
     /// (rows dropped from a full scrollback), saving an allocation per
     /// scrolled line.
     pub fn archive(&mut self, recycled: Option<Self>) -> Self {
-        let blanks = self
-            .cells
+        // calyx: the cells from `written` on are blank: not looked at.
+        let written = self.written_len();
+        let blanks = self.cells[..written]
             .iter()
             .rev()
             .take_while(|c| c.is_default())
             .count();
-        let len = self.cells.len() - blanks;
-        let mut cells = recycled
-            .map(|row| row.cells)
-            .filter(|c| (len..=2 * len + 8).contains(&c.capacity()))
-            .unwrap_or_else(|| Vec::with_capacity(len));
+        let len = written - blanks;
+        let keeps = |capacity: usize| (len..=2 * len + 8).contains(&capacity);
+        let mut spare = recycled.map(|row| row.cells);
+        // A row that fills most of its width goes to the scrollback as it
+        // is (its buffer wastes no more than a copy's may), and the spare
+        // buffer, when it fits the width without wasting more than a
+        // quarter (as `Grid::shrink_storage` allows), becomes the screen
+        // row: no copy of the cells.
+        let cols = self.cells.len();
+        if keeps(self.cells.capacity()) {
+            if let Some(mut screen_row) = spare
+                .take_if(|c| (cols..=cols + cols / 4).contains(&c.capacity()))
+            {
+                screen_row.clear();
+                screen_row.resize(cols, crate::Cell::new());
+                let mut cells =
+                    core::mem::replace(&mut self.cells, screen_row);
+                cells.truncate(len);
+                let archived = Self {
+                    written: len,
+                    cells,
+                    wrapped: self.wrapped,
+                    version: 0,
+                };
+                self.version = 0;
+                self.written = 0;
+                self.wrapped = false;
+                return archived;
+            }
+        }
+        // A new buffer for a mostly full row is as wide as the screen, so
+        // that it can become a screen row in a later swap.
+        let mut cells = spare
+            .filter(|c| keeps(c.capacity()))
+            .unwrap_or_else(|| {
+                Vec::with_capacity(if keeps(cols) { cols } else { len })
+            });
         cells.clear();
         cells.extend_from_slice(&self.cells[..len]);
         let archived = Self {
+            written: cells.len(),
             cells,
             wrapped: self.wrapped,
             version: 0,
@@ -259,6 +409,7 @@ impl Row {
     /// Trims trailing blank cells from the row.
     pub fn trim(&mut self) {
         self.version = 0; // calyx: changed
+        self.written = usize::MAX; // calyx: anywhere
         let excess = self
             .cells
             .iter()
@@ -286,6 +437,7 @@ impl Row {
 
     pub fn clear_wide(&mut self, col: u16) {
         self.version = 0; // calyx: changed
+        self.written = usize::MAX; // calyx: anywhere
         let col_idx = usize::from(col);
         let cell = &self.cells[col_idx];
         let other = if cell.is_wide() {

@@ -1107,6 +1107,44 @@ impl Screen {
         }
     }
 
+    /// calyx: writes printable ASCII that fits in the cursor's row from the
+    /// cursor on, as `WrappedScreen::text` would a character at a time (the
+    /// fast text path, `text_run.rs`; `Row::write_ascii` does the wide
+    /// character clean-up).
+    pub(crate) fn write_ascii_segment(&mut self, text: &[u8]) {
+        let Some(&last) = text.last() else {
+            return;
+        };
+        let attrs = self.attrs;
+        let pos = self.grid().pos();
+        if let Some(row) = self.grid_mut().drawing_row_mut(pos.row) {
+            row.write_ascii(pos.col, text, attrs);
+        }
+        self.last_char = Some(char::from(last));
+        let width = u16::try_from(text.len()).unwrap_or(u16::MAX);
+        self.grid_mut().col_inc(width);
+    }
+
+    /// calyx: `write_ascii_segment` for one-column characters that are not
+    /// all ASCII; `chars` fit in the cursor's row. How many were written.
+    pub(crate) fn write_narrow_segment(
+        &mut self,
+        chars: impl Iterator<Item = char>,
+    ) -> usize {
+        let attrs = self.attrs;
+        let pos = self.grid().pos();
+        let Some(row) = self.grid_mut().drawing_row_mut(pos.row) else {
+            return 0;
+        };
+        let (written, last) = row.write_narrow(pos.col, chars, attrs);
+        if let Some(last) = last {
+            self.last_char = Some(last);
+        }
+        let width = u16::try_from(written).unwrap_or(u16::MAX);
+        self.grid_mut().col_inc(width);
+        written
+    }
+
     // once we have drawn a character, clean up the wide character state of
     // nearby cells that may have been disrupted.
     fn text_cleanup(
@@ -1187,6 +1225,8 @@ impl Screen {
 pub struct WrappedScreen<CB: crate::Callbacks> {
     pub screen: Screen,
     pub callbacks: CB,
+    /// calyx: printable ASCII printed but not yet written (`text_run.rs`).
+    pub pending: crate::text_run::PendingText,
 }
 
 impl<CB: crate::Callbacks> WrappedScreen<CB> {
