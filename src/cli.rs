@@ -50,7 +50,10 @@ pub enum Command {
     #[command(visible_alias = "select-pane")]
     Select(TargetArgs),
     /// Rename a session (-t SESSION NAME) or, with -w, a window (-t SESSION:WINDOW NAME).
+    #[command(visible_alias = "rename-session")]
     Rename(RenameArgs),
+    /// Rename a window (-t SESSION:WINDOW NAME; default: the current one).
+    RenameWindow(RenameWindowArgs),
     /// Re-read the config file (~/.config/calyx/config.toml) into the running server: keys,
     /// approvals, MCP tools (agents hear the change). Every problem is printed (file, line, key,
     /// what was expected) and everything valid is applied.
@@ -202,6 +205,15 @@ pub struct DisplayMessageArgs {
     /// The text, with tmux's variables such as '#{pane_id}' or '#{session_name}' (default:
     /// tmux's '[#{session_name}] #{window_index}:#{window_name}, current pane #{pane_index}').
     pub message: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RenameWindowArgs {
+    /// Window as SESSION:WINDOW (default: this pane's window inside calyx, else the most recent).
+    #[arg(short = 't', long)]
+    pub target: Option<String>,
+    /// The new name.
+    pub name: String,
 }
 
 #[derive(Debug, Args)]

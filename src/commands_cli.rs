@@ -195,6 +195,16 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
             ask(Request::Select { target }).await
         }
         Command::Rename(args) => ask(rename_request(args)).await,
+        Command::RenameWindow(args) => {
+            let target = default_target(args.target);
+            let name = args.name;
+            ask(Request::Rename {
+                target,
+                window: true,
+                name,
+            })
+            .await
+        }
         Command::Agents(args) => agents(args).await,
         Command::Approvals(args) => approvals(args).await,
         Command::Approve(args) => ask(decide_request(args.id, true, None)).await,

@@ -76,18 +76,22 @@ fn command_prompt_runs_commands_and_reports_unknown_ones() {
     c.prefix(":");
     c.send("frobnicate now\r");
     c.wait_for("unknown command: frobnicate");
-    // A known command with arguments the prompt cannot take says so instead.
+    // The prompt takes the CLI's flags (issue 15 §1: it refused them before); a flag the
+    // command does not have is refused, and nothing runs.
     c.prefix(":");
     c.send("new-window -n foo\r");
-    c.wait_for("new-window takes no arguments here");
-    assert_eq!(pane_ids(&env).len(), 3, "nothing ran");
+    c.wait_for("2:foo*");
+    c.prefix(":");
+    c.send("new-window --frobnicate\r");
+    c.wait_for("unexpected argument '--frobnicate'");
+    assert_eq!(pane_ids(&env).len(), 4, "only the named window was made");
     c.prefix(":");
     c.send("kill-session");
     c.send("\x1b");
     c.wait_screen("prompt closed", |s| {
         !s.lines().last().is_some_and(|l| l.starts_with(": "))
     });
-    assert_eq!(pane_ids(&env).len(), 3, "Escape must not run the command");
+    assert_eq!(pane_ids(&env).len(), 4, "Escape must not run the command");
     // The prompt can end the session.
     c.prefix(":");
     c.send("kill-session\r");

@@ -91,3 +91,43 @@ fn switching_with_one_session_says_so() {
     c.prefix("L");
     c.wait_for("no last session");
 }
+
+/// Issue 15 §1: the prompt reads commands as the CLI does, flags and targets included, and
+/// never acts on another target than the one named.
+#[test]
+fn the_prompt_takes_the_cli_s_targets_and_refuses_what_it_cannot_read() {
+    let env = Env::new();
+    env.ok(&["new", "-d", "-s", "alpha"]);
+    env.ok(&["new", "-d", "-s", "beta"]);
+    let mut c = env.client(&["attach", "-t", "alpha"], 24, 100);
+    c.wait_for("$ ");
+    c.prefix(":");
+    c.send("kill-session -t beta\r");
+    wait_until("beta gone and alpha kept", || {
+        let ls = env.ok(&["ls"]);
+        (!ls.contains("beta:") && ls.contains("alpha:")).then_some(())
+    });
+    // An argument kill-server does not take: refused on the status line, nothing killed.
+    c.prefix(":");
+    c.send("kill-server now\r");
+    c.wait_screen("the refusal", |s| s.contains("unexpected argument 'now'"));
+    assert!(env.ok(&["ls"]).contains("alpha:"));
+    // kill-window -t and split-window -h -c from the prompt, as from the CLI.
+    env.ok(&["new-window", "-t", "alpha", "-d"]);
+    c.prefix(":");
+    c.send("kill-window -t alpha:1\r");
+    wait_until("window 1 closed", || {
+        let windows: Vec<u64> = env
+            .panes()
+            .into_iter()
+            .filter_map(|p| p["window"].as_u64())
+            .collect();
+        (windows == vec![0]).then_some(())
+    });
+    c.prefix(":");
+    c.send("split-window -h -c /tmp\r");
+    wait_until("a second pane in /tmp", || {
+        let panes = env.panes();
+        (panes.len() == 2 && panes.iter().any(|p| p["cwd"] == "/tmp")).then_some(())
+    });
+}

@@ -2,6 +2,9 @@
 //! prompt's text, and what a line typed at `prefix :` asks for. Kept apart from the server so the
 //! editing rules and the command grammar are unit tested without a session or panes.
 
+use clap::Parser as _;
+
+use crate::cli::{Cli, Command};
 use crate::commands::{self, Action};
 use crate::input::InputEvent;
 use crate::keys::KeyCode;
@@ -58,57 +61,69 @@ fn truncate_at_char(text: &mut String, max: usize) {
 }
 
 /// What a line typed at the `:` prompt asks for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PromptCommand<'a> {
+#[derive(Debug)]
+pub enum PromptCommand {
     /// A blank line.
     Nothing,
-    /// A command from the command table (any name `prefix ?` lists, or a short alias).
+    /// A command from the key table (any name `prefix ?` lists, or a short alias), such as
+    /// `copy-mode` or `select-pane -L`.
     Bound(Action),
-    RenameWindow(&'a str),
-    RenameSession(&'a str),
-    /// `select-window [-t] N`: the index when it parses, and the argument as typed for the
-    /// error message.
-    SelectWindow {
-        index: Option<usize>,
-        arg: &'a str,
-    },
-    KillSession,
-    KillServer,
-    /// Anything else: the first word, for the error message.
-    Unknown(&'a str),
+    /// A command the CLI takes too, read by the CLI's own parser: the same flags and targets
+    /// as `calyx <verb>`, so `kill-session -t beta` kills beta and nothing else.
+    Cli(Box<Command>),
+    /// tmux's `select-window [-t] N`: the window number, and the argument as typed.
+    SelectWindow { index: Option<usize>, arg: String },
+    /// Not a command, or one with arguments it does not take: why, in one line.
+    Refused(String),
 }
 
-/// Parses a `:` prompt line.
-pub fn parse_command(line: &str) -> PromptCommand<'_> {
+/// Parses a `:` prompt line: first as a CLI command (clap, as `calyx` parses its arguments),
+/// else as a key-table command; never a guess at what a bad flag meant.
+pub fn parse_command(line: &str) -> PromptCommand {
     let line = line.trim();
-    if line.is_empty() {
+    let words = match crate::hosted::argsplit::split_args(line) {
+        Ok(words) => words,
+        Err(e) => return PromptCommand::Refused(e.to_string()),
+    };
+    let Some(first) = words.first().cloned() else {
         return PromptCommand::Nothing;
+    };
+    if first == "select-window" {
+        let arg = words[1..].join(" ");
+        let index = match words.get(1..).unwrap_or_default() {
+            [flag, n] if flag == "-t" => n.parse().ok(),
+            [n] => n.parse().ok(),
+            _ => None,
+        };
+        return PromptCommand::SelectWindow { index, arg };
     }
-    if let Some(spec) = commands::find(line) {
-        return PromptCommand::Bound(spec.action);
-    }
-    let (word, rest) = line
-        .split_once(' ')
-        .map(|(w, r)| (w, r.trim()))
-        .unwrap_or((line, ""));
-    match word {
-        "rename-window" if !rest.is_empty() => PromptCommand::RenameWindow(rest),
-        "rename-session" if !rest.is_empty() => PromptCommand::RenameSession(rest),
-        "select-window" => PromptCommand::SelectWindow {
-            index: rest.trim_start_matches("-t").trim().parse().ok(),
-            arg: rest,
+    let parsed = Cli::try_parse_from(std::iter::once("calyx".to_string()).chain(words));
+    match parsed {
+        Ok(Cli {
+            command: Some(command),
+        }) => PromptCommand::Cli(Box::new(command)),
+        Ok(Cli { command: None }) => PromptCommand::Nothing,
+        Err(e) => match commands::find(line) {
+            Some(spec) => PromptCommand::Bound(spec.action),
+            None if e.kind() == clap::error::ErrorKind::InvalidSubcommand => {
+                PromptCommand::Refused(format!("unknown command: {first} (prefix ? lists them)"))
+            }
+            None => PromptCommand::Refused(first_line_of(&e)),
         },
-        "kill-session" => PromptCommand::KillSession,
-        "kill-server" => PromptCommand::KillServer,
-        _ => PromptCommand::Unknown(word),
     }
+}
+
+/// A clap error as one status-line sentence: its first line, without the `error: ` label.
+fn first_line_of(e: &clap::Error) -> String {
+    let text = e.to_string();
+    let line = text.lines().next().unwrap_or("").trim();
+    line.strip_prefix("error: ").unwrap_or(line).to_string()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::keys::Key;
-    use crate::layout::SplitDir;
 
     fn key(name: &str) -> InputEvent {
         InputEvent::Key {
@@ -173,69 +188,79 @@ mod tests {
         assert_eq!(out, PromptEdit::Edit("a".repeat(MAX_PROMPT_BYTES)));
     }
 
-    #[test]
-    fn command_table_names_and_aliases_run_their_action() {
-        assert_eq!(
-            parse_command("  kill-pane "),
-            PromptCommand::Bound(Action::KillPane)
-        );
-        assert_eq!(
-            parse_command("split-window -h"),
-            PromptCommand::Bound(Action::Split(SplitDir::Horizontal))
-        );
-        assert_eq!(parse_command("zoom"), PromptCommand::Bound(Action::Zoom));
-        assert_eq!(
-            parse_command("select-window -t 3"),
-            PromptCommand::Bound(Action::SelectWindow(3))
-        );
-        // Without a name, rename-window opens the rename prompt (the table's command).
-        assert_eq!(
-            parse_command("rename-window"),
-            PromptCommand::Bound(Action::RenameWindow)
-        );
-        assert_eq!(parse_command("   "), PromptCommand::Nothing);
+    fn cli(line: &str) -> Command {
+        match parse_command(line) {
+            PromptCommand::Cli(c) => *c,
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    fn refused(line: &str) -> String {
+        match parse_command(line) {
+            PromptCommand::Refused(why) => why,
+            other => panic!("{line}: {other:?}"),
+        }
     }
 
     #[test]
-    fn commands_with_arguments() {
-        assert_eq!(
-            parse_command("rename-window  build logs "),
-            PromptCommand::RenameWindow("build logs")
-        );
-        assert_eq!(
-            parse_command("rename-session work"),
-            PromptCommand::RenameSession("work")
-        );
-        assert_eq!(
+    fn cli_commands_take_the_cli_flags_and_targets() {
+        let Command::Kill(t) = cli("kill-session -t beta") else {
+            panic!("kill-session")
+        };
+        assert_eq!(t.target.as_deref(), Some("beta"));
+        let Command::KillPane(t) = cli("  kill-pane -t %13 ") else {
+            panic!("kill-pane")
+        };
+        assert_eq!(t.target.as_deref(), Some("%13"));
+        let Command::KillWindow(t) = cli("kill-window -t 1") else {
+            panic!("kill-window")
+        };
+        assert_eq!(t.target.as_deref(), Some("1"));
+        let Command::Split(s) = cli("split-window -h -c '/tmp/a dir'") else {
+            panic!("split")
+        };
+        assert!(s.horizontal && s.cwd.as_deref() == Some("/tmp/a dir"));
+        assert!(matches!(cli("kill-server"), Command::KillServer));
+    }
+
+    #[test]
+    fn bad_flags_and_arguments_are_refused_never_guessed() {
+        assert!(refused("kill-server now").contains("'now'"));
+        assert!(refused("kill-session -x beta").contains("'-x'"));
+        assert!(refused("frobnicate now").starts_with("unknown command: frobnicate"));
+        assert!(refused("kill-session -t 'beta").contains("unclosed"));
+    }
+
+    #[test]
+    fn key_table_commands_and_select_window() {
+        assert!(matches!(
+            parse_command("zoom"),
+            PromptCommand::Bound(Action::Zoom)
+        ));
+        assert!(matches!(
+            parse_command("select-pane -L"),
+            PromptCommand::Bound(_)
+        ));
+        // Without a name, rename-window opens the rename prompt (the table's command).
+        assert!(matches!(
+            parse_command("rename-window"),
+            PromptCommand::Bound(Action::RenameWindow)
+        ));
+        assert!(matches!(
             parse_command("select-window -t 12"),
             PromptCommand::SelectWindow {
                 index: Some(12),
-                arg: "-t 12"
+                ..
             }
-        );
-        assert_eq!(
+        ));
+        assert!(matches!(
             parse_command("select-window 4"),
-            PromptCommand::SelectWindow {
-                index: Some(4),
-                arg: "4"
-            }
-        );
-        assert_eq!(
+            PromptCommand::SelectWindow { index: Some(4), .. }
+        ));
+        assert!(matches!(
             parse_command("select-window -t x"),
-            PromptCommand::SelectWindow {
-                index: None,
-                arg: "-t x"
-            }
-        );
-        assert_eq!(parse_command("kill-session"), PromptCommand::KillSession);
-        assert_eq!(parse_command("kill-server"), PromptCommand::KillServer);
-        assert_eq!(
-            parse_command("frobnicate now"),
-            PromptCommand::Unknown("frobnicate")
-        );
-        assert_eq!(
-            parse_command("rename-session"),
-            PromptCommand::Bound(Action::RenameSession)
-        );
+            PromptCommand::SelectWindow { index: None, .. }
+        ));
+        assert!(matches!(parse_command("   "), PromptCommand::Nothing));
     }
 }

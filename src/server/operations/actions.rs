@@ -5,8 +5,6 @@ use base64::Engine;
 
 use crate::layout::PaneId;
 
-use super::lifecycle::Close;
-use crate::server::input::prompt::{self, PromptCommand};
 use crate::server::model::copy_mode::CopyMode;
 use crate::server::model::state::{ClientId, ClientMode, SessionId};
 use crate::server::owner::Server;
@@ -200,39 +198,6 @@ impl Server {
         if let Some(c) = self.state.clients.get_mut(&client) {
             c.mode = mode;
             c.dirty = true;
-        }
-    }
-
-    /// Runs a line typed at the `:` prompt.
-    pub(crate) fn run_prompt_command(&mut self, client: ClientId, line: &str) {
-        let Some(session) = self.client_session(client) else {
-            return;
-        };
-        match prompt::parse_command(line) {
-            PromptCommand::Nothing => {}
-            PromptCommand::Bound(action) => self.perform(client, action),
-            PromptCommand::RenameWindow(name) => self.rename_window(session, None, name),
-            PromptCommand::RenameSession(name) => {
-                if let Err(e) = self.rename_session(session, name) {
-                    self.message(client, e);
-                }
-            }
-            PromptCommand::SelectWindow { index, arg } => {
-                if !index.is_some_and(|n| self.select_window(session, n)) {
-                    self.message(client, format!("no window {arg}"));
-                }
-            }
-            PromptCommand::KillSession => self.close(Close::Session(session), "session killed"),
-            PromptCommand::KillServer => self.state.quit = true,
-            // A command from the table with arguments the prompt does not take.
-            PromptCommand::Unknown(word) if crate::commands::find(word).is_some() => self.message(
-                client,
-                format!("{word} takes no arguments here (prefix ? lists the commands)"),
-            ),
-            PromptCommand::Unknown(word) => self.message(
-                client,
-                format!("unknown command: {word} (prefix ? lists them)"),
-            ),
         }
     }
 

@@ -18,4 +18,5 @@ pub mod mcp_approval;
 pub mod mcp_spawn;
 pub mod mcp_tools;
 pub mod pane_events;
+pub mod prompt_commands;
 pub mod requests;
