@@ -37,6 +37,8 @@ pub enum Action {
     CopyMode,
     Paste,
     Help,
+    /// `prefix ~`: the status-line messages of this run, whole (tmux's show-messages).
+    ShowMessages,
     CommandPrompt,
     SendPrefix,
     Equalize,
@@ -349,6 +351,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         Action::ReloadConfig
     ),
     cmd!("list-keys", "show this help", ["?"], Action::Help),
+    cmd!(
+        "show-messages",
+        "the status-line messages of this run, whole",
+        ["~"],
+        Action::ShowMessages
+    ),
     cmd!(
         "command-prompt",
         "type a command (any name in this list)",

@@ -241,3 +241,21 @@ fn application_cursor_mode_changes_what_the_arrows_send() {
     env.ok(&["send-keys", "-t", &pane, "Up", "Left"]);
     log.expect_since(at, b"\x1bOA\x1bOD");
 }
+
+/// Issue 15 §7: a message cut off on the status line is readable whole in the log (prefix ~).
+#[test]
+fn the_message_log_shows_status_messages_whole() {
+    let env = Env::new();
+    let mut c = env.client(&["new", "-s", "log"], 24, 40);
+    c.wait_for("$ ");
+    // Longer than the 40-column status line.
+    c.prefix(":");
+    c.send("frobnicate-with-a-very-long-name-indeed\r");
+    c.wait_for("unknown command");
+    c.prefix("~");
+    c.wait_screen("the log with the whole message", |s| {
+        s.contains("messages") && s.contains("prefix ? lists them")
+    });
+    c.send("q");
+    c.wait_screen("the log closed", |s| !s.contains("prefix ? lists them"));
+}

@@ -9,7 +9,7 @@ use crate::layout::PaneId;
 use super::key_route::{self, KeyRoute};
 use super::prompt::PromptEdit;
 use crate::server::model::copy_mode::CopyOutcome;
-use crate::server::model::state::{ClientId, ClientMode, PromptKind};
+use crate::server::model::state::{ClientId, ClientMode, PromptKind, SessionId};
 use crate::server::owner::Server;
 
 impl Server {
@@ -78,6 +78,17 @@ impl Server {
                 );
             }
             (ClientMode::Help { .. }, _) => {}
+            (ClientMode::Messages { scroll }, InputEvent::Key { key, .. }) => {
+                let max = self
+                    .client_session(client)
+                    .map_or(0, |s| self.messages_scroll_max(s));
+                let mode = match scroll_key(scroll, key.code) {
+                    Some(s) => ClientMode::Messages { scroll: s.min(max) },
+                    None => ClientMode::Normal,
+                };
+                self.set_mode(client, mode);
+            }
+            (ClientMode::Messages { .. }, _) => {}
             (ClientMode::Sidebar { selected }, InputEvent::Key { key, .. }) => {
                 self.sidebar_key(client, selected, key)
             }
@@ -344,5 +355,39 @@ impl Server {
                 }
             }
         }
+    }
+}
+
+/// Where a scrolling overlay's key moves it (None: the key closes it).
+fn scroll_key(scroll: u16, code: KeyCode) -> Option<u16> {
+    match code {
+        KeyCode::Up | KeyCode::Char('k') => Some(scroll.saturating_sub(1)),
+        KeyCode::Down | KeyCode::Char('j') => Some(scroll.saturating_add(1)),
+        KeyCode::PageUp => Some(scroll.saturating_sub(10)),
+        KeyCode::PageDown | KeyCode::Char(' ') => Some(scroll.saturating_add(10)),
+        _ => None,
+    }
+}
+
+impl Server {
+    /// The message log's last scroll offset: its newest line on the overlay's last row (each
+    /// message takes the rows its wrapped text needs in the overlay's width).
+    pub(crate) fn messages_scroll_max(&self, session: SessionId) -> u16 {
+        let Some(s) = self.state.sessions.get(&session) else {
+            return 0;
+        };
+        let shown_rows = usize::from(s.rows.saturating_sub(3));
+        let width = usize::from(s.cols.min(120).saturating_sub(2)).max(1);
+        let lines: usize = self
+            .state
+            .messages
+            .shown()
+            .iter()
+            .map(|(time, text)| {
+                let cells = time.len() + 2 + unicode_width::UnicodeWidthStr::width(text.as_str());
+                cells.div_ceil(width)
+            })
+            .sum();
+        u16::try_from(lines.saturating_sub(shown_rows)).unwrap_or(u16::MAX)
     }
 }

@@ -5,6 +5,7 @@
 pub mod copy_mode;
 pub mod ids;
 pub mod label;
+pub mod message_log;
 pub mod pane_text;
 pub mod panel;
 pub mod panes;

@@ -381,6 +381,10 @@ pub enum ClientMode {
     Help {
         scroll: u16,
     },
+    /// The message log (`prefix ~`) is open.
+    Messages {
+        scroll: u16,
+    },
     /// The agents sidebar has the keyboard: up/down choose, Enter jumps to the agent's pane.
     Sidebar {
         selected: usize,
@@ -464,6 +468,8 @@ pub struct State {
     pub trimmer: crate::memory::Trimmer,
     pub config: Config,
     pub config_errors: Vec<String>,
+    /// Every status-line message of this run, for `prefix ~`.
+    pub messages: super::message_log::MessageLog,
     pub sessions: BTreeMap<SessionId, Session>,
     pub panes: HashMap<PaneId, Pane>,
     pub clients: HashMap<ClientId, Client>,
@@ -519,6 +525,7 @@ impl State {
             shell_integration,
             config,
             config_errors,
+            messages: Default::default(),
             sessions: BTreeMap::new(),
             panes: HashMap::new(),
             clients: HashMap::new(),

@@ -17,8 +17,10 @@ impl Server {
 
     /// Shows a transient message on a client's status line.
     pub(crate) fn message(&mut self, client: ClientId, text: impl Into<String>) {
+        let text = text.into();
+        self.state.messages.push(&text);
         if let Some(c) = self.state.clients.get_mut(&client) {
-            c.message = Some((text.into(), tokio::time::Instant::now()));
+            c.message = Some((text, tokio::time::Instant::now()));
             c.dirty = true;
         }
         self.schedule_message_expiry();

@@ -60,6 +60,11 @@ impl Server {
             Action::CopyMode => self.enter_copy_mode(here.active),
             Action::Paste => self.paste_buffer_into(here.active),
             Action::Help => self.set_mode(client, ClientMode::Help { scroll: 0 }),
+            Action::ShowMessages => {
+                // Opened on the newest page.
+                let scroll = self.messages_scroll_max(here.session);
+                self.set_mode(client, ClientMode::Messages { scroll })
+            }
             Action::SwapPaneNext => self.swap_focused(here, true),
             Action::SwapPanePrevious => self.swap_focused(here, false),
             Action::BreakPane => self.break_focused(here),

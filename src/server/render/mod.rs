@@ -153,6 +153,14 @@ fn compose(
         }
         .render(chrome.overlay_area(), &mut buf);
     }
+    if let Some(scroll) = chrome.messages() {
+        let entries = state.messages.shown();
+        calyx_tui::MessagesView {
+            entries: &entries,
+            scroll,
+        }
+        .render(chrome.overlay_area(), &mut buf);
+    }
     Composed {
         buf,
         links,

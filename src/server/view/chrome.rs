@@ -102,6 +102,8 @@ pub struct Chrome {
     pub panel: bool,
     /// The key help covers the panes (at this scroll offset).
     help: Option<u16>,
+    /// The message log covers the panes (at this scroll offset).
+    messages: Option<u16>,
     /// The session chooser covers the panes.
     tree: Option<TreeKey>,
     /// Whether the focused pane's cursor is shown (not while a prompt or overlay has it).
@@ -217,6 +219,10 @@ impl Chrome {
             ClientMode::Help { scroll } => Some(*scroll),
             _ => None,
         };
+        let messages = match mode {
+            ClientMode::Messages { scroll } => Some(*scroll),
+            _ => None,
+        };
         let tree = match (mode, tree_rows) {
             (ClientMode::Tree { selected }, Some(rows)) => Some(TreeKey {
                 rows,
@@ -237,6 +243,7 @@ impl Chrome {
             mode: match mode {
                 ClientMode::Prefix { .. } => Some("PREFIX"),
                 ClientMode::Help { .. } => Some("HELP"),
+                ClientMode::Messages { .. } => Some("MESSAGES"),
                 ClientMode::Tree { .. } => Some("CHOOSE"),
                 ClientMode::Sidebar { .. } => Some("AGENTS"),
                 _ if in_copy => Some("COPY"),
@@ -251,6 +258,7 @@ impl Chrome {
         let pane_cursor = matches!(mode, ClientMode::Normal | ClientMode::Prefix { .. })
             && !(panel && matches!(mode, ClientMode::Normal))
             && help.is_none()
+            && messages.is_none()
             && tree.is_none();
         Some(Chrome {
             area: Rect::new(0, 0, cols, rows),
@@ -262,6 +270,7 @@ impl Chrome {
             prompt_cursor,
             panel,
             help,
+            messages,
             tree,
             pane_cursor,
         })
@@ -269,7 +278,7 @@ impl Chrome {
 
     /// Whether an overlay covers pane cells.
     pub fn overlaid(&self) -> bool {
-        self.panel || self.help.is_some() || self.tree.is_some()
+        self.panel || self.help.is_some() || self.messages.is_some() || self.tree.is_some()
     }
 
     /// The area between the panes and the status line that overlays cover.
@@ -347,6 +356,11 @@ impl Chrome {
     /// The key help's scroll offset, when it is open.
     pub fn help(&self) -> Option<u16> {
         self.help
+    }
+
+    /// The message log's scroll offset, when it is open.
+    pub fn messages(&self) -> Option<u16> {
+        self.messages
     }
 
     /// The session chooser, when it is open.
