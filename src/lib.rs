@@ -20,6 +20,7 @@ pub mod http;
 pub mod input;
 pub mod keys;
 pub mod layout;
+pub mod layout_preset;
 pub mod log_file;
 pub mod mcp;
 pub mod memory;
