@@ -10,3 +10,4 @@ pub mod panel;
 pub mod panes;
 pub mod state;
 pub mod target;
+pub mod window_numbers;
