@@ -326,3 +326,47 @@ fn base_index_numbers_the_first_window_and_the_lowest_free_one() {
     f.kill_window("fake:2");
     assert_eq!(f.window_numbers(), vec![(1, 1), (2, 3)]);
 }
+
+#[test]
+fn the_status_line_and_the_window_chooser_show_window_numbers() {
+    let mut f = Fixture::new(24, 80);
+    f.server.perform(CLIENT, Action::NewWindow);
+    f.server.perform(CLIENT, Action::NewWindow);
+    f.kill_window("fake:1");
+    f.server.perform(CLIENT, Action::ChooseWindow);
+    let chooser: Vec<String> = f
+        .server
+        .tree_data(CLIENT)
+        .expect("the chooser is open")
+        .into_iter()
+        .filter(|row| row.window)
+        .map(|row| row.label)
+        .collect();
+    let numbers: Vec<&str> = chooser
+        .iter()
+        .filter_map(|label| label.split(':').next())
+        .collect();
+    assert_eq!(numbers, ["0", "2"], "{chooser:?}");
+    let agents = super::view::sidebar::AgentsView::build(
+        &f.server.state,
+        &f.server.agents,
+        &f.server.approvals,
+    );
+    let cache = f.server.frames.entry(CLIENT).or_default();
+    let rendered =
+        super::render::render_client(&mut f.server.state, &agents, None, None, CLIENT, cache)
+            .expect("a frame");
+    let size = |n: u16| std::num::NonZeroU16::new(n).expect("size");
+    let mut terminal = vt100::Parser::new(size(24), size(80), 0);
+    terminal.process(&rendered.bytes);
+    let status = terminal.screen().rows(0, 80).last().unwrap_or_default();
+    let tabs: Vec<&str> = status
+        .split_whitespace()
+        .filter(|word| word.contains(':'))
+        .collect();
+    assert!(
+        tabs.iter().any(|t| t.starts_with("0:")) && tabs.iter().any(|t| t.starts_with("2:")),
+        "{status}"
+    );
+    assert!(!tabs.iter().any(|t| t.starts_with("1:")), "{status}");
+}
