@@ -230,6 +230,7 @@ pub struct PaneInfo {
     pub id: String,
     pub pane_id: PaneId,
     pub session: String,
+    /// The window's number (`#{window_index}`, `SESSION:N`), not its place in the list.
     pub window: usize,
     pub window_name: String,
     pub index: usize,

@@ -72,6 +72,12 @@ pub struct Config {
     pub confirm_kill: bool,
     /// Show the agents sidebar when a session starts.
     pub sidebar: bool,
+    /// The number of a session's first window (tmux's `base-index`); a new window takes the
+    /// lowest free number from here.
+    pub base_index: usize,
+    /// Close the gaps in window numbers when a window closes (tmux's `renumber-windows`). Off,
+    /// as in tmux: a window keeps its number, so `s:2` in a script still means the same window.
+    pub renumber_windows: bool,
     pub bell: bool,
     pub osc9: bool,
     pub osc777: bool,
@@ -100,6 +106,8 @@ impl Default for Config {
             remain_on_exit: false,
             confirm_kill: true,
             sidebar: false,
+            base_index: 0,
+            renumber_windows: false,
             bell: true,
             osc9: true,
             osc777: true,

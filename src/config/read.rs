@@ -23,6 +23,7 @@ const SWITCHES: &[(&str, Switch)] = &[
     ("remain_on_exit", |c| &mut c.remain_on_exit),
     ("confirm_kill", |c| &mut c.confirm_kill),
     ("sidebar", |c| &mut c.sidebar),
+    ("renumber_windows", |c| &mut c.renumber_windows),
     ("bell", |c| &mut c.bell),
     ("osc9", |c| &mut c.osc9),
     ("osc777", |c| &mut c.osc777),
@@ -35,6 +36,7 @@ const OTHER_KEYS: &[&str] = &[
     "prefix",
     "scrollback_lines",
     "scrollback_bytes",
+    "base_index",
     "hyperlinks",
     "set_clipboard",
     "keys",
@@ -111,6 +113,12 @@ impl Reader<'_> {
                 "scrollback_bytes" => {
                     if let Some(n) = self.count(span, name, item, self.config.scrollback_bytes) {
                         self.config.scrollback_bytes = n.clamp(64 << 10, 1 << 30);
+                    }
+                }
+                "base_index" => {
+                    if let Some(n) = self.count(span, name, item, self.config.base_index) {
+                        // tmux allows any number; a cap keeps number arithmetic far from overflow.
+                        self.config.base_index = n.min(1_000_000);
                     }
                 }
                 "hyperlinks" => self.hyperlinks(span, item),

@@ -139,6 +139,18 @@ fn shell_integration_is_on_unless_switched_off() {
 }
 
 #[test]
+fn window_numbering_defaults_to_tmuxs_and_can_change() {
+    let c = Config::parse("", p()).0;
+    assert_eq!((c.base_index, c.renumber_windows), (0, false));
+    let (c, errors) = Config::parse("base_index = 1\nrenumber_windows = true\n", p());
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!((c.base_index, c.renumber_windows), (1, true));
+    let (c, errors) = Config::parse("base_index = -1\n", p());
+    assert_eq!(c.base_index, 0);
+    assert!(errors[0].contains("key `base_index`"), "{errors:?}");
+}
+
+#[test]
 fn broken_toml_names_file_and_line() {
     let (c, errors) = Config::parse("mouse = true\nscrollback_lines = \"many\"\n", p());
     assert_eq!(errors.len(), 1);

@@ -27,7 +27,7 @@ pub struct PaneSummary {
     pub id: String,
     /// Session name.
     pub session: String,
-    /// Window index within the session.
+    /// The window's number in its session (as `SESSION:N` and the status line have it).
     pub window: u32,
     /// Window name.
     pub window_name: String,

@@ -32,13 +32,19 @@ struct Fixture {
 
 impl Fixture {
     fn new(rows: u16, cols: u16) -> Self {
+        Self::configured(rows, cols, |_| {})
+    }
+
+    /// [`Fixture::new`] with the config changed by `change` first.
+    fn configured(rows: u16, cols: u16, change: impl FnOnce(&mut Config)) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         // Kill keys close at once here; asking first is e2e_confirm_kill's subject.
-        let config = Config {
+        let mut config = Config {
             shell_integration: false,
             confirm_kill: false,
             ..Config::default()
         };
+        change(&mut config);
         let (tx, owner_rx) = mpsc::unbounded_channel();
         let socket = dir.path().join("server.sock").display().to_string();
         let mut server = Server::new(config, Vec::new(), socket, tx, Default::default());
@@ -96,6 +102,24 @@ impl Fixture {
             .values()
             .map(|s| s.windows.len())
             .sum()
+    }
+
+    /// The numbers of the session's windows, each with its focused pane, in order.
+    fn window_numbers(&self) -> Vec<(usize, PaneId)> {
+        self.server
+            .state
+            .sessions
+            .values()
+            .flat_map(|s| s.windows.iter().map(|w| (w.number, w.active)))
+            .collect()
+    }
+
+    /// `kill-window -t TARGET` through the CLI's request.
+    fn kill_window(&mut self, target: &str) {
+        let response = self.server.request(Request::KillWindow {
+            target: Some(target.into()),
+        });
+        assert!(matches!(response, Response::Ok), "{target}: {response:?}");
     }
 
     fn size_of(&self, pane: PaneId) -> (u16, u16) {
@@ -243,4 +267,106 @@ fn a_pane_whose_program_exits_closes_and_the_last_one_ends_the_server() {
     });
     assert!(f.server.state.sessions.is_empty());
     assert!(f.server.state.quit);
+}
+
+#[test]
+fn window_numbers_stay_when_a_window_closes_and_a_new_one_fills_the_gap() {
+    let mut f = Fixture::new(24, 80);
+    f.server.perform(CLIENT, Action::NewWindow);
+    f.server.perform(CLIENT, Action::NewWindow);
+    assert_eq!(f.window_numbers(), vec![(0, 1), (1, 2), (2, 3)]);
+    f.kill_window("fake:1");
+    assert_eq!(f.window_numbers(), vec![(0, 1), (2, 3)]);
+    // Targets, `prefix N` and the numbers users see all mean the window numbered so.
+    let response = f.server.request(Request::Select {
+        target: Some("fake:0".into()),
+    });
+    assert!(matches!(response, Response::Ok), "{response:?}");
+    assert_eq!(f.window().1, 1);
+    f.server.perform(CLIENT, Action::SelectWindow(2));
+    assert_eq!(f.window().1, 3);
+    f.server.perform(CLIENT, Action::SelectWindow(1));
+    assert_eq!(f.window().1, 3, "no window 1: the focus stays");
+    // A new window takes the lowest free number, and shows.
+    f.server.perform(CLIENT, Action::NewWindow);
+    assert_eq!(f.window_numbers(), vec![(0, 1), (1, 4), (2, 3)]);
+    assert_eq!(f.window().1, 4);
+    f.kill_window("fake:2");
+    assert_eq!(f.window_numbers(), vec![(0, 1), (1, 4)]);
+    assert!(f.fakes.calls(3).contains(&Call::Terminated));
+}
+
+#[test]
+fn renumber_windows_closes_the_gap_a_closed_window_leaves() {
+    let mut f = Fixture::configured(24, 80, |c| c.renumber_windows = true);
+    f.server.perform(CLIENT, Action::NewWindow);
+    f.server.perform(CLIENT, Action::NewWindow);
+    f.kill_window("fake:1");
+    assert_eq!(f.window_numbers(), vec![(0, 1), (1, 3)]);
+    f.server.perform(CLIENT, Action::SelectWindow(1));
+    assert_eq!(f.window().1, 3);
+}
+
+#[test]
+fn base_index_numbers_the_first_window_and_the_lowest_free_one() {
+    let mut f = Fixture::configured(24, 80, |c| c.base_index = 1);
+    f.server.perform(CLIENT, Action::NewWindow);
+    f.server.perform(CLIENT, Action::NewWindow);
+    assert_eq!(f.window_numbers(), vec![(1, 1), (2, 2), (3, 3)]);
+    f.kill_window("fake:1");
+    f.server.perform(CLIENT, Action::NewWindow);
+    assert_eq!(f.window_numbers(), vec![(1, 4), (2, 2), (3, 3)]);
+    // Renumbering counts from the base too.
+    let mut f = Fixture::configured(24, 80, |c| {
+        c.base_index = 1;
+        c.renumber_windows = true;
+    });
+    f.server.perform(CLIENT, Action::NewWindow);
+    f.server.perform(CLIENT, Action::NewWindow);
+    f.kill_window("fake:2");
+    assert_eq!(f.window_numbers(), vec![(1, 1), (2, 3)]);
+}
+
+#[test]
+fn the_status_line_and_the_window_chooser_show_window_numbers() {
+    let mut f = Fixture::new(24, 80);
+    f.server.perform(CLIENT, Action::NewWindow);
+    f.server.perform(CLIENT, Action::NewWindow);
+    f.kill_window("fake:1");
+    f.server.perform(CLIENT, Action::ChooseWindow);
+    let chooser: Vec<String> = f
+        .server
+        .tree_data(CLIENT)
+        .expect("the chooser is open")
+        .into_iter()
+        .filter(|row| row.window)
+        .map(|row| row.label)
+        .collect();
+    let numbers: Vec<&str> = chooser
+        .iter()
+        .filter_map(|label| label.split(':').next())
+        .collect();
+    assert_eq!(numbers, ["0", "2"], "{chooser:?}");
+    let agents = super::view::sidebar::AgentsView::build(
+        &f.server.state,
+        &f.server.agents,
+        &f.server.approvals,
+    );
+    let cache = f.server.frames.entry(CLIENT).or_default();
+    let rendered =
+        super::render::render_client(&mut f.server.state, &agents, None, None, CLIENT, cache)
+            .expect("a frame");
+    let size = |n: u16| std::num::NonZeroU16::new(n).expect("size");
+    let mut terminal = vt100::Parser::new(size(24), size(80), 0);
+    terminal.process(&rendered.bytes);
+    let status = terminal.screen().rows(0, 80).last().unwrap_or_default();
+    let tabs: Vec<&str> = status
+        .split_whitespace()
+        .filter(|word| word.contains(':'))
+        .collect();
+    assert!(
+        tabs.iter().any(|t| t.starts_with("0:")) && tabs.iter().any(|t| t.starts_with("2:")),
+        "{status}"
+    );
+    assert!(!tabs.iter().any(|t| t.starts_with("1:")), "{status}");
 }

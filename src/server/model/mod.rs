@@ -11,3 +11,4 @@ pub mod panel;
 pub mod panes;
 pub mod state;
 pub mod target;
+pub mod window_numbers;

@@ -228,19 +228,24 @@ impl State {
                 .map(|p| p.current_command())
                 .unwrap_or_default()
         });
+        let base_index = self.config.base_index;
         if let Some(s) = self.sessions.get_mut(&session) {
-            s.windows.push(Window {
-                name: label,
-                auto_name,
-                layout: Layout::Pane(pane),
-                active: pane,
-                last_active: None,
-                zoomed: false,
-                bell: false,
-            });
+            let at = s.insert_window(
+                Window {
+                    number: 0,
+                    name: label,
+                    auto_name,
+                    layout: Layout::Pane(pane),
+                    active: pane,
+                    last_active: None,
+                    zoomed: false,
+                    bell: false,
+                },
+                base_index,
+            );
             if !detached || s.windows.len() == 1 {
                 s.last_window = Some(s.active_window);
-                s.active_window = s.windows.len() - 1;
+                s.active_window = at;
             }
         }
         self.mark_session_dirty(session);
@@ -324,7 +329,8 @@ impl State {
         }
     }
 
-    /// Removes a window whose panes are gone (or kills them first).
+    /// Removes the window at position `window` whose panes are gone (or kills them first). The
+    /// other windows keep their numbers unless `renumber_windows` is on.
     pub fn remove_window(&mut self, session: SessionId, window: usize) {
         let Some(s) = self.sessions.get_mut(&session) else {
             return;
@@ -332,6 +338,9 @@ impl State {
         let Some(w) = s.take_window(window) else {
             return;
         };
+        if self.config.renumber_windows {
+            s.renumber_windows(self.config.base_index);
+        }
         let empty = s.windows.is_empty();
         for pane in w.layout.panes() {
             if let Some(mut p) = self.panes.remove(&pane) {

@@ -136,6 +136,10 @@ pub fn try_lock_terminal(
 /// A window (tab): a layout of panes.
 #[derive(Debug)]
 pub struct Window {
+    /// The window's number, what targets (`SESSION:N`), `prefix N` and the status line use.
+    /// It stays when other windows close (unless `renumber_windows`); the session keeps its
+    /// windows sorted by it. Set by [`Session::insert_window`].
+    pub number: usize,
     pub name: String,
     /// Whether the name follows the focused pane's command (until the user renames it).
     pub auto_name: bool,
@@ -218,6 +222,8 @@ impl Window {
 pub struct Session {
     pub id: SessionId,
     pub name: String,
+    /// Sorted by [`Window::number`]. `active_window` and `last_window` are positions in it,
+    /// not numbers: see `window_numbers.rs` for the mapping.
     pub windows: Vec<Window>,
     pub active_window: usize,
     pub last_window: Option<usize>,
@@ -264,9 +270,10 @@ impl Session {
         }
     }
 
-    /// Moves the active window's focused pane into a window of its own at the end, and shows
-    /// it (tmux's break-pane). False when that window has only this pane.
-    pub fn break_pane(&mut self) -> bool {
+    /// Moves the active window's focused pane into a window of its own (numbered as a new
+    /// window is, from `base_index`), and shows it (tmux's break-pane). False when that window
+    /// has only this pane.
+    pub fn break_pane(&mut self, base_index: usize) -> bool {
         let Some(w) = self.window_mut() else {
             return false;
         };
@@ -274,20 +281,24 @@ impl Session {
         if !w.remove_pane(pane) {
             return false;
         }
-        self.windows.push(Window {
-            name: String::new(),
-            auto_name: true,
-            layout: Layout::Pane(pane),
-            active: pane,
-            last_active: None,
-            zoomed: false,
-            bell: false,
-        });
-        self.select_window(self.windows.len() - 1);
+        let at = self.insert_window(
+            Window {
+                number: 0,
+                name: String::new(),
+                auto_name: true,
+                layout: Layout::Pane(pane),
+                active: pane,
+                last_active: None,
+                zoomed: false,
+                bell: false,
+            },
+            base_index,
+        );
+        self.select_window(at);
         true
     }
 
-    /// The window index after (or before) the active one, wrapping around.
+    /// The window position after (or before) the active one, wrapping around.
     pub fn cycle_window(&self, forward: bool) -> usize {
         let n = self.windows.len().max(1);
         let i = self.active_window;
@@ -410,7 +421,7 @@ pub enum PromptKind {
     SearchBackward,
     /// `kill-pane %N? (y/n)`: `y` closes the pane, any other key keeps it.
     ConfirmKillPane(crate::layout::PaneId),
-    /// `kill-window N? (y/n)`: the window at that index of the session.
+    /// `kill-window N? (y/n)`: the window numbered N in the session.
     ConfirmKillWindow(SessionId, usize),
 }
 

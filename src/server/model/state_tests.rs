@@ -11,6 +11,7 @@ use crate::layout::{Layout, SplitDir};
 /// A window whose layout is `layout`, focused on `active`.
 fn window(layout: Layout, active: PaneId) -> Window {
     Window {
+        number: 0,
         name: format!("w{active}"),
         auto_name: true,
         layout,
@@ -29,8 +30,9 @@ fn three_panes() -> Window {
     window(l, 3)
 }
 
+/// A session of `windows`, numbered from 0 in order.
 fn session(windows: Vec<Window>, rows: u16, cols: u16) -> Session {
-    Session {
+    let mut s = Session {
         id: 0,
         name: "s".into(),
         windows,
@@ -42,7 +44,9 @@ fn session(windows: Vec<Window>, rows: u16, cols: u16) -> Session {
         roomy_size: (rows, cols),
         last_used: Instant::now(),
         sidebar: false,
-    }
+    };
+    s.renumber_windows(0);
+    s
 }
 
 #[test]
@@ -245,7 +249,7 @@ fn swapping_the_focused_pane_moves_it_and_focus_goes_with_it() {
 #[test]
 fn breaking_a_pane_out_gives_it_a_window_of_its_own() {
     let mut s = session(vec![three_panes()], 40, 100);
-    assert!(s.break_pane());
+    assert!(s.break_pane(0));
     assert_eq!(s.windows.len(), 2);
     assert_eq!(s.windows[0].layout.panes(), vec![1, 2]);
     assert_ne!(s.windows[0].active, 3);
@@ -253,6 +257,6 @@ fn breaking_a_pane_out_gives_it_a_window_of_its_own() {
     assert_eq!(s.windows[1].layout, Layout::Pane(3));
     assert_eq!(s.windows[1].active, 3);
     // A window with one pane has nothing to break out.
-    assert!(!s.break_pane());
+    assert!(!s.break_pane(0));
     assert_eq!(s.windows.len(), 2);
 }

@@ -9,6 +9,7 @@ use super::state::{SessionId, State};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Target {
     pub session: SessionId,
+    /// The window's position in the session's list (not its number).
     pub window: usize,
     pub pane: PaneId,
 }
@@ -76,15 +77,14 @@ impl State {
             },
             None => (None, None),
         };
+        // WINDOW is a window's number (not its place in the list), else its name.
         let window = match window_part.filter(|w| !w.is_empty()) {
-            Some(w) => match w.parse::<usize>() {
-                Ok(i) if i < s.windows.len() => i,
-                _ => s
-                    .windows
-                    .iter()
-                    .position(|win| win.name == w)
-                    .ok_or_else(|| format!("can't find window: {w}"))?,
-            },
+            Some(w) => w
+                .parse::<usize>()
+                .ok()
+                .and_then(|n| s.window_numbered(n))
+                .or_else(|| s.windows.iter().position(|win| win.name == w))
+                .ok_or_else(|| format!("can't find window: {w}"))?,
             None => s.active_window,
         };
         let win = s

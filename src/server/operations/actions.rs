@@ -103,7 +103,17 @@ impl Server {
         self.state.resize_session_to_clients(session);
     }
 
-    /// Switches a session to window `index`.
+    /// Switches a session to the window numbered `number` (what users type and see).
+    pub(crate) fn select_window_number(&mut self, session: SessionId, number: usize) -> bool {
+        let index = self
+            .state
+            .sessions
+            .get(&session)
+            .and_then(|s| s.window_numbered(number));
+        index.is_some_and(|i| self.select_window(session, i))
+    }
+
+    /// Switches a session to the window at position `index` in its list.
     pub(crate) fn select_window(&mut self, session: SessionId, index: usize) -> bool {
         let pane = self
             .state

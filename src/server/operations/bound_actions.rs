@@ -200,9 +200,9 @@ impl Server {
         }
     }
 
-    /// `select-window -t N` (`prefix 0`..`9`).
+    /// `select-window -t N` (`prefix 0`..`9`): the window numbered N.
     fn select_window_numbered(&mut self, here: Here, n: u8) {
-        if !self.select_window(here.session, usize::from(n)) {
+        if !self.select_window_number(here.session, usize::from(n)) {
             self.message(here.client, format!("no window {n}"));
         }
     }
@@ -240,11 +240,12 @@ impl Server {
 
     /// `break-pane`: the focused pane leaves for a window of its own.
     fn break_focused(&mut self, here: Here) {
+        let base_index = self.state.config.base_index;
         let broke = self
             .state
             .sessions
             .get_mut(&here.session)
-            .is_some_and(|s| s.break_pane());
+            .is_some_and(|s| s.break_pane(base_index));
         if broke {
             self.state.relayout(here.session);
         } else {

@@ -33,8 +33,9 @@ impl Server {
         );
     }
 
-    /// `prefix &`: closes window `index` of `session`, asking first unless `confirm_kill` is
-    /// off.
+    /// `prefix &`: closes the window at position `index` of `session`, asking first unless
+    /// `confirm_kill` is off. The question names (and remembers) the window's number: a window
+    /// added meanwhile may move it in the list, never renumber it.
     pub(super) fn kill_window_asking(
         &mut self,
         client: ClientId,
@@ -44,11 +45,20 @@ impl Server {
         if !self.state.config.confirm_kill {
             return self.close(Close::Window(session, index), "session ended");
         }
+        let Some(number) = self
+            .state
+            .sessions
+            .get(&session)
+            .and_then(|s| s.windows.get(index))
+            .map(|w| w.number)
+        else {
+            return;
+        };
         self.set_mode(
             client,
             ClientMode::Prompt {
-                kind: PromptKind::ConfirmKillWindow(session, index),
-                text: format!("kill-window {index}? (y/n)"),
+                kind: PromptKind::ConfirmKillWindow(session, number),
+                text: format!("kill-window {number}? (y/n)"),
             },
         );
     }
@@ -69,8 +79,15 @@ impl Server {
             PromptKind::ConfirmKillPane(pane) if yes => {
                 self.close(Close::Pane(pane), "session ended");
             }
-            PromptKind::ConfirmKillWindow(session, index) if yes => {
-                self.close(Close::Window(session, index), "session ended");
+            PromptKind::ConfirmKillWindow(session, number) if yes => {
+                let index = self
+                    .state
+                    .sessions
+                    .get(&session)
+                    .and_then(|s| s.window_numbered(number));
+                if let Some(index) = index {
+                    self.close(Close::Window(session, index), "session ended");
+                }
             }
             _ => {}
         }

@@ -188,7 +188,7 @@ impl Server {
                     out.push(PaneSummary {
                         id: format!("%{id}"),
                         session: s.name.clone(),
-                        window: wi as u32,
+                        window: u32::try_from(w.number).unwrap_or(u32::MAX),
                         window_name: self.state.window_name(w),
                         // Waits for a busy pane's reader: a skipped lock would report the
                         // command's name instead of the title the program set.

@@ -19,7 +19,7 @@ impl Server {
             PromptCommand::Nothing => {}
             PromptCommand::Bound(action) => self.perform(client, action),
             PromptCommand::SelectWindow { index, arg } => {
-                if !index.is_some_and(|n| self.select_window(session, n)) {
+                if !index.is_some_and(|n| self.select_window_number(session, n)) {
                     self.message(client, format!("no window {arg}"));
                 }
             }

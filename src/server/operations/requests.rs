@@ -307,7 +307,7 @@ impl Server {
                         id: format!("%{pane_id}"),
                         pane_id,
                         session: s.name.clone(),
-                        window: wi,
+                        window: w.number,
                         window_name: self.state.window_name(w),
                         index,
                         rows: p.rows,

@@ -197,7 +197,7 @@ impl Chrome {
             .iter()
             .enumerate()
             .map(|(i, w)| TabKey {
-                index: i,
+                index: w.number,
                 name: state.window_name(w),
                 active: i == session.active_window,
                 bell: w.bell,

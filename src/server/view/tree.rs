@@ -185,7 +185,7 @@ impl Server {
                         window: true,
                         label: windows
                             .first()
-                            .map(|win| format!("{w}: {}", self.state.window_name(win)))
+                            .map(|win| format!("{}: {}", win.number, self.state.window_name(win)))
                             .unwrap_or_default(),
                         detail: plural(
                             windows.first().map_or(0, |win| win.layout.panes().len()),
