@@ -46,6 +46,9 @@ pub enum Command {
     /// Expand a format for a pane (tmux's display-message): -p prints it, else it is shown
     /// in the status line of the clients on that pane's session.
     DisplayMessage(DisplayMessageArgs),
+    /// Arrange a window's panes: a preset (even-horizontal, even-vertical, main-horizontal,
+    /// main-vertical, tiled), -n the next one, -E every pane equal.
+    SelectLayout(SelectLayoutArgs),
     /// Focus a pane (and its window).
     #[command(visible_alias = "select-pane")]
     Select(TargetArgs),
@@ -205,6 +208,23 @@ pub struct DisplayMessageArgs {
     /// The text, with tmux's variables such as '#{pane_id}' or '#{session_name}' (default:
     /// tmux's '[#{session_name}] #{window_index}:#{window_name}, current pane #{pane_index}').
     pub message: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SelectLayoutArgs {
+    /// Window (or a pane in it; default: this pane's window inside calyx, else the most
+    /// recent session's).
+    #[arg(short = 't', long)]
+    pub target: Option<String>,
+    /// The next preset after the window's last one (prefix Space).
+    #[arg(short = 'n', long = "next", conflicts_with_all = ["even", "layout"])]
+    pub next: bool,
+    /// Every pane the same size, keeping the arrangement (prefix E).
+    #[arg(short = 'E', long = "even", conflicts_with = "layout")]
+    pub even: bool,
+    /// even-horizontal, even-vertical, main-horizontal, main-vertical or tiled (a unique
+    /// start of a name is enough).
+    pub layout: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -2,6 +2,7 @@
 //! `:` prompt and the help overlay), its description and default keys. The keymap refers to names,
 //! the help overlay is generated from this table, and dispatch goes through it.
 
+use crate::layout_preset::Preset;
 use std::collections::HashMap;
 
 use crate::keys::Key;
@@ -37,6 +38,10 @@ pub enum Action {
     CopyMode,
     Paste,
     Help,
+    /// `select-layout NAME` (`prefix M-1`..`M-5`): the window's panes in a preset shape.
+    SelectLayout(crate::layout_preset::Preset),
+    /// `prefix Space`: the next preset shape.
+    NextLayout,
     /// `prefix ~`: the status-line messages of this run, whole (tmux's show-messages).
     ShowMessages,
     CommandPrompt,
@@ -150,6 +155,42 @@ pub const COMMANDS: &[CommandSpec] = &[
         "make all panes in the window equal",
         ["E"],
         Action::Equalize
+    ),
+    cmd!(
+        "next-layout",
+        "the window's panes in the next preset layout",
+        ["Space"],
+        Action::NextLayout
+    ),
+    cmd!(
+        "select-layout even-horizontal",
+        "panes side by side, equal widths",
+        ["M-1"],
+        Action::SelectLayout(Preset::EvenHorizontal)
+    ),
+    cmd!(
+        "select-layout even-vertical",
+        "panes stacked, equal heights",
+        ["M-2"],
+        Action::SelectLayout(Preset::EvenVertical)
+    ),
+    cmd!(
+        "select-layout main-horizontal",
+        "the first pane across the top, the others below",
+        ["M-3"],
+        Action::SelectLayout(Preset::MainHorizontal)
+    ),
+    cmd!(
+        "select-layout main-vertical",
+        "the first pane on the left, the others on its right",
+        ["M-4"],
+        Action::SelectLayout(Preset::MainVertical)
+    ),
+    cmd!(
+        "select-layout tiled",
+        "panes in a grid as square as their count allows",
+        ["M-5"],
+        Action::SelectLayout(Preset::Tiled)
     ),
     cmd!(
         "swap-pane -D",

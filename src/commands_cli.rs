@@ -174,6 +174,16 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
             let shown = print_format(args.print, args.format.clone(), format::NEW_PANE);
             created(new_window_request(args), shown).await
         }
+        Command::SelectLayout(args) => {
+            let target = default_target(args.target);
+            ask(Request::SelectLayout {
+                target,
+                layout: args.layout,
+                next: args.next,
+                even: args.even,
+            })
+            .await
+        }
         Command::DisplayMessage(args) => {
             let target = default_target(args.target);
             let message = args

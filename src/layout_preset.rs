@@ -5,7 +5,7 @@
 use crate::layout::{Layout, PaneId, SplitDir};
 
 /// The five shapes, in tmux's cycling order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Preset {
     /// Side by side, equal widths.
     EvenHorizontal,
@@ -150,7 +150,10 @@ mod tests {
     fn sizes(layout: &Layout, area: Rect) -> Vec<(u16, u16)> {
         let mut rects = layout.rects(area);
         rects.sort_by_key(|(id, _)| *id);
-        rects.into_iter().map(|(_, r)| (r.width, r.height)).collect()
+        rects
+            .into_iter()
+            .map(|(_, r)| (r.width, r.height))
+            .collect()
     }
 
     #[test]

@@ -183,6 +183,14 @@ pub enum Request {
     ListPanes {
         target: Option<String>,
     },
+    /// tmux's select-layout: `layout` by name, or the next preset (`next`), or every pane
+    /// equal (`even`), in the target's window.
+    SelectLayout {
+        target: Option<String>,
+        layout: Option<String>,
+        next: bool,
+        even: bool,
+    },
     /// tmux's display-message: `message` (a `-F` format) expanded for the target pane, printed
     /// (`print`) or shown in the status line of the clients on its session.
     DisplayMessage {

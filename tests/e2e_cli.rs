@@ -337,6 +337,7 @@ fn help_for_calyx_and_every_command_lists_its_flags() {
         ("capture", &["-t", "--scrollback", "--ansi"]),
         ("list-panes", &["--json", "-t", "-F"]),
         ("display-message", &["-p", "-t"]),
+        ("select-layout", &["-t", "-n", "-E"]),
         ("select", &["-t"]),
         ("rename", &["-t", "-w"]),
         ("new-window", &["-t", "-n", "-d", "-c", "-P", "-F"]),
@@ -561,5 +562,47 @@ fn display_message_without_p_shows_on_the_status_line_of_that_session() {
     ]);
     c.wait_screen("the message on the status line", |s| {
         s.contains("hello from shown")
+    });
+}
+
+/// Issue 15 §8: preset layouts from the CLI, the prompt and the keys.
+#[test]
+fn select_layout_tiled_makes_four_equal_panes_and_space_cycles() {
+    let env = Env::new();
+    env.ok(&["new", "-d", "-s", "lay", "-x", "160", "-y", "47"]);
+    for _ in 0..3 {
+        env.ok(&["split", "-t", "lay"]);
+    }
+    let sizes = |env: &Env| {
+        let out = env.ok(&[
+            "list-panes",
+            "-t",
+            "lay",
+            "-F",
+            "#{pane_width}x#{pane_height}",
+        ]);
+        out.lines().map(str::to_string).collect::<Vec<_>>()
+    };
+    env.ok(&["select-layout", "-t", "lay", "tiled"]);
+    let tiled = sizes(&env);
+    assert_eq!(tiled.len(), 4, "{tiled:?}");
+    assert!(tiled.iter().all(|s| *s == tiled[0]), "{tiled:?}");
+    // even-horizontal: four side by side, as tall as the window.
+    env.ok(&["select-layout", "-t", "lay", "even-h"]);
+    let even = sizes(&env);
+    assert!(even.iter().all(|s| *s == even[0]), "{even:?}");
+    assert_ne!(even[0], tiled[0]);
+    // A name that is no layout is an error naming the choices.
+    let out = env.run(&["select-layout", "-t", "lay", "spiral"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("tiled"));
+    // prefix Space goes on from even-horizontal to even-vertical: four stacked panes.
+    let mut c = env.client(&["attach", "-t", "lay"], 47, 160);
+    c.wait_for("$ ");
+    c.prefix(" ");
+    wait_until("even-vertical after prefix Space", || {
+        let now = sizes(&env);
+        let widths: Vec<&str> = now.iter().filter_map(|s| s.split('x').next()).collect();
+        (now.len() == 4 && widths.iter().all(|w| *w == widths[0]) && now != even).then_some(())
     });
 }

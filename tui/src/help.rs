@@ -42,6 +42,15 @@ impl Widget for HelpView<'_> {
             .map(|e| e.keys.chars().count())
             .max()
             .unwrap_or(4);
+        // The command column fits the longest name (`select-layout main-horizontal`), within
+        // bounds that leave the description room.
+        let command_width = self
+            .entries
+            .iter()
+            .map(|e| e.command.chars().count())
+            .max()
+            .unwrap_or(0)
+            .clamp(18, 30);
         let lines: Vec<Line> = self
             .entries
             .iter()
@@ -54,7 +63,7 @@ impl Widget for HelpView<'_> {
                             .add_modifier(Modifier::BOLD),
                     ),
                     Span::styled(
-                        format!("{:<18} ", e.command),
+                        format!("{:<command_width$} ", e.command),
                         Style::default().fg(Color::Cyan),
                     ),
                     Span::raw(e.description.clone()),

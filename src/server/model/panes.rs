@@ -240,6 +240,7 @@ impl State {
                     last_active: None,
                     zoomed: false,
                     bell: false,
+                    preset: None,
                 },
                 base_index,
             );

@@ -149,6 +149,9 @@ pub struct Window {
     pub zoomed: bool,
     /// A pane here rang the bell while the window was not shown.
     pub bell: bool,
+    /// The preset layout last chosen here, for `prefix Space` to go on from (None: a layout
+    /// made by splits).
+    pub preset: Option<crate::layout_preset::Preset>,
 }
 
 impl Window {
@@ -291,6 +294,7 @@ impl Session {
                 last_active: None,
                 zoomed: false,
                 bell: false,
+                preset: None,
             },
             base_index,
         );

@@ -19,6 +19,7 @@ fn window(layout: Layout, active: PaneId) -> Window {
         last_active: None,
         zoomed: false,
         bell: false,
+        preset: None,
     }
 }
 

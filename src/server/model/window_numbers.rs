@@ -72,6 +72,7 @@ mod tests {
             last_active: None,
             zoomed: false,
             bell: false,
+            preset: None,
         }
     }
 

@@ -6,6 +6,7 @@ use ratatui::layout::Rect;
 
 use crate::commands::Action;
 use crate::layout::{neighbour, Direction, PaneId, SplitDir};
+use crate::layout_preset::Preset;
 
 use crate::server::model::state::{ClientId, ClientMode, PromptKind, SessionId};
 use crate::server::owner::Server;
@@ -47,6 +48,8 @@ impl Server {
             Action::ResizePane(dir) => self.resize_focused(here, dir),
             Action::Zoom => self.update_window(here.session, |w| w.toggle_zoom()),
             Action::Equalize => self.update_window(here.session, |w| w.layout.equalize()),
+            Action::SelectLayout(preset) => self.select_layout(here.session, Some(preset)),
+            Action::NextLayout => self.select_layout(here.session, None),
             Action::KillPane => self.kill_pane_asking(here.client, here.active),
             Action::NewWindow => self.new_window(here),
             Action::RenameWindow => self.prompt_rename_window(here),
@@ -312,5 +315,18 @@ impl Server {
             false => format!("{text}; {}", errors.join("; ")),
         };
         self.message(client, text);
+    }
+
+    /// `select-layout NAME` (or, with None, the next preset after the window's last one):
+    /// the panes keep their order and the focused pane; a zoom ends.
+    pub(crate) fn select_layout(&mut self, session: SessionId, preset: Option<Preset>) {
+        self.update_window(session, |w| {
+            let preset = preset.unwrap_or_else(|| Preset::after(w.preset));
+            if let Some(layout) = preset.build(&w.layout.panes()) {
+                w.layout = layout;
+                w.preset = Some(preset);
+                w.zoomed = false;
+            }
+        });
     }
 }

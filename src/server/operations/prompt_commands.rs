@@ -93,6 +93,12 @@ impl Server {
                 name: a.name,
             },
             Command::ReloadConfig => Request::ReloadConfig,
+            Command::SelectLayout(a) => Request::SelectLayout {
+                target: or_here(a.target),
+                layout: a.layout,
+                next: a.next,
+                even: a.even,
+            },
             Command::DisplayMessage(a) => Request::DisplayMessage {
                 target: or_here(a.target),
                 message: a

@@ -60,6 +60,12 @@ impl Server {
                 ansi,
             } => self.capture(target, scrollback, ansi),
             Request::ListPanes { target } => self.list_panes(target),
+            Request::SelectLayout {
+                target,
+                layout,
+                next,
+                even,
+            } => self.select_layout_request(target, layout.as_deref(), next, even),
             Request::DisplayMessage {
                 target,
                 message,
@@ -207,6 +213,50 @@ impl Server {
             None => None,
         };
         Response::Panes(self.pane_infos(only))
+    }
+
+    /// `select-layout`: a preset by name, the next one, or every pane equal, in the target's
+    /// window. Without any of them: the window's last preset again (tmux's bare select-layout).
+    fn select_layout_request(
+        &mut self,
+        target: Option<String>,
+        layout: Option<&str>,
+        next: bool,
+        even: bool,
+    ) -> Response {
+        let t = match self.state.resolve(target.as_deref()) {
+            Ok(t) => t,
+            Err(e) => return Response::Error(e),
+        };
+        let chosen = match layout.map(crate::layout_preset::Preset::parse) {
+            Some(Err(e)) => return Response::Error(e),
+            Some(Ok(preset)) => Some(preset),
+            None => None,
+        };
+        let Some(w) = self
+            .state
+            .sessions
+            .get_mut(&t.session)
+            .and_then(|s| s.windows.get_mut(t.window))
+        else {
+            return Response::Error("window is gone".into());
+        };
+        if even {
+            w.layout.equalize();
+        } else {
+            let preset = match (chosen, next, w.preset) {
+                (Some(p), _, _) => p,
+                (None, false, Some(last)) => last,
+                (None, _, last) => crate::layout_preset::Preset::after(last),
+            };
+            if let Some(layout) = preset.build(&w.layout.panes()) {
+                w.layout = layout;
+                w.preset = Some(preset);
+                w.zoomed = false;
+            }
+        }
+        self.state.relayout(t.session);
+        Response::Ok
     }
 
     /// `display-message`: the format expanded for the target pane; printed, or shown to the
