@@ -49,6 +49,10 @@ pub enum Command {
     /// Arrange a window's panes: a preset (even-horizontal, even-vertical, main-horizontal,
     /// main-vertical, tiled), -n the next one, -E every pane equal.
     SelectLayout(SelectLayoutArgs),
+    /// Set a window option: synchronize-panes on|off (without a value: toggle), typing into
+    /// every pane of the window at once.
+    #[command(visible_alias = "setw")]
+    SetWindowOption(SetWindowOptionArgs),
     /// Focus a pane (and its window).
     #[command(visible_alias = "select-pane")]
     Select(TargetArgs),
@@ -208,6 +212,17 @@ pub struct DisplayMessageArgs {
     /// The text, with tmux's variables such as '#{pane_id}' or '#{session_name}' (default:
     /// tmux's '[#{session_name}] #{window_index}:#{window_name}, current pane #{pane_index}').
     pub message: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SetWindowOptionArgs {
+    /// Window (or a pane in it; default: this pane's window inside calyx).
+    #[arg(short = 't', long)]
+    pub target: Option<String>,
+    /// The option: synchronize-panes.
+    pub option: String,
+    /// on or off (without it, a switch toggles).
+    pub value: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -174,6 +174,15 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
             let shown = print_format(args.print, args.format.clone(), format::NEW_PANE);
             created(new_window_request(args), shown).await
         }
+        Command::SetWindowOption(args) => {
+            let target = default_target(args.target);
+            ask(Request::SetWindowOption {
+                target,
+                option: args.option,
+                value: args.value,
+            })
+            .await
+        }
         Command::SelectLayout(args) => {
             let target = default_target(args.target);
             ask(Request::SelectLayout {

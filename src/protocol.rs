@@ -183,6 +183,13 @@ pub enum Request {
     ListPanes {
         target: Option<String>,
     },
+    /// tmux's set-window-option for the options calyx has (`synchronize-panes`); `value` None
+    /// toggles a switch.
+    SetWindowOption {
+        target: Option<String>,
+        option: String,
+        value: Option<String>,
+    },
     /// tmux's select-layout: `layout` by name, or the next preset (`next`), or every pane
     /// equal (`even`), in the target's window.
     SelectLayout {

@@ -338,6 +338,7 @@ fn help_for_calyx_and_every_command_lists_its_flags() {
         ("list-panes", &["--json", "-t", "-F"]),
         ("display-message", &["-p", "-t"]),
         ("select-layout", &["-t", "-n", "-E"]),
+        ("set-window-option", &["-t"]),
         ("select", &["-t"]),
         ("rename", &["-t", "-w"]),
         ("new-window", &["-t", "-n", "-d", "-c", "-P", "-F"]),
@@ -605,4 +606,44 @@ fn select_layout_tiled_makes_four_equal_panes_and_space_cycles() {
         let widths: Vec<&str> = now.iter().filter_map(|s| s.split('x').next()).collect();
         (now.len() == 4 && widths.iter().all(|w| *w == widths[0]) && now != even).then_some(())
     });
+}
+
+/// Issue 15 §8: synchronize-panes types one line into every pane of the window.
+#[test]
+fn synchronize_panes_types_into_every_pane_of_the_window() {
+    let env = Env::new();
+    let mut c = env.client(&["new", "-s", "sync"], 30, 120);
+    c.wait_for("$ ");
+    env.ok(&["split", "-t", "sync", "-h"]);
+    let panes: Vec<String> = env
+        .panes()
+        .iter()
+        .filter_map(|p| p["id"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(panes.len(), 2);
+    let on = env.ok(&["setw", "-t", "sync", "synchronize-panes", "on"]);
+    assert!(on.contains("synchronize-panes on"), "{on}");
+    c.wait_for("SYNC");
+    // The shell computes the marker, so the echoed command line cannot match it.
+    c.send("echo synced-$((6*7))\r");
+    for pane in &panes {
+        env.wait_capture(pane, "synced-42");
+    }
+    // Off (a toggle without a value): only the focused pane gets what is typed.
+    env.ok(&["setw", "-t", "sync", "synchronize-panes"]);
+    c.wait_screen("SYNC gone", |s| !s.contains("SYNC"));
+    c.send("echo solo-$((1+1))\r");
+    let focused = env
+        .panes()
+        .into_iter()
+        .find(|p| p["focused"] == true)
+        .and_then(|p| p["id"].as_str().map(str::to_string))
+        .expect("focused pane");
+    env.wait_capture(&focused, "solo-2");
+    let other = panes.iter().find(|p| **p != focused).expect("other pane");
+    let text = env.ok(&["capture", "-t", other]);
+    assert!(!text.contains("solo-2"), "{text}");
+    // An option calyx does not have is an error that says which it has.
+    let out = env.run(&["setw", "-t", "sync", "mode-keys", "vi"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("synchronize-panes"));
 }

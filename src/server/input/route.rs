@@ -148,22 +148,27 @@ impl Server {
                     self.copy_key(client, pane, key);
                     return;
                 }
-                self.key_to_pane(pane, key, raw);
+                for target in self.typed_into(pane) {
+                    self.key_to_pane(target, key, raw.clone());
+                }
             }
             (ClientMode::Normal, InputEvent::Paste(data)) => {
                 if let Some(pane) = self.focused_pane(client) {
-                    self.paste_into(pane, &data);
+                    for target in self.typed_into(pane) {
+                        self.paste_into(target, &data);
+                    }
                 }
             }
             (ClientMode::Normal, InputEvent::Mouse(ev)) => self.mouse(client, ev),
             // Handled above.
             (ClientMode::Normal, InputEvent::Focus(_)) => {}
             (ClientMode::Normal, InputEvent::Raw(raw)) => {
-                if let Some(p) = self
+                let targets = self
                     .focused_pane(client)
-                    .and_then(|p| self.state.panes.get(&p))
-                {
-                    p.process.write(raw);
+                    .map(|p| self.typed_into(p))
+                    .unwrap_or_default();
+                for p in targets.iter().filter_map(|p| self.state.panes.get(p)) {
+                    p.process.write(raw.clone());
                 }
             }
         }
@@ -389,5 +394,29 @@ impl Server {
             })
             .sum();
         u16::try_from(lines.saturating_sub(shown_rows)).unwrap_or(u16::MAX)
+    }
+
+    /// The panes what is typed into `pane` goes to: `pane`, and with synchronize-panes on its
+    /// window, every other live pane there that is not in copy mode (tmux's rule).
+    fn typed_into(&self, pane: PaneId) -> Vec<PaneId> {
+        let window = self.state.locate(pane).and_then(|(session, window)| {
+            self.state
+                .sessions
+                .get(&session)
+                .and_then(|s| s.windows.get(window))
+        });
+        let Some(w) = window.filter(|w| w.synchronized) else {
+            return vec![pane];
+        };
+        let mut out = vec![pane];
+        out.extend(w.layout.panes().into_iter().filter(|p| {
+            *p != pane
+                && self
+                    .state
+                    .panes
+                    .get(p)
+                    .is_some_and(|p| p.copy.is_none() && p.exited.is_none())
+        }));
+        out
     }
 }

@@ -241,6 +241,7 @@ impl State {
                     zoomed: false,
                     bell: false,
                     preset: None,
+                    synchronized: false,
                 },
                 base_index,
             );

@@ -152,6 +152,8 @@ pub struct Window {
     /// The preset layout last chosen here, for `prefix Space` to go on from (None: a layout
     /// made by splits).
     pub preset: Option<crate::layout_preset::Preset>,
+    /// synchronize-panes: what is typed into the focused pane goes to every pane here.
+    pub synchronized: bool,
 }
 
 impl Window {
@@ -295,6 +297,7 @@ impl Session {
                 zoomed: false,
                 bell: false,
                 preset: None,
+                synchronized: false,
             },
             base_index,
         );

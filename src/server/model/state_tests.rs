@@ -20,6 +20,7 @@ fn window(layout: Layout, active: PaneId) -> Window {
         zoomed: false,
         bell: false,
         preset: None,
+        synchronized: false,
     }
 }
 

@@ -73,6 +73,7 @@ mod tests {
             zoomed: false,
             bell: false,
             preset: None,
+            synchronized: false,
         }
     }
 

@@ -93,6 +93,11 @@ impl Server {
                 name: a.name,
             },
             Command::ReloadConfig => Request::ReloadConfig,
+            Command::SetWindowOption(a) => Request::SetWindowOption {
+                target: or_here(a.target),
+                option: a.option,
+                value: a.value,
+            },
             Command::SelectLayout(a) => Request::SelectLayout {
                 target: or_here(a.target),
                 layout: a.layout,

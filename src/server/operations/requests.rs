@@ -60,6 +60,11 @@ impl Server {
                 ansi,
             } => self.capture(target, scrollback, ansi),
             Request::ListPanes { target } => self.list_panes(target),
+            Request::SetWindowOption {
+                target,
+                option,
+                value,
+            } => self.set_window_option(target, &option, value.as_deref()),
             Request::SelectLayout {
                 target,
                 layout,
@@ -213,6 +218,43 @@ impl Server {
             None => None,
         };
         Response::Panes(self.pane_infos(only))
+    }
+
+    /// `set-window-option`: the window options calyx has. Answers what the option is now.
+    fn set_window_option(
+        &mut self,
+        target: Option<String>,
+        option: &str,
+        value: Option<&str>,
+    ) -> Response {
+        let t = match self.state.resolve(target.as_deref()) {
+            Ok(t) => t,
+            Err(e) => return Response::Error(e),
+        };
+        if option != "synchronize-panes" {
+            return Response::Error(format!(
+                "unknown window option: {option} (calyx has synchronize-panes)"
+            ));
+        }
+        let Some(w) = self
+            .state
+            .sessions
+            .get_mut(&t.session)
+            .and_then(|s| s.windows.get_mut(t.window))
+        else {
+            return Response::Error("window is gone".into());
+        };
+        w.synchronized = match value {
+            None => !w.synchronized,
+            Some("on" | "1" | "true") => true,
+            Some("off" | "0" | "false") => false,
+            Some(other) => {
+                return Response::Error(format!("synchronize-panes is on or off, not {other:?}"))
+            }
+        };
+        let now = if w.synchronized { "on" } else { "off" };
+        self.state.mark_session_dirty(t.session);
+        Response::Text(format!("synchronize-panes {now}\n"))
     }
 
     /// `select-layout`: a preset by name, the next one, or every pane equal, in the target's

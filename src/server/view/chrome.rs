@@ -247,6 +247,7 @@ impl Chrome {
                 ClientMode::Tree { .. } => Some("CHOOSE"),
                 ClientMode::Sidebar { .. } => Some("AGENTS"),
                 _ if in_copy => Some("COPY"),
+                _ if window.synchronized => Some("SYNC"),
                 _ => None,
             },
             blocked: agents.blocked,
