@@ -40,6 +40,8 @@ pub enum Action {
     Help,
     /// `select-layout NAME` (`prefix M-1`..`M-5`): the window's panes in a preset shape.
     SelectLayout(crate::layout_preset::Preset),
+    /// `prefix q`: number the panes; a digit then focuses one (tmux's display-panes).
+    DisplayPanes,
     /// `prefix Space`: the next preset shape.
     NextLayout,
     /// `prefix ~`: the status-line messages of this run, whole (tmux's show-messages).
@@ -155,6 +157,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         "make all panes in the window equal",
         ["E"],
         Action::Equalize
+    ),
+    cmd!(
+        "display-panes",
+        "number each pane; a digit then focuses it",
+        ["q"],
+        Action::DisplayPanes
     ),
     cmd!(
         "next-layout",

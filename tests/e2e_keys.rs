@@ -259,3 +259,37 @@ fn the_message_log_shows_status_messages_whole() {
     c.send("q");
     c.wait_screen("the log closed", |s| !s.contains("prefix ? lists them"));
 }
+
+/// Issue 15 §8: prefix q numbers the panes and a digit focuses that pane (tmux's
+/// display-panes).
+#[test]
+fn display_panes_numbers_the_panes_and_a_digit_focuses_one() {
+    let env = Env::new();
+    let mut c = env.client(&["new", "-s", "q"], 24, 100);
+    c.wait_for("$ ");
+    env.ok(&["split", "-t", "q", "-h"]);
+    let first = env
+        .ok(&["list-panes", "-t", "q", "-F", "#{pane_index} #{pane_id}"])
+        .lines()
+        .find_map(|l| l.strip_prefix("0 ").map(str::to_string))
+        .expect("pane 0");
+    let focused = |env: &Env| {
+        env.ok(&["list-panes", "-t", "q", "-F", "#{pane_active}#{pane_id}"])
+            .lines()
+            .find_map(|l| l.strip_prefix('1').map(str::to_string))
+    };
+    assert_ne!(
+        focused(&env).as_deref(),
+        Some(first.as_str()),
+        "the split took focus"
+    );
+    c.prefix("q");
+    c.wait_screen("both numbers on screen", |s| {
+        s.contains(" 0 ") && s.contains(" 1 ") && s.contains("PANES")
+    });
+    c.send("0");
+    wait_until("pane 0 focused", || {
+        (focused(&env).as_deref() == Some(first.as_str())).then_some(())
+    });
+    c.wait_screen("numbers gone", |s| !s.contains("PANES"));
+}

@@ -89,6 +89,22 @@ impl Server {
                 self.set_mode(client, mode);
             }
             (ClientMode::Messages { .. }, _) => {}
+            (ClientMode::DisplayPanes, InputEvent::Key { key, .. }) => {
+                self.set_mode(client, ClientMode::Normal);
+                let chosen = match key.code {
+                    KeyCode::Char(c) if !key.ctrl && !key.alt => c.to_digit(10),
+                    _ => None,
+                };
+                let pane = chosen.and_then(|n| {
+                    let session = self.client_session(client)?;
+                    let w = self.state.sessions.get(&session)?.window()?;
+                    w.layout.panes().get(usize::try_from(n).ok()?).copied()
+                });
+                if let Some(pane) = pane {
+                    self.focus_pane(pane);
+                }
+            }
+            (ClientMode::DisplayPanes, _) => {}
             (ClientMode::Sidebar { selected }, InputEvent::Key { key, .. }) => {
                 self.sidebar_key(client, selected, key)
             }

@@ -399,6 +399,8 @@ pub enum ClientMode {
     Help {
         scroll: u16,
     },
+    /// `prefix q`: each pane shows its number; a digit focuses that pane, any other key ends it.
+    DisplayPanes,
     /// The message log (`prefix ~`) is open.
     Messages {
         scroll: u16,

@@ -50,6 +50,7 @@ impl Server {
             Action::Equalize => self.update_window(here.session, |w| w.layout.equalize()),
             Action::SelectLayout(preset) => self.select_layout(here.session, Some(preset)),
             Action::NextLayout => self.select_layout(here.session, None),
+            Action::DisplayPanes => self.set_mode(client, ClientMode::DisplayPanes),
             Action::KillPane => self.kill_pane_asking(here.client, here.active),
             Action::NewWindow => self.new_window(here),
             Action::RenameWindow => self.prompt_rename_window(here),

@@ -153,6 +153,18 @@ fn compose(
         }
         .render(chrome.overlay_area(), &mut buf);
     }
+    if chrome.display_panes() {
+        // Numbered as `#{pane_index}` counts: the window's panes in layout order (a zoomed
+        // window shows one pane, still with its own number).
+        let order = chrome
+            .panes
+            .first()
+            .and_then(|slot| state.locate(slot.id))
+            .and_then(|(s, w)| state.sessions.get(&s)?.windows.get(w))
+            .map(|w| w.layout.panes())
+            .unwrap_or_default();
+        draw_pane_numbers(&chrome.panes, &order, &mut buf);
+    }
     if let Some(scroll) = chrome.messages() {
         let entries = state.messages.shown();
         calyx_tui::MessagesView {
@@ -405,4 +417,37 @@ fn finish_frame(
         None => out.extend_from_slice(b"\x1b[?25l"),
     }
     out.extend_from_slice(b"\x1b[?2026l");
+}
+
+/// `prefix q`: each pane's number (its index in the window, as `#{pane_index}`) in a block at
+/// the middle of the pane, the focused one in red, the others in blue (tmux's colours).
+fn draw_pane_numbers(
+    panes: &[crate::server::view::chrome::PaneSlot],
+    order: &[crate::layout::PaneId],
+    buf: &mut Buffer,
+) {
+    use ratatui::style::{Color, Modifier, Style};
+    for slot in panes {
+        let Some(index) = order.iter().position(|p| *p == slot.id) else {
+            continue;
+        };
+        let label = format!(" {index} ");
+        let width = u16::try_from(label.len()).unwrap_or(u16::MAX);
+        let area = slot.inner;
+        if area.width < width || area.height == 0 {
+            continue;
+        }
+        let x = area.x + (area.width - width) / 2;
+        let y = area.y + area.height / 2;
+        let colour = if slot.focused {
+            Color::Red
+        } else {
+            Color::Blue
+        };
+        let style = Style::default()
+            .bg(colour)
+            .fg(Color::White)
+            .add_modifier(Modifier::BOLD);
+        buf.set_string(x, y, &label, style);
+    }
 }

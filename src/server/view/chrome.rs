@@ -104,6 +104,8 @@ pub struct Chrome {
     help: Option<u16>,
     /// The message log covers the panes (at this scroll offset).
     messages: Option<u16>,
+    /// `prefix q`: each pane shows its number.
+    display_panes: bool,
     /// The session chooser covers the panes.
     tree: Option<TreeKey>,
     /// Whether the focused pane's cursor is shown (not while a prompt or overlay has it).
@@ -219,6 +221,7 @@ impl Chrome {
             ClientMode::Help { scroll } => Some(*scroll),
             _ => None,
         };
+        let display_panes = matches!(mode, ClientMode::DisplayPanes);
         let messages = match mode {
             ClientMode::Messages { scroll } => Some(*scroll),
             _ => None,
@@ -244,6 +247,7 @@ impl Chrome {
                 ClientMode::Prefix { .. } => Some("PREFIX"),
                 ClientMode::Help { .. } => Some("HELP"),
                 ClientMode::Messages { .. } => Some("MESSAGES"),
+                ClientMode::DisplayPanes => Some("PANES"),
                 ClientMode::Tree { .. } => Some("CHOOSE"),
                 ClientMode::Sidebar { .. } => Some("AGENTS"),
                 _ if in_copy => Some("COPY"),
@@ -272,6 +276,7 @@ impl Chrome {
             panel,
             help,
             messages,
+            display_panes,
             tree,
             pane_cursor,
         })
@@ -279,7 +284,11 @@ impl Chrome {
 
     /// Whether an overlay covers pane cells.
     pub fn overlaid(&self) -> bool {
-        self.panel || self.help.is_some() || self.messages.is_some() || self.tree.is_some()
+        self.panel
+            || self.help.is_some()
+            || self.messages.is_some()
+            || self.tree.is_some()
+            || self.display_panes
     }
 
     /// The area between the panes and the status line that overlays cover.
@@ -357,6 +366,11 @@ impl Chrome {
     /// The key help's scroll offset, when it is open.
     pub fn help(&self) -> Option<u16> {
         self.help
+    }
+
+    /// Whether each pane shows its number (`prefix q`).
+    pub fn display_panes(&self) -> bool {
+        self.display_panes
     }
 
     /// The message log's scroll offset, when it is open.
