@@ -159,48 +159,6 @@ pub const COMMANDS: &[CommandSpec] = &[
         Action::Equalize
     ),
     cmd!(
-        "display-panes",
-        "number each pane; a digit then focuses it",
-        ["q"],
-        Action::DisplayPanes
-    ),
-    cmd!(
-        "next-layout",
-        "the window's panes in the next preset layout",
-        ["Space"],
-        Action::NextLayout
-    ),
-    cmd!(
-        "select-layout even-horizontal",
-        "panes side by side, equal widths",
-        ["M-1"],
-        Action::SelectLayout(Preset::EvenHorizontal)
-    ),
-    cmd!(
-        "select-layout even-vertical",
-        "panes stacked, equal heights",
-        ["M-2"],
-        Action::SelectLayout(Preset::EvenVertical)
-    ),
-    cmd!(
-        "select-layout main-horizontal",
-        "the first pane across the top, the others below",
-        ["M-3"],
-        Action::SelectLayout(Preset::MainHorizontal)
-    ),
-    cmd!(
-        "select-layout main-vertical",
-        "the first pane on the left, the others on its right",
-        ["M-4"],
-        Action::SelectLayout(Preset::MainVertical)
-    ),
-    cmd!(
-        "select-layout tiled",
-        "panes in a grid as square as their count allows",
-        ["M-5"],
-        Action::SelectLayout(Preset::Tiled)
-    ),
-    cmd!(
         "swap-pane -D",
         "swap the pane with the next one (focus moves with it)",
         ["}"],
@@ -398,6 +356,48 @@ pub const COMMANDS: &[CommandSpec] = &[
         "re-read ~/.config/calyx/config.toml",
         ["R"],
         Action::ReloadConfig
+    ),
+    cmd!(
+        "display-panes",
+        "number each pane; a digit then focuses it",
+        ["q"],
+        Action::DisplayPanes
+    ),
+    cmd!(
+        "next-layout",
+        "the window's panes in the next preset layout",
+        ["Space"],
+        Action::NextLayout
+    ),
+    cmd!(
+        "select-layout even-horizontal",
+        "panes side by side, equal widths",
+        ["M-1"],
+        Action::SelectLayout(Preset::EvenHorizontal)
+    ),
+    cmd!(
+        "select-layout even-vertical",
+        "panes stacked, equal heights",
+        ["M-2"],
+        Action::SelectLayout(Preset::EvenVertical)
+    ),
+    cmd!(
+        "select-layout main-horizontal",
+        "the first pane across the top, the others below",
+        ["M-3"],
+        Action::SelectLayout(Preset::MainHorizontal)
+    ),
+    cmd!(
+        "select-layout main-vertical",
+        "the first pane on the left, the others on its right",
+        ["M-4"],
+        Action::SelectLayout(Preset::MainVertical)
+    ),
+    cmd!(
+        "select-layout tiled",
+        "panes in a grid as square as their count allows",
+        ["M-5"],
+        Action::SelectLayout(Preset::Tiled)
     ),
     cmd!("list-keys", "show this help", ["?"], Action::Help),
     cmd!(
