@@ -18,10 +18,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.environ.get("MUXBENCH_DIR", os.path.join(HERE, "..", "..", "shared", "bench")))
 import muxbench  # noqa: E402
-
-
-def quantile(sorted_values, q):
-    return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * q))]
+from benchlib import quantile, select_binary  # noqa: E402
 
 
 def main():
@@ -36,14 +33,7 @@ def main():
     default_bin = os.environ.get("CALYX_BIN")
     for r in range(a.rounds):
         for target in a.targets:
-            kind, _, binary = target.partition(":")
-            # A plain `calyx` after a `calyx:PATH` must not inherit PATH's binary.
-            if binary:
-                os.environ["CALYX_BIN"] = os.path.abspath(binary)
-            elif default_bin is not None:
-                os.environ["CALYX_BIN"] = default_bin
-            else:
-                os.environ.pop("CALYX_BIN", None)
+            kind = select_binary(target, default_bin)
             samples = muxbench.latency(kind, a.keys, flood=a.flood)
             if not samples or samples == "n/a":
                 print(f"round {r + 1} {target}: FAILED", flush=True)

@@ -30,14 +30,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.environ.get("MUXBENCH_DIR", os.path.join(HERE, "..", "..", "shared", "bench")))
 import muxbench  # noqa: E402
+from benchlib import quantile, select_binary  # noqa: E402
 
 FLOODS = 4
 # (pane to split: index into the panes so far, direction): the same tree in every target.
 SPLITS = [(0, "-v"), (0, "-h"), (1, "-h"), (2, "-v")]
-
-
-def quantile(sorted_values, q):
-    return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * q))]
 
 
 class Tmux:
@@ -178,11 +175,7 @@ def main():
         muxbench.make_payload(payload, a.mb)
         for r in range(a.rounds):
             for target in a.targets:
-                kind, _, binary = target.partition(":")
-                if binary:
-                    os.environ["CALYX_BIN"] = os.path.abspath(binary)
-                elif default_bin is not None:
-                    os.environ["CALYX_BIN"] = default_bin
+                kind = select_binary(target, default_bin)
                 rate, samples = one_run(kind, payload, a.mb, a.keys)
                 if rate is None or not samples:
                     print(f"round {r + 1} {target}: FAILED (rate {rate}, {len(samples)} echoes)", flush=True)

@@ -24,18 +24,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.environ.get("MUXBENCH_DIR", os.path.join(HERE, "..", "..", "shared", "bench")))
 import muxbench  # noqa: E402
-
-
-def select_binary(target, default_bin):
-    """Points muxbench at the calyx binary a `calyx:PATH` target names; returns the kind."""
-    kind, _, binary = target.partition(":")
-    if binary:
-        os.environ["CALYX_BIN"] = os.path.abspath(binary)
-    elif default_bin is not None:
-        os.environ["CALYX_BIN"] = default_bin
-    else:
-        os.environ.pop("CALYX_BIN", None)
-    return kind
+from benchlib import select_binary  # noqa: E402
 
 
 def main():

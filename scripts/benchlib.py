@@ -1,4 +1,7 @@
-"""What the benchmark scripts in this folder share: reading a process's memory from /proc."""
+"""What the benchmark scripts in this folder share: reading a process's memory from /proc,
+quantiles, and pointing muxbench at the calyx binary a `calyx:PATH` target names."""
+
+import os
 
 
 def rss_kb(pid):
@@ -8,3 +11,21 @@ def rss_kb(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+def quantile(sorted_values, q):
+    """The value at quantile `q` of an already sorted, non-empty list."""
+    return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * q))]
+
+
+def select_binary(target, default_bin):
+    """Points muxbench at the calyx binary a `calyx:PATH` target names (a plain `calyx` after
+    one must not inherit its binary); returns the target's kind."""
+    kind, _, binary = target.partition(":")
+    if binary:
+        os.environ["CALYX_BIN"] = os.path.abspath(binary)
+    elif default_bin is not None:
+        os.environ["CALYX_BIN"] = default_bin
+    else:
+        os.environ.pop("CALYX_BIN", None)
+    return kind

@@ -58,25 +58,6 @@ fn cell(row: &[String], i: usize) -> &str {
     row.get(i).map(String::as_str).unwrap_or("")
 }
 
-/// `text` cut to at most `max` columns as the terminal shows them, ending in `…` when cut.
-pub fn clip(text: &str, max: usize) -> String {
-    if text.width() <= max {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w + 1 > max {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    out.push('…');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,13 +76,5 @@ mod tests {
         assert_eq!(column_of(lines[0], "WINDOW"), column_of(lines[1], "0.0"));
         assert_eq!(column_of(lines[1], "0.0"), column_of(lines[2], "1.2"));
         assert!(lines.iter().all(|l| !l.ends_with(' ')), "{text}");
-    }
-
-    #[test]
-    fn clipping_counts_columns_not_chars() {
-        assert_eq!(clip("short", 20), "short");
-        let cut = clip("日本語のとても長いタイトルです", 9);
-        assert!(cut.width() <= 9 && cut.ends_with('…'), "{cut}");
-        assert_eq!(clip("abcdef", 4), "abc…");
     }
 }

@@ -3,8 +3,9 @@
 use std::process::ExitCode;
 
 use crate::cli::{AgentsCommand, Command};
-use crate::cli_table::{clip, Table};
+use crate::cli_table::Table;
 use crate::client;
+use crate::command_requests;
 use crate::format;
 use crate::protocol::{ClientMessage, NewSession, PaneInfo, Request, Response};
 
@@ -132,7 +133,7 @@ fn print_panes(panes: &[PaneInfo]) {
             format!("{}x{}", p.cols, p.rows),
             p.pid.map(|p| p.to_string()).unwrap_or_default(),
             calyx_tui::escape::visible(&p.command),
-            clip(&calyx_tui::escape::visible(&p.title), 20),
+            calyx_tui::sidebar::truncate(&calyx_tui::escape::visible(&p.title), 20),
             calyx_tui::escape::visible(&p.cwd),
         ]);
     }
@@ -151,87 +152,52 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
             attach_and_report(attach_message(size, args.target, None, false), false).await
         }
         Command::New(args) => new_session(args, size).await,
-        Command::Ls => ask(Request::ListSessions).await,
-        Command::ReloadConfig => ask(Request::ReloadConfig).await,
-        Command::Kill(args) => {
-            let target = args.target;
-            ask(Request::KillSession { target }).await
-        }
-        Command::KillPane(args) => {
-            let target = default_target(args.target);
-            ask(Request::KillPane { target }).await
-        }
-        Command::KillWindow(args) => {
-            let target = default_target(args.target);
-            ask(Request::KillWindow { target }).await
-        }
         Command::KillServer => kill_server().await,
         Command::Split(args) => {
             let shown = print_format(args.print, args.format.clone(), format::NEW_PANE);
-            created(split_request(args), shown).await
+            created(command_requests::split(args, &Shell), shown).await
         }
         Command::NewWindow(args) => {
             let shown = print_format(args.print, args.format.clone(), format::NEW_PANE);
-            created(new_window_request(args), shown).await
+            created(command_requests::new_window(args, &Shell), shown).await
         }
-        Command::SetWindowOption(args) => {
-            let target = default_target(args.target);
-            ask(Request::SetWindowOption {
-                target,
-                option: args.option,
-                value: args.value,
-            })
-            .await
-        }
-        Command::SelectLayout(args) => {
-            let target = default_target(args.target);
-            ask(Request::SelectLayout {
-                target,
-                layout: args.layout,
-                next: args.next,
-                even: args.even,
-            })
-            .await
-        }
-        Command::DisplayMessage(args) => {
-            let target = default_target(args.target);
-            let message = args
-                .message
-                .unwrap_or_else(|| format::DISPLAY_MESSAGE.to_string());
-            let print = args.print;
-            ask(Request::DisplayMessage {
-                target,
-                message,
-                print,
-            })
-            .await
-        }
-        Command::SendKeys(args) => ask(send_keys_request(args)).await,
-        Command::Capture(args) => ask(capture_request(args)).await,
         Command::ListPanes(args) => list_panes(args).await,
-        Command::Select(args) => {
-            let target = default_target(args.target);
-            ask(Request::Select { target }).await
-        }
-        Command::Rename(args) => ask(rename_request(args)).await,
-        Command::RenameWindow(args) => {
-            let target = default_target(args.target);
-            let name = args.name;
-            ask(Request::Rename {
-                target,
-                window: true,
-                name,
-            })
-            .await
-        }
         Command::Agents(args) => agents(args).await,
         Command::Approvals(args) => approvals(args).await,
-        Command::Approve(args) => ask(decide_request(args.id, true, None)).await,
-        Command::Deny(args) => ask(decide_request(args.id, false, args.message)).await,
         Command::Hook(args) => Ok(crate::hook::run(&args.kind, args.approval)),
         Command::Setup(args) => Ok(crate::setup::run(args).await),
         Command::Doctor(args) => doctor(args).await,
         Command::Server(_) => Ok(print_response(unreachable_server())),
+        // Every other command is one request, built as the `:` prompt builds it.
+        other => match command_requests::request_for(other, &Shell) {
+            Ok(request) => ask(request).await,
+            Err(other) => Ok(print_response(Response::Error(format!(
+                "{other:?} is not a request"
+            )))),
+        },
+    }
+}
+
+/// What a shell supplies to a command: inside a calyx pane, that pane as the default target
+/// (`kill` and `rename` keep the server's default, the most recent session); directories
+/// relative to the shell's own.
+struct Shell;
+
+impl command_requests::Defaults for Shell {
+    fn target(&self, given: Option<String>) -> Option<String> {
+        default_target(given)
+    }
+
+    fn session_target(&self, given: Option<String>) -> Option<String> {
+        given
+    }
+
+    fn dir(&self, given: Option<String>) -> Option<String> {
+        start_dir(given)
+    }
+
+    fn new_window_dir(&self) -> Option<String> {
+        cwd()
     }
 }
 
@@ -324,54 +290,6 @@ async fn kill_server() -> anyhow::Result<ExitCode> {
         .await
         .unwrap_or(Response::Ok);
     Ok(print_response(response))
-}
-
-fn split_request(args: crate::cli::SplitArgs) -> Request {
-    Request::Split {
-        target: default_target(args.target),
-        horizontal: args.horizontal,
-        detached: args.detached,
-        cwd: start_dir(args.cwd),
-        command: args.command,
-    }
-}
-
-fn new_window_request(args: crate::cli::NewWindowArgs) -> Request {
-    Request::NewWindow {
-        target: default_target(args.target),
-        name: args.name,
-        cwd: start_dir(args.cwd).or_else(cwd),
-        detached: args.detached,
-        command: args.command,
-    }
-}
-
-fn send_keys_request(args: crate::cli::SendKeysArgs) -> Request {
-    Request::SendKeys {
-        target: default_target(args.target),
-        keys: args.keys,
-        literal: args.literal,
-    }
-}
-
-fn capture_request(args: crate::cli::CaptureArgs) -> Request {
-    Request::Capture {
-        target: default_target(args.target),
-        scrollback: args.scrollback,
-        ansi: args.ansi,
-    }
-}
-
-fn rename_request(args: crate::cli::RenameArgs) -> Request {
-    Request::Rename {
-        target: args.target,
-        window: args.window,
-        name: args.name,
-    }
-}
-
-fn decide_request(id: u64, allow: bool, message: Option<String>) -> Request {
-    Request::Decide { id, allow, message }
 }
 
 /// `calyx list-panes`, as a table or (`--json`) as JSON.

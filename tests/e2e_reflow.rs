@@ -5,17 +5,7 @@
 
 use crate::common;
 
-use common::{wait_until, Client, Env};
-
-/// Resizes the client and waits for the session (and so its pane) to take the size.
-fn resize(env: &Env, c: &mut Client, rows: u16, cols: u16) {
-    c.resize(rows, cols);
-    wait_until(&format!("session at {cols}x{rows}"), || {
-        env.ok(&["ls"])
-            .contains(&format!("[{cols}x{rows}]"))
-            .then_some(())
-    });
-}
+use common::{wait_until, Env};
 
 fn capture(env: &Env) -> String {
     env.ok(&["capture", "-t", "%1"])
@@ -29,7 +19,7 @@ fn a_line_cut_by_a_narrow_pane_comes_back_when_it_widens() {
     // The text is built by the shell, so the typed command line does not contain it.
     c.send("printf '\\033[H\\033[2J'; a=abcdefghijklmnopqrstuvwxyz; for i in 1 2 3; do echo \"row $i ${a}0123456789\"; done\r");
     let before = env.wait_capture("%1", "row 3 abcdefghijklmnopqrstuvwxyz0123456789");
-    resize(&env, &mut c, 30, 20);
+    common::resize_session(&env, &mut c, 30, 20);
     // Narrow: the lines wrap instead of being cut (the pane is a little narrower than the
     // client: its border).
     let narrow = capture(&env);
@@ -40,7 +30,7 @@ fn a_line_cut_by_a_narrow_pane_comes_back_when_it_widens() {
             .contains("row 1 abcdefghijklmnopqrstuvwxyz0123456789row 2"),
         "{narrow}"
     );
-    resize(&env, &mut c, 30, 160);
+    common::resize_session(&env, &mut c, 30, 160);
     let after = capture(&env);
     assert!(
         after
@@ -62,10 +52,10 @@ fn rows_pushed_up_by_a_short_pane_come_back_when_it_grows() {
         text.lines().any(|l| l == "26").then_some(text)
     });
     assert!(before.starts_with("1\n2\n"), "{before}");
-    resize(&env, &mut c, 10, 100);
+    common::resize_session(&env, &mut c, 10, 100);
     let short = capture(&env);
     assert!(!short.contains("\n17\n"), "the top rows went up: {short}");
-    resize(&env, &mut c, 31, 100);
+    common::resize_session(&env, &mut c, 31, 100);
     let after = capture(&env);
     assert!(
         after.starts_with("1\n2\n"),

@@ -4,22 +4,12 @@
 
 use crate::common;
 
-use common::{wait_until, Client, Env};
+use common::{wait_until, Env};
 
 const LONG: &str = "a fairly long line of text that should rewrap correctly when the width returns";
 /// A prompt as long as a usual `user@host:dir$ `: it wraps in the narrow pane, so the shell's
 /// redraw at the full width moves up over the rows it took there.
 const PROMPT: &str = "user@calyx-host:~/src/project$ ";
-
-/// Resizes the client and waits for the session (and so its panes) to take the size.
-fn resize(env: &Env, c: &mut Client, rows: u16, cols: u16) {
-    c.resize(rows, cols);
-    wait_until(&format!("session at {cols}x{rows}"), || {
-        env.ok(&["ls"])
-            .contains(&format!("[{cols}x{rows}]"))
-            .then_some(())
-    });
-}
 
 /// The repro in `shell`: print, split, shrink to 24x8, grow back; every printed line
 /// must still be in the pane's history or on its screen.
@@ -34,8 +24,8 @@ fn lines_survive(shell: &str) {
     env.wait_capture("%1", &format!("5\n{LONG}\n{}", PROMPT.trim_end()));
     c.prefix("%");
     wait_until("two panes", || (env.panes().len() == 2).then_some(()));
-    resize(&env, &mut c, 8, 24);
-    resize(&env, &mut c, 45, 160);
+    common::resize_session(&env, &mut c, 8, 24);
+    common::resize_session(&env, &mut c, 45, 160);
     let all = wait_until("the pane redrawn at the full size", || {
         let text = env.ok(&["capture", "-t", "%1", "--scrollback"]);
         let prompt = PROMPT.trim_end();

@@ -358,27 +358,11 @@ fn shown(item: &Item) -> String {
 fn unknown_key(name: &str, known: &[&str]) -> String {
     let closest = known
         .iter()
-        .map(|k| (strsim_distance(name, k), *k))
+        .map(|k| (strsim::levenshtein(name, k), *k))
         .min()
         .filter(|(d, k)| *d <= 2.max(k.len() / 4));
     match closest {
         Some((_, k)) => format!("not a setting (did you mean `{k}`?); ignored"),
         None => format!("not a setting (known: {}); ignored", known.join(", ")),
     }
-}
-
-/// Levenshtein distance over chars: small inputs (key names), so the plain table is enough.
-fn strsim_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substituted = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = substituted.min(row[j] + 1).min(row[j + 1] + 1);
-        }
-    }
-    row[b.len()]
 }

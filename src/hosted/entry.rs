@@ -86,7 +86,7 @@ impl ServerEntry {
     pub fn target(&self) -> String {
         match &self.transport {
             Transport::Stdio(s) if s.args.is_empty() => s.command.clone(),
-            Transport::Stdio(s) => format!("{} {}", s.command, super::argsplit::join_args(&s.args)),
+            Transport::Stdio(s) => format!("{} {}", s.command, crate::argsplit::join_args(&s.args)),
             Transport::Http(h) => h.url.clone(),
         }
     }

@@ -3,7 +3,6 @@
 //! under `<alias>-<tool>` names. See docs/mcp-hosting.md for what exists so far.
 
 pub mod alias;
-pub mod argsplit;
 pub mod connection;
 pub mod entry;
 pub mod import;

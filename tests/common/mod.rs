@@ -26,6 +26,17 @@ pub fn calyx_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_calyx"))
 }
 
+/// Resizes the client's terminal and waits for its session (and so its panes) to take the
+/// size.
+pub fn resize_session(env: &Env, c: &mut Client, rows: u16, cols: u16) {
+    c.resize(rows, cols);
+    wait_until(&format!("session at {cols}x{rows}"), || {
+        env.ok(&["ls"])
+            .contains(&format!("[{cols}x{rows}]"))
+            .then_some(())
+    });
+}
+
 /// Polls `check` until it returns Some or the deadline passes.
 pub fn wait_until<T>(what: &str, check: impl FnMut() -> Option<T>) -> T {
     wait_until_within(what, DEADLINE, check)

@@ -368,6 +368,7 @@ impl Widget for ApprovalView<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::text_of;
 
     fn screen(note: Option<&str>) -> String {
         screen_with(note, false)
@@ -403,19 +404,6 @@ mod tests {
         assert!(asleep.contains("keys wake in a moment"), "{asleep}");
         assert!(!asleep.contains("deny+msg"), "{asleep}");
         assert!(screen_with(None, false).contains("deny+msg"));
-    }
-
-    /// A buffer's cells as text, a line per row.
-    fn text_of(buf: &Buffer) -> String {
-        let area = buf.area;
-        (0..area.height)
-            .map(|y| {
-                (0..area.width)
-                    .map(|x| buf[(x, y)].symbol().to_string())
-                    .collect::<String>()
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
     }
 
     #[test]

@@ -106,18 +106,7 @@ impl Widget for RulesListView<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn text_of(buf: &Buffer) -> String {
-        let area = buf.area;
-        (0..area.height)
-            .map(|y| {
-                (0..area.width)
-                    .map(|x| buf[(x, y)].symbol().to_string())
-                    .collect::<String>()
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
+    use crate::test_support::text_of;
 
     #[test]
     fn the_choices_row_sits_just_above_the_panel() {

@@ -24,3 +24,22 @@ pub use messages::MessagesView;
 pub use pane::{Highlight, HighlightKind, PaneView};
 pub use status::{StatusView, WindowTab};
 pub use tree::{TreeRow, TreeView};
+
+/// What the widgets' buffer tests share.
+#[cfg(test)]
+mod test_support {
+    use ratatui::buffer::Buffer;
+
+    /// A buffer's cells as text, a line per row.
+    pub fn text_of(buf: &Buffer) -> String {
+        let area = buf.area;
+        (0..area.height)
+            .map(|y| {
+                (0..area.width)
+                    .map(|x| buf[(x, y)].symbol().to_string())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}

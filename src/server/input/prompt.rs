@@ -81,7 +81,7 @@ pub enum PromptCommand {
 /// else as a key-table command; never a guess at what a bad flag meant.
 pub fn parse_command(line: &str) -> PromptCommand {
     let line = line.trim();
-    let words = match crate::hosted::argsplit::split_args(line) {
+    let words = match crate::argsplit::split_args(line) {
         Ok(words) => words,
         Err(e) => return PromptCommand::Refused(e.to_string()),
     };

@@ -55,13 +55,7 @@ impl Server {
     fn route_event(&mut self, client: ClientId, mode: ClientMode, event: InputEvent) {
         match (mode, event) {
             (ClientMode::Help { scroll }, InputEvent::Key { key, .. }) => {
-                let next = match key.code {
-                    KeyCode::Up | KeyCode::Char('k') => Some(scroll.saturating_sub(1)),
-                    KeyCode::Down | KeyCode::Char('j') => Some(scroll.saturating_add(1)),
-                    KeyCode::PageUp => Some(scroll.saturating_sub(10)),
-                    KeyCode::PageDown | KeyCode::Char(' ') => Some(scroll.saturating_add(10)),
-                    _ => None,
-                };
+                let next = scroll_key(scroll, key.code);
                 // The last page ends with the last command (the overlay shows the rows above
                 // the status line, less its two borders).
                 let shown_rows = self
@@ -164,27 +158,31 @@ impl Server {
                     self.copy_key(client, pane, key);
                     return;
                 }
-                for target in self.typed_into(pane) {
-                    self.key_to_pane(target, key, raw.clone());
+                // Peers (none unless synchronized) get copies; the focused pane the original.
+                for peer in self.synchronized_peers(client, pane) {
+                    self.key_to_pane(peer, key, raw.clone());
                 }
+                self.key_to_pane(pane, key, raw);
             }
             (ClientMode::Normal, InputEvent::Paste(data)) => {
                 if let Some(pane) = self.focused_pane(client) {
-                    for target in self.typed_into(pane) {
-                        self.paste_into(target, &data);
+                    for peer in self.synchronized_peers(client, pane) {
+                        self.paste_into(peer, &data);
                     }
+                    self.paste_into(pane, &data);
                 }
             }
             (ClientMode::Normal, InputEvent::Mouse(ev)) => self.mouse(client, ev),
             // Handled above.
             (ClientMode::Normal, InputEvent::Focus(_)) => {}
             (ClientMode::Normal, InputEvent::Raw(raw)) => {
-                let targets = self
-                    .focused_pane(client)
-                    .map(|p| self.typed_into(p))
-                    .unwrap_or_default();
-                for p in targets.iter().filter_map(|p| self.state.panes.get(p)) {
-                    p.process.write(raw.clone());
+                if let Some(pane) = self.focused_pane(client) {
+                    let targets = self.synchronized_peers(client, pane);
+                    for p in targets.iter().chain([&pane]) {
+                        if let Some(p) = self.state.panes.get(p) {
+                            p.process.write(raw.clone());
+                        }
+                    }
                 }
             }
         }
@@ -412,27 +410,29 @@ impl Server {
         u16::try_from(lines.saturating_sub(shown_rows)).unwrap_or(u16::MAX)
     }
 
-    /// The panes what is typed into `pane` goes to: `pane`, and with synchronize-panes on its
-    /// window, every other live pane there that is not in copy mode (tmux's rule).
-    fn typed_into(&self, pane: PaneId) -> Vec<PaneId> {
-        let window = self.state.locate(pane).and_then(|(session, window)| {
-            self.state
-                .sessions
-                .get(&session)
-                .and_then(|s| s.windows.get(window))
-        });
+    /// The other panes what is typed into the client's focused `pane` also goes to: with
+    /// synchronize-panes on its window, every other live pane there not in copy mode (tmux's
+    /// rule); none otherwise, found without a search and without allocating (every keystroke
+    /// comes through here).
+    fn synchronized_peers(&self, client: ClientId, pane: PaneId) -> Vec<PaneId> {
+        let window = self
+            .client_session(client)
+            .and_then(|s| self.state.sessions.get(&s))
+            .and_then(|s| s.window());
         let Some(w) = window.filter(|w| w.synchronized) else {
-            return vec![pane];
+            return Vec::new();
         };
-        let mut out = vec![pane];
-        out.extend(w.layout.panes().into_iter().filter(|p| {
-            *p != pane
-                && self
-                    .state
-                    .panes
-                    .get(p)
-                    .is_some_and(|p| p.copy.is_none() && p.exited.is_none())
-        }));
-        out
+        w.layout
+            .panes()
+            .into_iter()
+            .filter(|p| {
+                *p != pane
+                    && self
+                        .state
+                        .panes
+                        .get(p)
+                        .is_some_and(|p| p.copy.is_none() && p.exited.is_none())
+            })
+            .collect()
     }
 }

@@ -7,7 +7,7 @@ use calyx_pty::{HistoryLimits, SpawnOptions, Terminal};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::layout::{Layout, PaneId, SplitDir};
+use crate::layout::{PaneId, SplitDir};
 use crate::protocol::NewSession;
 
 use super::state::{
@@ -230,21 +230,7 @@ impl State {
         });
         let base_index = self.config.base_index;
         if let Some(s) = self.sessions.get_mut(&session) {
-            let at = s.insert_window(
-                Window {
-                    number: 0,
-                    name: label,
-                    auto_name,
-                    layout: Layout::Pane(pane),
-                    active: pane,
-                    last_active: None,
-                    zoomed: false,
-                    bell: false,
-                    preset: None,
-                    synchronized: false,
-                },
-                base_index,
-            );
+            let at = s.insert_window(Window::new(label, auto_name, pane), base_index);
             if !detached || s.windows.len() == 1 {
                 s.last_window = Some(s.active_window);
                 s.active_window = at;

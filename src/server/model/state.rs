@@ -157,6 +157,32 @@ pub struct Window {
 }
 
 impl Window {
+    /// A window of one pane, numbered when [`Session::insert_window`] puts it in a session;
+    /// `auto_name`: the name follows the pane's command until the user renames it.
+    pub fn new(name: String, auto_name: bool, pane: PaneId) -> Self {
+        Window {
+            number: 0,
+            name,
+            auto_name,
+            layout: Layout::Pane(pane),
+            active: pane,
+            last_active: None,
+            zoomed: false,
+            bell: false,
+            preset: None,
+            synchronized: false,
+        }
+    }
+
+    /// Arranges the panes in `preset`'s shape, keeping their order and focus; a zoom ends.
+    pub fn apply_preset(&mut self, preset: crate::layout_preset::Preset) {
+        if let Some(layout) = preset.build(&self.layout.panes()) {
+            self.layout = layout;
+            self.preset = Some(preset);
+            self.zoomed = false;
+        }
+    }
+
     /// Focuses `pane` in this window: the pane focused before becomes `last_active` (where
     /// focus returns when `pane` closes) and a zoom ends. Looking at the window clears its bell.
     pub fn focus(&mut self, pane: PaneId) {
@@ -286,21 +312,7 @@ impl Session {
         if !w.remove_pane(pane) {
             return false;
         }
-        let at = self.insert_window(
-            Window {
-                number: 0,
-                name: String::new(),
-                auto_name: true,
-                layout: Layout::Pane(pane),
-                active: pane,
-                last_active: None,
-                zoomed: false,
-                bell: false,
-                preset: None,
-                synchronized: false,
-            },
-            base_index,
-        );
+        let at = self.insert_window(Window::new(String::new(), true, pane), base_index);
         self.select_window(at);
         true
     }

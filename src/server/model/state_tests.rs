@@ -11,16 +11,8 @@ use crate::layout::{Layout, SplitDir};
 /// A window whose layout is `layout`, focused on `active`.
 fn window(layout: Layout, active: PaneId) -> Window {
     Window {
-        number: 0,
-        name: format!("w{active}"),
-        auto_name: true,
         layout,
-        active,
-        last_active: None,
-        zoomed: false,
-        bell: false,
-        preset: None,
-        synchronized: false,
+        ..Window::new(format!("w{active}"), true, active)
     }
 }
 

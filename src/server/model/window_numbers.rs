@@ -60,21 +60,9 @@ mod tests {
     use tokio::time::Instant;
 
     use super::*;
-    use crate::layout::Layout;
 
     fn window(pane: u32) -> Window {
-        Window {
-            number: 0,
-            name: String::new(),
-            auto_name: true,
-            layout: Layout::Pane(pane),
-            active: pane,
-            last_active: None,
-            zoomed: false,
-            bell: false,
-            preset: None,
-            synchronized: false,
-        }
+        Window::new(String::new(), true, pane)
     }
 
     fn session() -> Session {

@@ -322,12 +322,7 @@ impl Server {
     /// the panes keep their order and the focused pane; a zoom ends.
     pub(crate) fn select_layout(&mut self, session: SessionId, preset: Option<Preset>) {
         self.update_window(session, |w| {
-            let preset = preset.unwrap_or_else(|| Preset::after(w.preset));
-            if let Some(layout) = preset.build(&w.layout.panes()) {
-                w.layout = layout;
-                w.preset = Some(preset);
-                w.zoomed = false;
-            }
+            w.apply_preset(preset.unwrap_or_else(|| Preset::after(w.preset)));
         });
     }
 }

@@ -4,6 +4,7 @@
 //! the client's pane as the default target (as a command run inside the pane defaults to it).
 
 use crate::cli::Command;
+use crate::command_requests::{self, Defaults};
 use crate::protocol::{NewSession, Request, Response};
 use crate::server::input::prompt::{self, PromptCommand};
 use crate::server::model::state::{ClientId, SessionId};
@@ -28,112 +29,30 @@ impl Server {
         }
     }
 
-    /// A CLI command typed at the prompt: the request it is, answered on the status line.
+    /// A CLI command typed at the prompt: the request it is (built by the same table as the
+    /// CLI's), answered on the status line.
     fn prompt_cli_command(&mut self, client: ClientId, session: SessionId, command: Command) {
-        let pane = self
-            .state
-            .sessions
-            .get(&session)
-            .and_then(|s| s.active_pane());
-        let here = pane.map(|p| format!("%{p}"));
-        let or_here = |target: Option<String>| target.or_else(|| here.clone());
-        // `-c DIR` relative to the focused pane's directory (the server's has no meaning).
-        let base = pane.and_then(|p| self.state.panes.get(&p)).map(|p| p.cwd());
-        let dir = |d: Option<String>| {
-            d.map(|d| match (&base, std::path::Path::new(&d).is_absolute()) {
-                (Some(base), false) => std::path::Path::new(base).join(&d).display().to_string(),
-                _ => d,
-            })
-        };
-        let request = match command {
+        let here = PromptDefaults::of(self, session);
+        let command = match command {
             Command::New(args) => {
-                let cwd = dir(args.cwd.clone()).or_else(|| base.clone());
+                let cwd = here.dir(args.cwd.clone()).or_else(|| here.new_window_dir());
                 return self.prompt_new_session(client, session, args, cwd);
             }
-            Command::Kill(t) => Request::KillSession {
-                target: or_here(t.target),
+            // Its whole point is the text it prints: that needs a shell.
+            capture @ Command::Capture(_) => capture,
+            other => match command_requests::request_for(other, &here) {
+                Ok(request) => {
+                    let answer = self.request(request);
+                    return self.show_answer(client, answer);
+                }
+                Err(other) => *other,
             },
-            Command::KillPane(t) => Request::KillPane {
-                target: or_here(t.target),
-            },
-            Command::KillWindow(t) => Request::KillWindow {
-                target: or_here(t.target),
-            },
-            Command::KillServer => Request::KillServer,
-            Command::Split(a) => Request::Split {
-                target: or_here(a.target),
-                horizontal: a.horizontal,
-                detached: a.detached,
-                cwd: dir(a.cwd),
-                command: a.command,
-            },
-            Command::NewWindow(a) => Request::NewWindow {
-                target: or_here(a.target),
-                name: a.name,
-                cwd: dir(a.cwd).or_else(|| base.clone()),
-                detached: a.detached,
-                command: a.command,
-            },
-            Command::SendKeys(a) => Request::SendKeys {
-                target: or_here(a.target),
-                keys: a.keys,
-                literal: a.literal,
-            },
-            Command::Select(t) => Request::Select {
-                target: or_here(t.target),
-            },
-            Command::Rename(a) => Request::Rename {
-                target: or_here(a.target),
-                window: a.window,
-                name: a.name,
-            },
-            Command::RenameWindow(a) => Request::Rename {
-                target: or_here(a.target),
-                window: true,
-                name: a.name,
-            },
-            Command::ReloadConfig => Request::ReloadConfig,
-            Command::SetWindowOption(a) => Request::SetWindowOption {
-                target: or_here(a.target),
-                option: a.option,
-                value: a.value,
-            },
-            Command::SelectLayout(a) => Request::SelectLayout {
-                target: or_here(a.target),
-                layout: a.layout,
-                next: a.next,
-                even: a.even,
-            },
-            Command::DisplayMessage(a) => Request::DisplayMessage {
-                target: or_here(a.target),
-                message: a
-                    .message
-                    .unwrap_or_else(|| crate::format::DISPLAY_MESSAGE.to_string()),
-                // The prompt has no stdout: -p shows it here too.
-                print: a.print,
-            },
-            Command::Approve(a) => Request::Decide {
-                id: a.id,
-                allow: true,
-                message: None,
-            },
-            Command::Deny(a) => Request::Decide {
-                id: a.id,
-                allow: false,
-                message: a.message,
-            },
-            Command::Ls => Request::ListSessions,
-            Command::ListPanes(a) => Request::ListPanes { target: a.target },
-            other => {
-                let name = command_name(&other);
-                return self.message(
-                    client,
-                    format!("{name} prints to a shell: run `calyx {name}` there"),
-                );
-            }
         };
-        let answer = self.request(request);
-        self.show_answer(client, answer);
+        let name = command_name(&command);
+        self.message(
+            client,
+            format!("{name} prints to a shell: run `calyx {name}` there"),
+        );
     }
 
     /// `new-session` from the prompt: made at the size of the client's session, and the client
@@ -197,4 +116,47 @@ fn command_name(command: &Command) -> String {
         name.extend(c.to_lowercase());
     }
     name
+}
+
+/// What the prompt supplies to a command: the client's focused pane as the default target of
+/// every command (tmux's rule for a command typed in a session), directories relative to that
+/// pane's own.
+struct PromptDefaults {
+    here: Option<String>,
+    base: Option<String>,
+}
+
+impl PromptDefaults {
+    fn of(server: &Server, session: SessionId) -> Self {
+        let pane = server
+            .state
+            .sessions
+            .get(&session)
+            .and_then(|s| s.active_pane());
+        PromptDefaults {
+            here: pane.map(|p| format!("%{p}")),
+            base: pane
+                .and_then(|p| server.state.panes.get(&p))
+                .map(|p| p.cwd()),
+        }
+    }
+}
+
+impl Defaults for PromptDefaults {
+    fn target(&self, given: Option<String>) -> Option<String> {
+        given.or_else(|| self.here.clone())
+    }
+
+    fn dir(&self, given: Option<String>) -> Option<String> {
+        given.map(
+            |d| match (&self.base, std::path::Path::new(&d).is_absolute()) {
+                (Some(base), false) => std::path::Path::new(base).join(&d).display().to_string(),
+                _ => d,
+            },
+        )
+    }
+
+    fn new_window_dir(&self) -> Option<String> {
+        self.base.clone()
+    }
 }

@@ -5,6 +5,7 @@ use crate::layout::SplitDir;
 use crate::protocol::{NewSession, PaneInfo, Request, Response, SessionInfo};
 
 use super::lifecycle::Close;
+use crate::server::model::state::SessionId;
 use crate::server::model::target::Target;
 use crate::server::owner::Server;
 
@@ -227,22 +228,14 @@ impl Server {
         option: &str,
         value: Option<&str>,
     ) -> Response {
-        let t = match self.state.resolve(target.as_deref()) {
-            Ok(t) => t,
-            Err(e) => return Response::Error(e),
-        };
         if option != "synchronize-panes" {
             return Response::Error(format!(
                 "unknown window option: {option} (calyx has synchronize-panes)"
             ));
         }
-        let Some(w) = self
-            .state
-            .sessions
-            .get_mut(&t.session)
-            .and_then(|s| s.windows.get_mut(t.window))
-        else {
-            return Response::Error("window is gone".into());
+        let (session, w) = match self.target_window(target) {
+            Ok(found) => found,
+            Err(e) => return Response::Error(e),
         };
         w.synchronized = match value {
             None => !w.synchronized,
@@ -253,7 +246,7 @@ impl Server {
             }
         };
         let now = if w.synchronized { "on" } else { "off" };
-        self.state.mark_session_dirty(t.session);
+        self.state.mark_session_dirty(session);
         Response::Text(format!("synchronize-panes {now}\n"))
     }
 
@@ -266,39 +259,40 @@ impl Server {
         next: bool,
         even: bool,
     ) -> Response {
-        let t = match self.state.resolve(target.as_deref()) {
-            Ok(t) => t,
-            Err(e) => return Response::Error(e),
-        };
         let chosen = match layout.map(crate::layout_preset::Preset::parse) {
             Some(Err(e)) => return Response::Error(e),
             Some(Ok(preset)) => Some(preset),
             None => None,
         };
-        let Some(w) = self
-            .state
-            .sessions
-            .get_mut(&t.session)
-            .and_then(|s| s.windows.get_mut(t.window))
-        else {
-            return Response::Error("window is gone".into());
+        let (session, w) = match self.target_window(target) {
+            Ok(found) => found,
+            Err(e) => return Response::Error(e),
         };
         if even {
             w.layout.equalize();
         } else {
-            let preset = match (chosen, next, w.preset) {
+            w.apply_preset(match (chosen, next, w.preset) {
                 (Some(p), _, _) => p,
                 (None, false, Some(last)) => last,
                 (None, _, last) => crate::layout_preset::Preset::after(last),
-            };
-            if let Some(layout) = preset.build(&w.layout.panes()) {
-                w.layout = layout;
-                w.preset = Some(preset);
-                w.zoomed = false;
-            }
+            });
         }
-        self.state.relayout(t.session);
+        self.state.relayout(session);
         Response::Ok
+    }
+
+    /// The window `target` names (a pane's window for a pane), with its session.
+    fn target_window(
+        &mut self,
+        target: Option<String>,
+    ) -> Result<(SessionId, &mut crate::server::model::state::Window), String> {
+        let t = self.state.resolve(target.as_deref())?;
+        self.state
+            .sessions
+            .get_mut(&t.session)
+            .and_then(|s| s.windows.get_mut(t.window))
+            .map(|w| (t.session, w))
+            .ok_or_else(|| "window is gone".to_string())
     }
 
     /// `display-message`: the format expanded for the target pane; printed, or shown to the

@@ -1,7 +1,7 @@
-//! Splitting the one "Arguments" string of a stdio server into argv, the way a shell would:
-//! the user types `--root "/my files" -v` once (in the overlay's form or a pasted line) and the
-//! server must get three arguments. No expansion happens (`$HOME` stays literal): calyx runs the
-//! command directly, not through a shell, so what is typed is what the server gets.
+//! Splitting one typed line into arguments the way a shell would, for the two places calyx
+//! reads a line it does not hand to a shell: the `:` prompt (`split-window -c "/my files"`) and
+//! a hosted stdio server's "Arguments" string (`--root "/my files" -v` is three arguments). No
+//! expansion happens (`$HOME` stays literal): what is typed is what the command gets.
 
 use thiserror::Error;
 
