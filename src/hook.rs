@@ -33,10 +33,8 @@ const MAX_PAYLOAD_BYTES: u64 = 1024 * 1024 + 1;
 /// Runs the hook and always exits 0.
 pub fn run(kind: &str, approval: bool) -> ExitCode {
     let env = |name: &str| std::env::var(name).ok();
-    if outside_calyx(env) {
-        return ExitCode::SUCCESS;
-    }
-    // The kind is parsed once, here; everything after works with the CLI, not its name.
+    // The kind is parsed once, here, and first: a hook installed with a kind calyx does not
+    // know is a mistake worth telling inside calyx or not (it is in the user's global config).
     let kind = match kind.parse::<AgentKind>() {
         Ok(kind) => kind,
         Err(unknown) => {
@@ -46,6 +44,9 @@ pub fn run(kind: &str, approval: bool) -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
+    if outside_calyx(env) {
+        return ExitCode::SUCCESS;
+    }
     if hook_rules::fired_for_another_cli(kind, env) {
         return ExitCode::SUCCESS;
     }

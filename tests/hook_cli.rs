@@ -529,4 +529,9 @@ async fn an_unknown_kind_is_silent_on_stdout_and_says_why_on_stderr() {
         stderr.contains("\"claude\"") && stderr.contains("claude-code"),
         "{stderr}"
     );
+    // Outside calyx too: the kind is wrong wherever the hook runs.
+    let (output, _) = run_hook(state_home.path(), &["claude"], &[], PAYLOAD).await;
+    assert_silent_success(&output);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("\"claude\""), "{stderr}");
 }
