@@ -5,6 +5,7 @@
 
 pub mod events;
 pub mod gate;
+pub mod headers;
 pub mod hook_rules;
 pub mod kind;
 

@@ -6,12 +6,7 @@ use calyx_integrations::AgentKind;
 
 use super::{CallerKind, Identity};
 
-/// `X-Calyx-Session-ID`: the pane's persistent record id.
-pub const SESSION_HEADER: &str = "x-calyx-session-id";
-/// `X-Calyx-Surface-ID`: the pane's surface UUID.
-pub const SURFACE_HEADER: &str = "x-calyx-surface-id";
-/// `X-Calyx-Agent-Kind`: which CLI is calling.
-pub const KIND_HEADER: &str = "x-calyx-agent-kind";
+pub use calyx_integrations::headers::{KIND_HEADER, SESSION_HEADER, SURFACE_HEADER};
 
 /// The agent kind hook routes assume when none is sent: Claude Code's MCP and hook entries
 /// carry no kind header (the one place this default is made).

@@ -18,7 +18,7 @@ use super::backend::{McpBackend, PaneRef};
 use super::peers::PeerRegistry;
 use super::tool_set::ToolSet;
 use super::tools;
-use crate::http::{KIND_HEADER, SESSION_HEADER, SURFACE_HEADER};
+use calyx_integrations::headers::{KIND_HEADER, SESSION_HEADER, SURFACE_HEADER};
 
 /// Protocol versions served, newest first: 2026-07-28 statelessly (no `initialize`, no
 /// session: rmcp serves each request on its own, and the caller's pane comes from that request's
