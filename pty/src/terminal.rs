@@ -86,7 +86,25 @@ impl Terminal {
         let bytes = self.charset.translate(&bytes);
         self.history.push(&bytes);
         self.commands.feed(&bytes);
-        self.parser.process(&bytes);
+        let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.parser.process(&bytes);
+        }));
+        if parsed.is_err() {
+            self.recover_from_parser_panic();
+        }
+    }
+
+    /// A panic inside the vendored parser (a bug: random-input property tests guard against
+    /// them) must not kill the pane's reader thread and with it the pane. The screen it left
+    /// may break its own invariants, so it is replaced by a blank one of the same size, with a
+    /// line saying why; the history keeps every byte, so capture and copy mode lose nothing.
+    fn recover_from_parser_panic(&mut self) {
+        let (rows, cols) = self.parser.screen().size();
+        let callbacks = std::mem::take(self.parser.callbacks_mut());
+        self.parser =
+            vt100::Parser::new_with_callbacks(rows, cols, LIVE_SCROLLBACK_ROWS, callbacks);
+        self.parser
+            .process(b"\x1b[2m[calyx: the screen was reset after an internal error]\x1b[m\r\n");
     }
 
     /// Switches the reference path on (`true`) or off: every character written to the screen

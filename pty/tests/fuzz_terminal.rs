@@ -75,3 +75,57 @@ fn extreme_sizes_are_survived() {
     let replies = term.drain().replies;
     assert!(replies.starts_with(b"\x1b[1;1R"), "{replies:?}");
 }
+
+/// Emoji that change width after they are drawn (U+FE0F, skin tones, ZWJ) around the last
+/// column of narrow screens: upstream vt100 unwrapped the cell after a widened one, which does
+/// not exist in the last column.
+fn width_changing_text() -> impl Strategy<Value = Vec<u8>> {
+    let fragment = prop_oneof![
+        Just("\u{2764}".as_bytes().to_vec()),
+        Just("\u{FE0F}".as_bytes().to_vec()),
+        Just("\u{1F3FD}".as_bytes().to_vec()),
+        Just("\u{200D}".as_bytes().to_vec()),
+        Just("\u{1F600}".as_bytes().to_vec()),
+        Just("\u{301}".as_bytes().to_vec()),
+        Just(b"a".to_vec()),
+        Just(b"\r\n".to_vec()),
+        Just(b"\x08".to_vec()),
+        Just(b"\x1b[?7l".to_vec()),
+        Just(b"\x1b[?7h".to_vec()),
+        Just(b"\x1b[4h".to_vec()),
+        Just(b"\x1b[4l".to_vec()),
+        Just(b"\x1b[@".to_vec()),
+        Just(b"\x1b[P".to_vec()),
+        Just(b"\x1b[K".to_vec()),
+        (1u16..8).prop_map(|c| format!("\x1b[{c}G").into_bytes()),
+        (1u16..4, 1u16..8).prop_map(|(r, c)| format!("\x1b[{r};{c}H").into_bytes()),
+    ];
+    prop::collection::vec(fragment, 0..40).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn width_changing_emoji_at_the_edge_never_panic(
+        data in width_changing_text(),
+        rows in 1u16..4,
+        cols in 1u16..7,
+    ) {
+        let mut term = Terminal::new(rows, cols, HistoryLimits::default());
+        term.process(&data);
+        term.resize(rows + 1, cols + 1);
+        term.process(&data);
+        prop_assert!(term.screen().contents_formatted().len() < 1 << 16);
+    }
+}
+
+#[test]
+fn an_emoji_widened_in_the_last_column_does_not_panic() {
+    // Found by a random search: a cell widened by U+FE0F in the last column, then a wide
+    // character written on it.
+    let mut term = Terminal::new(3, 2, HistoryLimits::default());
+    term.process("\x1b[3G\u{1F3FD}\u{2764}\u{2764}\u{FE0F}\x1b[1;3H\u{1F3FD}".as_bytes());
+    term.process(b"\r\nok");
+    assert!(term.screen().contents().contains("ok"));
+}

@@ -1155,67 +1155,60 @@ impl Screen {
     ) {
         let size = self.grid().size();
         let attrs = self.attrs;
+        let at = |col: u16| crate::grid::Pos {
+            row: base_pos.row,
+            col,
+        };
 
+        // calyx: every neighbour is looked up, never assumed (upstream
+        // unwrapped them): a cell widened by U+FE0F in the last column has no
+        // cell after it, and the program's output must not panic the reader.
         if base_pos.col > 0 {
-            let prev_cell = self
-                .grid_mut()
-                .drawing_cell_mut(crate::grid::Pos {
-                    row: base_pos.row,
-                    col: base_pos.col - 1,
-                })
-                // pos.row is assumed valid, and pos.col was just
-                // checked to be greater than 0.
-                .unwrap();
-            if prev_cell.is_wide() {
-                prev_cell.clear(*prev_cell.attrs());
+            if let Some(prev_cell) =
+                self.grid_mut().drawing_cell_mut(at(base_pos.col - 1))
+            {
+                if prev_cell.is_wide() {
+                    prev_cell.clear(*prev_cell.attrs());
+                }
             }
         }
 
         if cell_was_wide && !cell_is_wide {
-            let next_cell = self
-                .grid_mut()
-                .drawing_cell_mut(crate::grid::Pos {
-                    row: base_pos.row,
-                    col: base_pos.col + 1,
-                })
-                // base_pos.row is assumed valid, and this cell previously
-                // was wide, so there must have been a continuation cell
-                // after it.
-                .unwrap();
-            next_cell.set(' ', attrs);
+            if let Some(next_cell) =
+                self.grid_mut().drawing_cell_mut(at(base_pos.col + 1))
+            {
+                next_cell.set(' ', attrs);
+            }
         }
 
         if !cell_was_wide && cell_is_wide {
-            let next_cell = self
-                .grid_mut()
-                .drawing_cell_mut(crate::grid::Pos {
-                    row: base_pos.row,
-                    col: base_pos.col + 1,
-                })
-                // base_pos.row is assumed valid, and the cell at base_pos
-                // has become wide, so it must have a cell after it (if it
-                // didn't, we would have wrapped earlier when widening the
-                // cell).
-                .unwrap();
+            let Some(next_cell) =
+                self.grid_mut().drawing_cell_mut(at(base_pos.col + 1))
+            else {
+                // A wide cell with no room for its second half: it stays
+                // drawn as one narrow cell, as a terminal in the same spot
+                // would show it cut.
+                if let Some(cell) = self.grid_mut().drawing_cell_mut(base_pos)
+                {
+                    cell.set_wide(false);
+                }
+                return;
+            };
             let next_cell_was_wide = next_cell.is_wide();
             next_cell.clear(crate::attrs::Attrs::default());
             next_cell.set_wide_continuation(true);
             if next_cell_was_wide {
-                let next_next_cell = self
-                    .grid_mut()
-                    .drawing_cell_mut(crate::grid::Pos {
-                        row: base_pos.row,
-                        col: base_pos.col + 2,
-                    })
-                    // the cell at base_pos.col + 1 was previously wide, so
-                    // it must have had a continuation cell after it.
-                    .unwrap();
-                next_next_cell.clear(attrs);
+                if let Some(next_next_cell) =
+                    self.grid_mut().drawing_cell_mut(at(base_pos.col + 2))
+                {
+                    next_next_cell.clear(attrs);
+                }
                 if base_pos.col + 2 == size.cols() - 1 {
-                    self.grid_mut()
-                        .drawing_row_mut(base_pos.row)
-                        .unwrap()
-                        .wrap(false);
+                    if let Some(row) =
+                        self.grid_mut().drawing_row_mut(base_pos.row)
+                    {
+                        row.wrap(false);
+                    }
                 }
             }
         }
@@ -1297,46 +1290,46 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
             screen.last_char = Some(c);
             screen.grid_mut().col_inc(width);
         } else {
-            // pos.row is valid, since it comes directly from
-            // self.grid().pos() which we assume to always have a
-            // valid row value. pos.col - 1 is valid because we just
-            // returned early if pos.col == 0.
+            // calyx: the cell a zero-width character joins is looked up, not
+            // assumed (upstream unwrapped it): after a cell widened on a
+            // one-column screen the cursor can stand past the last cell. A
+            // character with nothing to join is dropped, as at column 0.
+            if pos.col == 0 {
+                return;
+            }
             base_pos = crate::grid::Pos {
                 row: pos.row,
                 col: pos.col - 1,
             };
-            if screen
-                .grid_mut()
-                .drawing_cell_mut(base_pos)
-                .unwrap()
-                .is_wide_continuation()
-            {
-                // pos.row is valid, since it comes directly from
-                // self.grid().pos() which we assume to always have a
-                // valid row value. we know pos.col - 2 is valid
-                // because the cell at pos.col - 1 is a wide
-                // continuation character, which means there must be
-                // the first half of the wide character before it.
+            let Some(cell) = screen.grid().drawing_cell(base_pos) else {
+                return;
+            };
+            if cell.is_wide_continuation() {
+                // the first half of the wide character is before it.
+                if base_pos.col == 0 {
+                    return;
+                }
                 base_pos = crate::grid::Pos {
                     row: pos.row,
                     col: pos.col - 2,
                 };
             }
-            cell_was_wide =
-                screen.grid().drawing_cell(base_pos).unwrap().is_wide();
-
-            screen
-                .grid_mut()
-                .drawing_cell_mut(base_pos)
-                .unwrap()
-                .append(c);
-            let cell_is_wide =
-                screen.grid().drawing_cell(base_pos).unwrap().is_wide();
-            if !cell_was_wide && cell_is_wide {
+            let one_column = screen.grid().size().cols() < 2;
+            let Some(cell) = screen.grid_mut().drawing_cell_mut(base_pos)
+            else {
+                return;
+            };
+            cell_was_wide = cell.is_wide();
+            cell.append(c);
+            let cell_is_wide = cell.is_wide();
+            if !cell_was_wide && cell_is_wide && one_column {
+                // calyx: a screen one column wide has no room for a wide
+                // cell: it stays narrow.
+                cell.set_wide(false);
+            } else if !cell_was_wide && cell_is_wide {
                 let on_row = Self::on_row(screen, &mut self.callbacks);
                 screen.grid_mut().col_wrap(1, false, on_row);
-                // col_wrap always leaves self.grid().pos() on a valid cell,
-                // so .drawing_cell(new_pos).unwrap() will always be valid.
+                // col_wrap always leaves self.grid().pos() on a valid cell.
                 let new_pos = screen.grid().pos();
                 screen.wrap_widened_cell(base_pos, new_pos);
                 if new_pos.col == 0 {
@@ -1345,8 +1338,10 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
             }
         }
 
-        let cell_is_wide =
-            screen.grid().drawing_cell(base_pos).unwrap().is_wide();
+        let Some(cell) = screen.grid().drawing_cell(base_pos) else {
+            return;
+        };
+        let cell_is_wide = cell.is_wide();
 
         screen.text_cleanup(base_pos, cell_was_wide, cell_is_wide);
     }
