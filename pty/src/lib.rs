@@ -11,6 +11,7 @@ pub mod osc_cap;
 pub mod plain;
 mod pty_fd;
 pub mod read_gate;
+mod reader_priority;
 pub mod redact;
 pub mod shell_marks;
 pub mod spawn;

@@ -243,12 +243,13 @@ fn read_loop(
     replies: &InputQueue,
     events: &dyn PaneEvents,
 ) {
+    let priorities = crate::reader_priority::ReaderPriorities::for_this_thread();
     let mut niced = false;
     let mut buf = vec![0u8; READ_CHUNK];
     loop {
         let want = background.load(Ordering::Relaxed);
         if want != niced {
-            set_thread_priority(if want { BACKGROUND_NICE } else { 0 });
+            priorities.apply(want);
             niced = want;
         }
         match read_once(gate.reader(), terminal, &mut buf, gate.stats()) {
@@ -271,27 +272,6 @@ fn read_loop(
 /// What the owner reads of an echo at once: an echo is a few bytes; anything longer is left
 /// for the reader thread, which reads in `READ_CHUNK`s.
 const OWNER_READ_CHUNK: usize = 4096;
-
-/// Niceness of a background pane's reader thread.
-const BACKGROUND_NICE: i32 = 10;
-
-/// Parsing a flooding pane that nobody types into must not starve the threads that carry
-/// keystrokes and frames: its reader runs at a lower priority. With spare CPU this changes
-/// nothing; the focused pane's reader keeps normal priority, so its throughput is untouched.
-fn set_thread_priority(nice: i32) {
-    #[cfg(target_os = "linux")]
-    {
-        let Ok(tid) = libc::id_t::try_from(nix::unistd::gettid().as_raw()) else {
-            return;
-        };
-        // SAFETY: setpriority(2) takes only integers and touches no memory of ours; on Linux
-        // PRIO_PROCESS with a thread id renices just that thread, the calling one. nix 0.28
-        // has no wrapper for it. A failure (no permission) leaves the priority as it was.
-        unsafe {
-            libc::setpriority(libc::PRIO_PROCESS, tid, nice);
-        }
-    }
-}
 
 /// Writes queued input in order, waiting for room when the program is slow to read it.
 /// `writer` is portable-pty's (it sends EOF when dropped, as the pane closes); `ready` is a
