@@ -38,6 +38,7 @@ fn session(windows: Vec<Window>, rows: u16, cols: u16) -> Session {
         roomy_size: (rows, cols),
         last_used: Instant::now(),
         sidebar: false,
+        pane_borders: Default::default(),
     };
     s.renumber_windows(0);
     s
