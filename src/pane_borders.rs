@@ -210,14 +210,14 @@ mod tests {
             // The separator cells are exactly the window cells outside every content.
             let contents: u32 = cells
                 .iter()
-                .map(|(_, c)| u32::from(borders.content(*c).area()))
+                .map(|(_, c)| borders.content(*c).area())
                 .sum();
             let separators = u32::from(w) * u32::from(h) - contents;
             let in_cells: u32 = cells
                 .iter()
                 .map(|(_, c)| {
                     let clipped = c.intersection(window);
-                    u32::from(clipped.area()) - u32::from(borders.content(*c).area())
+                    clipped.area() - borders.content(*c).area()
                 })
                 .sum();
             prop_assert_eq!(separators, in_cells);
@@ -237,7 +237,7 @@ mod tests {
             let h = layout.min_extent(SplitDir::Vertical) + extra_h;
             let window = Rect::new(0, 0, w, h);
             let cells = layout.rects(borders.layout_area(window));
-            let total: u32 = cells.iter().map(|(_, c)| u32::from(c.area())).sum();
+            let total: u32 = cells.iter().map(|(_, c)| c.area()).sum();
             prop_assert_eq!(total, u32::from(w) * u32::from(h));
             for (i, (_, a)) in cells.iter().enumerate() {
                 let content = borders.content(*a);

@@ -125,6 +125,7 @@ fn draw_labels(window: Rect, pane: &SeparatedPane<'_>, buf: &mut Buffer) {
     let width = usize::from(content.width);
     // One line cell before the text, as the box's title sits after its corner.
     let room = width.saturating_sub(1);
+    let line_below = content.bottom() < window.bottom();
     if content.y > window.y && room > 0 {
         let y = content.y - 1;
         let title_style = if pane.focused {
@@ -134,13 +135,21 @@ fn draw_labels(window: Rect, pane: &SeparatedPane<'_>, buf: &mut Buffer) {
         } else {
             Style::default().fg(Color::Gray)
         };
-        let label = format!(" {} ", pane.label);
-        let badge = pane
-            .badge
-            .map(|(text, colour)| (format!(" {text} "), colour));
+        // With no line below, the footer joins the title.
+        let label = match pane.footer {
+            Some(footer) if !line_below => format!(" {} {footer} ", pane.label),
+            _ => format!(" {} ", pane.label),
+        };
+        let fits = |badge: &str| label.chars().count() + badge.chars().count() + 2 <= room;
+        // As on a box's edge, the badge gives up its CLI name first ("Claude Code ! blocked"
+        // becomes "! blocked"), then gives way to the title.
+        let badge = pane.badge.and_then(|(text, colour)| {
+            [text.to_string(), short_badge(text)]
+                .into_iter()
+                .find(|t| fits(t))
+                .map(|t| (format!(" {t} "), colour))
+        });
         let badge_width = badge.as_ref().map_or(0, |(t, _)| t.chars().count());
-        // The badge gives way to the title when both do not fit.
-        let badge = badge.filter(|_| label.chars().count() + badge_width <= room);
         let label_room = room.saturating_sub(badge.as_ref().map_or(0, |_| badge_width));
         buf.set_stringn(content.x + 1, y, &label, label_room, title_style);
         if let Some((text, colour)) = badge {
@@ -149,7 +158,7 @@ fn draw_labels(window: Rect, pane: &SeparatedPane<'_>, buf: &mut Buffer) {
         }
     }
     if let Some(footer) = pane.footer {
-        if content.bottom() < window.bottom() {
+        if line_below {
             let text = format!(" {footer} ");
             let shown = text.chars().count().min(room);
             let x = content.right().saturating_sub(to_u16(shown));
@@ -161,6 +170,15 @@ fn draw_labels(window: Rect, pane: &SeparatedPane<'_>, buf: &mut Buffer) {
                 Style::default().fg(Color::Yellow),
             );
         }
+    }
+}
+
+/// An agent badge without its CLI's name: its last two words ("! blocked").
+fn short_badge(text: &str) -> String {
+    let words: Vec<&str> = text.rsplitn(3, ' ').collect();
+    match words.as_slice() {
+        [state, mark, _] => format!("{mark} {state}"),
+        _ => text.to_string(),
     }
 }
 
@@ -177,6 +195,36 @@ mod tests {
         (a.y..a.bottom())
             .map(|y| (a.x..a.right()).map(|x| buf[(x, y)].symbol()).collect())
             .collect()
+    }
+
+    /// Three panes laid out by the real layout tree and geometry, as `Chrome` draws them: a
+    /// pane on the left, two stacked on the right, the lower one focused with an agent badge.
+    #[test]
+    fn three_panes_snapshot() {
+        use crate::layout::{Layout, SplitDir};
+        use crate::pane_borders::PaneBorders;
+        let mut layout = Layout::Pane(1);
+        layout.split(1, 2, SplitDir::Horizontal);
+        layout.split(2, 3, SplitDir::Vertical);
+        let window = Rect::new(0, 0, 60, 12);
+        let borders = PaneBorders::Separators;
+        let labels = ["0: make", "1: tail", "2: claude"];
+        let panes: Vec<SeparatedPane<'_>> = layout
+            .rects(borders.layout_area(window))
+            .into_iter()
+            .enumerate()
+            .map(|(i, (id, cell))| SeparatedPane {
+                cell,
+                content: borders.content(cell),
+                focused: id == 3,
+                label: labels[i],
+                badge: (id == 3).then_some(("Claude Code ! blocked", Color::LightRed)),
+                footer: (id == 1).then_some("[exited 0]"),
+            })
+            .collect();
+        let mut buf = Buffer::empty(window);
+        draw(window, &panes, &mut buf);
+        insta::assert_snapshot!(rows(&buf).join("\n"));
     }
 
     #[test]
