@@ -131,6 +131,29 @@ mod tests {
     }
 
     #[test]
+    fn dragging_a_separator_puts_it_under_the_mouse() {
+        let borders = PaneBorders::Separators;
+        let area = borders.layout_area(window());
+        let mut l = Layout::Pane(1);
+        l.split(1, 2, SplitDir::Horizontal);
+        l.split(2, 3, SplitDir::Vertical);
+        // The separator column is the left cell's last one: x = 80.
+        let path = l.divider_at(area, 80, 10).expect("the separator column");
+        l.drag_divider(&path, area, 60, 10);
+        assert_eq!(
+            content_sizes(&l, borders, window()),
+            vec![(60, 44), (99, 22), (99, 21)]
+        );
+        // The row between the right-hand panes is at y = 22; drag it up to y = 10.
+        let path = l.divider_at(area, 100, 22).expect("the separator row");
+        l.drag_divider(&path, area, 100, 10);
+        assert_eq!(
+            content_sizes(&l, borders, window()),
+            vec![(60, 44), (99, 10), (99, 33)]
+        );
+    }
+
+    #[test]
     fn content_size_is_never_zero() {
         for borders in [PaneBorders::Box, PaneBorders::Separators] {
             assert_eq!(borders.content_size(Rect::new(0, 0, 1, 1)), (1, 1));
