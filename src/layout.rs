@@ -121,7 +121,7 @@ impl Layout {
                 first,
                 second,
             } => {
-                let (a, b) = split_rect(area, *dir, *ratio);
+                let (a, b) = halves(area, *dir, *ratio, first, second);
                 first.place(a, out);
                 second.place(b, out);
             }
@@ -155,7 +155,7 @@ impl Layout {
         else {
             return false;
         };
-        let (a, b) = split_rect(area, *dir, *ratio);
+        let (a, b) = halves(area, *dir, *ratio, first, second);
         let in_first = first.contains(pane);
         // Prefer the deepest matching split, so the border next to the pane moves.
         let deeper = if in_first {
@@ -193,7 +193,7 @@ impl Layout {
         else {
             return None;
         };
-        let (a, b) = split_rect(area, *dir, *ratio);
+        let (a, b) = halves(area, *dir, *ratio, first, second);
         let inside = |r: Rect| x >= r.x && x < r.right() && y >= r.y && y < r.bottom();
         if inside(a) {
             if let Some(mut path) = first.divider_at(a, x, y) {
@@ -229,7 +229,7 @@ impl Layout {
         else {
             return;
         };
-        let (a, b) = split_rect(area, *dir, *ratio);
+        let (a, b) = halves(area, *dir, *ratio, first, second);
         match path.split_first() {
             Some((false, rest)) => first.drag_divider(rest, a, x, y),
             Some((true, rest)) => second.drag_divider(rest, b, x, y),
@@ -286,6 +286,23 @@ impl Layout {
         }
     }
 
+    /// The fewest cells this layout needs in direction `dir` for every pane to keep
+    /// MIN_CELLS: the sum of its sides across a split that way, the larger side otherwise.
+    pub fn min_extent(&self, dir: SplitDir) -> u16 {
+        match self {
+            Layout::Pane(_) => MIN_CELLS,
+            Layout::Split {
+                dir: d,
+                first,
+                second,
+                ..
+            } if *d == dir => first.min_extent(dir).saturating_add(second.min_extent(dir)),
+            Layout::Split { first, second, .. } => {
+                first.min_extent(dir).max(second.min_extent(dir))
+            }
+        }
+    }
+
     /// How many panes line up across this layout in direction `dir`: a split the same way
     /// adds its sides' counts, any other layout counts as one.
     fn span(&self, dir: SplitDir) -> u32 {
@@ -320,16 +337,39 @@ fn ratio_for(first_cells: u16, total: u16) -> u16 {
     u16::try_from(r.clamp(1, 999)).unwrap_or(500)
 }
 
-/// Divides `area` between two children by `ratio` (thousandths), each keeping at least
-/// MIN_CELLS when the area allows.
-pub fn split_rect(area: Rect, dir: SplitDir, ratio: u16) -> (Rect, Rect) {
-    let total = extent(area, dir);
-    let mut first = ((u32::from(total) * u32::from(ratio) + 500) / 1000) as u16;
-    if total >= 2 * MIN_CELLS {
-        first = first.clamp(MIN_CELLS, total - MIN_CELLS);
+/// Divides `area` between a split's two children by `ratio` (thousandths), each keeping the
+/// room its own panes need (see [`Layout::min_extent`]) when the area allows: a child holding
+/// three panes side by side is not squeezed into the three cells one pane needs, which would
+/// leave some of its panes with no cell of content.
+fn halves(area: Rect, dir: SplitDir, ratio: u16, first: &Layout, second: &Layout) -> (Rect, Rect) {
+    split_with_minimums(
+        area,
+        dir,
+        ratio,
+        (first.min_extent(dir), second.min_extent(dir)),
+    )
+}
+
+/// Divides `area` by `ratio`, the first child getting at least `minimums.0` cells and the
+/// second `minimums.1` when the area has room for both; else the area is shared in proportion
+/// to the minimums (half each for equal ones).
+fn split_with_minimums(
+    area: Rect,
+    dir: SplitDir,
+    ratio: u16,
+    minimums: (u16, u16),
+) -> (Rect, Rect) {
+    let total = u32::from(extent(area, dir));
+    let (min_first, min_second) = (u32::from(minimums.0), u32::from(minimums.1));
+    let wanted = (total * u32::from(ratio) + 500) / 1000;
+    let first = if total >= min_first + min_second {
+        wanted.clamp(min_first, total - min_second)
     } else {
-        first = total / 2;
-    }
+        total * min_first / (min_first + min_second).max(1)
+    };
+    // `first` never exceeds `total`, a u16.
+    let first = u16::try_from(first).unwrap_or(0);
+    let total = extent(area, dir);
     let second = total - first;
     match dir {
         SplitDir::Horizontal => (

@@ -26,6 +26,7 @@ pub mod layout_preset;
 pub mod log_file;
 pub mod mcp;
 pub mod memory;
+pub mod pane_borders;
 pub mod paths;
 pub mod protocol;
 pub mod server;

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use crate::commands::Keymap;
 use crate::keys::Key;
+pub use crate::pane_borders::PaneBorders;
 
 mod read;
 
@@ -94,6 +95,8 @@ pub struct Config {
     pub mcp_disabled_tools: Vec<String>,
     /// Where panes' OSC 52 clipboard writes go.
     pub set_clipboard: SetClipboard,
+    /// A full box around each pane, or tmux's shared separators (see [`PaneBorders`]).
+    pub pane_borders: PaneBorders,
 }
 
 impl Default for Config {
@@ -117,6 +120,7 @@ impl Default for Config {
             hyperlinks: Hyperlinks::Auto,
             mcp_disabled_tools: Vec::new(),
             set_clipboard: SetClipboard::External,
+            pane_borders: PaneBorders::Box,
         }
     }
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use toml_edit::{ImDocument, Item, Table};
 
-use super::{Config, Hyperlinks, SetClipboard};
+use super::{Config, Hyperlinks, PaneBorders, SetClipboard};
 use crate::commands::{self, Keymap};
 use crate::keys::Key;
 
@@ -39,6 +39,7 @@ const OTHER_KEYS: &[&str] = &[
     "base_index",
     "hyperlinks",
     "set_clipboard",
+    "pane_borders",
     "keys",
     "approvals",
     "mcp",
@@ -123,6 +124,7 @@ impl Reader<'_> {
                 }
                 "hyperlinks" => self.hyperlinks(span, item),
                 "set_clipboard" => self.set_clipboard(span, item),
+                "pane_borders" => self.pane_borders(span, item),
                 "keys" => self.keys(span, item),
                 "approvals" => self.section(span, name, item, &["deny_gates"], Self::approvals),
                 "mcp" => self.section(span, name, item, &["disabled_tools"], Self::mcp),
@@ -217,6 +219,25 @@ impl Reader<'_> {
                 "set_clipboard",
                 format!(
                     "{} is not \"external\", \"on\" or \"off\"; using \"external\"",
+                    shown(item)
+                ),
+            ),
+        }
+    }
+
+    fn pane_borders(&mut self, span: Option<Range<usize>>, item: &Item) {
+        let borders = match item.as_str() {
+            Some("box") => Some(PaneBorders::Box),
+            Some("separators") => Some(PaneBorders::Separators),
+            _ => None,
+        };
+        match borders {
+            Some(borders) => self.config.pane_borders = borders,
+            None => self.problem(
+                span,
+                "pane_borders",
+                format!(
+                    "{} is not \"box\" or \"separators\"; using \"box\"",
                     shown(item)
                 ),
             ),

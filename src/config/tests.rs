@@ -87,6 +87,22 @@ fn set_clipboard_modes_default_to_external() {
 }
 
 #[test]
+fn pane_borders_default_to_box_and_take_separators() {
+    assert_eq!(Config::parse("", p()).0.pane_borders, PaneBorders::Box);
+    let (c, errors) = Config::parse("pane_borders = \"separators\"\n", p());
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(c.pane_borders, PaneBorders::Separators);
+    // A wrong word is one problem on its line; the other keys still apply.
+    let (c, errors) = Config::parse("mouse = false\npane_borders = \"thin\"\n", p());
+    assert_eq!(c.pane_borders, PaneBorders::Box);
+    assert!(!c.mouse);
+    assert!(
+        errors.len() == 1 && errors[0].contains("line 2") && errors[0].contains("pane_borders"),
+        "{errors:?}"
+    );
+}
+
+#[test]
 fn auto_hyperlinks_skip_terminals_that_print_osc8() {
     let auto = Hyperlinks::Auto;
     for term in [

@@ -154,8 +154,10 @@ impl Server {
             osc777: config.osc777,
             ..Default::default()
         });
+        let borders = config.pane_borders;
         self.state.config = config;
         self.state.config_errors = errors.clone();
+        self.state.set_pane_borders(borders);
         for c in self.state.clients.values_mut() {
             c.dirty = true;
         }

@@ -6,6 +6,7 @@ use crate::input::{encode_mouse, MouseEvent, MouseKind};
 use crate::layout::PaneId;
 use crate::server::model::state::{ClientId, Drag, SessionId};
 use crate::server::owner::Server;
+use ratatui::layout::Rect;
 
 /// Lines the mouse wheel scrolls.
 const WHEEL_LINES: isize = 3;
@@ -86,7 +87,7 @@ impl Server {
         match ev.kind {
             MouseKind::Drag(_) => {
                 if let Some(s) = self.state.sessions.get_mut(&session) {
-                    let area = s.window_area();
+                    let area = s.layout_area();
                     if let Some(w) = s.window_mut() {
                         w.layout.drag_divider(&drag.path, area, ev.x, ev.y);
                     }
@@ -106,10 +107,17 @@ impl Server {
     fn start_border_drag(&mut self, client: ClientId, session: SessionId, ev: MouseEvent) -> bool {
         let divider = self.state.sessions.get(&session).and_then(|s| {
             let w = s.window()?;
-            if w.zoomed {
+            // Separators along the layout area's far edges lie outside the window (under the
+            // status line, past the last column): nothing to grab there.
+            let window = s.window_area();
+            let in_window = ev.x >= window.x
+                && ev.x < window.right()
+                && ev.y >= window.y
+                && ev.y < window.bottom();
+            if w.zoomed || !in_window {
                 return None;
             }
-            w.layout.divider_at(s.window_area(), ev.x, ev.y)
+            w.layout.divider_at(s.layout_area(), ev.x, ev.y)
         });
         let on_pane_content = self
             .pane_at(client, ev.x, ev.y)
@@ -224,14 +232,18 @@ impl Server {
         self.state.mark_pane_dirty(pane);
     }
 
-    /// The pane under a client cell, with its content rectangle's origin.
+    /// The pane under a client cell (its content, or its border or separator), with its
+    /// content rectangle's origin and whether the cell is in the content.
     fn pane_at(&self, client: ClientId, x: u16, y: u16) -> Option<(PaneId, u16, u16, bool)> {
         let session = self.state.sessions.get(&self.client_session(client)?)?;
+        let borders = session.pane_borders;
+        let window = session.window_area();
         let rects = session.visible_rects();
-        rects.into_iter().find_map(|(id, r)| {
-            let inside = x >= r.x && x < r.right() && y >= r.y && y < r.bottom();
-            let in_content = x > r.x && x + 1 < r.right() && y > r.y && y + 1 < r.bottom();
-            inside.then_some((id, r.x + 1, r.y + 1, in_content))
+        let holds = |r: Rect| x >= r.x && x < r.right() && y >= r.y && y < r.bottom();
+        rects.into_iter().find_map(|(id, cell)| {
+            let content = borders.content(cell);
+            // A cell's separators past the window's edge (on the status line) are not its.
+            holds(cell.intersection(window)).then_some((id, content.x, content.y, holds(content)))
         })
     }
 
@@ -291,10 +303,14 @@ impl Server {
 
     fn pane_origin(&self, client: ClientId, pane: PaneId) -> Option<(u16, u16)> {
         let session = self.state.sessions.get(&self.client_session(client)?)?;
+        let borders = session.pane_borders;
         let rects = session.visible_rects();
         rects
             .into_iter()
             .find(|(id, _)| *id == pane)
-            .map(|(_, r)| (r.x + 1, r.y + 1))
+            .map(|(_, cell)| {
+                let content = borders.content(cell);
+                (content.x, content.y)
+            })
     }
 }

@@ -11,7 +11,7 @@ use crate::layout::{PaneId, SplitDir};
 use crate::protocol::NewSession;
 
 use super::state::{
-    inner_size, smallest_size, Pane, Session, SessionId, State, Window, DETACHED_SIZE, ROOMY_CELLS,
+    smallest_size, Pane, Session, SessionId, State, Window, DETACHED_SIZE, ROOMY_CELLS,
 };
 use crate::server::io::pane_notifier::PaneNotifier;
 use crate::server::messages::Msg;
@@ -192,6 +192,7 @@ impl State {
             },
             last_used: Instant::now(),
             sidebar: self.config.sidebar,
+            pane_borders: self.config.pane_borders,
         };
         self.sessions.insert(id, session);
         match self.add_window(id, None, cwd, command, false, tx) {
@@ -213,12 +214,11 @@ impl State {
         detached: bool,
         tx: &mpsc::UnboundedSender<Msg>,
     ) -> anyhow::Result<PaneId> {
-        let area = self
+        let (rows, cols) = self
             .sessions
             .get(&session)
-            .map(|s| s.window_area())
+            .map(|s| s.pane_borders.content_size(s.layout_area()))
             .ok_or_else(|| anyhow::anyhow!("no such session"))?;
-        let (rows, cols) = inner_size(area.width, area.height);
         let cwd = start_dir(cwd)?;
         let pane = self.spawn_pane(session, cwd, command, rows, cols, tx)?;
         let auto_name = name.is_none();
@@ -262,9 +262,13 @@ impl State {
             .unwrap_or((24, 80));
         // Each half needs its border and at least one cell; like tmux, refuse rather than
         // squeeze a pane to nothing.
+        let frame = self
+            .sessions
+            .get(&session)
+            .map_or(2, |s| s.pane_borders.frame_cells());
         let room = match dir {
-            SplitDir::Horizontal => cols + 2 >= 6,
-            SplitDir::Vertical => rows + 2 >= 6,
+            SplitDir::Horizontal => cols + frame >= 6,
+            SplitDir::Vertical => rows + frame >= 6,
         };
         if !room {
             anyhow::bail!("no space for new pane");
@@ -400,6 +404,23 @@ impl State {
         self.relayout(session);
         if cells((rows, cols)) < before {
             self.trimmer.soon();
+        }
+    }
+
+    /// Frames every session's panes as `borders` says (reload-config), resizing the panes of
+    /// the sessions that change.
+    pub fn set_pane_borders(&mut self, borders: crate::pane_borders::PaneBorders) {
+        let changed: Vec<SessionId> = self
+            .sessions
+            .values_mut()
+            .filter(|s| s.pane_borders != borders)
+            .map(|s| {
+                s.pane_borders = borders;
+                s.id
+            })
+            .collect();
+        for session in changed {
+            self.relayout(session);
         }
     }
 

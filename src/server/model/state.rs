@@ -13,6 +13,7 @@ use tokio::time::Instant;
 use crate::config::Config;
 use crate::input::InputParser;
 use crate::layout::{Layout, PaneId};
+use crate::pane_borders::PaneBorders;
 use crate::server::io::processes::{PaneProcess, Processes, Pty};
 
 use super::copy_mode::CopyMode;
@@ -267,6 +268,8 @@ pub struct Session {
     pub last_used: Instant,
     /// Whether the agents sidebar takes the left columns.
     pub sidebar: bool,
+    /// How its panes are framed: from the config, updated at reload-config.
+    pub pane_borders: PaneBorders,
 }
 
 impl Session {
@@ -283,9 +286,10 @@ impl Session {
         self.window().map(|w| w.active)
     }
 
-    /// Where each pane of the active window is drawn (just the focused pane when zoomed).
+    /// The cell of each pane of the active window (just the focused pane when zoomed): its
+    /// content and its border or separators, as [`PaneBorders::content`] divides them.
     pub fn visible_rects(&self) -> Vec<(PaneId, Rect)> {
-        let area = self.window_area();
+        let area = self.layout_area();
         match self.window() {
             Some(w) if w.zoomed => vec![(w.active, area)],
             Some(w) => w.layout.rects(area),
@@ -346,19 +350,22 @@ impl Session {
     /// zoomed window's focused pane gets the whole area; its other panes keep their layout
     /// size, so unzooming does not resize them twice.
     pub fn pane_sizes(&self) -> Vec<(PaneId, u16, u16)> {
-        let area = self.window_area();
+        let area = self.layout_area();
         let mut sizes = Vec::new();
         for w in &self.windows {
             for (p, r) in w.layout.rects(area) {
-                let (rows, cols) = if w.zoomed && p == w.active {
-                    inner_size(area.width, area.height)
-                } else {
-                    inner_size(r.width, r.height)
-                };
+                let cell = if w.zoomed && p == w.active { area } else { r };
+                let (rows, cols) = self.pane_borders.content_size(cell);
                 sizes.push((p, rows, cols));
             }
         }
         sizes
+    }
+
+    /// The area a window's layout tree divides into pane cells (the window area, grown by the
+    /// separators that fall outside it; see [`PaneBorders::layout_area`]).
+    pub fn layout_area(&self) -> Rect {
+        self.pane_borders.layout_area(self.window_area())
     }
 
     /// The area windows are laid out in: everything but the status line and the sidebar.
@@ -629,11 +636,6 @@ impl State {
             .max_by_key(|s| s.last_used)
             .map(|s| s.id)
     }
-}
-
-/// Content size of a pane whose outer rectangle (border included) is `w` x `h`.
-pub fn inner_size(w: u16, h: u16) -> (u16, u16) {
-    (h.saturating_sub(2).max(1), w.saturating_sub(2).max(1))
 }
 
 /// The scripts live next to the server's socket (a private directory), one set per server.

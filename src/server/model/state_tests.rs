@@ -38,6 +38,7 @@ fn session(windows: Vec<Window>, rows: u16, cols: u16) -> Session {
         roomy_size: (rows, cols),
         last_used: Instant::now(),
         sidebar: false,
+        pane_borders: Default::default(),
     };
     s.renumber_windows(0);
     s
@@ -132,6 +133,26 @@ fn a_zoomed_pane_fills_the_window_and_the_others_keep_their_size() {
     }
     assert_eq!(s.pane_sizes(), vec![(1, 22, 38), (2, 10, 38), (3, 22, 78)]);
     assert_eq!(s.visible_rects(), vec![(3, Rect::new(0, 0, 80, 24))]);
+}
+
+#[test]
+fn separators_give_panes_the_window_less_one_line_between_neighbours() {
+    // 80x25 terminal, 80x24 window area: 1 | (2 over 3) is 40 + 1 + 39 columns, and the right
+    // column is 12 + 1 + 11 rows.
+    let mut s = session(vec![three_panes()], 25, 80);
+    s.pane_borders = PaneBorders::Separators;
+    assert_eq!(s.layout_area(), Rect::new(0, 0, 81, 25));
+    assert_eq!(s.pane_sizes(), vec![(1, 24, 40), (2, 12, 39), (3, 11, 39)]);
+    if let Some(w) = s.window_mut() {
+        w.toggle_zoom();
+    }
+    // Zoomed: the whole window area, no separator.
+    assert_eq!(s.pane_sizes(), vec![(1, 24, 40), (2, 12, 39), (3, 24, 80)]);
+    // Beside the sidebar, a lone pane takes every column left of it.
+    let mut s = session(vec![window(Layout::Pane(1), 1)], 30, 120);
+    s.pane_borders = PaneBorders::Separators;
+    s.sidebar = true;
+    assert_eq!(s.pane_sizes(), vec![(1, 29, 120 - SIDEBAR_WIDTH)]);
 }
 
 #[test]

@@ -78,6 +78,7 @@ mod tests {
             roomy_size: (24, 80),
             last_used: Instant::now(),
             sidebar: false,
+            pane_borders: Default::default(),
         }
     }
 

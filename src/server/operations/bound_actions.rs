@@ -12,7 +12,7 @@ use crate::server::model::state::{ClientId, ClientMode, PromptKind, SessionId};
 use crate::server::owner::Server;
 
 /// Where an action happens: the client that asked, its session, the session's focused pane and
-/// the area its windows are laid out in.
+/// the area its windows' layout trees divide (see `Session::layout_area`).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Here {
     pub client: ClientId,
@@ -31,7 +31,7 @@ impl Server {
             client,
             session,
             active: s.active_pane()?,
-            area: s.window_area(),
+            area: s.layout_area(),
         })
     }
 

@@ -183,7 +183,9 @@ fn plan<'a>(
     }
     let rows = row_versions(screen, slot.inner);
     // The client's terminal can scroll a region of whole lines only: the pane must span it.
-    let whole_width = slot.rect.x == frame.x && slot.rect.right() == frame.right();
+    // (A lone pane's cell with separators ends one column past the frame: its separator
+    // column is off screen.)
+    let whole_width = slot.rect.x == frame.x && slot.rect.right() >= frame.right();
     let shift = if whole_width && screen.size().0.get() == slot.inner.height {
         upward_shift(&rows, &drawn.rows)
     } else {

@@ -13,7 +13,9 @@ use ratatui::widgets::Widget;
 
 use crate::layout::PaneId;
 
+use super::separators::{self, SeparatedPane};
 use super::sidebar::AgentsView;
+use crate::pane_borders::PaneBorders;
 use crate::server::model::label::sanitize_title;
 use crate::server::model::state::{ClientId, ClientMode, PromptKind, State};
 
@@ -21,7 +23,8 @@ use crate::server::model::state::{ClientId, ClientMode, PromptKind, State};
 #[derive(Debug, Clone, PartialEq)]
 pub struct PaneSlot {
     pub id: PaneId,
-    /// The border's rectangle.
+    /// The layout's cell: the border's rectangle, or with separators the content plus the
+    /// separator column to its right and row below (which may lie past the window's edge).
     pub rect: Rect,
     /// Inside the border: where the pane's screen is drawn.
     pub inner: Rect,
@@ -90,6 +93,9 @@ struct StatusKey {
 pub struct Chrome {
     /// The client's whole terminal.
     pub area: Rect,
+    /// How panes are framed, and the window area they tile.
+    borders: PaneBorders,
+    window: Rect,
     /// The part of it the session uses (the smallest attached client's size).
     session_rows: u16,
     session_cols: u16,
@@ -134,10 +140,12 @@ impl Chrome {
         let window = session.window()?;
         let zoomed = window.zoomed;
         let active = window.active;
+        let borders = session.pane_borders;
+        let layout_area = borders.layout_area(area);
         let rects: Vec<(PaneId, Rect)> = if zoomed {
-            vec![(active, area)]
+            vec![(active, layout_area)]
         } else {
-            window.layout.rects(area)
+            window.layout.rects(layout_area)
         };
         // Borders number panes by their place in the window (as `:W.P` targets do), also when
         // a zoom shows just one of them.
@@ -163,12 +171,7 @@ impl Chrome {
                 Some(PaneSlot {
                     id: *id,
                     rect: *rect,
-                    inner: Rect::new(
-                        rect.x + 1,
-                        rect.y + 1,
-                        rect.width.saturating_sub(2),
-                        rect.height.saturating_sub(2),
-                    ),
+                    inner: borders.content(*rect),
                     focused,
                     copy: pane.copy.is_some(),
                     border: BorderKey {
@@ -241,7 +244,7 @@ impl Chrome {
             pane: panes
                 .iter()
                 .find(|slot| slot.id == active)
-                .map(|slot| format!("%{} {}", slot.id, status_label(&slot.border.title)))
+                .map(|slot| status_pane(slot, borders, area))
                 .unwrap_or_default(),
             mode: match mode {
                 ClientMode::Prefix { .. } => Some("PREFIX"),
@@ -267,6 +270,8 @@ impl Chrome {
             && tree.is_none();
         Some(Chrome {
             area: Rect::new(0, 0, cols, rows),
+            borders,
+            window: area,
             session_rows,
             session_cols,
             sidebar,
@@ -320,6 +325,28 @@ impl Chrome {
                 focused: side.focused,
             }
             .render(side.area, buf);
+        }
+        if self.borders == PaneBorders::Separators {
+            let labels: Vec<String> = self
+                .panes
+                .iter()
+                .map(|slot| format!("{}: {}", slot.border.index, slot.border.title))
+                .collect();
+            let separated: Vec<SeparatedPane<'_>> = self
+                .panes
+                .iter()
+                .zip(&labels)
+                .map(|(slot, label)| SeparatedPane {
+                    cell: slot.rect,
+                    content: slot.inner,
+                    focused: slot.focused,
+                    label,
+                    badge: slot.border.badge.as_ref().map(|(t, c)| (t.as_str(), *c)),
+                    footer: slot.border.footer.as_deref(),
+                })
+                .collect();
+            separators::draw(self.window, &separated, buf);
+            return;
         }
         for slot in &self.panes {
             let b = &slot.border;
@@ -385,6 +412,22 @@ impl Chrome {
             selected: t.selected,
         })
     }
+}
+
+/// The focused pane's label on the status line: "%3 vim". With separators, a pane with no
+/// separator line above it shows its title nowhere else, so its agent badge and copy-mode
+/// position (or exit status) come along: "%3 claude · Claude Code ● working · [2/10]".
+fn status_pane(slot: &PaneSlot, borders: PaneBorders, window: Rect) -> String {
+    let mut label = format!("%{} {}", slot.id, status_label(&slot.border.title));
+    let untitled = borders == PaneBorders::Separators && slot.inner.y <= window.y;
+    if untitled {
+        let extras = slot.border.badge.iter().map(|(text, _)| text.as_str());
+        for extra in extras.chain(slot.border.footer.as_deref()) {
+            label.push_str(" · ");
+            label.push_str(extra);
+        }
+    }
+    label
 }
 
 /// Longest pane label on the status line, in characters (tmux shows 21 of a title).

@@ -6,5 +6,6 @@
 
 pub mod approval_panel;
 pub mod chrome;
+pub mod separators;
 pub mod sidebar;
 pub mod tree;
