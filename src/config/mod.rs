@@ -121,6 +121,12 @@ impl Default for Config {
     }
 }
 
+/// The settings `set-option` takes and `show-options` lists (the config file's top-level
+/// keys that hold a value rather than a table).
+pub fn option_names() -> Vec<String> {
+    read::option_names()
+}
+
 impl Config {
     /// Loads the config file; returns the config and the problems found (empty when clean).
     pub fn load(path: &Path) -> (Config, Vec<String>) {

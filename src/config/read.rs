@@ -44,6 +44,21 @@ const OTHER_KEYS: &[&str] = &[
     "mcp",
 ];
 
+/// The top-level keys that hold one value (not the `[keys]`, `[approvals]` and `[mcp]`
+/// tables), in the order `show-options` lists them.
+pub(super) fn option_names() -> Vec<String> {
+    SWITCHES
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(OTHER_KEYS.iter().copied())
+        .filter(|n| !TABLES.contains(n))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The top-level keys that are tables.
+const TABLES: &[&str] = &["keys", "approvals", "mcp"];
+
 /// Parses `text` (`path` names it in messages): the config and every problem found, or an error
 /// when the text is not TOML at all.
 pub(super) fn read(text: &str, path: &Path) -> Result<(Config, Vec<String>), String> {

@@ -36,6 +36,8 @@ pub(super) const PANE_RETRY: Duration = Duration::from_millis(2);
 /// the server was one module; the ones the endpoint and tests outside share are `pub(crate)`.
 pub struct Server {
     pub(crate) state: State,
+    /// The `:` prompt's commands, walked with Up and Down (shared by every client).
+    pub(crate) prompt_history: crate::server::model::prompt_history::PromptHistory,
     pub(crate) tx: mpsc::UnboundedSender<Msg>,
     /// What each attached client's terminal shows (see `render::frame_cache`); a client's goes
     /// when the client does (`forget_gone_frames`).
@@ -99,6 +101,9 @@ impl Server {
         };
         Self {
             state: State::new(config, config_errors, socket_path),
+            prompt_history: crate::server::model::prompt_history::PromptHistory::load(
+                crate::paths::state_dir().join("prompt-history"),
+            ),
             tx,
             frames: HashMap::new(),
             connections: HashMap::new(),

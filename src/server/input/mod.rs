@@ -6,4 +6,6 @@
 pub mod key_route;
 pub mod mouse;
 pub mod prompt;
+pub mod prompt_complete;
+pub mod prompt_tab;
 pub mod route;

@@ -333,12 +333,23 @@ impl Server {
         if crate::server::operations::confirm_kill::is_question(kind) {
             return self.confirm_kill_answer(client, kind, &event);
         }
+        if kind == PromptKind::Command && self.prompt_aid_key(client, &text, &event) {
+            return;
+        }
+        self.end_tab_cycle(client);
         match super::prompt::edit(text, &event) {
             PromptEdit::Submit(text) => {
+                self.reset_prompt_aid(client);
                 self.set_mode(client, ClientMode::Normal);
+                if kind == PromptKind::Command {
+                    self.prompt_history.push(&text);
+                }
                 self.submit_prompt(client, kind, &text);
             }
-            PromptEdit::Cancel => self.set_mode(client, ClientMode::Normal),
+            PromptEdit::Cancel => {
+                self.reset_prompt_aid(client);
+                self.set_mode(client, ClientMode::Normal)
+            }
             PromptEdit::Edit(text) => self.set_mode(client, ClientMode::Prompt { kind, text }),
         }
     }

@@ -259,6 +259,7 @@ impl Server {
 
     /// `command-prompt`: an empty `:` prompt.
     fn open_command_prompt(&mut self, client: ClientId) {
+        self.reset_prompt_aid(client);
         let mode = ClientMode::Prompt {
             kind: PromptKind::Command,
             text: String::new(),
