@@ -8,6 +8,7 @@ use std::path::Path;
 use crate::commands::Keymap;
 use crate::keys::Key;
 
+pub mod options;
 mod read;
 
 /// When panes' OSC 8 hyperlinks are passed on to a client's terminal.

@@ -3,6 +3,7 @@
 //! focused pane; mouse reports focus, resize, scroll and select (`mouse`). What an action then
 //! does to the model is in `operations`.
 
+pub mod bind_key;
 pub mod key_route;
 pub mod mouse;
 pub mod prompt;

@@ -116,7 +116,11 @@ impl Server {
                     KeyRoute::Perform(Action::ToggleSidebar) if from_sidebar => {
                         self.hide_sidebar(client)
                     }
-                    KeyRoute::Perform(action) => self.perform_bound(client, action),
+                    KeyRoute::Perform(action) => {
+                        let keymap = &self.state.config.keymap;
+                        let repeats = key_route::key_repeats(&key, action, keymap);
+                        self.perform_bound(client, action, repeats)
+                    }
                     KeyRoute::Prefix | KeyRoute::Unbound | KeyRoute::Pass => {}
                 }
             }
@@ -137,7 +141,10 @@ impl Server {
                         return;
                     }
                     KeyRoute::Perform(action) => {
-                        self.perform_bound(client, action);
+                        // A repeated key keeps the window open; a key bound with -n opens none.
+                        let repeats = self.state.config.keymap.lookup(&key) == Some(action)
+                            && key_route::key_repeats(&key, action, &self.state.config.keymap);
+                        self.perform_bound(client, action, repeats);
                         return;
                     }
                     KeyRoute::Unbound | KeyRoute::Pass => {}
@@ -190,9 +197,9 @@ impl Server {
 
     /// Runs a bound action from the keyboard; a repeatable one lets the next repeatable key
     /// run without the prefix for a moment (see `key_route`).
-    fn perform_bound(&mut self, client: ClientId, action: crate::commands::Action) {
+    fn perform_bound(&mut self, client: ClientId, action: crate::commands::Action, repeats: bool) {
         if let Some(c) = self.state.clients.get_mut(&client) {
-            c.repeat_until = key_route::repeat_window(action, tokio::time::Instant::now());
+            c.repeat_until = repeats.then(|| tokio::time::Instant::now() + key_route::REPEAT_TIME);
         }
         self.perform(client, action);
     }

@@ -21,3 +21,4 @@ pub mod pane_events;
 pub mod prompt_commands;
 pub mod prompt_keys;
 pub mod requests;
+pub mod settings;
