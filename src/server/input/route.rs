@@ -56,13 +56,16 @@ impl Server {
         match (mode, event) {
             (ClientMode::Help { scroll }, InputEvent::Key { key, .. }) => {
                 let next = scroll_key(scroll, key.code);
-                // The last page ends with the last command (the overlay shows the rows above
-                // the status line, less its two borders).
+                // The last page ends with the last row, lines bound with bind-key included
+                // (the overlay shows the rows above the status line, less its two borders).
                 let shown_rows = self
                     .client_session(client)
                     .and_then(|s| self.state.sessions.get(&s))
                     .map_or(0, |s| s.rows.saturating_sub(3));
-                let max = (crate::commands::COMMANDS.len() as u16).saturating_sub(shown_rows);
+                let rows = crate::commands::help_entries(&self.state.config.keymap).len();
+                let max = u16::try_from(rows)
+                    .unwrap_or(u16::MAX)
+                    .saturating_sub(shown_rows);
                 self.set_mode(
                     client,
                     match next {
