@@ -162,8 +162,10 @@ mod tests {
 
     #[test]
     fn a_bad_value_is_the_file_s_message_and_keeps_the_setting() {
-        let mut base = Config::default();
-        base.base_index = 3;
+        let base = Config {
+            base_index: 3,
+            ..Config::default()
+        };
         let (c, problems) = set(&base, "base_index", Some("-5"), false).expect("read");
         assert_eq!(c.base_index, 3);
         assert_eq!(
@@ -187,9 +189,11 @@ mod tests {
 
     #[test]
     fn unset_gives_back_the_default() {
-        let mut base = Config::default();
-        base.mouse = false;
-        base.scrollback_lines = 5;
+        let base = Config {
+            mouse: false,
+            scrollback_lines: 5,
+            ..Config::default()
+        };
         let (c, _) = set(&base, "mouse", None, true).expect("read");
         assert!(c.mouse);
         let (c, _) = set(&base, "scrollback-lines", None, true).expect("read");
