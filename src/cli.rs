@@ -123,7 +123,7 @@ pub struct SetOptionArgs {
     /// The setting: mouse, base-index, prefix, renumber-windows, ... (show-options lists them).
     pub name: String,
     /// The value: on|off for switches (without one, a switch flips), a number, or a word.
-    #[arg(allow_hyphen_values = true, required_unless_present = "unset")]
+    #[arg(allow_hyphen_values = true)]
     pub value: Option<String>,
 }
 

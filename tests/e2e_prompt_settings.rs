@@ -36,6 +36,9 @@ fn set_option_applies_live_and_checks_as_the_config_file_does() {
     wait_until("mouse off", || {
         (env.ok(&["show-options", "mouse"]) == "mouse false\n").then_some(())
     });
+    // A switch without a value flips, as in tmux.
+    env.ok(&["set-option", "mouse"]);
+    assert_eq!(env.ok(&["show-options", "-v", "mouse"]), "true\n");
     // A new prefix works at once: C-a c makes a window, and C-b is typed into the pane.
     prompt(&mut c, "set-option -g prefix C-a");
     wait_until("the prefix changed", || {

@@ -65,6 +65,19 @@ pub fn set(
     Ok((config, problems))
 }
 
+/// The values `name` takes, for Tab in the prompt: on/off for a switch, the words of a
+/// setting that takes words; nothing for numbers and key names.
+pub fn values_of(name: &str) -> Vec<String> {
+    let key = key_of(name);
+    let words: &[&str] = match key.as_str() {
+        "hyperlinks" => &["auto", "always", "never"],
+        "set_clipboard" => &["external", "on", "off"],
+        k if SWITCHES.iter().any(|(n, _)| *n == k) => &["on", "off"],
+        _ => &[],
+    };
+    words.iter().map(|w| w.to_string()).collect()
+}
+
 /// Every setting (or the one named) as `name value`, the value as the config file spells it.
 pub fn show(config: &Config, name: Option<&str>) -> Result<Vec<String>, String> {
     let names = super::option_names();

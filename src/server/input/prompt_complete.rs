@@ -47,6 +47,8 @@ enum Slot {
     Directory,
     File,
     Option,
+    /// The value of the setting named before it.
+    OptionValue,
     Nothing,
 }
 
@@ -64,13 +66,19 @@ pub fn complete(line: &str, sources: &Sources) -> Completion {
         .filter(|(at, _)| *at < start)
         .map(|(_, w)| w.as_str())
         .collect();
-    let mut candidates = match slot_of(&before, &word) {
+    let (slot, before) = slot_of(&before, &word);
+    let mut candidates = match slot {
         Slot::Command => command_names(),
         Slot::Flag => flags_of(before.first().copied().unwrap_or_default()),
         Slot::Target => sources.targets.clone(),
         Slot::Directory => paths(&word, sources.cwd.as_deref(), true),
         Slot::File => paths(&word, sources.cwd.as_deref(), false),
         Slot::Option => sources.options.clone(),
+        Slot::OptionValue => before
+            .iter()
+            .rev()
+            .find(|w| !w.starts_with('-'))
+            .map_or_else(Vec::new, |name| crate::config::options::values_of(name)),
         Slot::Nothing => Vec::new(),
     };
     candidates.retain(|c| c.starts_with(&word));
@@ -100,27 +108,40 @@ fn words_of(line: &str) -> Vec<(usize, String)> {
     words
 }
 
-/// What the word after `before` is, from its command's clap definition.
-fn slot_of(before: &[&str], word: &str) -> Slot {
+/// What the word after `before` is, from its command's clap definition, and the words of the
+/// command it belongs to (after `bind-key KEY`, a command of its own).
+fn slot_of<'a>(before: &[&'a str], word: &str) -> (Slot, Vec<&'a str>) {
     let Some((&command, rest)) = before.split_first() else {
-        return Slot::Command;
+        return (Slot::Command, Vec::new());
     };
+    if matches!(command, "bind-key" | "bind") {
+        // bind-key [-n] [-r] KEY COMMAND...: past the key, the words are a command line.
+        let key_at = rest.iter().position(|w| !w.starts_with('-'));
+        if let Some(at) = key_at {
+            return slot_of(&rest[at + 1..], word);
+        }
+    }
     if word.starts_with('-') {
-        return Slot::Flag;
+        return (Slot::Flag, before.to_vec());
     }
     let tree = Cli::command();
     let sub = tree.find_subcommand(command);
     if let Some(flag) = rest.last().filter(|w| w.starts_with('-')) {
-        if let Some(arg) = sub.and_then(|s| arg_named(s, flag)) {
-            return value_slot(arg);
+        match sub.and_then(|s| arg_named(s, flag)) {
+            Some(arg) => return (value_slot(arg), before.to_vec()),
+            // A key-table command's -t (`select-pane -t`) names a target as the CLI's do.
+            None if sub.is_none() && *flag == "-t" => return (Slot::Target, before.to_vec()),
+            None => {}
         }
     }
     let positional = rest.iter().filter(|w| !w.starts_with('-')).count();
-    match command {
-        "source-file" | "source" => Slot::File,
+    let slot = match command {
+        "source-file" => Slot::File,
         "set-option" | "set" | "show-options" | "show" if positional == 0 => Slot::Option,
+        "set-option" | "set" if positional == 1 => Slot::OptionValue,
         _ => Slot::Nothing,
-    }
+    };
+    (slot, before.to_vec())
 }
 
 /// The argument `flag` (`-t`, `--target`) names, when it takes a value.

@@ -117,8 +117,23 @@ fn directories_after_c_and_files_for_source_file() {
 fn option_names_for_set_option() {
     assert_eq!(candidates("set-option -g m"), vec!["mouse"]);
     assert_eq!(candidates("set b"), vec!["base_index"]);
-    // The value is not an option name.
-    assert!(candidates("set-option mouse ").is_empty());
+    // The value: on/off for a switch, the words a setting takes, nothing for a number.
+    assert_eq!(candidates("set-option -g mouse "), vec!["off", "on"]);
+    assert_eq!(candidates("set hyperlinks a"), vec!["always", "auto"]);
+    assert!(candidates("set-option base_index ").is_empty());
+}
+
+#[test]
+fn a_bound_command_completes_as_typed_at_the_prompt() {
+    assert_eq!(candidates("bind-key -n M-h kill-ses"), vec!["kill-session"]);
+    assert_eq!(candidates("bind Q kill-pane -t %1"), vec!["%1", "%12"]);
+    // The key itself is not completed.
+    assert!(candidates("bind-key -n ").is_empty());
+    // A key-table command's -t names a target too.
+    assert_eq!(
+        candidates("select-pane -t al"),
+        vec!["alpha", "alpha:0", "alpha:2"]
+    );
 }
 
 #[test]
