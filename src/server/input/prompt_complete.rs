@@ -249,11 +249,11 @@ fn paths(word: &str, cwd: Option<&Path>, dirs_only: bool) -> Vec<String> {
     }) else {
         return Vec::new();
     };
-    /// A directory with more entries than this is not listed in full in one status line anyway.
+    /// More candidates than this do not fit one status line anyway; a huge directory is not
+    /// read to its end for them.
     const MOST: usize = 1_000;
     entries
         .filter_map(Result::ok)
-        .take(MOST)
         .filter_map(|entry| {
             let name = entry.file_name().into_string().ok()?;
             if !name.starts_with(name_part)
@@ -269,6 +269,7 @@ fn paths(word: &str, cwd: Option<&Path>, dirs_only: bool) -> Vec<String> {
                 (false, true) => None,
             }
         })
+        .take(MOST)
         .collect()
 }
 

@@ -6,7 +6,7 @@
 use crate::input::InputEvent;
 use crate::keys::KeyCode;
 use crate::server::input::prompt_complete::Sources;
-use crate::server::input::prompt_tab;
+use crate::server::input::{prompt, prompt_tab};
 use crate::server::model::state::{ClientId, ClientMode, PromptAid, PromptKind};
 use crate::server::owner::Server;
 
@@ -33,36 +33,30 @@ impl Server {
         else {
             return false;
         };
-        let text = match key.code {
+        let mut text = match key.code {
             KeyCode::Tab => {
-                let out = prompt_tab::tab(text, aid.tab.as_ref(), &self.completion_sources(client));
+                let sources = self.completion_sources(client);
+                let out = prompt_tab::tab(text, aid.tab.as_ref(), &sources);
                 aid.tab = out.cycle;
                 aid.hint = out.hint;
                 out.text
             }
-            KeyCode::Up => {
-                aid.tab = None;
-                aid.hint = None;
-                match self.prompt_history.older(&mut aid.walk, text) {
-                    Some(older) => older,
-                    None => text.to_string(),
-                }
-            }
-            KeyCode::Down => {
-                aid.tab = None;
-                aid.hint = None;
-                match self.prompt_history.newer(&mut aid.walk) {
-                    Some(newer) => newer,
-                    None => text.to_string(),
-                }
-            }
+            // At either end of the history the text stays.
+            KeyCode::Up => self
+                .prompt_history
+                .older(&mut aid.walk, text)
+                .unwrap_or_else(|| text.to_string()),
+            KeyCode::Down => self
+                .prompt_history
+                .newer(&mut aid.walk)
+                .unwrap_or_else(|| text.to_string()),
             _ => return false,
         };
-        let mut text = text;
-        crate::server::input::prompt::truncate_at_char(
-            &mut text,
-            crate::server::input::prompt::MAX_PROMPT_BYTES,
-        );
+        if key.code != KeyCode::Tab {
+            aid.tab = None;
+            aid.hint = None;
+        }
+        prompt::truncate_at_char(&mut text, prompt::MAX_PROMPT_BYTES);
         if let Some(c) = self.state.clients.get_mut(&client) {
             c.prompt_aid = aid;
             c.mode = ClientMode::Prompt {
