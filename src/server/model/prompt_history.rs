@@ -94,7 +94,8 @@ impl PromptHistory {
     }
 
     /// Writes the whole history (it is small) to a new file renamed over the old one, so a
-    /// crash mid-write never leaves half a history.
+    /// crash mid-write never leaves half a history. Not synced to the disk: the server's loop
+    /// does not wait on the disk for a history line.
     fn save(&self) -> std::io::Result<()> {
         use std::os::unix::fs::OpenOptionsExt as _;
         let Some(file) = &self.file else {
@@ -113,7 +114,6 @@ impl PromptHistory {
         for line in &self.entries {
             writeln!(out, "{line}")?;
         }
-        out.sync_all()?;
         std::fs::rename(&temp, file)
     }
 }
