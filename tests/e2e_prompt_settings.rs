@@ -154,10 +154,20 @@ fn bind_key_at_run_time_with_and_without_the_prefix() {
             .contains(&"second".to_string())
             .then_some(())
     });
-    // A reload keeps run-time bindings the file does not name.
-    env.write_config("mouse = true\n");
+    // -r: repeatable, as list-keys says.
+    env.ok(&["bind-key", "-r", "j", "select-pane", "-D"]);
+    assert!(env
+        .ok(&["list-keys"])
+        .contains("bind-key -r j select-pane -D"));
+    // A reload keeps run-time bindings the file does not name; for Z, which it names, the
+    // file's binding wins.
+    env.write_config("mouse = true\n[keys]\nZ = \"zoom\"\n");
     env.ok(&["reload-config"]);
-    assert!(env.ok(&["list-keys"]).contains("bind-key -n M-w"));
+    let keys = env.ok(&["list-keys"]);
+    assert!(keys.contains("bind-key -n M-w"), "{keys}");
+    assert!(keys.contains("bind-key -r j select-pane -D"), "{keys}");
+    assert!(keys.contains("bind-key Z resize-pane -Z"), "{keys}");
+    assert!(!keys.contains("second"), "{keys}");
     // list-keys in the prompt: the key help overlay, run-time bindings in it.
     prompt(&mut c, "list-keys");
     c.wait_for("keys (prefix is C-b)");
