@@ -64,7 +64,6 @@ pub enum Command {
     /// Re-read the config file (~/.config/calyx/config.toml) into the running server: keys,
     /// approvals, MCP tools (agents hear the change). Every problem is printed (file, line, key,
     /// what was expected) and everything valid is applied.
-    #[command(visible_alias = "source-file")]
     ReloadConfig,
     /// Create a new window (tab) in a session.
     NewWindow(NewWindowArgs),
@@ -84,6 +83,93 @@ pub enum Command {
     Setup(SetupArgs),
     /// Check each agent CLI's calyx wiring and the endpoint; exits non-zero when something is wrong.
     Doctor(DoctorArgs),
+    /// Change a setting of the running server (tmux's set-option): any top-level key of the
+    /// config file (tmux's dashes allowed: base-index), checked as the file is and applied at
+    /// once as reload-config applies it. Settings are global: -t names a session and sets the
+    /// global value. Lasts until the server stops or the config is read again.
+    #[command(visible_alias = "set")]
+    SetOption(SetOptionArgs),
+    /// Show the settings in force, or the one named, as the config file writes them.
+    #[command(visible_alias = "show")]
+    ShowOptions(ShowOptionsArgs),
+    /// Apply a config file as reload-config applies ~/.config/calyx/config.toml (without a path,
+    /// that file): every problem reported at once, everything valid applied.
+    SourceFile(SourceFileArgs),
+    /// List the key bindings in force (bindings made with bind-key included), one
+    /// `bind-key [-n] [-r] KEY COMMAND` line each.
+    #[command(visible_alias = "lsk")]
+    ListKeys,
+    /// Bind a key until the server stops: after the prefix, or with -n without it. COMMAND is
+    /// any : prompt command (checked now), e.g. `bind-key S split-window -h -c ~`. A key the
+    /// config file's [keys] binds gets the file's binding back at reload-config.
+    #[command(visible_alias = "bind")]
+    BindKey(BindKeyArgs),
+    /// Remove a key's binding until the server stops (-n: a key bound without the prefix).
+    #[command(visible_alias = "unbind")]
+    UnbindKey(UnbindKeyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SetOptionArgs {
+    /// Global (the only scope calyx has; accepted as tmux scripts write it).
+    #[arg(short = 'g', long)]
+    pub global: bool,
+    /// A session: accepted, but the setting is global and the answer says so.
+    #[arg(short = 't', long)]
+    pub target: Option<String>,
+    /// Back to the default value.
+    #[arg(short = 'u', long)]
+    pub unset: bool,
+    /// The setting: mouse, base-index, prefix, renumber-windows, ... (show-options lists them).
+    pub name: String,
+    /// The value: on|off for switches (without one, a switch flips), a number, or a word.
+    #[arg(allow_hyphen_values = true)]
+    pub value: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowOptionsArgs {
+    /// Global (the only scope calyx has).
+    #[arg(short = 'g', long)]
+    pub global: bool,
+    /// A session: accepted; its settings are the global ones.
+    #[arg(short = 't', long)]
+    pub target: Option<String>,
+    /// Only the value, without the name.
+    #[arg(short = 'v', long)]
+    pub value_only: bool,
+    /// One setting (default: all).
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct SourceFileArgs {
+    /// The file (default: the config file).
+    pub path: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct BindKeyArgs {
+    /// Without the prefix (tmux's root table): the key no longer reaches the pane.
+    #[arg(short = 'n')]
+    pub root: bool,
+    /// Repeatable: within 500 ms, the key works again without the prefix (as the resize keys).
+    #[arg(short = 'r')]
+    pub repeat: bool,
+    /// The key: tmux's names (C-a, M-x, F5, Up, %).
+    pub key: String,
+    /// The command and its arguments.
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct UnbindKeyArgs {
+    /// A key bound without the prefix.
+    #[arg(short = 'n')]
+    pub root: bool,
+    /// The key.
+    pub key: String,
 }
 
 #[derive(Debug, Args)]

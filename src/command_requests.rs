@@ -93,6 +93,31 @@ pub fn request_for(command: Command, d: &impl Defaults) -> Result<Request, Box<C
             allow: false,
             message: a.message,
         },
+        Command::SetOption(a) => Request::SetOption {
+            target: a.target,
+            name: a.name,
+            value: a.value,
+            unset: a.unset,
+        },
+        Command::ShowOptions(a) => Request::ShowOptions {
+            name: a.name,
+            value_only: a.value_only,
+        },
+        Command::SourceFile(a) => match d.dir(a.path.map(|p| expand_home(&p))) {
+            Some(path) => Request::SourceFile { path },
+            None => Request::ReloadConfig,
+        },
+        Command::ListKeys => Request::ListKeys,
+        Command::BindKey(a) => Request::BindKey {
+            key: a.key,
+            root: a.root,
+            repeat: a.repeat,
+            command: a.command,
+        },
+        Command::UnbindKey(a) => Request::UnbindKey {
+            key: a.key,
+            root: a.root,
+        },
         other => return Err(Box::new(other)),
     })
 }
@@ -116,5 +141,14 @@ pub fn new_window(a: crate::cli::NewWindowArgs, d: &impl Defaults) -> Request {
         cwd: d.dir(a.cwd).or_else(|| d.new_window_dir()),
         detached: a.detached,
         command: a.command,
+    }
+}
+
+/// `~/x` as `$HOME/x` (the prompt has no shell to expand it; a shell already has).
+fn expand_home(path: &str) -> String {
+    match path.strip_prefix("~/") {
+        Some(rest) => crate::paths::home_dir().join(rest).display().to_string(),
+        None if path == "~" => crate::paths::home_dir().display().to_string(),
+        None => path.to_string(),
     }
 }

@@ -3,7 +3,7 @@
 //! the help overlay is generated from this table, and dispatch goes through it.
 
 use crate::layout_preset::Preset;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::keys::Key;
 use crate::layout::{Direction, SplitDir};
@@ -54,6 +54,8 @@ pub enum Action {
     ShowApprovals,
     ClearHistory,
     ReloadConfig,
+    /// A `:` command line bound with `bind-key`: the line at this index of [`Keymap::lines`].
+    RunLine(u16),
 }
 
 /// One row of the command table.
@@ -446,6 +448,16 @@ pub fn find(name: &str) -> Option<&'static CommandSpec> {
 pub struct Keymap {
     pub prefix: Key,
     pub bindings: HashMap<Key, Action>,
+    /// Keys bound without the prefix (`bind-key -n`, tmux's root table): they never reach
+    /// the pane.
+    pub root: HashMap<Key, Action>,
+    /// Keys after the prefix bound with `bind-key -r`: repeatable, as the resize keys are.
+    pub repeat: HashSet<Key>,
+    /// The command lines [`Action::RunLine`] runs.
+    pub lines: Vec<String>,
+    /// Keys the config file's `[keys]` binds or unbinds: at a reload they get the file's
+    /// binding back over one made with `bind-key`.
+    pub from_file: HashSet<Key>,
 }
 
 impl Keymap {
@@ -463,7 +475,37 @@ impl Keymap {
             bindings.remove(&Key::ctrl('b'));
             bindings.insert(prefix, Action::SendPrefix);
         }
-        Self { prefix, bindings }
+        Self {
+            prefix,
+            bindings,
+            root: HashMap::new(),
+            repeat: HashSet::new(),
+            lines: Vec::new(),
+            from_file: HashSet::new(),
+        }
+    }
+
+    /// What an action is called where users read it: its command table name, or for a line
+    /// bound with `bind-key`, that line.
+    pub fn command_of(&self, action: Action) -> String {
+        match action {
+            Action::RunLine(i) => self.lines.get(usize::from(i)).cloned().unwrap_or_default(),
+            _ => COMMANDS
+                .iter()
+                .find(|c| c.action == action)
+                .map(|c| c.name.to_string())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Makes `key` the prefix: send-prefix moves from the old prefix key onto it (as
+    /// [`Keymap::defaults`] binds it); every other binding stays.
+    pub fn set_prefix(&mut self, key: Key) {
+        if self.bindings.get(&self.prefix) == Some(&Action::SendPrefix) {
+            self.bindings.remove(&self.prefix);
+        }
+        self.prefix = key;
+        self.bindings.insert(key, Action::SendPrefix);
     }
 
     /// The action bound to `key` after the prefix.
@@ -484,15 +526,67 @@ impl Keymap {
     }
 }
 
-/// The help overlay's rows: every command with the keys bound to it in `keymap`.
+/// The help overlay's rows: every command with the keys bound to it in `keymap` (keys bound
+/// without the prefix marked `-n`), then the command lines bound with `bind-key`.
 pub fn help_entries(keymap: &Keymap) -> Vec<calyx_tui::HelpEntry> {
-    COMMANDS
-        .iter()
-        .map(|spec| calyx_tui::HelpEntry {
-            keys: keymap.keys_for(spec.action).join(" "),
-            command: spec.name.to_string(),
-            description: spec.description.to_string(),
+    let keys = |action: Action| {
+        let mut keys = keymap.keys_for(action);
+        let mut root: Vec<String> = keymap
+            .root
+            .iter()
+            .filter(|(_, a)| **a == action)
+            .map(|(k, _)| format!("-n {}", k.name()))
+            .collect();
+        root.sort();
+        keys.extend(root);
+        keys.join(" ")
+    };
+    let table = COMMANDS.iter().map(|spec| calyx_tui::HelpEntry {
+        keys: keys(spec.action),
+        command: spec.name.to_string(),
+        description: spec.description.to_string(),
+    });
+    let lines = (0..keymap.lines.len())
+        .filter_map(|i| u16::try_from(i).ok())
+        .map(Action::RunLine)
+        .map(|action| calyx_tui::HelpEntry {
+            keys: keys(action),
+            command: keymap.command_of(action),
+            description: "bound with bind-key".to_string(),
         })
+        .filter(|row| !row.keys.is_empty());
+    table.chain(lines).collect()
+}
+
+/// Every binding as tmux's list-keys prints it (`bind-key [-n] [-r] KEY COMMAND`), in the
+/// command table's order, the lines bound with `bind-key` last.
+pub fn list_keys(keymap: &Keymap) -> Vec<String> {
+    let order = |action: &Action| match action {
+        Action::RunLine(i) => COMMANDS.len() + usize::from(*i),
+        a => COMMANDS
+            .iter()
+            .position(|c| c.action == *a)
+            .unwrap_or(usize::MAX),
+    };
+    let mut rows: Vec<(usize, String, String)> = Vec::new();
+    for (root, table) in [(false, &keymap.bindings), (true, &keymap.root)] {
+        for (key, action) in table {
+            let flags = match (root, keymap.repeat.contains(key)) {
+                (true, _) => "-n ",
+                (false, true) => "-r ",
+                (false, false) => "",
+            };
+            let name = crate::argsplit::join_args(&[key.name()]);
+            rows.push((
+                order(action),
+                format!("{flags}{name}"),
+                keymap.command_of(*action),
+            ));
+        }
+    }
+    rows.sort();
+    rows.into_iter()
+        .map(|(_, key, command)| format!("bind-key {key} {command}"))
         .collect()
 }
 
@@ -514,6 +608,23 @@ mod tests {
         assert_eq!(look("["), Some(Action::CopyMode));
         assert_eq!(look("?"), Some(Action::Help));
         assert_eq!(km.lookup(&Key::plain(KeyCode::Char('Q'))), None);
+    }
+
+    #[test]
+    fn a_new_prefix_moves_send_prefix_and_keeps_the_rest() {
+        let mut km = Keymap::defaults(Key::ctrl('b'));
+        km.bindings
+            .insert(Key::plain(KeyCode::Char('Q')), Action::Zoom);
+        km.set_prefix(Key::ctrl('a'));
+        assert_eq!(km.lookup(&Key::ctrl('a')), Some(Action::SendPrefix));
+        assert_eq!(km.lookup(&Key::ctrl('b')), None);
+        assert_eq!(
+            km.lookup(&Key::plain(KeyCode::Char('Q'))),
+            Some(Action::Zoom)
+        );
+        let mut fresh = Keymap::defaults(Key::ctrl('b'));
+        fresh.set_prefix(Key::ctrl('a'));
+        assert_eq!(fresh.bindings, Keymap::defaults(Key::ctrl('a')).bindings);
     }
 
     #[test]

@@ -225,6 +225,37 @@ pub enum Request {
     AgentsExplain {
         pane: String,
     },
+    /// tmux's set-option: one setting changed (`unset`: back to its default; no `value`: a
+    /// switch flips); `target` names a session, though every setting is global.
+    SetOption {
+        target: Option<String>,
+        name: String,
+        value: Option<String>,
+        unset: bool,
+    },
+    /// tmux's show-options: every setting, or the one named (`value_only`: without names).
+    ShowOptions {
+        name: Option<String>,
+        value_only: bool,
+    },
+    /// tmux's source-file: this config file applied as reload-config applies the usual one.
+    SourceFile {
+        path: String,
+    },
+    /// tmux's list-keys: every binding as a `bind-key` line.
+    ListKeys,
+    /// tmux's bind-key: `key` (after the prefix, or without it when `root`) runs `command`.
+    BindKey {
+        key: String,
+        root: bool,
+        repeat: bool,
+        command: Vec<String>,
+    },
+    /// tmux's unbind-key.
+    UnbindKey {
+        key: String,
+        root: bool,
+    },
 }
 
 /// A session as `calyx ls` shows it.

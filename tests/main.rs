@@ -37,6 +37,8 @@ mod e2e_mcp_tools;
 mod e2e_memory;
 mod e2e_mux;
 mod e2e_pane_output;
+mod e2e_prompt;
+mod e2e_prompt_settings;
 mod e2e_reflow;
 mod e2e_reflow_shell;
 mod e2e_sessions;

@@ -9,6 +9,7 @@ use crate::commands::Keymap;
 use crate::keys::Key;
 pub use crate::pane_borders::PaneBorders;
 
+pub mod options;
 mod read;
 
 /// When panes' OSC 8 hyperlinks are passed on to a client's terminal.
@@ -123,6 +124,12 @@ impl Default for Config {
             pane_borders: PaneBorders::Box,
         }
     }
+}
+
+/// The settings `set-option` takes and `show-options` lists (the config file's top-level
+/// keys that hold a value rather than a table).
+pub fn option_names() -> Vec<String> {
+    read::option_names()
 }
 
 impl Config {

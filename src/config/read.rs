@@ -11,14 +11,14 @@ use std::path::Path;
 use toml_edit::{ImDocument, Item, Table};
 
 use super::{Config, Hyperlinks, PaneBorders, SetClipboard};
-use crate::commands::{self, Keymap};
+use crate::commands;
 use crate::keys::Key;
 
 /// Where an on/off setting lives in [`Config`].
 type Switch = fn(&mut Config) -> &mut bool;
 
 /// The on/off settings at the top level.
-const SWITCHES: &[(&str, Switch)] = &[
+pub(super) const SWITCHES: &[(&str, Switch)] = &[
     ("mouse", |c| &mut c.mouse),
     ("remain_on_exit", |c| &mut c.remain_on_exit),
     ("confirm_kill", |c| &mut c.confirm_kill),
@@ -45,9 +45,34 @@ const OTHER_KEYS: &[&str] = &[
     "mcp",
 ];
 
+/// The top-level keys that hold one value (not the `[keys]`, `[approvals]` and `[mcp]`
+/// tables), in the order `show-options` lists them.
+pub(super) fn option_names() -> Vec<String> {
+    SWITCHES
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(OTHER_KEYS.iter().copied())
+        .filter(|n| !TABLES.contains(n))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The top-level keys that are tables.
+pub(super) const TABLES: &[&str] = &["keys", "approvals", "mcp"];
+
 /// Parses `text` (`path` names it in messages): the config and every problem found, or an error
 /// when the text is not TOML at all.
 pub(super) fn read(text: &str, path: &Path) -> Result<(Config, Vec<String>), String> {
+    read_onto(text, path, Config::default())
+}
+
+/// [`read`], applying the keys in `text` to `base` rather than to the defaults (`set-option`
+/// changes one setting of the running config this way, with the file's own checks).
+pub(super) fn read_onto(
+    text: &str,
+    path: &Path,
+    base: Config,
+) -> Result<(Config, Vec<String>), String> {
     let doc = ImDocument::parse(text).map_err(|e| {
         let at = e
             .span()
@@ -59,7 +84,7 @@ pub(super) fn read(text: &str, path: &Path) -> Result<(Config, Vec<String>), Str
     let mut reader = Reader {
         text,
         path,
-        config: Config::default(),
+        config: base,
         problems: Vec::new(),
     };
     reader.top(doc.as_table());
@@ -174,7 +199,7 @@ impl Reader<'_> {
 
     fn prefix(&mut self, span: Option<Range<usize>>, item: &Item) {
         match item.as_str().map(|name| (name, Key::parse(name))) {
-            Some((_, Some(key))) => self.config.keymap = Keymap::defaults(key),
+            Some((_, Some(key))) => self.config.keymap.set_prefix(key),
             Some((name, None)) => self.problem(
                 span,
                 "prefix",
@@ -338,6 +363,7 @@ impl Reader<'_> {
                 self.problem(span, &dotted, "not a key name; binding ignored");
                 continue;
             };
+            self.config.keymap.from_file.insert(key);
             let Some(command) = command.as_str() else {
                 self.expected(
                     span,

@@ -36,6 +36,11 @@ pub(super) const PANE_RETRY: Duration = Duration::from_millis(2);
 /// the server was one module; the ones the endpoint and tests outside share are `pub(crate)`.
 pub struct Server {
     pub(crate) state: State,
+    /// The `:` prompt's commands, walked with Up and Down (shared by every client).
+    pub(crate) prompt_history: crate::server::model::prompt_history::PromptHistory,
+    /// Keys bound and unbound with bind-key/unbind-key, in order: they last until the server
+    /// stops, a reload included.
+    pub(crate) runtime_bindings: Vec<crate::server::input::bind_key::RuntimeBinding>,
     pub(crate) tx: mpsc::UnboundedSender<Msg>,
     /// What each attached client's terminal shows (see `render::frame_cache`); a client's goes
     /// when the client does (`forget_gone_frames`).
@@ -99,6 +104,10 @@ impl Server {
         };
         Self {
             state: State::new(config, config_errors, socket_path),
+            prompt_history: crate::server::model::prompt_history::PromptHistory::load(
+                crate::paths::state_dir().join("prompt-history"),
+            ),
+            runtime_bindings: Vec::new(),
             tx,
             frames: HashMap::new(),
             connections: HashMap::new(),
@@ -135,7 +144,27 @@ impl Server {
     /// file changes nothing it could not read (see [`Config::load`]).
     pub(crate) fn reload_config(&mut self) -> (String, Vec<String>) {
         let path = crate::paths::config_file();
-        let (config, errors) = match Config::try_load(&path) {
+        // No file is the defaults, which is worth saying: "reloaded" would suggest a file was read.
+        let read = if path.exists() {
+            format!("reloaded {}", path.display())
+        } else {
+            format!(
+                "no config file at {}: the defaults are in force",
+                path.display()
+            )
+        };
+        self.apply_config_file(&path, read)
+    }
+
+    /// Reads the config file at `path` (a missing one: the defaults) and applies it as
+    /// [`Server::reload_config`] describes (`source-file PATH` checks first that it exists).
+    /// `read` begins the summary.
+    pub(crate) fn apply_config_file(
+        &mut self,
+        path: &std::path::Path,
+        read: String,
+    ) -> (String, Vec<String>) {
+        let (mut config, errors) = match Config::try_load(path) {
             Ok(loaded) => loaded,
             // Unreadable or not TOML at all: it would load as the defaults; keep what runs.
             Err(e) => {
@@ -145,6 +174,24 @@ impl Server {
                 )
             }
         };
+        // Keys bound with bind-key outlast the reload, but for those the file binds itself.
+        crate::server::input::bind_key::reapply(&mut config.keymap, &self.runtime_bindings);
+        let tools_changed = self.apply_config(config);
+        self.state.config_errors = errors.clone();
+        for e in &errors {
+            tracing::warn!("{e}");
+        }
+        let mut text = read;
+        if tools_changed {
+            text.push_str("; MCP tools changed (agents were told)");
+        }
+        (text, errors)
+    }
+
+    /// Puts `config` in force, as a reload does (`set-option` changes one setting this way):
+    /// notifications and MCP tools now, every client redrawn. Returns whether the MCP tools
+    /// changed (agents were told).
+    pub(crate) fn apply_config(&mut self, config: Config) -> bool {
         let tools_changed = self
             .mcp_tools
             .set_disabled(config.mcp_disabled_tools.clone());
@@ -156,27 +203,11 @@ impl Server {
         });
         let borders = config.pane_borders;
         self.state.config = config;
-        self.state.config_errors = errors.clone();
         self.state.set_pane_borders(borders);
         for c in self.state.clients.values_mut() {
             c.dirty = true;
         }
-        for e in &errors {
-            tracing::warn!("{e}");
-        }
-        // No file is the defaults, which is worth saying: "reloaded" would suggest a file was read.
-        let mut text = if path.exists() {
-            format!("reloaded {}", path.display())
-        } else {
-            format!(
-                "no config file at {}: the defaults are in force",
-                path.display()
-            )
-        };
-        if tools_changed {
-            text.push_str("; MCP tools changed (agents were told)");
-        }
-        (text, errors)
+        tools_changed
     }
 
     /// Sends a protocol message over a connection (attached or not).

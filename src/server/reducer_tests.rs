@@ -50,6 +50,8 @@ impl Harness {
         let (tx, owner_rx) = mpsc::unbounded_channel();
         let socket = dir.path().join("server.sock").display().to_string();
         let mut server = Server::new(config, Vec::new(), socket, tx, Default::default());
+        // The prompt's history in memory: a test never writes the user's own file.
+        server.prompt_history = Default::default();
         let (client_tx, client_rx) = mpsc::channel(1024);
         server.dispatch(Msg::Connected {
             id: CLIENT,

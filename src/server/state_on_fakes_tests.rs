@@ -48,6 +48,8 @@ impl Fixture {
         let (tx, owner_rx) = mpsc::unbounded_channel();
         let socket = dir.path().join("server.sock").display().to_string();
         let mut server = Server::new(config, Vec::new(), socket, tx, Default::default());
+        // The prompt's history in memory: a test never writes the user's own file.
+        server.prompt_history = Default::default();
         let fakes = FakeProcesses::default();
         server.state.processes = Arc::new(fakes.clone());
         let (client_tx, client_rx) = mpsc::channel(64);

@@ -29,9 +29,16 @@ pub fn repeats(action: Action) -> bool {
     matches!(action, Action::ResizePane(_))
 }
 
-/// Until when repeatable keys work without the prefix after `action` ran at `now`.
+/// Until when repeatable keys work without the prefix after `action` ran at `now` (the
+/// server asks [`key_repeats`], which knows the keys bound with `-r` too).
+#[cfg(test)]
 pub fn repeat_window(action: Action, now: Instant) -> Option<Instant> {
     repeats(action).then(|| now + REPEAT_TIME)
+}
+
+/// Whether `key` after the prefix repeats: its action does, or it was bound with `bind-key -r`.
+pub fn key_repeats(key: &Key, action: Action, keymap: &Keymap) -> bool {
+    repeats(action) || keymap.repeat.contains(key)
 }
 
 /// A key pressed right after the prefix. The prefix itself is bound too (to send-prefix, which
@@ -55,9 +62,13 @@ pub fn in_normal(
         return KeyRoute::Prefix;
     }
     if repeat_until.is_some_and(|until| now < until) {
-        if let Some(action) = keymap.lookup(key).filter(|a| repeats(*a)) {
+        if let Some(action) = keymap.lookup(key).filter(|a| key_repeats(key, *a, keymap)) {
             return KeyRoute::Perform(action);
         }
+    }
+    // `bind-key -n`: the key is calyx's, not the pane's.
+    if let Some(action) = keymap.root.get(key) {
+        return KeyRoute::Perform(*action);
     }
     KeyRoute::Pass
 }
@@ -183,6 +194,33 @@ mod tests {
         // Once the window has passed, resize keys are ordinary keys again.
         let late = t0 + REPEAT_TIME;
         assert_eq!(in_normal(&key("C-Up"), &km, until, late), KeyRoute::Pass);
+    }
+
+    #[test]
+    fn keys_bound_without_the_prefix_and_repeatable_ones() {
+        let mut km = defaults();
+        km.root.insert(key("M-h"), Action::NextWindow);
+        km.bindings
+            .insert(key("j"), Action::SelectPane(Direction::Down));
+        km.repeat.insert(key("j"));
+        let now = Instant::now();
+        assert_eq!(
+            in_normal(&key("M-h"), &km, None, now),
+            KeyRoute::Perform(Action::NextWindow)
+        );
+        // Other keys still reach the pane.
+        assert_eq!(in_normal(&key("M-j"), &km, None, now), KeyRoute::Pass);
+        // j bound with -r repeats within the window, like the resize keys.
+        assert!(key_repeats(
+            &key("j"),
+            Action::SelectPane(Direction::Down),
+            &km
+        ));
+        assert_eq!(
+            in_normal(&key("j"), &km, Some(now + REPEAT_TIME), now),
+            KeyRoute::Perform(Action::SelectPane(Direction::Down))
+        );
+        assert_eq!(in_normal(&key("j"), &km, None, now), KeyRoute::Pass);
     }
 
     #[test]

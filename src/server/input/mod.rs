@@ -3,7 +3,10 @@
 //! focused pane; mouse reports focus, resize, scroll and select (`mouse`). What an action then
 //! does to the model is in `operations`.
 
+pub mod bind_key;
 pub mod key_route;
 pub mod mouse;
 pub mod prompt;
+pub mod prompt_complete;
+pub mod prompt_tab;
 pub mod route;

@@ -49,7 +49,7 @@ pub fn edit(mut text: String, event: &InputEvent) -> PromptEdit {
 
 /// Cuts `text` to at most `max` bytes without splitting a character (`String::truncate` panics
 /// inside one, and a paste of wide characters lands anywhere).
-fn truncate_at_char(text: &mut String, max: usize) {
+pub fn truncate_at_char(text: &mut String, max: usize) {
     if text.len() <= max {
         return;
     }

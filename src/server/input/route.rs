@@ -56,13 +56,16 @@ impl Server {
         match (mode, event) {
             (ClientMode::Help { scroll }, InputEvent::Key { key, .. }) => {
                 let next = scroll_key(scroll, key.code);
-                // The last page ends with the last command (the overlay shows the rows above
-                // the status line, less its two borders).
+                // The last page ends with the last row, lines bound with bind-key included
+                // (the overlay shows the rows above the status line, less its two borders).
                 let shown_rows = self
                     .client_session(client)
                     .and_then(|s| self.state.sessions.get(&s))
                     .map_or(0, |s| s.rows.saturating_sub(3));
-                let max = (crate::commands::COMMANDS.len() as u16).saturating_sub(shown_rows);
+                let rows = crate::commands::help_entries(&self.state.config.keymap).len();
+                let max = u16::try_from(rows)
+                    .unwrap_or(u16::MAX)
+                    .saturating_sub(shown_rows);
                 self.set_mode(
                     client,
                     match next {
@@ -116,7 +119,11 @@ impl Server {
                     KeyRoute::Perform(Action::ToggleSidebar) if from_sidebar => {
                         self.hide_sidebar(client)
                     }
-                    KeyRoute::Perform(action) => self.perform_bound(client, action),
+                    KeyRoute::Perform(action) => {
+                        let keymap = &self.state.config.keymap;
+                        let repeats = key_route::key_repeats(&key, action, keymap);
+                        self.perform_bound(client, action, repeats)
+                    }
                     KeyRoute::Prefix | KeyRoute::Unbound | KeyRoute::Pass => {}
                 }
             }
@@ -137,7 +144,10 @@ impl Server {
                         return;
                     }
                     KeyRoute::Perform(action) => {
-                        self.perform_bound(client, action);
+                        // A repeated key keeps the window open; a key bound with -n opens none.
+                        let repeats = self.state.config.keymap.lookup(&key) == Some(action)
+                            && key_route::key_repeats(&key, action, &self.state.config.keymap);
+                        self.perform_bound(client, action, repeats);
                         return;
                     }
                     KeyRoute::Unbound | KeyRoute::Pass => {}
@@ -190,9 +200,9 @@ impl Server {
 
     /// Runs a bound action from the keyboard; a repeatable one lets the next repeatable key
     /// run without the prefix for a moment (see `key_route`).
-    fn perform_bound(&mut self, client: ClientId, action: crate::commands::Action) {
+    fn perform_bound(&mut self, client: ClientId, action: crate::commands::Action, repeats: bool) {
         if let Some(c) = self.state.clients.get_mut(&client) {
-            c.repeat_until = key_route::repeat_window(action, tokio::time::Instant::now());
+            c.repeat_until = repeats.then(|| tokio::time::Instant::now() + key_route::REPEAT_TIME);
         }
         self.perform(client, action);
     }
@@ -333,12 +343,23 @@ impl Server {
         if crate::server::operations::confirm_kill::is_question(kind) {
             return self.confirm_kill_answer(client, kind, &event);
         }
+        if kind == PromptKind::Command && self.prompt_aid_key(client, &text, &event) {
+            return;
+        }
+        self.end_tab_cycle(client);
         match super::prompt::edit(text, &event) {
             PromptEdit::Submit(text) => {
+                self.reset_prompt_aid(client);
                 self.set_mode(client, ClientMode::Normal);
+                if kind == PromptKind::Command {
+                    self.prompt_history.push(&text);
+                }
                 self.submit_prompt(client, kind, &text);
             }
-            PromptEdit::Cancel => self.set_mode(client, ClientMode::Normal),
+            PromptEdit::Cancel => {
+                self.reset_prompt_aid(client);
+                self.set_mode(client, ClientMode::Normal)
+            }
             PromptEdit::Edit(text) => self.set_mode(client, ClientMode::Prompt { kind, text }),
         }
     }

@@ -9,6 +9,7 @@ pub mod message_log;
 pub mod pane_text;
 pub mod panel;
 pub mod panes;
+pub mod prompt_history;
 pub mod state;
 pub mod target;
 pub mod window_numbers;

@@ -489,6 +489,19 @@ pub struct Client {
     pub panel: super::panel::PanelState,
     /// The client's terminal, when the server reads and writes it directly.
     pub direct: Option<crate::server::io::terminal::DirectTerminal>,
+    /// What the `:` prompt remembers between keys (Tab's cycle, the history walk).
+    pub prompt_aid: PromptAid,
+}
+
+/// What an open `:` prompt remembers between keys: the candidates Tab is cycling through and
+/// shows on the status line, and where Up and Down are in the history. Reset when the prompt
+/// opens or closes.
+#[derive(Debug, Default, Clone)]
+pub struct PromptAid {
+    pub tab: Option<crate::server::input::prompt_tab::TabCycle>,
+    /// The candidates, shown after the prompt's text.
+    pub hint: Option<String>,
+    pub walk: super::prompt_history::HistoryWalk,
 }
 
 impl Client {

@@ -64,6 +64,12 @@ impl Server {
             Action::CopyMode => self.enter_copy_mode(here.active),
             Action::Paste => self.paste_buffer_into(here.active),
             Action::Help => self.set_mode(client, ClientMode::Help { scroll: 0 }),
+            Action::RunLine(i) => {
+                let line = self.state.config.keymap.lines.get(usize::from(i)).cloned();
+                if let Some(line) = line {
+                    self.run_prompt_command(client, &line);
+                }
+            }
             Action::ShowMessages => {
                 // Opened on the newest page.
                 let scroll = self.messages_scroll_max(here.session);
@@ -259,6 +265,7 @@ impl Server {
 
     /// `command-prompt`: an empty `:` prompt.
     fn open_command_prompt(&mut self, client: ClientId) {
+        self.reset_prompt_aid(client);
         let mode = ClientMode::Prompt {
             kind: PromptKind::Command,
             text: String::new(),

@@ -101,6 +101,7 @@ impl Server {
                         any_motion: false,
                         panel: Default::default(),
                         direct,
+                        prompt_aid: Default::default(),
                     },
                 );
                 if let Some(s) = self.state.sessions.get_mut(&session) {

@@ -19,4 +19,6 @@ pub mod mcp_spawn;
 pub mod mcp_tools;
 pub mod pane_events;
 pub mod prompt_commands;
+pub mod prompt_keys;
 pub mod requests;
+pub mod settings;

@@ -38,6 +38,8 @@ impl Server {
                 let cwd = here.dir(args.cwd.clone()).or_else(|| here.new_window_dir());
                 return self.prompt_new_session(client, session, args, cwd);
             }
+            // The key help overlay lists the same bindings, scrollable (tmux's list-keys view).
+            Command::ListKeys => return self.perform(client, crate::commands::Action::Help),
             // Its whole point is the text it prints: that needs a shell.
             capture @ Command::Capture(_) => capture,
             other => match command_requests::request_for(other, &here) {

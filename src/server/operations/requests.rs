@@ -29,6 +29,24 @@ impl Server {
                 Response::Ok
             }
             Request::ReloadConfig => self.reload_config_response(),
+            Request::SetOption {
+                target,
+                name,
+                value,
+                unset,
+            } => self.set_option(target, &name, value.as_deref(), unset),
+            Request::ShowOptions { name, value_only } => {
+                self.show_options(name.as_deref(), value_only)
+            }
+            Request::SourceFile { path } => self.source_file(&path),
+            Request::ListKeys => self.list_keys(),
+            Request::BindKey {
+                key,
+                root,
+                repeat,
+                command,
+            } => self.bind_key(&key, root, repeat, &command),
+            Request::UnbindKey { key, root } => self.unbind_key(&key, root),
             Request::Split {
                 target,
                 horizontal,

@@ -86,6 +86,8 @@ struct StatusKey {
     approvals: usize,
     message: Option<String>,
     prompt: Option<(&'static str, String)>,
+    /// Tab's candidates, after the prompt's cursor.
+    prompt_hint: Option<String>,
 }
 
 /// A client's frame minus pane contents.
@@ -261,6 +263,7 @@ impl Chrome {
             working: agents.working,
             approvals: agents.approvals,
             message: c.message.as_ref().map(|m| m.0.clone()),
+            prompt_hint: prompt.as_ref().and(c.prompt_aid.hint.clone()),
             prompt,
         };
         let pane_cursor = matches!(mode, ClientMode::Normal | ClientMode::Prefix { .. })
@@ -388,6 +391,23 @@ impl Chrome {
             prompt: s.prompt.as_ref().map(|(l, t)| (*l, t.as_str())),
         }
         .render(s.area, buf);
+        self.draw_prompt_hint(buf);
+    }
+
+    /// Tab's candidates on the status line, dimmed, after the prompt's cursor and cut at the
+    /// line's end (tmux shows a menu; one line keeps the panes uncovered).
+    fn draw_prompt_hint(&self, buf: &mut Buffer) {
+        let (Some(hint), Some((x, y))) = (&self.status.prompt_hint, self.prompt_cursor) else {
+            return;
+        };
+        let area = self.status.area;
+        let x = x.saturating_add(2);
+        let end = area.x.saturating_add(area.width);
+        if x >= end {
+            return;
+        }
+        let style = Style::default().bg(Color::Indexed(236)).fg(Color::Gray);
+        buf.set_stringn(x, y, hint, usize::from(end - x), style);
     }
 
     /// The key help's scroll offset, when it is open.
