@@ -9,6 +9,7 @@ pub mod agents_cli;
 pub mod approvals;
 pub mod argsplit;
 pub mod cli;
+pub mod cli_panes;
 pub mod cli_table;
 pub mod client;
 pub mod command_requests;

@@ -35,6 +35,7 @@ mod e2e_mcp_protocol;
 mod e2e_mcp_tools;
 mod e2e_memory;
 mod e2e_mux;
+mod e2e_pane_moves;
 mod e2e_pane_output;
 mod e2e_reflow;
 mod e2e_reflow_shell;

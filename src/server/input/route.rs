@@ -103,8 +103,8 @@ impl Server {
                 self.sidebar_key(client, selected, key)
             }
             (ClientMode::Sidebar { .. }, _) => {}
-            (ClientMode::Tree { selected }, InputEvent::Key { key, .. }) => {
-                self.tree_key(client, selected, key)
+            (ClientMode::Tree { selected, expanded }, InputEvent::Key { key, .. }) => {
+                self.tree_key(client, selected, expanded, key)
             }
             (ClientMode::Tree { .. }, _) => {}
             (ClientMode::Prompt { kind, text }, event) => {

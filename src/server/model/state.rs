@@ -421,9 +421,11 @@ pub enum ClientMode {
     Sidebar {
         selected: usize,
     },
-    /// The session and window chooser is open, on row `selected` (see `tree`).
+    /// The session and window chooser is open, on row `selected` (see `tree`); the sessions in
+    /// `expanded` list their windows (`prefix s` opens with none, `prefix w` with every one).
     Tree {
         selected: usize,
+        expanded: Vec<SessionId>,
     },
     /// A line prompt on the status line.
     Prompt {
@@ -589,8 +591,14 @@ impl State {
         }
     }
 
-    /// Marks clients that show `pane` right now.
+    /// Marks clients that show `pane` right now, and those with the chooser open (its preview
+    /// may show any pane).
     pub fn mark_pane_dirty(&mut self, pane: PaneId) {
+        for c in self.clients.values_mut() {
+            if matches!(c.mode, ClientMode::Tree { .. }) {
+                c.dirty = true;
+            }
+        }
         let Some((session, window)) = self.locate(pane) else {
             return;
         };

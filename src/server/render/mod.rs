@@ -141,7 +141,19 @@ fn compose(
         panel.render(chrome.overlay_area(), &mut buf);
     }
     if let Some(tree) = chrome.tree() {
+        let preview = tree.preview_area(chrome.overlay_area());
         tree.render(chrome.overlay_area(), &mut buf);
+        // The selected row's pane, its screen cropped to the preview's box (tmux's preview).
+        if let Some((pane, inside)) = preview {
+            if let Some(p) = state.panes.get(&pane) {
+                let term = crate::server::model::state::lock_terminal(&p.terminal);
+                PaneView {
+                    screen: term.screen(),
+                    highlights: &[],
+                }
+                .render(inside, &mut buf);
+            }
+        }
     }
     if let Some(scroll) = chrome.help() {
         let entries = crate::commands::help_entries(&state.config.keymap);

@@ -227,7 +227,7 @@ impl Chrome {
             _ => None,
         };
         let tree = match (mode, tree_rows) {
-            (ClientMode::Tree { selected }, Some(rows)) => Some(TreeKey {
+            (ClientMode::Tree { selected, .. }, Some(rows)) => Some(TreeKey {
                 rows,
                 selected: *selected,
             }),
