@@ -484,16 +484,49 @@ impl Keymap {
     }
 }
 
-/// The help overlay's rows: every command with the keys bound to it in `keymap`.
+/// Commands no key runs, typed at the `:` prompt or run as `calyx <verb>` (their flags are the
+/// CLI's, `calyx <verb> --help`): the help lists them after the bound ones, so what the prompt
+/// takes for moving panes can be found where the keys are.
+pub const UNBOUND_COMMANDS: &[(&str, &str)] = &[
+    (
+        "resize-pane -x W -y H",
+        "set the pane's width and height (cells, or N% of the window)",
+    ),
+    (
+        "swap-pane -s SRC -t DST",
+        "swap two panes, in one window or across windows",
+    ),
+    (
+        "join-pane -s SRC -t DST",
+        "move a pane beside another, in any window or session (move-pane)",
+    ),
+    (
+        "break-pane -s PANE -n NAME",
+        "move a pane into a new window named NAME",
+    ),
+];
+
+/// How many rows the help overlay has (bound and unbound commands).
+pub fn help_len() -> usize {
+    COMMANDS.len() + UNBOUND_COMMANDS.len()
+}
+
+/// The help overlay's rows: every command with the keys bound to it in `keymap`, then the
+/// unbound ones.
 pub fn help_entries(keymap: &Keymap) -> Vec<calyx_tui::HelpEntry> {
-    COMMANDS
+    let bound = COMMANDS.iter().map(|spec| calyx_tui::HelpEntry {
+        keys: keymap.keys_for(spec.action).join(" "),
+        command: spec.name.to_string(),
+        description: spec.description.to_string(),
+    });
+    let unbound = UNBOUND_COMMANDS
         .iter()
-        .map(|spec| calyx_tui::HelpEntry {
-            keys: keymap.keys_for(spec.action).join(" "),
-            command: spec.name.to_string(),
-            description: spec.description.to_string(),
-        })
-        .collect()
+        .map(|(command, description)| calyx_tui::HelpEntry {
+            keys: String::new(),
+            command: command.to_string(),
+            description: description.to_string(),
+        });
+    bound.chain(unbound).collect()
 }
 
 #[cfg(test)]

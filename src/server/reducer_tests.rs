@@ -483,11 +483,15 @@ fn the_help_scrolls_to_its_last_command_and_no_further() {
         h.keys(b" ");
     }
     let rows = h.session().rows;
-    let want = (crate::commands::COMMANDS.len() as u16).saturating_sub(rows - 3);
+    let want = (crate::commands::help_len() as u16).saturating_sub(rows - 3);
     assert_eq!(h.mode(), ClientMode::Help { scroll: want });
     assert!(
         h.frame().contains("send-prefix"),
         "the last command is on screen"
+    );
+    assert!(
+        h.frame().contains("break-pane -s PANE -n NAME"),
+        "the last unbound command is on screen"
     );
 }
 

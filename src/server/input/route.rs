@@ -62,7 +62,7 @@ impl Server {
                     .client_session(client)
                     .and_then(|s| self.state.sessions.get(&s))
                     .map_or(0, |s| s.rows.saturating_sub(3));
-                let max = (crate::commands::COMMANDS.len() as u16).saturating_sub(shown_rows);
+                let max = (crate::commands::help_len() as u16).saturating_sub(shown_rows);
                 self.set_mode(
                     client,
                     match next {
