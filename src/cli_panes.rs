@@ -4,7 +4,7 @@
 
 use clap::{ArgGroup, Args};
 
-use crate::layout::Size;
+use crate::layout_size::Size;
 
 /// `resize-pane`.
 #[derive(Debug, Args)]
@@ -123,4 +123,77 @@ pub struct BreakPaneArgs {
     /// Format for -P (implies -P), e.g. '#{pane_id}' or '#{window_index}'.
     #[arg(short = 'F', long = "format")]
     pub format: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use crate::cli::{Cli, Command};
+    use crate::layout::Direction;
+    use crate::layout_size::Size;
+
+    fn parse(line: &str) -> Result<Command, clap::Error> {
+        let words = std::iter::once("calyx").chain(line.split_whitespace());
+        Cli::try_parse_from(words).map(|cli| cli.command.expect("a command"))
+    }
+
+    #[test]
+    fn resize_pane_takes_one_direction_a_count_and_sizes() {
+        let Ok(Command::ResizePane(a)) = parse("resize-pane -t %3 -U 4") else {
+            panic!("resize-pane");
+        };
+        assert_eq!(a.direction(), Some(Direction::Up));
+        assert_eq!((a.adjustment, a.target.as_deref()), (Some(4), Some("%3")));
+        let Ok(Command::ResizePane(a)) = parse("resize-pane -x 30% -y 12") else {
+            panic!("resize-pane -x -y");
+        };
+        assert_eq!(
+            (a.width, a.height),
+            (Some(Size::Percent(30)), Some(Size::Cells(12)))
+        );
+        assert_eq!(a.direction(), None);
+        // Usage errors: two directions, a count without one, a size with one, -Z with more.
+        for bad in [
+            "resize-pane -L -R",
+            "resize-pane 3",
+            "resize-pane -D -y 3",
+            "resize-pane -Z -x 3",
+            "resize-pane -x 0",
+        ] {
+            let e = parse(bad).expect_err(bad);
+            assert_eq!(e.exit_code(), 2, "{bad}");
+        }
+    }
+
+    #[test]
+    fn join_pane_takes_h_as_horizontal_and_move_pane_is_the_same_verb() {
+        let Ok(Command::JoinPane(a)) = parse("move-pane -h -b -l 20 -s %1 -t %2 -d") else {
+            panic!("move-pane");
+        };
+        assert!(a.horizontal && a.before && a.detached);
+        assert_eq!(a.size, Some(Size::Cells(20)));
+        assert_eq!(
+            (a.source.as_deref(), a.target.as_deref()),
+            (Some("%1"), Some("%2"))
+        );
+        assert!(parse("join-pane -h -v").is_err());
+    }
+
+    #[test]
+    fn swap_pane_neighbours_exclude_a_source() {
+        let Ok(Command::SwapPane(a)) = parse("swap-pane -t %2 -U -d") else {
+            panic!("swap-pane");
+        };
+        assert!(a.previous && !a.next && a.detached);
+        assert!(parse("swap-pane -s %1 -D").is_err());
+        assert!(parse("swap-pane -U -D").is_err());
+        let Ok(Command::BreakPane(b)) = parse("break-pane -s %4 -n logs -F #{pane_id}") else {
+            panic!("break-pane");
+        };
+        assert_eq!(
+            (b.name.as_deref(), b.format.as_deref()),
+            (Some("logs"), Some("#{pane_id}"))
+        );
+    }
 }

@@ -7,7 +7,6 @@ use ratatui::layout::Rect;
 use serde::{Deserialize, Serialize};
 
 mod edit;
-pub use edit::Size;
 
 /// A pane's global id (shown as `%N`, like tmux).
 pub type PaneId = u32;

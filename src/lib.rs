@@ -24,6 +24,7 @@ pub mod input;
 pub mod keys;
 pub mod layout;
 pub mod layout_preset;
+pub mod layout_size;
 pub mod log_file;
 pub mod mcp;
 pub mod memory;

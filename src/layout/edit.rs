@@ -1,54 +1,12 @@
 //! Layout edits the pane-moving commands need beyond splitting and closing: a pane put beside
 //! another on either side (`join-pane -b`), one leaf exchanged for another pane from elsewhere
 //! (`swap-pane` across windows), and a pane's side set to an absolute size (`resize-pane -x/-y`,
-//! `join-pane -l`). Pure geometry like the rest of the layout, unit tested here.
+//! `join-pane -l`; the sizes as typed are `layout_size`'s). Pure geometry like the rest of the
+//! layout, unit tested here.
 
 use ratatui::layout::Rect;
-use serde::{Deserialize, Serialize};
 
 use super::{extent, ratio_for, split_rect, Layout, PaneId, SplitDir};
-
-/// A size as tmux's `-x`, `-y` and `-l` take it: cells, or a percentage of the window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Size {
-    Cells(u16),
-    Percent(u16),
-}
-
-impl Size {
-    /// The size in cells of a window `whole` cells across.
-    pub fn cells_of(self, whole: u16) -> u16 {
-        match self {
-            Size::Cells(n) => n,
-            Size::Percent(p) => {
-                u16::try_from(u32::from(whole) * u32::from(p.min(100)) / 100).unwrap_or(whole)
-            }
-        }
-    }
-}
-
-impl std::str::FromStr for Size {
-    type Err = String;
-
-    /// `40` (cells) or `30%`; zero, a sign or anything else is refused with why.
-    fn from_str(text: &str) -> Result<Size, String> {
-        let bad = || format!("{text:?} is not a size (cells like 40, or a percentage like 30%)");
-        let (digits, percent) = match text.strip_suffix('%') {
-            Some(d) => (d, true),
-            None => (text, false),
-        };
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(bad());
-        }
-        let n: u16 = digits.parse().map_err(|_| bad())?;
-        match (n, percent) {
-            (0, _) => Err(bad()),
-            (101.., true) => Err(format!("{text:?}: a percentage is at most 100%")),
-            (n, true) => Ok(Size::Percent(n)),
-            (n, false) => Ok(Size::Cells(n)),
-        }
-    }
-}
 
 impl Layout {
     /// Puts `new` beside the leaf `target`, after it (right or below) or, with `before`, in
@@ -125,17 +83,6 @@ mod tests {
 
     fn area() -> Rect {
         Rect::new(0, 0, 100, 40)
-    }
-
-    #[test]
-    fn sizes_parse_as_cells_or_percentages_and_refuse_the_rest() {
-        assert_eq!("40".parse(), Ok(Size::Cells(40)));
-        assert_eq!("30%".parse(), Ok(Size::Percent(30)));
-        for bad in ["", "%", "0", "-3", "+3", "3x", "101%", "99999999"] {
-            assert!(bad.parse::<Size>().is_err(), "{bad:?}");
-        }
-        assert_eq!(Size::Percent(25).cells_of(80), 20);
-        assert_eq!(Size::Cells(7).cells_of(80), 7);
     }
 
     #[test]

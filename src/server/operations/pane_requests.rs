@@ -3,7 +3,8 @@
 //! moves, and an error names the flag and the target it could not use, so a typo never moves
 //! the wrong pane.
 
-use crate::layout::{Direction, PaneId, Size, SplitDir};
+use crate::layout::{Direction, PaneId, SplitDir};
+use crate::layout_size::Size;
 use crate::protocol::Response;
 
 use crate::server::model::pane_moves::Placement;
