@@ -147,11 +147,7 @@ fn compose(
         if let Some((pane, inside)) = preview {
             if let Some(p) = state.panes.get(&pane) {
                 let term = crate::server::model::state::lock_terminal(&p.terminal);
-                PaneView {
-                    screen: term.screen(),
-                    highlights: &[],
-                }
-                .render(inside, &mut buf);
+                crate::server::view::tree::draw_preview(term.screen(), inside, &mut buf);
             }
         }
     }

@@ -6,7 +6,10 @@
 //! `-p`, `-n`, `-l`). Sessions are in name order, as in tmux.
 
 use calyx_tui::sidebar::RowState;
-use calyx_tui::TreeRow;
+use calyx_tui::{PaneView, TreeRow};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::widgets::Widget;
 
 use crate::agents::{row_state, AgentState};
 use crate::keys::{Key, KeyCode};
@@ -270,5 +273,71 @@ impl Server {
             .filter(|(_, n)| *n > 0)
             .map(|(s, n)| (row_state(*s), n))
             .collect()
+    }
+}
+
+/// Draws a pane's `screen` in the chooser's preview box (`inside`), cropped to it: from the
+/// top-left, or, when the cursor is below the box, from the row that puts the cursor's row at
+/// the box's bottom (where a shell's prompt or an agent's latest output is).
+pub(crate) fn draw_preview(screen: &vt100::Screen, inside: Rect, buf: &mut Buffer) {
+    let view = PaneView {
+        screen,
+        highlights: &[],
+    };
+    let (cursor_row, _) = screen.cursor_position();
+    let top = cursor_row.saturating_add(1).saturating_sub(inside.height);
+    if top == 0 {
+        view.render(inside, buf);
+        return;
+    }
+    let (rows, cols) = screen.size();
+    let whole = Rect::new(0, 0, cols.get(), rows.get());
+    let mut scratch = Buffer::empty(whole);
+    view.render(whole, &mut scratch);
+    for y in 0..inside.height {
+        for x in 0..inside.width.min(whole.width) {
+            let from = scratch.cell((x, top.saturating_add(y))).cloned();
+            if let (Some(from), Some(to)) = (from, buf.cell_mut((inside.x + x, inside.y + y))) {
+                *to = from;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(buf: &Buffer, area: Rect) -> Vec<String> {
+        (area.y..area.bottom())
+            .map(|y| {
+                (area.x..area.right())
+                    .map(|x| buf[(x, y)].symbol().to_string())
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_preview_keeps_the_cursor_s_row_in_the_box() {
+        let nz = |n: u16| std::num::NonZeroU16::new(n).expect("not zero");
+        let mut parser = vt100::Parser::new(nz(10), nz(20), 0);
+        parser.process(b"top line\r\n");
+        let area = Rect::new(0, 0, 30, 6);
+        let inside = Rect::new(2, 1, 8, 3);
+        // The cursor near the top: the screen from its first row, cut to the box's width.
+        let mut buf = Buffer::empty(area);
+        draw_preview(parser.screen(), inside, &mut buf);
+        assert_eq!(text(&buf, inside), ["top line", "", ""]);
+        // The cursor on row 6: rows 4 to 6 shown, the cursor's last.
+        parser.process(b"a\r\nb\r\nc\r\nd\r\ne\r\nf prompt-and-more");
+        let mut buf = Buffer::empty(area);
+        draw_preview(parser.screen(), inside, &mut buf);
+        assert_eq!(text(&buf, inside), ["d", "e", "f prompt"]);
+        // Nothing drawn outside the box.
+        assert_eq!(buf[(1, 1)].symbol(), " ");
+        assert_eq!(buf[(10, 3)].symbol(), " ");
     }
 }
