@@ -1,7 +1,8 @@
 //! End to end: the two choosers (issue 15 §12), as tmux has them: `prefix s` lists one row per
 //! session (its windows shown with Right or `+`, hidden with Left or `-`), `prefix w` lists
 //! every session's windows, and both preview the selected row's pane (its window's focused
-//! pane) in a box under the list, read here on the client's own terminal.
+//! pane) in a box under the list, read here on the client's own terminal; `x` kills the
+//! selected row after asking.
 
 use crate::common;
 
@@ -59,4 +60,32 @@ fn sessions_and_windows_choosers_differ_and_preview_the_selected_pane() {
     c.wait_for("[beta]");
     let shown = env.ok(&["display-message", "-p", "-t", "beta", "#{window_index}"]);
     assert_eq!(shown.trim(), "1");
+
+    // x asks before killing the selected row: `n` keeps a window, `y` kills a session.
+    env.ok(&["new", "-d", "-s", "gamma"]);
+    c.prefix("w");
+    c.wait_for("sessions and windows");
+    c.send("x");
+    c.wait_for("kill-window 1? (y/n)");
+    c.send("n");
+    wait_until("the question gone", || {
+        (!c.screen().contains("kill-window 1?")).then_some(())
+    });
+    assert_eq!(
+        env.ok(&["list-panes", "-t", "beta", "-F", "#{window_index}"])
+            .lines()
+            .count(),
+        2
+    );
+    c.prefix("s");
+    c.wait_for("sessions and windows");
+    c.send("G");
+    c.wait_find("╭ gamma ");
+    c.send("x");
+    c.wait_for("kill-session gamma? (y/n)");
+    c.send("y");
+    wait_until("gamma killed, beta and alpha kept", || {
+        let ls = env.ok(&["ls"]);
+        (!ls.contains("gamma:") && ls.contains("beta:") && ls.contains("alpha:")).then_some(())
+    });
 }

@@ -146,7 +146,8 @@ impl Widget for TreeView<'_> {
                     .border_type(BorderType::Rounded)
                     .title(" sessions and windows ")
                     .title_bottom(
-                        Line::from(" ↑↓ choose, Enter switch, q/Esc close ").right_aligned(),
+                        Line::from(" ↑↓ choose, →← windows, Enter switch, x kill, q/Esc close ")
+                            .right_aligned(),
                     ),
             )
             .render(popup, buf);

@@ -359,7 +359,9 @@ impl Server {
                     self.message(client, e);
                 }
             }
-            PromptKind::ConfirmKillPane(_) | PromptKind::ConfirmKillWindow(..) => {}
+            PromptKind::ConfirmKillPane(_)
+            | PromptKind::ConfirmKillWindow(..)
+            | PromptKind::ConfirmKillSession(_) => {}
             PromptKind::SearchForward | PromptKind::SearchBackward => {
                 if let Some(pane) = self.focused_pane(client) {
                     if let Some(copy) = self

@@ -218,8 +218,13 @@ impl Window {
 
     /// The pane after (or before) the focused one in layout order, wrapping around.
     pub fn cycle(&self, forward: bool) -> Option<PaneId> {
+        self.cycle_from(self.active, forward)
+    }
+
+    /// The pane after (or before) `pane` in layout order, wrapping around.
+    pub fn cycle_from(&self, pane: PaneId, forward: bool) -> Option<PaneId> {
         let panes = self.layout.panes();
-        let i = panes.iter().position(|p| *p == self.active)?;
+        let i = panes.iter().position(|p| *p == pane)?;
         let n = panes.len();
         let next = if forward {
             (i + 1) % n
@@ -446,6 +451,8 @@ pub enum PromptKind {
     ConfirmKillPane(crate::layout::PaneId),
     /// `kill-window N? (y/n)`: the window numbered N in the session.
     ConfirmKillWindow(SessionId, usize),
+    /// `kill-session NAME? (y/n)` (`x` in the chooser on a session's row).
+    ConfirmKillSession(SessionId),
 }
 
 /// A border being dragged with the mouse.

@@ -125,23 +125,15 @@ impl Server {
         };
         let src = match neighbour {
             Some(forward) => {
-                let panes = self
+                let other = self
                     .state
                     .sessions
                     .get(&dst.session)
                     .and_then(|s| s.windows.get(dst.window))
-                    .map(|w| w.layout.panes())
-                    .unwrap_or_default();
-                let n = panes.len();
-                let at = panes.iter().position(|p| *p == dst.pane).unwrap_or(0);
-                let other = if forward {
-                    (at + 1) % n.max(1)
-                } else {
-                    (at + n.max(1) - 1) % n.max(1)
-                };
-                match panes.get(other) {
-                    Some(p) => *p,
-                    None => return Response::Ok,
+                    .and_then(|w| w.cycle_from(dst.pane, forward));
+                match other {
+                    Some(p) => p,
+                    None => return Response::Error(format!("can't find pane: %{}", dst.pane)),
                 }
             }
             None => match self.resolve_flag("-s", source.as_deref()) {

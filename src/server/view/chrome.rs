@@ -408,6 +408,8 @@ fn prompt_label(kind: PromptKind) -> &'static str {
         PromptKind::SearchForward => "(search down)",
         PromptKind::SearchBackward => "(search up)",
         // The question is the prompt's text (see `confirm_kill`).
-        PromptKind::ConfirmKillPane(_) | PromptKind::ConfirmKillWindow(..) => "",
+        PromptKind::ConfirmKillPane(_)
+        | PromptKind::ConfirmKillWindow(..)
+        | PromptKind::ConfirmKillSession(_) => "",
     }
 }

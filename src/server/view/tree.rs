@@ -1,7 +1,8 @@
 //! Moving between sessions from the keyboard: the chooser (`prefix s` / `prefix w`, tmux's
 //! choose-tree `-s` / `-w`) lists every session, one row each with `prefix s` (Right or `+`
 //! shows a session's windows, Left or `-` hides them) and with every window beneath with
-//! `prefix w`, what their agents are doing, and a preview of the selected row's pane; and
+//! `prefix w`, what their agents are doing, and a preview of the selected row's pane (`x`
+//! kills the selected session or window after asking, as tmux's does); and
 //! `prefix (` / `)` / `L` switch to the previous, next and last session (tmux's switch-client
 //! `-p`, `-n`, `-l`). Sessions are in name order, as in tmux.
 
@@ -116,6 +117,15 @@ impl Server {
             }
             KeyCode::Left | KeyCode::Char('-') | KeyCode::Char('h') => {
                 self.expand_tree_row(client, items.get(selected).copied(), expanded, false)
+            }
+            // tmux's choose-tree `x`: kill the selected session or window, asking first.
+            KeyCode::Char('x') => {
+                self.set_mode(client, ClientMode::Normal);
+                match items.get(selected) {
+                    Some(Item::Session(s)) => self.kill_session_asking(client, *s),
+                    Some(Item::Window(s, w)) => self.kill_window_asking(client, *s, *w),
+                    None => {}
+                }
             }
             KeyCode::Enter => {
                 self.set_mode(client, ClientMode::Normal);
