@@ -95,7 +95,7 @@ pub struct JoinPaneArgs {
     /// Left of or above the target instead of right or below.
     #[arg(short = 'b', long = "before")]
     pub before: bool,
-    /// Size of the moved pane: cells, or a percentage of the window (e.g. 20 or 30%).
+    /// Size of the moved pane: cells, or a percentage of the target's size (e.g. 20 or 30%).
     #[arg(short = 'l', long = "size", value_name = "SIZE")]
     pub size: Option<Size>,
     /// Keep focus where it was instead of showing the moved pane.

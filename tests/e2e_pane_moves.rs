@@ -256,6 +256,13 @@ fn break_pane_makes_a_window_and_prints_where_it_went() {
     let err = fails(&env, &["break-pane", "-s", &b], 1);
     assert!(err.contains("only pane"), "{err}");
     assert_eq!(panes(&env, "b", "#{window_index} #{pane_id}").len(), 2);
+    // And back with join-pane: -l 25% is a quarter of the target's 98 columns.
+    env.ok(&["join-pane", "-h", "-s", &b, "-t", &a, "-l", "25%", "-d"]);
+    assert_eq!(size(&env, &b), "24x27");
+    assert_eq!(
+        panes(&env, "b", "#{window_index} #{pane_id}"),
+        [format!("0 {a}"), format!("0 {b}")]
+    );
 }
 
 #[test]

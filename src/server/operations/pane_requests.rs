@@ -151,7 +151,7 @@ impl Server {
     }
 
     /// `join-pane` / `move-pane`: the source moves beside the target; `size` is the moved
-    /// pane's width (side by side) or height.
+    /// pane's width (side by side) or height, a percentage being of the target's before.
     pub(crate) fn join_pane_request(
         &mut self,
         source: Option<String>,
@@ -167,17 +167,15 @@ impl Server {
             Ok(t) => t,
             Err(e) => return Response::Error(e),
         };
+        // A percentage is of the place the two panes will share: the target's, as tmux's is.
+        let whole = self.state.panes.get(&dst.pane).map_or(0, |p| match at.dir {
+            SplitDir::Horizontal => p.cols,
+            SplitDir::Vertical => p.rows,
+        });
         if let Err(e) = self.state.join_pane(src.pane, dst.pane, at) {
             return Response::Error(e);
         }
         if let (Some(size), Some((session, window))) = (size, self.state.locate(src.pane)) {
-            let whole = self.state.sessions.get(&session).map_or(0, |s| {
-                let area = s.window_area();
-                match at.dir {
-                    SplitDir::Horizontal => area.width,
-                    SplitDir::Vertical => area.height,
-                }
-            });
             self.set_pane_extent(session, window, src.pane, at.dir, size.cells_of(whole));
         }
         if !at.detached {
