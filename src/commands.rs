@@ -281,7 +281,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     ),
     cmd!(
         "choose-tree -s",
-        "choose a session (its windows and agents listed beneath)",
+        "choose a session (Right lists its windows)",
         ["s"],
         Action::ChooseSession
     ),
