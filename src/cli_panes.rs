@@ -13,16 +13,16 @@ pub struct ResizePaneArgs {
     /// Pane to resize (default: this pane inside calyx, else the focused one).
     #[arg(short = 't', long)]
     pub target: Option<String>,
-    /// Move the border on the left (or the right one) leftward.
+    /// Move the pane's nearest side-by-side border leftward.
     #[arg(short = 'L')]
     pub left: bool,
-    /// Move the border rightward.
+    /// Move that border rightward.
     #[arg(short = 'R')]
     pub right: bool,
-    /// Move the border upward.
+    /// Move the pane's nearest stacked border upward.
     #[arg(short = 'U')]
     pub up: bool,
-    /// Move the border downward.
+    /// Move that border downward.
     #[arg(short = 'D')]
     pub down: bool,
     /// Width in cells, or a percentage of the window (e.g. 40 or 30%).
