@@ -49,6 +49,19 @@ pub enum Command {
     /// Arrange a window's panes: a preset (even-horizontal, even-vertical, main-horizontal,
     /// main-vertical, tiled), -n the next one, -E every pane equal.
     SelectLayout(SelectLayoutArgs),
+    /// Resize a pane: -L/-R/-U/-D move its border N cells (default 1), -x/-y set its width or
+    /// height (cells, or N% of the window), -Z zooms it to fill the window or unzooms.
+    ResizePane(crate::cli_panes::ResizePaneArgs),
+    /// Swap two panes (-s and -t, in any windows), or the target with the previous (-U) or
+    /// next (-D) pane of its window; -d keeps the focus where it was.
+    SwapPane(crate::cli_panes::SwapPaneArgs),
+    /// Move a pane (-s; its program keeps running) beside another (-t), in any window or
+    /// session: below, or side by side with -h, before it with -b, -l SIZE big. A window left
+    /// empty closes.
+    #[command(visible_alias = "move-pane", disable_help_flag = true)]
+    JoinPane(crate::cli_panes::JoinPaneArgs),
+    /// Move a pane (-s) into a new window of its own (-n NAME), shown unless -d.
+    BreakPane(crate::cli_panes::BreakPaneArgs),
     /// Set a window option: synchronize-panes on|off (without a value: toggle), typing into
     /// every pane of the window at once.
     #[command(visible_alias = "setw")]

@@ -76,6 +76,33 @@ pub fn request_for(command: Command, d: &impl Defaults) -> Result<Request, Box<C
             next: a.next,
             even: a.even,
         },
+        Command::ResizePane(a) => Request::ResizePane {
+            direction: a.direction(),
+            target: d.target(a.target),
+            cells: a.adjustment.unwrap_or(1),
+            width: a.width,
+            height: a.height,
+            zoom: a.zoom,
+        },
+        Command::SwapPane(a) => Request::SwapPane {
+            source: d.target(a.source),
+            target: d.target(a.target),
+            neighbour: match (a.next, a.previous) {
+                (true, _) => Some(true),
+                (_, true) => Some(false),
+                _ => None,
+            },
+            detached: a.detached,
+        },
+        Command::JoinPane(a) => Request::JoinPane {
+            source: d.target(a.source),
+            target: d.target(a.target),
+            horizontal: a.horizontal,
+            before: a.before,
+            size: a.size,
+            detached: a.detached,
+        },
+        Command::BreakPane(a) => break_pane(a, d),
         Command::DisplayMessage(a) => Request::DisplayMessage {
             target: d.target(a.target),
             message: a
@@ -150,5 +177,14 @@ fn expand_home(path: &str) -> String {
         Some(rest) => crate::paths::home_dir().join(rest).display().to_string(),
         None if path == "~" => crate::paths::home_dir().display().to_string(),
         None => path.to_string(),
+    }
+}
+
+/// `break-pane`.
+pub fn break_pane(a: crate::cli_panes::BreakPaneArgs, d: &impl Defaults) -> Request {
+    Request::BreakPane {
+        source: d.target(a.source),
+        name: a.name,
+        detached: a.detached,
     }
 }

@@ -283,7 +283,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     ),
     cmd!(
         "choose-tree -s",
-        "choose a session (its windows and agents listed beneath)",
+        "choose a session (Right lists its windows)",
         ["s"],
         Action::ChooseSession
     ),
@@ -526,8 +526,31 @@ impl Keymap {
     }
 }
 
+/// Commands no key runs, typed at the `:` prompt or run as `calyx <verb>` (their flags are the
+/// CLI's, `calyx <verb> --help`): the help lists them after the bound ones, so what the prompt
+/// takes for moving panes can be found where the keys are.
+pub const UNBOUND_COMMANDS: &[(&str, &str)] = &[
+    (
+        "resize-pane -x W -y H",
+        "set the pane's width and height (cells, or N% of the window)",
+    ),
+    (
+        "swap-pane -s SRC -t DST",
+        "swap two panes, in one window or across windows",
+    ),
+    (
+        "join-pane -s SRC -t DST",
+        "move a pane beside another, in any window or session (move-pane)",
+    ),
+    (
+        "break-pane -s PANE -n NAME",
+        "move a pane into a new window named NAME",
+    ),
+];
+
 /// The help overlay's rows: every command with the keys bound to it in `keymap` (keys bound
-/// without the prefix marked `-n`), then the command lines bound with `bind-key`.
+/// without the prefix marked `-n`), then the command lines bound with `bind-key`, then the
+/// commands no key runs.
 pub fn help_entries(keymap: &Keymap) -> Vec<calyx_tui::HelpEntry> {
     let keys = |action: Action| {
         let mut keys = keymap.keys_for(action);
@@ -555,7 +578,14 @@ pub fn help_entries(keymap: &Keymap) -> Vec<calyx_tui::HelpEntry> {
             description: "bound with bind-key".to_string(),
         })
         .filter(|row| !row.keys.is_empty());
-    table.chain(lines).collect()
+    let unbound = UNBOUND_COMMANDS
+        .iter()
+        .map(|(command, description)| calyx_tui::HelpEntry {
+            keys: String::new(),
+            command: command.to_string(),
+            description: description.to_string(),
+        });
+    table.chain(lines).chain(unbound).collect()
 }
 
 /// Every binding as tmux's list-keys prints it (`bind-key [-n] [-r] KEY COMMAND`), in the

@@ -161,6 +161,10 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
             let shown = print_format(args.print, args.format.clone(), format::NEW_PANE);
             created(command_requests::new_window(args, &Shell), shown).await
         }
+        Command::BreakPane(args) => {
+            let shown = print_format(args.print, args.format.clone(), format::NEW_PANE);
+            created(command_requests::break_pane(args, &Shell), shown).await
+        }
         Command::ListPanes(args) => list_panes(args).await,
         Command::Agents(args) => agents(args).await,
         Command::Approvals(args) => approvals(args).await,

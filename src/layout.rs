@@ -6,6 +6,8 @@
 use ratatui::layout::Rect;
 use serde::{Deserialize, Serialize};
 
+mod edit;
+
 /// A pane's global id (shown as `%N`, like tmux).
 pub type PaneId = u32;
 

@@ -198,6 +198,39 @@ pub enum Request {
         next: bool,
         even: bool,
     },
+    /// tmux's resize-pane: `zoom` toggles the window's zoom onto the pane; else the border in
+    /// `direction` moves `cells`, and `width` / `height` set the pane's size.
+    ResizePane {
+        target: Option<String>,
+        direction: Option<crate::layout::Direction>,
+        cells: u16,
+        width: Option<crate::layout_size::Size>,
+        height: Option<crate::layout_size::Size>,
+        zoom: bool,
+    },
+    /// tmux's swap-pane: `source` and `target` change places; with `neighbour` (`-D`: true,
+    /// `-U`: false) the target changes places with the next or previous pane of its window.
+    SwapPane {
+        source: Option<String>,
+        target: Option<String>,
+        neighbour: Option<bool>,
+        detached: bool,
+    },
+    /// tmux's join-pane / move-pane: `source` moves beside `target`.
+    JoinPane {
+        source: Option<String>,
+        target: Option<String>,
+        horizontal: bool,
+        before: bool,
+        size: Option<crate::layout_size::Size>,
+        detached: bool,
+    },
+    /// tmux's break-pane: `source` into a new window of its own; answered with `Created`.
+    BreakPane {
+        source: Option<String>,
+        name: Option<String>,
+        detached: bool,
+    },
     /// tmux's display-message: `message` (a `-F` format) expanded for the target pane, printed
     /// (`print`) or shown in the status line of the clients on its session.
     DisplayMessage {

@@ -485,11 +485,18 @@ fn the_help_scrolls_to_its_last_command_and_no_further() {
         h.keys(b" ");
     }
     let rows = h.session().rows;
-    let want = (crate::commands::COMMANDS.len() as u16).saturating_sub(rows - 3);
+    let entries = crate::commands::help_entries(&crate::config::Config::default().keymap).len();
+    let want = u16::try_from(entries)
+        .expect("rows")
+        .saturating_sub(rows - 3);
     assert_eq!(h.mode(), ClientMode::Help { scroll: want });
     assert!(
         h.frame().contains("send-prefix"),
         "the last command is on screen"
+    );
+    assert!(
+        h.frame().contains("break-pane -s PANE -n NAME"),
+        "the last unbound command is on screen"
     );
 }
 

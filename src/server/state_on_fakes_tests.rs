@@ -372,3 +372,50 @@ fn the_status_line_and_the_window_chooser_show_window_numbers() {
     );
     assert!(!tabs.iter().any(|t| t.starts_with("1:")), "{status}");
 }
+
+/// join-pane out of a session's last window: the session ends (its client is told and
+/// detached) while the moved pane's program keeps running, only resized, in the other session.
+#[test]
+fn joining_a_session_s_last_pane_elsewhere_ends_the_session_not_the_program() {
+    let mut f = Fixture::new(24, 80);
+    let spec = NewSession {
+        name: Some("other".into()),
+        cwd: None,
+        command: vec!["agent".into()],
+        env: Vec::new(),
+    };
+    let made = f.server.request(Request::NewSession {
+        spec,
+        rows: 24,
+        cols: 80,
+    });
+    assert!(
+        matches!(made, Response::Created { pane: 2, .. }),
+        "{made:?}"
+    );
+    let joined = f.server.request(Request::JoinPane {
+        source: Some("%1".into()),
+        target: Some("%2".into()),
+        horizontal: true,
+        before: false,
+        size: None,
+        detached: false,
+    });
+    assert!(matches!(joined, Response::Ok), "{joined:?}");
+    let state = &f.server.state;
+    assert!(state.sessions.values().all(|s| s.name == "other"));
+    assert!(
+        !state.clients.contains_key(&CLIENT),
+        "the client was detached"
+    );
+    let (session, window) = state.locate(1).expect("pane 1 still exists");
+    let s = state.sessions.get(&session).expect("session");
+    assert_eq!(s.windows[window].layout.panes(), vec![2, 1]);
+    assert_eq!(s.windows[window].active, 1, "the moved pane is focused");
+    assert_eq!(state.panes.get(&1).map(|p| p.session), Some(session));
+    let calls = f.fakes.calls(1);
+    assert!(!calls.contains(&Call::Terminated) && !calls.contains(&Call::HungUp));
+    let (rows, cols) = f.size_of(1);
+    assert!(cols < 78, "narrower beside pane 2: {cols}");
+    assert_eq!(calls.last(), Some(&Call::Resized { rows, cols }));
+}

@@ -1,6 +1,9 @@
 //! The session and window chooser (`prefix s` / `prefix w`, tmux's choose-tree): every session
 //! with its windows beneath, what each window's agents are doing, and the row the keyboard is
-//! on. Built by the server from its state; this widget only draws it.
+//! on, and below the list a preview of the selected row's pane (its window's focused pane, as
+//! tmux's choose-tree shows one). Built by the server from its state; this widget draws the
+//! list and the preview's box, and says where the box's inside is for the server to draw the
+//! pane's screen in, cropped to it.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -27,7 +30,13 @@ pub struct TreeRow {
     pub attached: usize,
     /// How many agents are in each state, in the order drawn (blocked first).
     pub agents: Vec<(RowState, usize)>,
+    /// The pane previewed while this row is selected (a session's or window's focused pane).
+    pub preview: Option<u32>,
 }
+
+/// The smallest preview box (border included) worth drawing; with less room the chooser is
+/// the list alone.
+const PREVIEW_MIN_ROWS: u16 = 5;
 
 /// The chooser over `rows`, with the keyboard on `selected`.
 #[derive(Debug, Clone)]
@@ -78,10 +87,45 @@ impl TreeView<'_> {
     }
 }
 
+impl TreeView<'_> {
+    /// The list's box and, when the selected row has a pane and `area` has room, the preview's
+    /// box under it: both as wide as `area` allows (tmux's chooser takes the whole window).
+    fn boxes(&self, area: Rect) -> (Rect, Option<Rect>) {
+        let height = (self.rows.len() as u16).saturating_add(2).max(3);
+        let pane = self.rows.get(self.selected).and_then(|r| r.preview);
+        let list_rows = height.min(area.height / 2);
+        let preview_rows = area.height.saturating_sub(list_rows).saturating_sub(2);
+        if pane.is_none() || preview_rows < PREVIEW_MIN_ROWS || list_rows < 3 {
+            return (centered(area, 72, height), None);
+        }
+        let width = area.width.saturating_sub(4).max(72.min(area.width));
+        let x = area.x + (area.width - width) / 2;
+        let list = Rect::new(x, area.y + 1, width, list_rows);
+        let preview = Rect::new(x, list.bottom(), width, preview_rows);
+        (list, Some(preview))
+    }
+
+    /// The selected row's pane and the cells inside the preview's box to draw its screen in
+    /// (top-left aligned, cropped), when a preview is shown in `area`.
+    pub fn preview_area(&self, area: Rect) -> Option<(u32, Rect)> {
+        let pane = self.rows.get(self.selected).and_then(|r| r.preview)?;
+        let (_, preview) = self.boxes(area);
+        let inner = Block::default().borders(Borders::ALL).inner(preview?);
+        Some((pane, inner))
+    }
+}
+
 impl Widget for TreeView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let height = (self.rows.len() as u16).saturating_add(2);
-        let popup = centered(area, 72, height.max(3));
+        let (popup, preview) = self.boxes(area);
+        if let (Some(preview), Some(row)) = (preview, self.rows.get(self.selected)) {
+            Clear.render(preview, buf);
+            Block::default()
+                .borders(Borders::ALL)
+                .border_type(BorderType::Rounded)
+                .title(format!(" {} ", row.label))
+                .render(preview, buf);
+        }
         let inner_rows = popup.height.saturating_sub(2) as usize;
         let inner_width = popup.width.saturating_sub(2) as usize;
         // Scrolled so the selected row is always inside.
@@ -102,7 +146,8 @@ impl Widget for TreeView<'_> {
                     .border_type(BorderType::Rounded)
                     .title(" sessions and windows ")
                     .title_bottom(
-                        Line::from(" ↑↓ choose, Enter switch, q/Esc close ").right_aligned(),
+                        Line::from(" ↑↓ choose, →← windows, Enter switch, x kill, q/Esc close ")
+                            .right_aligned(),
                     ),
             )
             .render(popup, buf);
@@ -137,6 +182,7 @@ mod tests {
             current,
             attached,
             agents: Vec::new(),
+            preview: None,
         }
     }
 
@@ -148,6 +194,7 @@ mod tests {
             current,
             attached: 0,
             agents,
+            preview: None,
         }
     }
 
@@ -185,6 +232,33 @@ mod tests {
         let x = claude.find("!1").map(|b| claude[..b].width() as u16);
         let blocked = x.map(|x| buf[(x, row_of("claude"))].fg);
         assert_eq!(blocked, Some(Color::LightRed));
+    }
+
+    #[test]
+    fn a_row_with_a_pane_gets_a_preview_box_under_the_list() {
+        let mut rows = sample();
+        rows[3].preview = Some(7);
+        let view = TreeView {
+            rows: &rows,
+            selected: 3,
+        };
+        let area = Rect::new(0, 0, 100, 30);
+        let (pane, inner) = view.preview_area(area).expect("a preview");
+        assert_eq!(pane, 7);
+        let (screen, _) = text(&rows, 3, 100, 30);
+        let lines: Vec<&str> = screen.lines().collect();
+        // The box is titled with the row, and its inside starts under the list's last row.
+        let list_end = lines.iter().rposition(|l| l.contains("codex")).unwrap_or(0);
+        assert!(lines[inner.y as usize - 1].contains(" docs "), "{screen}");
+        assert!(inner.y as usize > list_end, "{screen}");
+        assert!(inner.height >= PREVIEW_MIN_ROWS - 2 && inner.width > 72);
+        // No room, or no pane: no preview.
+        assert!(view.preview_area(Rect::new(0, 0, 100, 12)).is_none());
+        let none = TreeView {
+            rows: &rows,
+            selected: 2,
+        };
+        assert!(none.preview_area(area).is_none());
     }
 
     #[test]

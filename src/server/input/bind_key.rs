@@ -122,9 +122,9 @@ mod tests {
     #[test]
     fn a_table_command_binds_its_action_and_any_other_its_line() {
         let mut km = keymap();
-        let b = RuntimeBinding::bind("Q", false, false, &words("resize-pane -Z")).expect("bind");
+        let b = RuntimeBinding::bind("Q", false, false, &words("copy-mode")).expect("bind");
         apply(&mut km, &b).expect("apply");
-        assert_eq!(km.lookup(&key("Q")), Some(Action::Zoom));
+        assert_eq!(km.lookup(&key("Q")), Some(Action::CopyMode));
         let b =
             RuntimeBinding::bind("M-n", true, false, &words("new-window -n logs")).expect("bind");
         apply(&mut km, &b).expect("apply");

@@ -106,8 +106,8 @@ impl Server {
                 self.sidebar_key(client, selected, key)
             }
             (ClientMode::Sidebar { .. }, _) => {}
-            (ClientMode::Tree { selected }, InputEvent::Key { key, .. }) => {
-                self.tree_key(client, selected, key)
+            (ClientMode::Tree { selected, expanded }, InputEvent::Key { key, .. }) => {
+                self.tree_key(client, selected, expanded, key)
             }
             (ClientMode::Tree { .. }, _) => {}
             (ClientMode::Prompt { kind, text }, event) => {
@@ -380,7 +380,9 @@ impl Server {
                     self.message(client, e);
                 }
             }
-            PromptKind::ConfirmKillPane(_) | PromptKind::ConfirmKillWindow(..) => {}
+            PromptKind::ConfirmKillPane(_)
+            | PromptKind::ConfirmKillWindow(..)
+            | PromptKind::ConfirmKillSession(_) => {}
             PromptKind::SearchForward | PromptKind::SearchBackward => {
                 if let Some(pane) = self.focused_pane(client) {
                     if let Some(copy) = self

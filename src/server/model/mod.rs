@@ -6,6 +6,7 @@ pub mod copy_mode;
 pub mod ids;
 pub mod label;
 pub mod message_log;
+pub mod pane_moves;
 pub mod pane_text;
 pub mod panel;
 pub mod panes;

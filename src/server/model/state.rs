@@ -219,8 +219,13 @@ impl Window {
 
     /// The pane after (or before) the focused one in layout order, wrapping around.
     pub fn cycle(&self, forward: bool) -> Option<PaneId> {
+        self.cycle_from(self.active, forward)
+    }
+
+    /// The pane after (or before) `pane` in layout order, wrapping around.
+    pub fn cycle_from(&self, pane: PaneId, forward: bool) -> Option<PaneId> {
         let panes = self.layout.panes();
-        let i = panes.iter().position(|p| *p == self.active)?;
+        let i = panes.iter().position(|p| *p == pane)?;
         let n = panes.len();
         let next = if forward {
             (i + 1) % n
@@ -428,9 +433,11 @@ pub enum ClientMode {
     Sidebar {
         selected: usize,
     },
-    /// The session and window chooser is open, on row `selected` (see `tree`).
+    /// The session and window chooser is open, on row `selected` (see `tree`); the sessions in
+    /// `expanded` list their windows (`prefix s` opens with none, `prefix w` with every one).
     Tree {
         selected: usize,
+        expanded: Vec<SessionId>,
     },
     /// A line prompt on the status line.
     Prompt {
@@ -451,6 +458,8 @@ pub enum PromptKind {
     ConfirmKillPane(crate::layout::PaneId),
     /// `kill-window N? (y/n)`: the window numbered N in the session.
     ConfirmKillWindow(SessionId, usize),
+    /// `kill-session NAME? (y/n)` (`x` in the chooser on a session's row).
+    ConfirmKillSession(SessionId),
 }
 
 /// A border being dragged with the mouse.
@@ -609,8 +618,14 @@ impl State {
         }
     }
 
-    /// Marks clients that show `pane` right now.
+    /// Marks clients that show `pane` right now, and those with the chooser open (its preview
+    /// may show any pane).
     pub fn mark_pane_dirty(&mut self, pane: PaneId) {
+        for c in self.clients.values_mut() {
+            if matches!(c.mode, ClientMode::Tree { .. }) {
+                c.dirty = true;
+            }
+        }
         let Some((session, window)) = self.locate(pane) else {
             return;
         };

@@ -14,7 +14,9 @@ use crate::server::owner::Server;
 pub(crate) fn is_question(kind: PromptKind) -> bool {
     matches!(
         kind,
-        PromptKind::ConfirmKillPane(_) | PromptKind::ConfirmKillWindow(..)
+        PromptKind::ConfirmKillPane(_)
+            | PromptKind::ConfirmKillWindow(..)
+            | PromptKind::ConfirmKillSession(_)
     )
 }
 
@@ -36,7 +38,7 @@ impl Server {
     /// `prefix &`: closes the window at position `index` of `session`, asking first unless
     /// `confirm_kill` is off. The question names (and remembers) the window's number: a window
     /// added meanwhile may move it in the list, never renumber it.
-    pub(super) fn kill_window_asking(
+    pub(crate) fn kill_window_asking(
         &mut self,
         client: ClientId,
         session: SessionId,
@@ -59,6 +61,24 @@ impl Server {
             ClientMode::Prompt {
                 kind: PromptKind::ConfirmKillWindow(session, number),
                 text: format!("kill-window {number}? (y/n)"),
+            },
+        );
+    }
+
+    /// `x` on a session's row of the chooser: closes the session, asking first unless
+    /// `confirm_kill` is off.
+    pub(crate) fn kill_session_asking(&mut self, client: ClientId, session: SessionId) {
+        if !self.state.config.confirm_kill {
+            return self.close(Close::Session(session), "session killed");
+        }
+        let Some(name) = self.state.sessions.get(&session).map(|s| s.name.clone()) else {
+            return;
+        };
+        self.set_mode(
+            client,
+            ClientMode::Prompt {
+                kind: PromptKind::ConfirmKillSession(session),
+                text: format!("kill-session {name}? (y/n)"),
             },
         );
     }
@@ -88,6 +108,9 @@ impl Server {
                 if let Some(index) = index {
                     self.close(Close::Window(session, index), "session ended");
                 }
+            }
+            PromptKind::ConfirmKillSession(session) if yes => {
+                self.close(Close::Session(session), "session killed");
             }
             _ => {}
         }

@@ -90,6 +90,53 @@ impl Server {
                 next,
                 even,
             } => self.select_layout_request(target, layout.as_deref(), next, even),
+            Request::ResizePane {
+                target,
+                direction,
+                cells,
+                width,
+                height,
+                zoom,
+            } => self.resize_pane_request(
+                target,
+                super::pane_requests::Resize {
+                    direction,
+                    cells,
+                    width,
+                    height,
+                    zoom,
+                },
+            ),
+            Request::SwapPane {
+                source,
+                target,
+                neighbour,
+                detached,
+            } => self.swap_pane_request(source, target, neighbour, detached),
+            Request::JoinPane {
+                source,
+                target,
+                horizontal,
+                before,
+                size,
+                detached,
+            } => {
+                let at = crate::server::model::pane_moves::Placement {
+                    dir: if horizontal {
+                        SplitDir::Horizontal
+                    } else {
+                        SplitDir::Vertical
+                    },
+                    before,
+                    detached,
+                };
+                self.join_pane_request(source, target, at, size)
+            }
+            Request::BreakPane {
+                source,
+                name,
+                detached,
+            } => self.break_pane_request(source, name, detached),
             Request::DisplayMessage {
                 target,
                 message,
@@ -361,7 +408,7 @@ impl Server {
     }
 
     /// The answer to a request that made a pane.
-    fn created(
+    pub(crate) fn created(
         &self,
         session: crate::server::model::state::SessionId,
         pane: crate::layout::PaneId,

@@ -141,7 +141,20 @@ fn compose(
         panel.render(chrome.overlay_area(), &mut buf);
     }
     if let Some(tree) = chrome.tree() {
+        let preview = tree.preview_area(chrome.overlay_area());
         tree.render(chrome.overlay_area(), &mut buf);
+        // The selected row's pane, its screen cropped to the preview's box (tmux's preview).
+        // A reader mid-parse is not waited for: the box stays empty and the frame comes again.
+        if let Some((pane, inside)) = preview {
+            if let Some(p) = state.panes.get(&pane) {
+                match crate::server::model::state::try_lock_terminal(&p.terminal) {
+                    Some(term) => {
+                        crate::server::view::tree::draw_preview(term.screen(), inside, &mut buf)
+                    }
+                    None => incomplete = true,
+                }
+            }
+        }
     }
     if let Some(scroll) = chrome.help() {
         let entries = crate::commands::help_entries(&state.config.keymap);

@@ -232,7 +232,7 @@ impl Chrome {
             _ => None,
         };
         let tree = match (mode, tree_rows) {
-            (ClientMode::Tree { selected }, Some(rows)) => Some(TreeKey {
+            (ClientMode::Tree { selected, .. }, Some(rows)) => Some(TreeKey {
                 rows,
                 selected: *selected,
             }),
@@ -471,6 +471,8 @@ fn prompt_label(kind: PromptKind) -> &'static str {
         PromptKind::SearchForward => "(search down)",
         PromptKind::SearchBackward => "(search up)",
         // The question is the prompt's text (see `confirm_kill`).
-        PromptKind::ConfirmKillPane(_) | PromptKind::ConfirmKillWindow(..) => "",
+        PromptKind::ConfirmKillPane(_)
+        | PromptKind::ConfirmKillWindow(..)
+        | PromptKind::ConfirmKillSession(_) => "",
     }
 }

@@ -1,10 +1,16 @@
 //! Moving between sessions from the keyboard: the chooser (`prefix s` / `prefix w`, tmux's
-//! choose-tree) lists every session with its windows and what their agents are doing, and
+//! choose-tree `-s` / `-w`) lists every session, one row each with `prefix s` (Right or `+`
+//! shows a session's windows, Left or `-` hides them) and with every window beneath with
+//! `prefix w`, what their agents are doing, and a preview of the selected row's pane (`x`
+//! kills the selected session or window after asking, as tmux's does); and
 //! `prefix (` / `)` / `L` switch to the previous, next and last session (tmux's switch-client
 //! `-p`, `-n`, `-l`). Sessions are in name order, as in tmux.
 
 use calyx_tui::sidebar::RowState;
-use calyx_tui::TreeRow;
+use calyx_tui::{PaneView, TreeRow};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::widgets::Widget;
 
 use crate::agents::{row_state, AgentState};
 use crate::keys::{Key, KeyCode};
@@ -44,18 +50,21 @@ impl Server {
         ids.into_iter().map(|(_, id)| id).collect()
     }
 
-    /// Every session followed by its windows.
-    fn tree_items(&self) -> Vec<Item> {
+    /// Every session, followed by its windows when it is in `expanded`.
+    fn tree_items(&self, expanded: &[SessionId]) -> Vec<Item> {
         let mut items = Vec::new();
         for id in self.sessions_by_name() {
             items.push(Item::Session(id));
-            let windows = self.state.sessions.get(&id).map_or(0, |s| s.windows.len());
-            items.extend((0..windows).map(|w| Item::Window(id, w)));
+            if expanded.contains(&id) {
+                let windows = self.state.sessions.get(&id).map_or(0, |s| s.windows.len());
+                items.extend((0..windows).map(|w| Item::Window(id, w)));
+            }
         }
         items
     }
 
-    /// Opens the chooser on the client's session (`windows`: on its current window).
+    /// Opens the chooser on the client's session: with `windows` (`prefix w`) every session's
+    /// windows listed and the client's current window selected, else one row per session.
     pub(crate) fn open_tree(&mut self, client: ClientId, windows: bool) {
         let Some(session) = self.client_session(client) else {
             return;
@@ -65,20 +74,32 @@ impl Server {
             (true, Some(w)) => Item::Window(session, w),
             _ => Item::Session(session),
         };
+        let expanded = if windows {
+            self.sessions_by_name()
+        } else {
+            Vec::new()
+        };
         let selected = self
-            .tree_items()
+            .tree_items(&expanded)
             .iter()
             .position(|i| *i == want)
             .unwrap_or(0);
-        self.set_mode(client, ClientMode::Tree { selected });
+        self.set_mode(client, ClientMode::Tree { selected, expanded });
     }
 
     /// A key while the chooser is open.
-    pub(crate) fn tree_key(&mut self, client: ClientId, selected: usize, key: Key) {
-        let items = self.tree_items();
+    pub(crate) fn tree_key(
+        &mut self,
+        client: ClientId,
+        selected: usize,
+        mut expanded: Vec<SessionId>,
+        key: Key,
+    ) {
+        let items = self.tree_items(&expanded);
         let last = items.len().saturating_sub(1);
-        let move_to = |to: usize| ClientMode::Tree {
+        let mut move_to = |to: usize| ClientMode::Tree {
             selected: to.min(last),
+            expanded: std::mem::take(&mut expanded),
         };
         match key.code {
             KeyCode::Up | KeyCode::Char('k') => {
@@ -91,6 +112,21 @@ impl Server {
             KeyCode::PageDown => self.set_mode(client, move_to(selected.saturating_add(10))),
             KeyCode::Home | KeyCode::Char('g') => self.set_mode(client, move_to(0)),
             KeyCode::End | KeyCode::Char('G') => self.set_mode(client, move_to(last)),
+            KeyCode::Right | KeyCode::Char('+') | KeyCode::Char('l') => {
+                self.expand_tree_row(client, items.get(selected).copied(), expanded, true)
+            }
+            KeyCode::Left | KeyCode::Char('-') | KeyCode::Char('h') => {
+                self.expand_tree_row(client, items.get(selected).copied(), expanded, false)
+            }
+            // tmux's choose-tree `x`: kill the selected session or window, asking first.
+            KeyCode::Char('x') => {
+                self.set_mode(client, ClientMode::Normal);
+                match items.get(selected) {
+                    Some(Item::Session(s)) => self.kill_session_asking(client, *s),
+                    Some(Item::Window(s, w)) => self.kill_window_asking(client, *s, *w),
+                    None => {}
+                }
+            }
             KeyCode::Enter => {
                 self.set_mode(client, ClientMode::Normal);
                 match items.get(selected) {
@@ -105,6 +141,34 @@ impl Server {
             KeyCode::Escape | KeyCode::Char('q') => self.set_mode(client, ClientMode::Normal),
             _ => {}
         }
+    }
+
+    /// Shows (`open`) or hides the windows of the selected row's session; the selection stays
+    /// on that row, or goes to its session's row when its window row is hidden.
+    fn expand_tree_row(
+        &mut self,
+        client: ClientId,
+        item: Option<Item>,
+        mut expanded: Vec<SessionId>,
+        open: bool,
+    ) {
+        let Some(item) = item else {
+            return;
+        };
+        let session = match item {
+            Item::Session(s) | Item::Window(s, _) => s,
+        };
+        expanded.retain(|s| *s != session);
+        if open {
+            expanded.push(session);
+        }
+        let items = self.tree_items(&expanded);
+        let selected = items
+            .iter()
+            .position(|i| *i == item)
+            .or_else(|| items.iter().position(|i| *i == Item::Session(session)))
+            .unwrap_or(0);
+        self.set_mode(client, ClientMode::Tree { selected, expanded });
     }
 
     /// `prefix )` / `prefix (`: the next or previous session by name, wrapping around.
@@ -144,17 +208,15 @@ impl Server {
 
     /// The chooser's rows, when `client` has it open.
     pub(crate) fn tree_data(&self, client: ClientId) -> Option<Vec<TreeRow>> {
-        let open = self
-            .state
-            .clients
-            .get(&client)
-            .is_some_and(|c| matches!(c.mode, ClientMode::Tree { .. }));
-        open.then(|| self.tree_rows(client))
+        match self.state.clients.get(&client).map(|c| &c.mode) {
+            Some(ClientMode::Tree { expanded, .. }) => Some(self.tree_rows(client, expanded)),
+            _ => None,
+        }
     }
 
-    fn tree_rows(&self, client: ClientId) -> Vec<TreeRow> {
+    fn tree_rows(&self, client: ClientId, expanded: &[SessionId]) -> Vec<TreeRow> {
         let shown = self.client_session(client);
-        self.tree_items()
+        self.tree_items(expanded)
             .into_iter()
             .filter_map(|item| {
                 let (id, window) = match item {
@@ -180,6 +242,7 @@ impl Server {
                             .filter(|c| c.session == id)
                             .count(),
                         agents,
+                        preview: session.active_pane(),
                     },
                     Some(w) => TreeRow {
                         window: true,
@@ -194,6 +257,7 @@ impl Server {
                         current: session.active_window == w,
                         attached: 0,
                         agents,
+                        preview: windows.first().map(|win| win.active),
                     },
                 })
             })
@@ -219,5 +283,71 @@ impl Server {
             .filter(|(_, n)| *n > 0)
             .map(|(s, n)| (row_state(*s), n))
             .collect()
+    }
+}
+
+/// Draws a pane's `screen` in the chooser's preview box (`inside`), cropped to it: from the
+/// top-left, or, when the cursor is below the box, from the row that puts the cursor's row at
+/// the box's bottom (where a shell's prompt or an agent's latest output is).
+pub(crate) fn draw_preview(screen: &vt100::Screen, inside: Rect, buf: &mut Buffer) {
+    let view = PaneView {
+        screen,
+        highlights: &[],
+    };
+    let (cursor_row, _) = screen.cursor_position();
+    let top = cursor_row.saturating_add(1).saturating_sub(inside.height);
+    if top == 0 {
+        view.render(inside, buf);
+        return;
+    }
+    let (rows, cols) = screen.size();
+    let whole = Rect::new(0, 0, cols.get(), rows.get());
+    let mut scratch = Buffer::empty(whole);
+    view.render(whole, &mut scratch);
+    for y in 0..inside.height {
+        for x in 0..inside.width.min(whole.width) {
+            let from = scratch.cell((x, top.saturating_add(y))).cloned();
+            if let (Some(from), Some(to)) = (from, buf.cell_mut((inside.x + x, inside.y + y))) {
+                *to = from;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(buf: &Buffer, area: Rect) -> Vec<String> {
+        (area.y..area.bottom())
+            .map(|y| {
+                (area.x..area.right())
+                    .map(|x| buf[(x, y)].symbol().to_string())
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_preview_keeps_the_cursor_s_row_in_the_box() {
+        let nz = |n: u16| std::num::NonZeroU16::new(n).expect("not zero");
+        let mut parser = vt100::Parser::new(nz(10), nz(20), 0);
+        parser.process(b"top line\r\n");
+        let area = Rect::new(0, 0, 30, 6);
+        let inside = Rect::new(2, 1, 8, 3);
+        // The cursor near the top: the screen from its first row, cut to the box's width.
+        let mut buf = Buffer::empty(area);
+        draw_preview(parser.screen(), inside, &mut buf);
+        assert_eq!(text(&buf, inside), ["top line", "", ""]);
+        // The cursor on row 6: rows 4 to 6 shown, the cursor's last.
+        parser.process(b"a\r\nb\r\nc\r\nd\r\ne\r\nf prompt-and-more");
+        let mut buf = Buffer::empty(area);
+        draw_preview(parser.screen(), inside, &mut buf);
+        assert_eq!(text(&buf, inside), ["d", "e", "f prompt"]);
+        // Nothing drawn outside the box.
+        assert_eq!(buf[(1, 1)].symbol(), " ");
+        assert_eq!(buf[(10, 3)].symbol(), " ");
     }
 }
