@@ -229,6 +229,7 @@ fn resync_updates_only_installed_clis() {
         endpoint_file: "/e".into(),
         port,
         token: TOKEN.into(),
+        host_servers: true,
     };
     setup::apply(&setup::plan(AgentKind::Codex, &ctx(1), Op::Install).unwrap()).unwrap();
     assert!(setup::is_installed(AgentKind::Codex, &ctx(2)).unwrap());
