@@ -7,7 +7,7 @@
 //!
 //! Also where each CLI keeps its entries, so `calyx doctor` can say which of the two are there.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::{read, Ctx, Op, SetupError};
 use crate::config_edit::{yaml, JsonDoc};
@@ -63,6 +63,47 @@ fn location(kind: AgentKind, ctx: &Ctx) -> Option<Location> {
     })
 }
 
+impl Location {
+    fn path(&self) -> &Path {
+        match self {
+            Location::Json(path, _)
+            | Location::Toml(path)
+            | Location::Yaml(path)
+            | Location::PiExtension(path) => path,
+        }
+    }
+
+    /// Whether `text` (the file's contents) holds the entry `name`. A file that does not parse
+    /// holds nothing.
+    fn holds(&self, text: &str, name: &str) -> bool {
+        match self {
+            Location::Json(_, parent) => JsonDoc::parse(text).is_ok_and(|doc| {
+                let at: Vec<&str> = parent.iter().copied().chain([name]).collect();
+                doc.root().get(&at).is_some()
+            }),
+            Location::Toml(_) => crate::config_edit::split_bom(text)
+                .1
+                .parse::<toml_edit::DocumentMut>()
+                .is_ok_and(|doc| {
+                    doc.get("mcp_servers")
+                        .and_then(|servers| servers.get(name))
+                        .is_some()
+                }),
+            Location::Yaml(_) => {
+                yaml::remove_child(text, "mcp_servers", name).is_ok_and(|rest| rest != text)
+            }
+            Location::PiExtension(_) => {
+                let marker = if name == IPC_ENTRY {
+                    super::pi::IPC_TOOL_MARKER
+                } else {
+                    super::pi::HOSTED_TOOL_MARKER
+                };
+                text.contains("calyx's pi extension") && text.contains(marker)
+            }
+        }
+    }
+}
+
 /// Which of calyx's entries the CLI's config holds now: `(name, present)` for both, or None for
 /// a CLI calyx writes no MCP entry for (Antigravity). For pi, `calyx-ipc` is its extension's
 /// `calyx` tool and `calyx-mcp` its `calyx_mcp` tool.
@@ -73,46 +114,8 @@ pub fn present(
     let Some(location) = location(kind, ctx) else {
         return Ok(None);
     };
-    let (path, has): (PathBuf, Box<dyn Fn(&str, &str) -> bool>) = match location {
-        Location::Json(path, parent) => (
-            path,
-            Box::new(move |text, name| {
-                let Ok(doc) = JsonDoc::parse(text) else {
-                    return false;
-                };
-                let at: Vec<&str> = parent.iter().copied().chain([name]).collect();
-                doc.root().get(&at).is_some()
-            }),
-        ),
-        Location::Toml(path) => (
-            path,
-            Box::new(|text, name| {
-                let body = crate::config_edit::split_bom(text).1;
-                body.parse::<toml_edit::DocumentMut>().is_ok_and(|doc| {
-                    doc.get("mcp_servers")
-                        .and_then(|servers| servers.get(name))
-                        .is_some()
-                })
-            }),
-        ),
-        Location::Yaml(path) => (
-            path,
-            Box::new(|text, name| {
-                yaml::remove_child(text, "mcp_servers", name).is_ok_and(|rest| rest != text)
-            }),
-        ),
-        Location::PiExtension(path) => (
-            path,
-            Box::new(|text, name| {
-                let marker = if name == IPC_ENTRY {
-                    super::pi::IPC_TOOL_MARKER
-                } else {
-                    super::pi::HOSTED_TOOL_MARKER
-                };
-                text.contains("calyx's pi extension") && text.contains(marker)
-            }),
-        ),
-    };
-    let text = read(&path)?.unwrap_or_default();
-    Ok(Some(ENTRIES.map(|name| (name, has(&text, name)))))
+    let text = read(location.path())?.unwrap_or_default();
+    Ok(Some(
+        ENTRIES.map(|name| (name, location.holds(&text, name))),
+    ))
 }
