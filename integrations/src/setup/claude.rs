@@ -1,4 +1,4 @@
-//! Claude Code (verified on 2.1.197): the MCP entry in `~/.claude.json`, hooks in
+//! Claude Code (verified on 2.1.197): the MCP entries in `~/.claude.json`, hooks in
 //! `~/.claude/settings.json`. `CLAUDE_CONFIG_DIR` moves both into that directory.
 //!
 //! The identity headers use `${VAR:-}`: Claude Code fails the parse of the whole ~/.claude.json

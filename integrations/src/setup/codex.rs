@@ -1,4 +1,4 @@
-//! Codex (verified on 0.171.0): the MCP entry in `$CODEX_HOME/config.toml` (default
+//! Codex (verified on 0.171.0): the MCP entries in `$CODEX_HOME/config.toml` (default
 //! `~/.codex`), hooks in `$CODEX_HOME/hooks.json`, which is where 0.171 reads them (seed notes
 //! for 0.148 describe `[[hooks.<Event>]]` tables in config.toml; calyx no longer writes those,
 //! but uninstall still removes such tables from an old calyx block).

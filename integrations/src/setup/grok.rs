@@ -3,9 +3,10 @@
 //! `${VAR:-}` in; hooks in a file of calyx's own in Grok's hooks directory, which Grok merges
 //! and auto-trusts, under a name no user file would have.
 //!
-//! TOML rules: a `[mcp_servers.calyx-ipc.headers]` table is always calyx's, even with no
-//! parent in scope, because two definitions of one table are a parse error that costs the user
-//! every MCP server; a hand-written `[mcp_servers.calyx-ipc]` is adopted, not duplicated.
+//! TOML rules: a `[mcp_servers.calyx-ipc.headers]` (or `calyx-mcp`) table is always calyx's,
+//! even with no parent in scope, because two definitions of one table are a parse error that
+//! costs the user every MCP server; a hand-written `[mcp_servers.calyx-ipc]` (or `calyx-mcp`)
+//! is adopted, not duplicated.
 //!
 //! Hooks: Grok has no permission event; PreToolUse is its only blocking one and runs handlers
 //! in order until one denies, so the state ping comes first and the gate (600 s; Grok's default

@@ -1,6 +1,6 @@
 //! Hermes (verified on 0.19.0): `$HERMES_HOME/config.yaml` (default `~/.hermes`), edited by
-//! text splice: a `calyx-ipc:` child under `mcp_servers:` with `${VAR}` headers, and calyx's
-//! items under `hooks: <event>:`. Hermes runs hooks through shlex without a shell, which
+//! text splice: `calyx-ipc:` and `calyx-mcp:` children under `mcp_servers:` with `${VAR}`
+//! headers, and calyx's items under `hooks: <event>:`. Hermes runs hooks through shlex without a shell, which
 //! handles the quoted binary path. Hermes asks the user before running shell hooks
 //! (`hooks_auto_accept`); calyx does not flip that switch for the user.
 //!
