@@ -322,6 +322,13 @@ fn pi_calyx_mcp_lists_and_calls_the_hosted_tools() {
         .collect();
     for req in &hosted {
         check_headers(req, "pi");
+        // After initialize, the negotiated version rides on every request.
+        let version = req["headers"]["mcp-protocol-version"].as_str();
+        if req["body"]["method"] == "initialize" {
+            assert_eq!(version, None, "{req}");
+        } else {
+            assert_eq!(version, Some("2025-06-18"), "{req}");
+        }
     }
     let sequence: Vec<String> = hosted
         .iter()

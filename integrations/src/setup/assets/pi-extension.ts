@@ -91,8 +91,8 @@ async function post(path, body, timeoutMs) {
 }
 
 // Posts to calyx; {ok, status, text}, or null when calyx cannot be reached at all (or `signal`,
-// pi's abort of the tool call, fired).
-async function send(path, body, timeoutMs, signal) {
+// pi's abort of the tool call, fired). `extra`: more request headers.
+async function send(path, body, timeoutMs, signal, extra) {
   const ep = endpoint();
   if (!ep) return null;
   if (listenerOwner(ep.port) === "foreign") return null;
@@ -102,6 +102,7 @@ async function send(path, body, timeoutMs, signal) {
   };
   if (process.env.CALYX_SURFACE_ID) h["X-Calyx-Surface-ID"] = process.env.CALYX_SURFACE_ID;
   if (process.env.CALYX_SESSION_ID) h["X-Calyx-Session-ID"] = process.env.CALYX_SESSION_ID;
+  Object.assign(h, extra);
   const mcp = path === "/mcp" || path === HOSTED;
   if (mcp && mcpSessions[path]) h["Mcp-Session-Id"] = mcpSessions[path];
   const timeout = AbortSignal.timeout(timeoutMs);
@@ -176,7 +177,8 @@ function hostedFailure(res) {
 // is also what a restarted calyx answers for a session it no longer knows).
 async function hostedRequest(method, params, timeoutMs, signal) {
   const id = ++rpcId;
-  const res = await send(HOSTED, { jsonrpc: "2.0", id, method, params }, timeoutMs, signal);
+  const res = await send(HOSTED, { jsonrpc: "2.0", id, method, params }, timeoutMs, signal,
+    hostedHeaders());
   if (!res) throw new Error(signal?.aborted ? "cancelled" : "calyx is not reachable");
   if (!res.ok) throw Object.assign(new Error(hostedFailure(res)), { expired: res.status === 404 });
   const msg = rpcAnswer(res.text, id);
@@ -186,14 +188,22 @@ async function hostedRequest(method, params, timeoutMs, signal) {
 }
 
 // The hosted route's MCP session, opened once (initialize, then notifications/initialized) and
-// shared by concurrent calls; a failed open is retried by the next call.
+// shared by concurrent calls; a failed open is retried by the next call. Requests after
+// initialize carry the negotiated version in MCP-Protocol-Version, as Streamable HTTP asks.
 let hostedSession = null;
+let hostedVersion = null;
+function hostedHeaders() {
+  return hostedVersion ? { "MCP-Protocol-Version": hostedVersion } : {};
+}
 function openHosted() {
   hostedSession ||= (async () => {
     mcpSessions[HOSTED] = null;
-    await hostedRequest("initialize", { protocolVersion: "2025-06-18", capabilities: {},
-      clientInfo: { name: "calyx-pi-extension", version: "1" } }, 10000);
-    await send(HOSTED, { jsonrpc: "2.0", method: "notifications/initialized" }, 10000);
+    hostedVersion = null;
+    const result = await hostedRequest("initialize", { protocolVersion: "2025-06-18",
+      capabilities: {}, clientInfo: { name: "calyx-pi-extension", version: "1" } }, 10000);
+    hostedVersion = typeof result?.protocolVersion === "string" ? result.protocolVersion : null;
+    await send(HOSTED, { jsonrpc: "2.0", method: "notifications/initialized" }, 10000, undefined,
+      hostedHeaders());
   })().catch((e) => { hostedSession = null; throw e; });
   return hostedSession;
 }
