@@ -229,6 +229,7 @@ fn resync_updates_only_installed_clis() {
         endpoint_file: "/e".into(),
         port,
         token: TOKEN.into(),
+        host_servers: true,
     };
     setup::apply(&setup::plan(AgentKind::Codex, &ctx(1), Op::Install).unwrap()).unwrap();
     assert!(setup::is_installed(AgentKind::Codex, &ctx(2)).unwrap());
@@ -1085,7 +1086,8 @@ fn the_real_gemini_loads_what_setup_writes_and_doctor_reports_an_entry_it_reject
 /// A fake `hermes` on PATH: `--version` prints hermes-agent 0.19.0's line; `hooks list` prints
 /// the hooks of `$HERMES_HOME/config.yaml` as 0.19.0 does (`[event]`, then the commands), but,
 /// unless `FAKE_HERMES_ACCEPT_ALL` is set, silently drops the subagent_* events, as Hermes
-/// drops an event it does not know (an older Hermes); `mcp list` lists calyx-ipc when there.
+/// drops an event it does not know (an older Hermes); `mcp list` lists calyx-ipc and calyx-mcp
+/// when there.
 fn fake_hermes(dir: &Path) -> PathBuf {
     let bin = dir.join("fake-hermes/bin");
     fs::create_dir_all(&bin).unwrap();
@@ -1109,7 +1111,8 @@ case "$1 $2" in
       print "    - " c " (timeout=5s, not allowlisted)"
     }' "$f" ;;
 "mcp list")
-  grep -q 'calyx-ipc:' "$f" && echo '  calyx-ipc        http://127.0.0.1:45111/mcp     all          enabled' ;;
+  grep -q 'calyx-ipc:' "$f" && echo '  calyx-ipc        http://127.0.0.1:45111/mcp     all          enabled'
+  if grep -q 'calyx-mcp:' "$f"; then echo '  calyx-mcp        http://127.0.0.1:45111/mcp-hosted all        enabled'; fi ;;
 *) echo "hermes: error: argument command: invalid choice: '$1'" >&2; exit 2 ;;
 esac
 "#,
@@ -1388,4 +1391,85 @@ fn a_codex_that_hangs_is_killed_and_setup_goes_on_with_a_warning() {
     assert!(fs::read_to_string(env.home().join(".codex/config.toml"))
         .unwrap()
         .contains("[mcp_servers.calyx-ipc]"));
+}
+
+/// Issue 16: `calyx-mcp` (the hosted servers' tools, `/mcp-hosted`) is written beside
+/// `calyx-ipc` with the same headers and shown in the dry run; doctor names both; with
+/// `[mcp] host_servers = false` a dry run shows it going, doctor says setup would remove it,
+/// uninstall still takes both out (the user's bytes come back), and a new install writes
+/// `calyx-ipc` alone.
+#[test]
+fn calyx_mcp_beside_calyx_ipc_and_host_servers_false_takes_it_out() {
+    let env = Env::new(true);
+    let before = env.files();
+    let out = env.calyx(&["setup", "--dry-run", "--agent", "claude-code,codex"]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("\"calyx-mcp\": {") && stdout.contains("[mcp_servers.calyx-mcp]"),
+        "{stdout}"
+    );
+    let out = env.calyx(&["setup", "--yes", "--agent", "claude-code,codex"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let servers = &json(&env.home().join(".claude.json"))["mcpServers"];
+    assert_eq!(
+        servers["calyx-mcp"]["url"],
+        "http://127.0.0.1:45111/mcp-hosted"
+    );
+    assert_eq!(servers["calyx-mcp"]["type"], "http");
+    assert_eq!(
+        servers["calyx-mcp"]["headers"],
+        servers["calyx-ipc"]["headers"]
+    );
+    let codex = fs::read_to_string(env.home().join(".codex/config.toml")).unwrap();
+    assert!(
+        codex.contains("[mcp_servers.calyx-mcp]\nurl = \"http://127.0.0.1:45111/mcp-hosted\"\n"),
+        "{codex}"
+    );
+    let doctor = env.calyx(&["doctor", "--agent", "claude-code"]);
+    let report = text(&doctor.stdout);
+    assert!(
+        report.contains("  MCP entries: calyx-ipc present; calyx-mcp present\n"),
+        "{report}"
+    );
+
+    let config = env.home().join(".config/calyx/config.toml");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    fs::write(&config, "[mcp]\nhost_servers = false\n").unwrap();
+    let installed = env.files();
+    let out = env.calyx(&["setup", "--dry-run", "--agent", "claude-code,codex"]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("-    \"calyx-mcp\": {") && stdout.contains("-[mcp_servers.calyx-mcp]"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("-    \"calyx-ipc\": {"), "{stdout}");
+    assert_eq!(env.files(), installed, "a dry run writes nothing");
+    let doctor = env.calyx(&["doctor", "--agent", "claude-code"]);
+    let report = text(&doctor.stdout);
+    assert!(
+        report.contains("calyx-mcp present, but [mcp] host_servers = false: setup removes it")
+            && report.contains("installed but stale"),
+        "{report}"
+    );
+
+    let out = env.calyx(&["setup", "--uninstall", "--yes"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    fs::remove_file(&config).unwrap();
+    fs::remove_dir(config.parent().unwrap()).unwrap();
+    fs::remove_dir(config.parent().unwrap().parent().unwrap()).unwrap();
+    assert_eq!(env.files(), before, "uninstall removes both entries");
+
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    fs::write(&config, "[mcp]\nhost_servers = false\n").unwrap();
+    let out = env.calyx(&["setup", "--yes", "--agent", "claude-code"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let servers = &json(&env.home().join(".claude.json"))["mcpServers"];
+    assert!(servers["calyx-ipc"].is_object() && servers.get("calyx-mcp").is_none());
+    let doctor = env.calyx(&["doctor", "--agent", "claude-code"]);
+    let report = text(&doctor.stdout);
+    assert!(
+        report.contains("calyx-ipc present; calyx-mcp not written ([mcp] host_servers = false)")
+            && report.contains("installed and current"),
+        "{report}"
+    );
 }

@@ -33,6 +33,17 @@ fn run_with_env(
     endpoint: &str,
     env: &[(&str, &str)],
 ) -> Option<Value> {
+    run_set_up(kind, surface, endpoint, env, true)
+}
+
+/// As [`run_with_env`], with the files setup writes when `[mcp] host_servers` is `host_servers`.
+fn run_set_up(
+    kind: AgentKind,
+    surface: Option<&str>,
+    endpoint: &str,
+    env: &[(&str, &str)],
+    host_servers: bool,
+) -> Option<Value> {
     let dir = tempfile::tempdir().unwrap();
     let ctx = Ctx {
         home: dir.path().join("home"),
@@ -41,6 +52,7 @@ fn run_with_env(
         endpoint_file: dir.path().join("ep.json"),
         port: 1,
         token: "x".into(),
+        host_servers,
     };
     let plan = setup::plan(kind, &ctx, Op::Install).unwrap();
     let source = plan
@@ -66,6 +78,7 @@ fn run_with_env(
         .env_remove("CALYX_SESSION_ID")
         .env_remove("HERDR_PANE_ID")
         .env_remove("CALYX_PI_WHEN_UNREACHABLE")
+        .env_remove("HARNESS_CALL_HOSTED")
         .envs(env.iter().copied());
     if let Some(s) = surface {
         cmd.env("CALYX_SURFACE_ID", s);
@@ -267,4 +280,111 @@ fn pi_blocks_a_tool_call_calyx_is_there_for_but_refuses() {
         .as_str()
         .unwrap_or_default();
     assert!(reason.contains("HTTP 413"), "{reason}");
+}
+
+/// Issue 16: pi has no MCP client, so its extension's `calyx_mcp` tool stands in for the
+/// `calyx-mcp` entry: `list` drains every page of `/mcp-hosted`'s `tools/list` into names,
+/// descriptions and schemas; a call goes to `tools/call` there on the same kind of MCP session
+/// `calyx` uses for `/mcp` (initialize, then notifications/initialized), opened again when a
+/// restarted calyx answers 404 for the old one; errors reach the model as errors.
+#[test]
+fn pi_calyx_mcp_lists_and_calls_the_hosted_tools() {
+    let env = [("HARNESS_CALL_HOSTED", "1")];
+    let Some(out) = run_with_env(AgentKind::Pi, Some("surf-1"), "ok", &env) else {
+        return;
+    };
+    let results = &out["results"];
+    assert_eq!(results["tools"], serde_json::json!(["calyx", "calyx_mcp"]));
+    let used = &results["calyx_mcp"];
+    let listed: Value = serde_json::from_str(used["list"].as_str().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}: {used}"));
+    assert_eq!(
+        listed,
+        serde_json::json!([
+            {"name": "ev-echo", "description": "Echoes back the input", "inputSchema":
+                {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}},
+            {"name": "ev-get-sum", "description": "Adds two numbers", "inputSchema":
+                {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}},
+        ])
+    );
+    assert_eq!(used["echo"], "Echo: hi", "{used}");
+    assert_eq!(used["failed"], serde_json::json!({"error": "boom"}));
+    assert_eq!(
+        used["unknown"],
+        serde_json::json!({"error": "Unknown tool: nope"})
+    );
+
+    let hosted: Vec<&Value> = out["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["path"] == "/mcp-hosted")
+        .collect();
+    for req in &hosted {
+        check_headers(req, "pi");
+        // After initialize, the negotiated version rides on every request.
+        let version = req["headers"]["mcp-protocol-version"].as_str();
+        if req["body"]["method"] == "initialize" {
+            assert_eq!(version, None, "{req}");
+        } else {
+            assert_eq!(version, Some("2025-06-18"), "{req}");
+        }
+    }
+    let sequence: Vec<String> = hosted
+        .iter()
+        .map(|r| {
+            let session = r["headers"]["mcp-session-id"].as_str().unwrap_or("-");
+            let method = r["body"]["method"].as_str().unwrap_or("?");
+            let name = r["body"]["params"]["name"].as_str().unwrap_or("");
+            format!("{session} {method} {name}").trim_end().to_string()
+        })
+        .collect();
+    assert_eq!(
+        sequence,
+        [
+            "- initialize",
+            "hosted-1 notifications/initialized",
+            "hosted-1 tools/list",
+            "hosted-1 tools/list",
+            // calyx "restarted" after the last page: the old session gets a 404 ...
+            "hosted-1 tools/call ev-echo",
+            // ... and the call goes through on a new one.
+            "- initialize",
+            "hosted-2 notifications/initialized",
+            "hosted-2 tools/call ev-echo",
+            "hosted-2 tools/call ev-fail",
+            "hosted-2 tools/call nope",
+        ],
+        "{sequence:#?}"
+    );
+    let call = hosted
+        .iter()
+        .find(|r| r["body"]["params"]["name"] == "ev-echo")
+        .unwrap();
+    assert_eq!(
+        call["body"]["params"]["arguments"],
+        serde_json::json!({"message": "hi"})
+    );
+    assert_eq!(
+        hosted[3]["body"]["params"],
+        serde_json::json!({"cursor": "p2"})
+    );
+}
+
+/// With `[mcp] host_servers = false` the extension setup writes has no `calyx_mcp` tool.
+#[test]
+fn pi_without_hosting_registers_only_the_calyx_tool() {
+    let env = [("HARNESS_CALL_HOSTED", "1")];
+    let Some(out) = run_set_up(AgentKind::Pi, Some("surf-1"), "ok", &env, false) else {
+        return;
+    };
+    assert_eq!(out["results"]["tools"], serde_json::json!(["calyx"]));
+    assert!(out["results"].get("calyx_mcp").is_none());
+    let paths: Vec<&str> = out["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["path"].as_str())
+        .collect();
+    assert!(!paths.contains(&"/mcp-hosted"), "{paths:?}");
 }

@@ -17,6 +17,7 @@ fn ctx(home: &Path) -> Ctx {
         endpoint_file: "/run/agent-endpoint.json".into(),
         port: 41830,
         token: "ab".repeat(32),
+        host_servers: true,
     }
 }
 

@@ -24,6 +24,7 @@ fn ctx(home: &Path) -> Ctx {
         endpoint_file: "/home/dev/.local/state/calyx/agent-endpoint.json".into(),
         port: 41830,
         token: TOKEN.into(),
+        host_servers: true,
     }
 }
 
@@ -131,11 +132,58 @@ fn check(name: &str, kind: AgentKind, home: &tempfile::TempDir, exact_round_trip
             "{name}: second uninstall differs"
         );
     }
+    check_hosting_switch(name, kind, home.path(), &installed, &restored);
     assert!(setup::plan(kind, &ctx, Op::Uninstall)
         .unwrap()
         .changes
         .is_empty());
     String::from_utf8(restored.values().flatten().copied().collect()).unwrap_or_default()
+}
+
+/// `[mcp] host_servers` off then on again over the user's files: off takes `calyx-mcp` out and
+/// leaves `calyx-ipc`, on puts back exactly the bytes of a full install, and an uninstall made
+/// while hosting is off still removes both entries and gives back `restored`.
+fn check_hosting_switch(
+    name: &str,
+    kind: AgentKind,
+    home: &Path,
+    installed: &BTreeMap<PathBuf, Vec<u8>>,
+    restored: &BTreeMap<PathBuf, Vec<u8>>,
+) {
+    let on = ctx(home);
+    let off = Ctx {
+        host_servers: false,
+        ..ctx(home)
+    };
+    let entries = |ctx: &Ctx| setup::mcp_entries::present(kind, ctx).unwrap();
+    setup::apply(&setup::plan(kind, &on, Op::Install).unwrap()).unwrap();
+    assert_eq!(&snapshot_tree(home), installed, "{name}: install");
+    if let Some(both) = entries(&on) {
+        assert_eq!(both, [("calyx-ipc", true), ("calyx-mcp", true)], "{name}");
+    }
+    setup::apply(&setup::plan(kind, &off, Op::Install).unwrap()).unwrap();
+    if let Some(present) = entries(&off) {
+        assert_eq!(
+            present,
+            [("calyx-ipc", true), ("calyx-mcp", false)],
+            "{name}"
+        );
+    }
+    assert!(
+        setup::plan(kind, &off, Op::Install)
+            .unwrap()
+            .changes
+            .is_empty(),
+        "{name}: a second install with hosting off changes something"
+    );
+    setup::apply(&setup::plan(kind, &on, Op::Install).unwrap()).unwrap();
+    assert_eq!(&snapshot_tree(home), installed, "{name}: hosting on again");
+    setup::apply(&setup::plan(kind, &off, Op::Uninstall).unwrap()).unwrap();
+    assert_eq!(
+        &snapshot_tree(home),
+        restored,
+        "{name}: uninstall with hosting off left calyx-mcp"
+    );
 }
 
 #[test]

@@ -17,6 +17,7 @@ fn ctx(home: &Path, port: u16, bin: &str) -> Ctx {
         endpoint_file: "/e".into(),
         port,
         token: "cd".repeat(32),
+        host_servers: true,
     }
 }
 
@@ -118,5 +119,50 @@ fn relocating_variables_are_honoured() {
             "{kind}: {rel} not in {:?}",
             plan.changes.iter().map(|c| &c.path).collect::<Vec<_>>()
         );
+    }
+}
+
+/// An install made before calyx hosted MCP servers holds only `calyx-ipc` (an install with
+/// hosting off looks the same): it counts as installed, so the server's re-sync at start runs
+/// install over it, which adds `calyx-mcp` (pi: its extension's `calyx_mcp` tool) for every CLI.
+#[test]
+fn resync_adds_calyx_mcp_to_an_install_that_has_only_calyx_ipc() {
+    for kind in AgentKind::ALL {
+        let home = tempfile::tempdir().unwrap();
+        let before = Ctx {
+            host_servers: false,
+            ..ctx(home.path(), 41830, "/c/calyx")
+        };
+        setup::apply(&setup::plan(kind, &before, Op::Install).unwrap()).unwrap();
+        let now = ctx(home.path(), 41831, "/c/calyx");
+        assert!(setup::is_installed(kind, &now).unwrap(), "{kind}");
+        let Some(present) = setup::mcp_entries::present(kind, &now).unwrap() else {
+            assert_eq!(kind, AgentKind::Antigravity, "only agy has no MCP entry");
+            continue;
+        };
+        assert_eq!(
+            present,
+            [("calyx-ipc", true), ("calyx-mcp", false)],
+            "{kind}"
+        );
+        setup::apply(&setup::plan(kind, &now, Op::Install).unwrap()).unwrap();
+        let present = setup::mcp_entries::present(kind, &now).unwrap();
+        assert_eq!(
+            present,
+            Some([("calyx-ipc", true), ("calyx-mcp", true)]),
+            "{kind}"
+        );
+        let written: String = setup::plan(kind, &now, Op::Uninstall)
+            .unwrap()
+            .changes
+            .iter()
+            .filter_map(|c| c.before.clone())
+            .collect();
+        if kind != AgentKind::Pi {
+            assert!(
+                written.contains("http://127.0.0.1:41831/mcp-hosted"),
+                "{kind}: {written}"
+            );
+        }
     }
 }

@@ -118,6 +118,7 @@ fn written_gate_timeouts(kind: AgentKind) -> Vec<u64> {
         endpoint_file: home.join("ep.json"),
         port: 1,
         token: "x".into(),
+        host_servers: true,
     };
     let plan = calyx_integrations::setup::plan(kind, &ctx, calyx_integrations::setup::Op::Install)
         .expect("plan");

@@ -94,6 +94,9 @@ pub struct Config {
     pub hyperlinks: Hyperlinks,
     /// calyx's MCP tools turned off for every agent (`[mcp] disabled_tools`).
     pub mcp_disabled_tools: Vec<String>,
+    /// Host the user's MCP servers and republish their tools (`[mcp] host_servers`, default
+    /// on). Off: `calyx setup` writes no `calyx-mcp` entry and takes an existing one out.
+    pub mcp_host_servers: bool,
     /// Where panes' OSC 52 clipboard writes go.
     pub set_clipboard: SetClipboard,
     /// A full box around each pane, or tmux's shared separators (see [`PaneBorders`]).
@@ -120,6 +123,7 @@ impl Default for Config {
             approval_policy: Default::default(),
             hyperlinks: Hyperlinks::Auto,
             mcp_disabled_tools: Vec::new(),
+            mcp_host_servers: true,
             set_clipboard: SetClipboard::External,
             pane_borders: PaneBorders::Box,
         }

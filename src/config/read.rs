@@ -152,7 +152,13 @@ impl Reader<'_> {
                 "pane_borders" => self.pane_borders(span, item),
                 "keys" => self.keys(span, item),
                 "approvals" => self.section(span, name, item, &["deny_gates"], Self::approvals),
-                "mcp" => self.section(span, name, item, &["disabled_tools"], Self::mcp),
+                "mcp" => self.section(
+                    span,
+                    name,
+                    item,
+                    &["disabled_tools", "host_servers"],
+                    Self::mcp,
+                ),
                 unknown => {
                     let known: Vec<&str> = SWITCHES
                         .iter()
@@ -335,6 +341,13 @@ impl Reader<'_> {
     }
 
     fn mcp(&mut self, key: &str, span: Option<Range<usize>>, item: &Item) {
+        if key == "mcp.host_servers" {
+            match item.as_bool() {
+                Some(on) => self.config.mcp_host_servers = on,
+                None => self.expected(span, key, item, "true or false", true),
+            }
+            return;
+        }
         let tools = crate::mcp::tool_set::all_names();
         for name in self.strings(key, span.clone(), item) {
             if tools.contains(&name) {

@@ -220,6 +220,22 @@ fn mcp_tools_can_be_turned_off_by_name() {
 }
 
 #[test]
+fn hosting_mcp_servers_is_on_unless_turned_off() {
+    assert!(Config::default().mcp_host_servers);
+    let (c, errors) = Config::parse("[mcp]\nhost_servers = false\n", p());
+    assert!(!c.mcp_host_servers && errors.is_empty(), "{errors:?}");
+    let (c, errors) = Config::parse("[mcp]\nhost_servers = \"no\"\n", p());
+    assert!(c.mcp_host_servers);
+    assert!(
+        errors.len() == 1
+            && errors[0].contains("line 2")
+            && errors[0].contains("mcp.host_servers")
+            && errors[0].contains("expected true or false"),
+        "{errors:?}"
+    );
+}
+
+#[test]
 fn every_problem_is_reported_at_once_and_the_rest_applies() {
     let text = "prefix = \"C-a\"\nmouse = \"on\"\nscrollback_lines = -5\nfoo = 1\nbell = false\nmose = true\n[keys]\n\"q\" = 3\n\"|\" = \"split-window -h\"\n[approvals]\ndeny_gate = [\"gemini\"]\n";
     let (c, errors) = Config::parse(text, p());

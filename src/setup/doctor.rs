@@ -113,7 +113,8 @@ pub fn report(
             }
         }
         let installed = plans::is_installed(kind, &ctx);
-        wired += usize::from(matches!(installed, Ok(true)));
+        let wired_here = matches!(installed, Ok(true));
+        wired += usize::from(wired_here);
         let install_plan = plans::plan(kind, &ctx, Op::Install);
         let current = install_plan
             .as_ref()
@@ -151,6 +152,9 @@ pub fn report(
                 ok = false;
                 let _ = writeln!(out, "  calyx entries: installed but stale (binary path, port or token changed): run `calyx setup --agent {kind}`");
             }
+        }
+        if wired_here {
+            report_mcp_entries(&mut out, kind, &ctx);
         }
         if let Some(verdict) = plans::cli_check::check(kind, &ctx, None) {
             ok &= report_check(&mut out, verdict);
@@ -191,6 +195,44 @@ fn event_in_words(event: &str) -> String {
         "calyx:decision" => "your answer in calyx's approval panel".into(),
         other => other.into(),
     }
+}
+
+/// One line on calyx's two MCP entries in the CLI's config (pi: its extension's two tools):
+/// each there or not, and for `calyx-mcp` whether `[mcp] host_servers` wants it. A mismatch
+/// is already a stale install above; this says which entry it is.
+fn report_mcp_entries(out: &mut String, kind: AgentKind, ctx: &plans::Ctx) {
+    use plans::mcp_entries::HOSTED_ENTRY;
+    let present = match plans::mcp_entries::present(kind, ctx) {
+        Ok(Some(present)) => present,
+        Ok(None) => return,
+        Err(e) => {
+            let _ = writeln!(out, "  MCP entries: {e}");
+            return;
+        }
+    };
+    let parts: Vec<String> = present
+        .iter()
+        .map(|&(name, there)| {
+            let shown = match (kind, name == HOSTED_ENTRY) {
+                (AgentKind::Pi, false) => "tool calyx (calyx-ipc)",
+                (AgentKind::Pi, true) => "tool calyx_mcp (calyx-mcp)",
+                _ => name,
+            };
+            let state = match (name == HOSTED_ENTRY, there, ctx.host_servers) {
+                (_, true, true) | (false, true, _) => "present",
+                (true, true, false) => "present, but [mcp] host_servers = false: setup removes it",
+                (true, false, false) => "not written ([mcp] host_servers = false)",
+                (_, false, _) => "missing",
+            };
+            format!("{shown} {state}")
+        })
+        .collect();
+    let label = if kind == AgentKind::Pi {
+        "MCP tools (pi extension)"
+    } else {
+        "MCP entries"
+    };
+    let _ = writeln!(out, "  {label}: {}", parts.join("; "));
 }
 
 /// Reports what the installed CLI said when asked to load its config as it is now.

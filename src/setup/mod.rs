@@ -213,7 +213,9 @@ async fn ensure_endpoint() -> anyhow::Result<EndpointInfo> {
     )
 }
 
-/// The planning context from the real environment.
+/// The planning context from the real environment, with `[mcp] host_servers` from calyx's
+/// config.toml (read here, not passed in, so that setup, doctor and the server's re-sync at
+/// start all follow the file as it is now; the server reports the file's problems).
 pub fn context(endpoint: &EndpointInfo, calyx_bin: &Path) -> Ctx {
     let env: BTreeMap<String, String> = plans::RELOCATING_VARS
         .iter()
@@ -226,6 +228,9 @@ pub fn context(endpoint: &EndpointInfo, calyx_bin: &Path) -> Ctx {
         endpoint_file: crate::paths::endpoint_file(),
         port: endpoint.port,
         token: endpoint.token.clone(),
+        host_servers: crate::config::Config::load(&crate::paths::config_file())
+            .0
+            .mcp_host_servers,
     }
 }
 

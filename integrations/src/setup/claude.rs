@@ -1,4 +1,4 @@
-//! Claude Code (verified on 2.1.197): the MCP entry in `~/.claude.json`, hooks in
+//! Claude Code (verified on 2.1.197): the MCP entries in `~/.claude.json`, hooks in
 //! `~/.claude/settings.json`. `CLAUDE_CONFIG_DIR` moves both into that directory.
 //!
 //! The identity headers use `${VAR:-}`: Claude Code fails the parse of the whole ~/.claude.json
@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use super::hooks::{by_event, edit_hooks, edit_member, gate, ping, waits, Ev};
+use super::hooks::{by_event, edit_hooks, edit_mcp_entries, gate, ping, waits, Ev};
 use super::{edit_file, Ctx, Op, Plan, SetupError};
 use crate::config_edit::{JsonDoc, J};
 use crate::kind::AgentKind;
@@ -52,10 +52,10 @@ pub(super) fn mcp_file(ctx: &Ctx) -> PathBuf {
     }
 }
 
-pub(super) fn mcp_entry(ctx: &Ctx) -> J {
+fn mcp_entry(ctx: &Ctx, url: &str) -> J {
     J::obj([
         ("type", J::s("http")),
-        ("url", J::s(ctx.mcp_url())),
+        ("url", J::s(url)),
         ("headers", ctx.mcp_headers(|v| format!("${{{v}:-}}"), None)),
     ])
 }
@@ -82,12 +82,7 @@ pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError>
     let install = op == Op::Install;
     edit_file(plan, &mcp_file(ctx), 0o600, op, |text| {
         let mut doc = JsonDoc::parse(text)?;
-        edit_member(
-            &mut doc,
-            &["mcpServers", "calyx-ipc"],
-            &mcp_entry(ctx),
-            install,
-        )?;
+        edit_mcp_entries(&mut doc, "mcpServers", ctx, op, |url| mcp_entry(ctx, url))?;
         Ok(doc.text())
     })?;
     let events = by_event(&EVENTS, |ev| group(ctx, KIND, ev, true));

@@ -1,4 +1,4 @@
-//! Codex (verified on 0.171.0): the MCP entry in `$CODEX_HOME/config.toml` (default
+//! Codex (verified on 0.171.0): the MCP entries in `$CODEX_HOME/config.toml` (default
 //! `~/.codex`), hooks in `$CODEX_HOME/hooks.json`, which is where 0.171 reads them (seed notes
 //! for 0.148 describe `[[hooks.<Event>]]` tables in config.toml; calyx no longer writes those,
 //! but uninstall still removes such tables from an old calyx block).
@@ -10,7 +10,7 @@
 
 use super::claude::group;
 use super::hooks::{by_event, edit_hooks, gate, ping, Ev};
-use super::{edit_file, Ctx, Op, Plan, SetupError};
+use super::{edit_file, mcp_entries, Ctx, Op, Plan, SetupError};
 use crate::config_edit::toml_block::{self, Header};
 use crate::config_edit::{is_calyx_command, JsonDoc};
 use crate::kind::AgentKind;
@@ -39,18 +39,35 @@ pub(super) fn toml_str(s: &str) -> String {
     serde_json::Value::String(s.to_string()).to_string()
 }
 
+/// calyx's MCP tables (`calyx-ipc`, and `calyx-mcp` while hosting is on), one blank line
+/// apart.
 fn block(ctx: &Ctx) -> String {
+    mcp_entries::wanted(ctx, Op::Install)
+        .into_iter()
+        .filter_map(|(name, url)| Some(table(ctx, name, &url?)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn table(ctx: &Ctx, name: &str, url: &str) -> String {
     format!(
-        "[mcp_servers.calyx-ipc]\nurl = {}\nhttp_headers = {{ \"Authorization\" = {}, \"X-Calyx-Agent-Kind\" = \"codex\" }}\nenv_http_headers = {{ \"X-Calyx-Surface-ID\" = \"CALYX_SURFACE_ID\", \"X-Calyx-Session-ID\" = \"CALYX_SESSION_ID\" }}\n",
-        toml_str(&ctx.mcp_url()),
+        "[mcp_servers.{name}]\nurl = {}\nhttp_headers = {{ \"Authorization\" = {}, \"X-Calyx-Agent-Kind\" = \"codex\" }}\nenv_http_headers = {{ \"X-Calyx-Surface-ID\" = \"CALYX_SURFACE_ID\", \"X-Calyx-Session-ID\" = \"CALYX_SESSION_ID\" }}\n",
+        toml_str(url),
         toml_str(&ctx.bearer())
     )
+}
+
+/// Whether a table is (under) one of calyx's MCP entries.
+pub(super) fn is_entry(h: &Header) -> bool {
+    mcp_entries::ENTRIES
+        .iter()
+        .any(|name| h.starts_with(&["mcp_servers", name]))
 }
 
 /// calyx's tables: its MCP entry, and (from older calyx versions) hook tables whose command
 /// runs calyx. Anything else inside the block, such as Codex's own trust records, is not.
 pub(super) fn is_ours(h: &Header, text: &str) -> bool {
-    if h.starts_with(&["mcp_servers", "calyx-ipc"]) {
+    if is_entry(h) {
         return true;
     }
     h.array
@@ -66,15 +83,11 @@ pub(super) fn is_ours(h: &Header, text: &str) -> bool {
         })
 }
 
-fn adopt(h: &Header) -> bool {
-    h.starts_with(&["mcp_servers", "calyx-ipc"])
-}
-
 pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError> {
     let dir = super::config_dir(KIND, ctx);
     let body = block(ctx);
     edit_file(plan, &dir.join("config.toml"), 0o600, op, |text| match op {
-        Op::Install => toml_block::install(text, &body, &is_ours, &adopt),
+        Op::Install => toml_block::install(text, &body, &is_ours, &is_entry),
         Op::Uninstall => toml_block::uninstall(text, &is_ours),
     })?;
     let events = by_event(&EVENTS, |ev| group(ctx, KIND, ev, false));

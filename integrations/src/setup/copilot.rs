@@ -4,7 +4,7 @@
 //! entry in `$COPILOT_HOME/mcp-config.json`. Copilot answers `permissionRequest` with a flat
 //! `{"behavior": ...}`, which the server produces for kind copilot.
 
-use super::hooks::{by_event, edit_member, gate, names_calyx, ping, Ev};
+use super::hooks::{by_event, edit_mcp_entries, gate, names_calyx, ping, Ev};
 use super::{edit_file, owned_file, Ctx, Op, Plan, SetupError};
 use crate::config_edit::{JsonDoc, J};
 use crate::kind::AgentKind;
@@ -40,10 +40,10 @@ fn hooks_file(ctx: &Ctx) -> String {
     format!("{}\n", file.render("  ", "", "\n"))
 }
 
-fn mcp_entry(ctx: &Ctx) -> J {
+fn mcp_entry(ctx: &Ctx, url: &str) -> J {
     J::obj([
         ("type", J::s("http")),
-        ("url", J::s(ctx.mcp_url())),
+        ("url", J::s(url)),
         (
             "headers",
             ctx.mcp_headers(|v| format!("${{{v}}}"), Some(KIND)),
@@ -63,12 +63,7 @@ pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError>
     )?;
     edit_file(plan, &dir.join("mcp-config.json"), 0o600, op, |text| {
         let mut doc = JsonDoc::parse(text)?;
-        edit_member(
-            &mut doc,
-            &["mcpServers", "calyx-ipc"],
-            &mcp_entry(ctx),
-            op == Op::Install,
-        )?;
+        edit_mcp_entries(&mut doc, "mcpServers", ctx, op, |url| mcp_entry(ctx, url))?;
         Ok(doc.text())
     })
 }

@@ -8,7 +8,7 @@
 //! including those Cursor runs unasked; otherwise they are answered at once with nothing, as a
 //! ping is. Wired only with `--agent cursor`.
 
-use super::hooks::{by_event, edit_hooks, edit_member, gate, ping, Ev};
+use super::hooks::{by_event, edit_hooks, edit_mcp_entries, gate, ping, Ev};
 use super::{edit_file, Ctx, Op, Plan, SetupError};
 use crate::config_edit::{JsonDoc, J};
 use crate::kind::AgentKind;
@@ -26,9 +26,9 @@ const EVENTS: [Ev; 8] = [
     ping("stop", 5),
 ];
 
-fn mcp_entry(ctx: &Ctx) -> J {
+fn mcp_entry(ctx: &Ctx, url: &str) -> J {
     J::obj([
-        ("url", J::s(ctx.mcp_url())),
+        ("url", J::s(url)),
         (
             "headers",
             ctx.mcp_headers(|v| format!("${{env:{v}}}"), Some(KIND)),
@@ -57,12 +57,7 @@ pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError>
     plan.notes.extend(notes);
     edit_file(plan, &dir.join("mcp.json"), 0o600, op, |text| {
         let mut doc = JsonDoc::parse(text)?;
-        edit_member(
-            &mut doc,
-            &["mcpServers", "calyx-ipc"],
-            &mcp_entry(ctx),
-            install,
-        )?;
+        edit_mcp_entries(&mut doc, "mcpServers", ctx, op, |url| mcp_entry(ctx, url))?;
         Ok(doc.text())
     })
 }

@@ -5,7 +5,7 @@
 //! user opted in to a deny gate (`[approvals] deny_gates` in calyx's config.toml), and then
 //! holds only the tools Gemini would ask about.
 
-use super::hooks::{by_event, edit_hooks, edit_member, gate, ping, Ev};
+use super::hooks::{by_event, edit_hooks, edit_mcp_entries, gate, ping, Ev};
 use super::{edit_file, Ctx, Op, Plan, SetupError};
 use crate::config_edit::{JsonDoc, J};
 use crate::kind::AgentKind;
@@ -44,9 +44,9 @@ pub(super) fn group(ctx: &Ctx, kind: AgentKind, ev: &Ev) -> J {
     J::obj(g)
 }
 
-fn mcp_entry(ctx: &Ctx) -> J {
+fn mcp_entry(ctx: &Ctx, url: &str) -> J {
     J::obj([
-        ("httpUrl", J::s(ctx.mcp_url())),
+        ("httpUrl", J::s(url)),
         (
             "headers",
             ctx.mcp_headers(|v| format!("${{{v}}}"), Some(KIND)),
@@ -65,12 +65,7 @@ pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError>
         op,
         |text| {
             let mut doc = JsonDoc::parse(text)?;
-            edit_member(
-                &mut doc,
-                &["mcpServers", "calyx-ipc"],
-                &mcp_entry(ctx),
-                install,
-            )?;
+            edit_mcp_entries(&mut doc, "mcpServers", ctx, op, |url| mcp_entry(ctx, url))?;
             edit_hooks(&mut doc, &["hooks"], &events, install, &mut notes)?;
             if install
                 && doc.value_at(&["hooksConfig", "enabled"]) == Some(serde_json::Value::Bool(false))

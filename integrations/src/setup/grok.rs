@@ -3,9 +3,10 @@
 //! `${VAR:-}` in; hooks in a file of calyx's own in Grok's hooks directory, which Grok merges
 //! and auto-trusts, under a name no user file would have.
 //!
-//! TOML rules: a `[mcp_servers.calyx-ipc.headers]` table is always calyx's, even with no
-//! parent in scope, because two definitions of one table are a parse error that costs the user
-//! every MCP server; a hand-written `[mcp_servers.calyx-ipc]` is adopted, not duplicated.
+//! TOML rules: a `[mcp_servers.calyx-ipc.headers]` (or `calyx-mcp`) table is always calyx's,
+//! even with no parent in scope, because two definitions of one table are a parse error that
+//! costs the user every MCP server; a hand-written `[mcp_servers.calyx-ipc]` (or `calyx-mcp`)
+//! is adopted, not duplicated.
 //!
 //! Hooks: Grok has no permission event; PreToolUse is its only blocking one and runs handlers
 //! in order until one denies, so the state ping comes first and the gate (600 s; Grok's default
@@ -15,7 +16,7 @@
 use super::claude::group;
 use super::codex::toml_str;
 use super::hooks::{by_event, gate, names_calyx, ping, Ev};
-use super::{edit_file, owned_file, Ctx, Op, Plan, SetupError};
+use super::{edit_file, mcp_entries, owned_file, Ctx, Op, Plan, SetupError};
 use crate::config_edit::toml_block::{self, Header};
 use crate::config_edit::J;
 use crate::kind::AgentKind;
@@ -40,16 +41,26 @@ const EVENTS: [Ev; 12] = [
     ping("SessionEnd", 5),
 ];
 
+/// calyx's MCP tables (`calyx-ipc`, and `calyx-mcp` while hosting is on), one blank line
+/// apart.
 fn block(ctx: &Ctx) -> String {
+    mcp_entries::wanted(ctx, Op::Install)
+        .into_iter()
+        .filter_map(|(name, url)| Some(tables(ctx, name, &url?)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn tables(ctx: &Ctx, name: &str, url: &str) -> String {
     format!(
-        "[mcp_servers.calyx-ipc]\nurl = {}\n\n[mcp_servers.calyx-ipc.headers]\nAuthorization = {}\nX-Calyx-Agent-Kind = \"grok\"\nX-Calyx-Session-ID = \"${{CALYX_SESSION_ID:-}}\"\nX-Calyx-Surface-ID = \"${{CALYX_SURFACE_ID:-}}\"\n",
-        toml_str(&ctx.mcp_url()),
+        "[mcp_servers.{name}]\nurl = {}\n\n[mcp_servers.{name}.headers]\nAuthorization = {}\nX-Calyx-Agent-Kind = \"grok\"\nX-Calyx-Session-ID = \"${{CALYX_SESSION_ID:-}}\"\nX-Calyx-Surface-ID = \"${{CALYX_SURFACE_ID:-}}\"\n",
+        toml_str(url),
         toml_str(&ctx.bearer())
     )
 }
 
 fn ours(h: &Header, _: &str) -> bool {
-    h.starts_with(&["mcp_servers", "calyx-ipc"])
+    super::codex::is_entry(h)
 }
 
 fn hooks_file(ctx: &Ctx) -> String {

@@ -1,6 +1,6 @@
 //! Hermes (verified on 0.19.0): `$HERMES_HOME/config.yaml` (default `~/.hermes`), edited by
-//! text splice: a `calyx-ipc:` child under `mcp_servers:` with `${VAR}` headers, and calyx's
-//! items under `hooks: <event>:`. Hermes runs hooks through shlex without a shell, which
+//! text splice: `calyx-ipc:` and `calyx-mcp:` children under `mcp_servers:` with `${VAR}`
+//! headers, and calyx's items under `hooks: <event>:`. Hermes runs hooks through shlex without a shell, which
 //! handles the quoted binary path. Hermes asks the user before running shell hooks
 //! (`hooks_auto_accept`); calyx does not flip that switch for the user.
 //!
@@ -10,7 +10,7 @@
 //! with nothing unless the user opted in to a deny gate (`[approvals] deny_gates` in calyx's
 //! config.toml), so one entry carries both the state and the optional gate.
 
-use super::{edit_file, Ctx, Op, Plan, SetupError};
+use super::{edit_file, mcp_entries, Ctx, Op, Plan, SetupError};
 use crate::config_edit::{is_calyx_command, yaml};
 use crate::kind::AgentKind;
 
@@ -45,11 +45,11 @@ fn is_ours(first: &str) -> bool {
     is_calyx_command(&unquoted)
 }
 
-fn mcp_child(ctx: &Ctx) -> Vec<yaml::Line> {
+fn mcp_child(ctx: &Ctx, name: &str, url: &str) -> Vec<yaml::Line> {
     let q = |s: &str| yaml::quote(s);
     vec![
-        (0, "calyx-ipc:".into()),
-        (1, format!("url: {}", q(&ctx.mcp_url()))),
+        (0, format!("{name}:")),
+        (1, format!("url: {}", q(url))),
         (1, "headers:".into()),
         (2, format!("Authorization: {}", q(&ctx.bearer()))),
         (
@@ -85,8 +85,14 @@ pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError>
         Op::Install => {
             // Take out what is there first, so that a re-install lands exactly where a first
             // install would (and changes nothing when it is current).
-            let text = uninstall(text)?;
-            let text = yaml::set_child(&text, "mcp_servers", "calyx-ipc", &mcp_child(ctx))?;
+            let mut text = uninstall(text)?;
+            // set_child puts a child first under mcp_servers: the last one set ends up first.
+            for (name, url) in mcp_entries::wanted(ctx, op).into_iter().rev() {
+                if let Some(url) = url {
+                    let child = mcp_child(ctx, name, &url);
+                    text = yaml::set_child(&text, "mcp_servers", name, &child)?;
+                }
+            }
             let (text, skipped) = yaml::set_items(&text, "hooks", &events, &is_ours)?;
             for e in skipped {
                 notes.push(format!(
@@ -102,6 +108,9 @@ pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError>
 }
 
 fn uninstall(text: &str) -> Result<String, crate::config_edit::EditError> {
-    let text = yaml::remove_items(text, "hooks", &is_ours)?;
-    yaml::remove_child(&text, "mcp_servers", "calyx-ipc")
+    let mut text = yaml::remove_items(text, "hooks", &is_ours)?;
+    for name in mcp_entries::ENTRIES {
+        text = yaml::remove_child(&text, "mcp_servers", name)?;
+    }
+    Ok(text)
 }

@@ -124,17 +124,28 @@ pub(super) fn edit_hooks(
     Ok(())
 }
 
-/// Sets or removes one MCP entry at `path` (the last parent is pruned when left empty).
-pub(super) fn edit_member(
+/// Sets (`Some`) or removes (`None`) one MCP entry at `path` (the last parent is pruned when
+/// left empty).
+fn edit_member(doc: &mut JsonDoc, path: &[&str], value: Option<&J>) -> Result<(), EditError> {
+    match value {
+        Some(value) => doc.set(path, value)?,
+        None => doc.remove(path, 1)?,
+    };
+    Ok(())
+}
+
+/// Makes calyx's MCP entries under `parent` what [`super::mcp_entries::wanted`] says: each
+/// one written with `entry(url)` in order, or removed.
+pub(super) fn edit_mcp_entries(
     doc: &mut JsonDoc,
-    path: &[&str],
-    value: &J,
-    install: bool,
+    parent: &str,
+    ctx: &super::Ctx,
+    op: super::Op,
+    entry: impl Fn(&str) -> J,
 ) -> Result<(), EditError> {
-    if install {
-        doc.set(path, value)?;
-    } else {
-        doc.remove(path, 1)?;
+    for (name, url) in super::mcp_entries::wanted(ctx, op) {
+        let value = url.map(|url| entry(&url));
+        edit_member(doc, &[parent, name], value.as_ref())?;
     }
     Ok(())
 }

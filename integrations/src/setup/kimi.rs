@@ -24,7 +24,7 @@
 //! so the entry carries the token and the agent kind but no pane identity headers.
 
 use super::codex::toml_str;
-use super::hooks::{edit_member, gate, ping, Ev};
+use super::hooks::{edit_mcp_entries, gate, ping, Ev};
 use super::{edit_file, Ctx, Op, Plan, SetupError};
 use crate::config_edit::toml_block::{self, Header};
 use crate::config_edit::{is_calyx_command, JsonDoc, J};
@@ -105,25 +105,22 @@ pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError>
         Op::Install => toml_block::install(text, &body, &is_ours, &|_| false),
         Op::Uninstall => toml_block::uninstall(text, &is_ours),
     })?;
-    let entry = J::obj([
-        ("url", J::s(ctx.mcp_url())),
-        ("transport", J::s("http")),
-        (
-            "headers",
-            J::obj([
-                ("Authorization", J::s(ctx.bearer())),
-                ("X-Calyx-Agent-Kind", J::s("kimi")),
-            ]),
-        ),
-    ]);
+    let entry = |url: &str| {
+        J::obj([
+            ("url", J::s(url)),
+            ("transport", J::s("http")),
+            (
+                "headers",
+                J::obj([
+                    ("Authorization", J::s(ctx.bearer())),
+                    ("X-Calyx-Agent-Kind", J::s("kimi")),
+                ]),
+            ),
+        ])
+    };
     edit_file(plan, &dir.join("mcp.json"), 0o600, op, |text| {
         let mut doc = JsonDoc::parse(text)?;
-        edit_member(
-            &mut doc,
-            &["mcpServers", "calyx-ipc"],
-            &entry,
-            op == Op::Install,
-        )?;
+        edit_mcp_entries(&mut doc, "mcpServers", ctx, op, entry)?;
         Ok(doc.text())
     })
 }

@@ -20,6 +20,7 @@ mod grok;
 mod hermes;
 mod hooks;
 mod kimi;
+pub mod mcp_entries;
 mod opencode;
 mod pi;
 pub mod probe;
@@ -49,6 +50,10 @@ pub struct Ctx {
     pub port: u16,
     /// The endpoint's bearer token (MCP entries hold it literally).
     pub token: String,
+    /// Whether the `calyx-mcp` entry (the tools of the MCP servers calyx hosts for the user)
+    /// is written beside `calyx-ipc`: `[mcp] host_servers` in calyx's config.toml. Off, install
+    /// removes an existing one (see [`mcp_entries`]).
+    pub host_servers: bool,
 }
 
 impl Ctx {
@@ -72,9 +77,14 @@ impl Ctx {
         self.dir("XDG_CONFIG_HOME", ".config")
     }
 
-    /// The MCP URL.
+    /// The MCP URL of calyx's own tools (`calyx-ipc`).
     pub fn mcp_url(&self) -> String {
         format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+
+    /// The MCP URL of the hosted servers' tools (`calyx-mcp`).
+    pub fn hosted_url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp-hosted", self.port)
     }
 
     /// The `Authorization` header value.

@@ -4,7 +4,7 @@
 //! `{hook, input, output, directory}` and bus events as themselves, reading the endpoint file
 //! (cached by modification time) so a restarted server is found.
 
-use super::hooks::edit_member;
+use super::hooks::edit_mcp_entries;
 use super::{edit_file, owned_file, Ctx, Op, Plan, SetupError};
 use crate::config_edit::{JsonDoc, J};
 use crate::kind::AgentKind;
@@ -22,10 +22,10 @@ pub fn plugin_source(ctx: &Ctx) -> String {
     )
 }
 
-fn mcp_entry(ctx: &Ctx) -> J {
+fn mcp_entry(ctx: &Ctx, url: &str) -> J {
     J::obj([
         ("type", J::s("remote")),
-        ("url", J::s(ctx.mcp_url())),
+        ("url", J::s(url)),
         (
             "headers",
             ctx.mcp_headers(|v| format!("{{env:{v}}}"), Some(KIND)),
@@ -33,22 +33,22 @@ fn mcp_entry(ctx: &Ctx) -> J {
     ])
 }
 
-pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError> {
+/// `opencode.json`, or `opencode.jsonc` when that is the one the user has.
+pub(super) fn config_file(ctx: &Ctx) -> std::path::PathBuf {
     let dir = super::config_dir(KIND, ctx);
     let jsonc = dir.join("opencode.jsonc");
-    let config = if !dir.join("opencode.json").exists() && jsonc.exists() {
+    if !dir.join("opencode.json").exists() && jsonc.exists() {
         jsonc
     } else {
         dir.join("opencode.json")
-    };
-    edit_file(plan, &config, 0o600, op, |text| {
+    }
+}
+
+pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError> {
+    let dir = super::config_dir(KIND, ctx);
+    edit_file(plan, &config_file(ctx), 0o600, op, |text| {
         let mut doc = JsonDoc::parse(text)?;
-        edit_member(
-            &mut doc,
-            &["mcp", "calyx-ipc"],
-            &mcp_entry(ctx),
-            op == Op::Install,
-        )?;
+        edit_mcp_entries(&mut doc, "mcp", ctx, op, |url| mcp_entry(ctx, url))?;
         Ok(doc.text())
     })?;
     owned_file(

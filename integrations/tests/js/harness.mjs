@@ -8,6 +8,35 @@ const [kind, modulePath, endpointFile, fixtures] = process.argv.slice(2);
 const requests = [];
 // OpenCode permissions whose approval request the plugin dropped before calyx answered.
 const withdrawn = [];
+// /mcp-hosted plays calyx's hosted-servers route: the MCP session it knows (null after the
+// "restart" that follows the last tools/list page, so the next call meets a 404).
+let hostedLive = null;
+let hostedOpened = 0;
+const sse = (...msgs) => "id: 0\ndata:\n\n" + msgs.map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join("");
+function hosted(req, res, msg) {
+  if (req.headers["mcp-session-id"] && req.headers["mcp-session-id"] !== hostedLive) {
+    res.statusCode = 404; return res.end("session not found");
+  }
+  const reply = (result) => ({ jsonrpc: "2.0", id: msg.id, result });
+  if (msg.method === "initialize") {
+    hostedLive = `hosted-${++hostedOpened}`;
+    res.setHeader("Mcp-Session-Id", hostedLive);
+    return res.end(JSON.stringify(reply({ protocolVersion: "2025-06-18", capabilities: { tools: { listChanged: true } }, serverInfo: { name: "calyx", version: "0" } })));
+  }
+  if (!req.headers["mcp-session-id"]) { res.statusCode = 400; return res.end("no session"); }
+  if (msg.method === "notifications/initialized") { res.statusCode = 202; return res.end(); }
+  res.setHeader("Content-Type", "text/event-stream");
+  const echo = { name: "ev-echo", description: "Echoes back the input", inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] }, _meta: { ignored: true } };
+  const sum = { name: "ev-get-sum", description: "Adds two numbers", inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } } };
+  if (msg.method === "tools/list" && !msg.params?.cursor) return res.end(sse(reply({ tools: [echo], nextCursor: "p2" })));
+  if (msg.method === "tools/list") { hostedLive = null; return res.end(sse(reply({ tools: [sum] }))); }
+  if (msg.method === "tools/call" && msg.params?.name === "ev-echo") {
+    const progress = { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: 1 } };
+    return res.end(sse(progress, reply({ content: [{ type: "text", text: `Echo: ${msg.params.arguments.message}` }] })));
+  }
+  if (msg.method === "tools/call" && msg.params?.name === "ev-fail") return res.end(sse(reply({ content: [{ type: "text", text: "boom" }], isError: true })));
+  return res.end(sse({ jsonrpc: "2.0", id: msg.id, error: { code: -32602, message: `Unknown tool: ${msg.params?.name}` } }));
+}
 const server = http.createServer((req, res) => {
   let body = "";
   req.on("data", (c) => (body += c));
@@ -22,6 +51,7 @@ const server = http.createServer((req, res) => {
     } else if (req.url === "/approval-request" && kind === "opencode") res.end(JSON.stringify({ reply: "reject", message: "no" }));
     else if (req.url === "/approval-request" && endpointMode === "refuses") { res.statusCode = 413; res.end("{}"); }
     else if (req.url === "/approval-request") res.end(JSON.stringify({ decision: "deny", reason: "no" }));
+    else if (req.url === "/mcp-hosted") hosted(req, res, parsed);
     else if (req.url === "/mcp") res.end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "ok" }] } }));
     else res.end("{}");
   });
@@ -78,7 +108,8 @@ if (kind === "opencode") {
   }
 } else {
   const handlers = {};
-  const pi = { on: (n, f) => (handlers[n] ||= []).push(f), registerTool: (t) => (results.tool = t.name) };
+  const tools = {};
+  const pi = { on: (n, f) => (handlers[n] ||= []).push(f), registerTool: (t) => { results.tool ||= t.name; tools[t.name] = t; } };
   mod.default(pi);
   results.registered = Object.keys(handlers);
   const ctx = { cwd: "/home/dev/src/app", hasUI: false, sessionManager: { getSessionId: () => "pi-sess" } };
@@ -91,6 +122,18 @@ if (kind === "opencode") {
       const r = await Promise.race([h(p.event, ctx), late]);
       if (r !== undefined) results[type] = r;
     }
+  }
+  results.tools = Object.keys(tools);
+  // HARNESS_CALL_HOSTED=1: the model uses calyx_mcp (list, a call, a failing and an unknown tool).
+  if (tools.calyx_mcp && process.env.HARNESS_CALL_HOSTED) {
+    const use = (params) => tools.calyx_mcp.execute("call_mcp", params, new AbortController().signal)
+      .then((r) => r.content.map((c) => c.text).join("\n"), (e) => ({ error: String(e?.message ?? e) }));
+    results.calyx_mcp = {
+      list: await use({ tool: "list" }),
+      echo: await use({ tool: "ev-echo", args: { message: "hi" } }),
+      failed: await use({ tool: "ev-fail" }),
+      unknown: await use({ tool: "nope" }),
+    };
   }
 }
 await new Promise((r) => setTimeout(r, 300));

@@ -1,7 +1,9 @@
 // calyx's pi extension (plain JavaScript, which pi loads as TypeScript): reports this pi session's state to calyx, the terminal multiplexer it
 // runs in, gates every tool call through calyx's approval inbox, and gives the model one tool,
 // `calyx`, that dispatches to calyx's MCP tools (one tool rather than one per MCP tool, because
-// pi puts every tool's description into every prompt). Written by `calyx setup`;
+// pi puts every tool's description into every prompt), and a second, `calyx_mcp`, that does the
+// same for the tools of the MCP servers the user has calyx host (what other CLIs reach through
+// their `calyx-mcp` MCP entry; pi has no MCP client). Written by `calyx setup`;
 // `calyx setup --uninstall` removes it. Outside a calyx pane, or inside a herdr pane, it
 // registers nothing: a gate with no calyx behind it would block every tool call.
 import { readFileSync, statSync } from "node:fs";
@@ -9,6 +11,12 @@ import { endianness } from "node:os";
 
 const ENDPOINT_FILE = __CALYX_ENDPOINT_FILE__;
 const KIND = "pi";
+// `[mcp] host_servers` in calyx's config.toml when setup wrote this file: off, no calyx_mcp.
+const HOST_SERVERS = __CALYX_HOST_SERVERS__;
+const HOSTED = "/mcp-hosted";
+// calyx puts no time limit on a hosted tool call (the server's own answer ends it, or pi's
+// abort); this only bounds a call whose answer never comes.
+const HOSTED_CALL_TIMEOUT_MS = 3600000;
 const EVENT_TIMEOUT_MS = 2000;
 // Inside the server's 570 s approval expiry plus margin; see calyx's hook timeouts.
 const APPROVAL_TIMEOUT_MS = 585000;
@@ -73,7 +81,8 @@ function listenerOwner(port) {
   return deciding.every((l) => l.uid === uid) ? "ours" : "foreign";
 }
 
-let mcpSession = null;
+// MCP session ids calyx gave, per route ("/mcp", "/mcp-hosted").
+const mcpSessions = {};
 
 // Posts to calyx; the response text, or null on any failure.
 async function post(path, body, timeoutMs) {
@@ -81,8 +90,9 @@ async function post(path, body, timeoutMs) {
   return res && res.ok ? res.text : null;
 }
 
-// Posts to calyx; {ok, status, text}, or null when calyx cannot be reached at all.
-async function send(path, body, timeoutMs) {
+// Posts to calyx; {ok, status, text}, or null when calyx cannot be reached at all (or `signal`,
+// pi's abort of the tool call, fired). `extra`: more request headers.
+async function send(path, body, timeoutMs, signal, extra) {
   const ep = endpoint();
   if (!ep) return null;
   if (listenerOwner(ep.port) === "foreign") return null;
@@ -92,12 +102,17 @@ async function send(path, body, timeoutMs) {
   };
   if (process.env.CALYX_SURFACE_ID) h["X-Calyx-Surface-ID"] = process.env.CALYX_SURFACE_ID;
   if (process.env.CALYX_SESSION_ID) h["X-Calyx-Session-ID"] = process.env.CALYX_SESSION_ID;
-  if (path === "/mcp" && mcpSession) h["Mcp-Session-Id"] = mcpSession;
+  Object.assign(h, extra);
+  const mcp = path === "/mcp" || path === HOSTED;
+  if (mcp && mcpSessions[path]) h["Mcp-Session-Id"] = mcpSessions[path];
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const abort = signal instanceof AbortSignal && typeof AbortSignal.any === "function"
+    ? AbortSignal.any([signal, timeout]) : timeout;
   try {
     const res = await fetch(`http://127.0.0.1:${ep.port}${path}`, {
-      method: "POST", headers: h, body: json(body), signal: AbortSignal.timeout(timeoutMs),
+      method: "POST", headers: h, body: json(body), signal: abort,
     });
-    if (path === "/mcp") mcpSession = res.headers.get("mcp-session-id") || mcpSession;
+    if (mcp) mcpSessions[path] = res.headers.get("mcp-session-id") || mcpSessions[path];
     return { ok: res.ok, status: res.status, text: await res.text() };
   } catch {
     return null;
@@ -132,6 +147,104 @@ async function rpc(method, params) {
   const msg = JSON.parse(line ? line.slice(5) : text);
   if (msg.error) throw new Error(msg.error.message || "calyx error");
   return msg.result;
+}
+
+// The JSON-RPC answer with this id in a response body: plain JSON, or an SSE stream whose data
+// lines may carry notifications (progress) and empty priming events before the answer.
+function rpcAnswer(text, id) {
+  const body = text.trimStart();
+  const candidates = body.startsWith("{") ? [body]
+    : body.split(/\r?\n/).filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim());
+  for (const c of candidates) {
+    if (!c) continue;
+    try {
+      const msg = JSON.parse(c);
+      if (msg && msg.id === id) return msg;
+    } catch { /* not JSON: not the answer */ }
+  }
+  return null;
+}
+
+function hostedFailure(res) {
+  if (res.status === 404) {
+    return "calyx does not serve hosted MCP servers here (HTTP 404 on /mcp-hosted): hosting is off " +
+      "([mcp] host_servers = false in calyx's config.toml) or this calyx is older than the extension.";
+  }
+  return `calyx answered HTTP ${res.status} on /mcp-hosted: ${res.text.slice(0, 300)}`;
+}
+
+// One request to /mcp-hosted: the answer's result, or an Error (`expired` set on a 404, which
+// is also what a restarted calyx answers for a session it no longer knows).
+async function hostedRequest(method, params, timeoutMs, signal) {
+  const id = ++rpcId;
+  const res = await send(HOSTED, { jsonrpc: "2.0", id, method, params }, timeoutMs, signal,
+    hostedHeaders());
+  if (!res) throw new Error(signal?.aborted ? "cancelled" : "calyx is not reachable");
+  if (!res.ok) throw Object.assign(new Error(hostedFailure(res)), { expired: res.status === 404 });
+  const msg = rpcAnswer(res.text, id);
+  if (!msg) throw new Error("calyx's answer on /mcp-hosted could not be read");
+  if (msg.error) throw new Error(msg.error.message || "calyx error");
+  return msg.result;
+}
+
+// The hosted route's MCP session, opened once (initialize, then notifications/initialized) and
+// shared by concurrent calls; a failed open is retried by the next call. Requests after
+// initialize carry the negotiated version in MCP-Protocol-Version, as Streamable HTTP asks.
+let hostedSession = null;
+let hostedVersion = null;
+function hostedHeaders() {
+  return hostedVersion ? { "MCP-Protocol-Version": hostedVersion } : {};
+}
+function openHosted() {
+  hostedSession ||= (async () => {
+    mcpSessions[HOSTED] = null;
+    hostedVersion = null;
+    const result = await hostedRequest("initialize", { protocolVersion: "2025-06-18",
+      capabilities: {}, clientInfo: { name: "calyx-pi-extension", version: "1" } }, 10000);
+    hostedVersion = typeof result?.protocolVersion === "string" ? result.protocolVersion : null;
+    await send(HOSTED, { jsonrpc: "2.0", method: "notifications/initialized" }, 10000, undefined,
+      hostedHeaders());
+  })().catch((e) => { hostedSession = null; throw e; });
+  return hostedSession;
+}
+
+// A request on the hosted route's session; a 404 (calyx restarted and forgot the session) opens
+// a new session and tries once more.
+async function hostedRpc(method, params, timeoutMs, signal) {
+  for (let attempt = 0; ; attempt++) {
+    const session = openHosted();
+    await session;
+    try {
+      return await hostedRequest(method, params, timeoutMs, signal);
+    } catch (e) {
+      if (!e.expired || attempt > 0) throw e;
+      if (hostedSession === session) hostedSession = null;
+    }
+  }
+}
+
+// Every published hosted tool: name, description and input schema, all pages.
+async function hostedTools(signal) {
+  const tools = [];
+  let cursor;
+  for (let page = 0; page < 100; page++) {
+    const result = await hostedRpc("tools/list", cursor ? { cursor } : {}, 60000, signal);
+    for (const t of result?.tools ?? []) {
+      tools.push({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema ?? {} });
+    }
+    cursor = result?.nextCursor;
+    if (!cursor) break;
+  }
+  return tools;
+}
+
+// A tools/call result as text for the model: its content (text, or the item as JSON), else
+// its structured content.
+function resultText(result) {
+  if (Array.isArray(result?.content) && result.content.length) {
+    return result.content.map((c) => c.text ?? json(c)).join("\n");
+  }
+  return json(result?.structuredContent ?? result);
 }
 
 export default function (pi) {
@@ -196,6 +309,32 @@ export default function (pi) {
       const text = Array.isArray(result?.content)
         ? result.content.map((c) => c.text ?? json(c)).join("\n")
         : json(result);
+      return { content: [{ type: "text", text }], details: {} };
+    },
+  });
+  if (!HOST_SERVERS) return;
+  pi.registerTool({
+    name: "calyx_mcp",
+    label: "calyx_mcp",
+    description: "Use the tools of the MCP servers the user added to calyx (`calyx mcp add`). Pass " +
+      "{tool, args}; tool \"list\" returns their names, descriptions and input schemas.",
+    parameters: {
+      type: "object",
+      properties: { tool: { type: "string" }, args: { type: "object" } },
+      required: ["tool"],
+    },
+    async execute(_id, params, signal) {
+      if (params.tool === "list") {
+        const tools = await hostedTools(signal);
+        const text = tools.length ? json(tools)
+          : "No hosted MCP tools are published: the user adds servers with `calyx mcp add` or prefix M.";
+        return { content: [{ type: "text", text }], details: {} };
+      }
+      const result = await hostedRpc("tools/call", { name: params.tool, arguments: params.args || {} },
+        HOSTED_CALL_TIMEOUT_MS, signal);
+      const text = resultText(result);
+      // pi marks a tool result as an error when execute throws.
+      if (result?.isError) throw new Error(text);
       return { content: [{ type: "text", text }], details: {} };
     },
   });

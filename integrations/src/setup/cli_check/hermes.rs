@@ -4,7 +4,7 @@
 //! shape is dropped without a word, and so is an MCP entry it cannot use. So "rejects" here
 //! means "would run without calyx's entries", and calyx asks Hermes what it sees:
 //! `hermes hooks list` (0.5 s) must list every event calyx hooks, with no parse warning, and
-//! `hermes mcp list` (1–1.7 s) must list `calyx-ipc`. Both load config.yaml the way a session
+//! `hermes mcp list` (1–1.7 s) must list `calyx-ipc` and `calyx-mcp` where written. Both load config.yaml the way a session
 //! does, call no model and start no hook or MCP server (verified offline in a network
 //! namespace); they run with `HERMES_HOME`, `HOME` and the working directory at the copy
 //! (Hermes fills its home with directories on first use: the copy's, removed after).
@@ -74,12 +74,16 @@ pub(super) fn load(bin: &Path, ctx: &Ctx, plan: Option<&Plan>) -> Load {
             ),
         )));
     }
-    if after.contains("calyx-ipc:") {
+    let written: Vec<&str> = plans::mcp_entries::ENTRIES
+        .into_iter()
+        .filter(|name| after.contains(&format!("{name}:")))
+        .collect();
+    if !written.is_empty() {
         let (servers, _) = run(&["mcp", "list"])?;
-        if !servers.contains("calyx-ipc") {
+        if let Some(name) = written.iter().find(|name| !servers.contains(*name)) {
             return Ok(Some((
                 file,
-                "`hermes mcp list` does not list calyx's MCP entry calyx-ipc (Hermes drops an entry it cannot use)".into(),
+                format!("`hermes mcp list` does not list calyx's MCP entry {name} (Hermes drops an entry it cannot use)"),
             )));
         }
     }
