@@ -59,7 +59,8 @@ impl ClientHandler for HostedClient {
 /// A ready connection.
 pub struct Connected {
     pub service: RunningService<RoleClient, HostedClient>,
-    pub process: ServerProcess,
+    /// The server's process, for stdio servers.
+    pub process: Option<ServerProcess>,
     pub tools: Classified,
     /// The negotiated protocol version, e.g. `2025-11-25`.
     pub protocol_version: String,
@@ -71,11 +72,18 @@ pub struct Connected {
 }
 
 impl Connected {
-    /// Closes the session (which closes the server's stdin) and stops the process the spec's
-    /// way.
+    /// Closes the session (which closes a stdio server's stdin) and stops its process the
+    /// spec's way.
     pub async fn shutdown(self) {
         let _ = self.service.cancel().await;
-        self.process.shutdown().await;
+        if let Some(process) = self.process {
+            process.shutdown().await;
+        }
+    }
+
+    /// The process group of a stdio server.
+    pub fn pgid(&self) -> Option<i32> {
+        self.process.as_ref().and_then(ServerProcess::pgid)
     }
 }
 
@@ -111,6 +119,17 @@ pub async fn connect_stdio(
                 })
             }
         };
+    ready(alias, service, Some(process), &task_required, init_timeout).await
+}
+
+/// Lists the tools of a session that finished `initialize` and describes it.
+pub(super) async fn ready(
+    alias: &str,
+    service: RunningService<RoleClient, HostedClient>,
+    process: Option<ServerProcess>,
+    task_required: &TaskRequired,
+    init_timeout: Duration,
+) -> Result<Connected, ConnectError> {
     let tools = match tokio::time::timeout(init_timeout, service.peer().list_all_tools()).await {
         Ok(Ok(tools)) => tools,
         Ok(Err(error)) => {

@@ -62,8 +62,9 @@ impl<R> RawTap<R> {
     }
 }
 
-/// Records the task-required tools of one message, if it is a `tools/list` result.
-fn record(line: &[u8], task_required: &TaskRequired) {
+/// Records the task-required tools of one message, if it is a `tools/list` result (also used
+/// on the messages the HTTP transports receive).
+pub(super) fn record(line: &[u8], task_required: &TaskRequired) {
     const NEEDLE: &[u8] = b"taskSupport";
     if !line.windows(NEEDLE.len()).any(|w| w == NEEDLE) {
         return;
