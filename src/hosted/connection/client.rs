@@ -1,5 +1,6 @@
-//! One connection to a stdio server on rmcp's client: our spawn, the raw tap, rmcp's
-//! newline-delimited transport with 64 MiB lines, `initialize` within 60 s, then the tool list.
+//! One connection to a stdio server on rmcp's client: our spawn, the raw tap (which also fails
+//! the calls in flight when a line is over 64 MiB), rmcp's newline-delimited transport with
+//! 64 MiB lines, `initialize` within 60 s, then the tool list.
 
 use std::time::Duration;
 
@@ -9,6 +10,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 
 use super::filter::{classify, Classified};
+use super::in_flight::{InFlight, WriteTap};
 use super::raw_tap::{RawTap, TaskRequired};
 use super::spawn::{spawn, ServerProcess, StdioLaunch};
 use super::ConnectError;
@@ -95,7 +97,10 @@ pub async fn connect_stdio(
 ) -> Result<Connected, ConnectError> {
     let (mut process, stdin, stdout) = spawn(launch)?;
     let task_required = TaskRequired::default();
-    let tapped = RawTap::new(stdout, MAX_MESSAGE, task_required.clone());
+    let in_flight = InFlight::default();
+    let tapped =
+        RawTap::new(stdout, MAX_MESSAGE, task_required.clone()).guarding(in_flight.clone());
+    let stdin = WriteTap::new(stdin, MAX_MESSAGE, in_flight);
     let transport = AsyncRwTransport::new_client(tapped, stdin).with_max_line_length(MAX_MESSAGE);
     let service =
         match tokio::time::timeout(init_timeout, HostedClient::new().serve(transport)).await {

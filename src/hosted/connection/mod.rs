@@ -7,6 +7,7 @@ mod client;
 pub mod filter;
 mod http;
 pub mod http_client;
+pub mod in_flight;
 pub mod legacy;
 pub mod raw_tap;
 pub mod ring;
