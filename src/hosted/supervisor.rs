@@ -146,8 +146,8 @@ impl Drop for Supervisor {
 /// on a blocking thread (the keyring may take 3 s).
 async fn launch_of(secrets: Arc<dyn SecretStore>, entry: &ServerEntry) -> Result<Launch, String> {
     let (kind, names, account): (_, _, fn(&str, &str) -> String) = match &entry.transport {
-        Transport::Stdio(stdio) => ("variable", stdio.env.clone(), env_account),
-        Transport::Http(http) => ("header", http.headers.clone(), header_account),
+        Transport::Stdio(stdio) => ("", stdio.env.clone(), env_account),
+        Transport::Http(http) => ("header ", http.headers.clone(), header_account),
     };
     let alias = entry.alias.clone();
     let values = tokio::task::spawn_blocking(move || {
@@ -157,9 +157,9 @@ async fn launch_of(secrets: Arc<dyn SecretStore>, entry: &ServerEntry) -> Result
                 match secrets.get(&account(&alias, &name)) {
                     Ok(Some(value)) => Ok((name, value)),
                     Ok(None) => Err(format!(
-                        "`{alias}` needs {kind} {name}, which has no stored value: set it with `calyx mcp edit {alias}`"
+                        "`{alias}` needs {kind}{name}, which has no stored value: set it with `calyx mcp edit {alias}`"
                     )),
-                    Err(e) => Err(format!("`{alias}` needs {kind} {name}: {e}")),
+                    Err(e) => Err(format!("`{alias}` needs {kind}{name}: {e}")),
                 }
             })
             .collect::<Result<Vec<_>, String>>()
