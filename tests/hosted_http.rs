@@ -2,8 +2,8 @@
 //! `sse` modes on a free loopback port: both transports reach ready with the same tools as
 //! stdio (task-required tools excluded, seen through the raw tap), `echo` and `get-sum` answer
 //! identically, the supervisor connects with a configured header from the secret store, the
-//! legacy URL with the switch off names the switch, and an unreachable server names host and
-//! reason.
+//! legacy URL with the switch off names the switch, and an unreachable server (refused, or a
+//! name that does not resolve) names host and reason.
 
 use crate::hosted_support;
 
@@ -143,6 +143,25 @@ async fn an_unreachable_server_names_host_and_reason() {
             "legacy {legacy_sse}: {sentence}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_name_that_does_not_resolve_is_named() {
+    // `.invalid` never resolves (RFC 2606).
+    let launch = HttpLaunch {
+        url: "http://calyx-no-such-host.invalid/mcp".into(),
+        ..HttpLaunch::default()
+    };
+    let err = connect_http("ev", &launch, INIT_TIMEOUT)
+        .await
+        .err()
+        .expect("no such host");
+    let sentence = err.to_string();
+    assert!(
+        sentence
+            .starts_with("cannot reach calyx-no-such-host.invalid: the name does not resolve ("),
+        "{sentence}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
