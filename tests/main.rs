@@ -45,6 +45,7 @@ mod e2e_window_numbers;
 mod hook_cli;
 mod hosted_http;
 mod hosted_http_json;
+mod hosted_legacy;
 mod hosted_oversized;
 mod hosted_publish;
 mod hosted_secrets;
