@@ -1,13 +1,15 @@
 //! The legacy HTTP+SSE transport against a loopback hyper server written for what the real
 //! server-everything cannot be made to do: it records the configured header on the GET and
-//! on every POST, drops its event stream on demand (the session must end), and can name a
-//! message endpoint on another origin (refused before anything is posted there).
+//! on every POST, drops its event stream on demand (the session must end), sends an event over
+//! 64 MiB (every call in flight fails with the sentence), and can name a message endpoint on
+//! another origin (refused before anything is posted there).
 
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
+use calyx::hosted::connection::in_flight::OVERSIZED;
 use calyx::hosted::connection::{connect_http, ConnectError, Connected, HttpLaunch, INIT_TIMEOUT};
 use futures::StreamExt;
 use http_body_util::combinators::UnsyncBoxBody;
@@ -16,6 +18,8 @@ use hyper::body::Frame;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
+use rmcp::service::PeerRequestOptions;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
@@ -47,6 +51,11 @@ fn answer(message: &Value) -> Option<Value> {
             "serverInfo": {"name": "legacy", "version": "1"}}}),
         Some("tools/list") => json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [
             {"name": "echo", "inputSchema": {"type": "object"}}]}}),
+        Some("tools/call") if message["params"]["name"] == "hang" => return None,
+        Some("tools/call") if message["params"]["name"] == "big" => {
+            json!({"jsonrpc": "2.0", "id": id, "result": {"content": [
+                {"type": "text", "text": "x".repeat(65 << 20)}]}})
+        }
         _ => json!({"jsonrpc": "2.0", "id": id,
                     "error": {"code": -32601, "message": "method not found"}}),
     })
@@ -187,4 +196,38 @@ async fn an_endpoint_on_another_origin_is_refused() {
     // Nothing was posted anywhere.
     let requests = fake.requests.lock().unwrap_or_else(|e| e.into_inner());
     assert_eq!(requests.len(), 1, "{requests:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_over_64_mib_fails_every_call_in_flight_and_ends_the_session() {
+    let (_fake, url) = serve("/message?sessionId=s1").await;
+    let connected = connect_http("old", &launch(url), INIT_TIMEOUT)
+        .await
+        .expect("connects");
+    let peer = connected.service.peer().clone();
+    let call = |name: &str| {
+        ClientRequest::CallToolRequest(CallToolRequest::new(CallToolRequestParams::new(
+            name.to_owned(),
+        )))
+    };
+    let hang = peer
+        .send_cancellable_request(call("hang"), PeerRequestOptions::no_options())
+        .await
+        .expect("hang is sent");
+    let deadline = Duration::from_secs(120);
+    let big = tokio::time::timeout(deadline, peer.call_tool(CallToolRequestParams::new("big")))
+        .await
+        .expect("big ends instead of waiting for ever")
+        .expect_err("big fails")
+        .to_string();
+    assert!(big.contains(OVERSIZED), "{big}");
+    let hang = tokio::time::timeout(deadline, hang.await_response())
+        .await
+        .expect("hang ends too")
+        .expect_err("hang fails")
+        .to_string();
+    assert!(hang.contains(OVERSIZED), "{hang}");
+    let Connected { service, .. } = connected;
+    let ended = tokio::time::timeout(deadline, service.waiting()).await;
+    assert!(ended.is_ok(), "the session ends after the oversized event");
 }

@@ -2,8 +2,9 @@
 //! URL with `Accept: text/event-stream`, wait for the `endpoint` event naming where to POST,
 //! refuse an endpoint on another origin (a server must not send calyx's headers elsewhere),
 //! POST each JSON-RPC message there (202), and read the answers as `message` events on the
-//! stream. The configured headers go on the GET and on every POST. When the stream ends the
-//! session ends: rmcp's service sees the transport close and the supervisor reconnects with a
+//! stream. The configured headers go on the GET and on every POST. An event over 64 MiB fails
+//! every call in flight with "the server sent a message over 64 MiB" and ends the stream. When
+//! the stream ends the session ends: rmcp's service sees the transport close and the supervisor reconnects with a
 //! new GET and a new `initialize`.
 
 use std::borrow::Cow;
@@ -20,6 +21,7 @@ use tokio::task::JoinHandle;
 use url::Url;
 
 use super::http_client::{deepest, unreachable_reason};
+use super::in_flight::{answered_id, fail_all, request_id, InFlight};
 use super::raw_tap::{record, TaskRequired};
 use super::sse::{SseEvent, SseParser};
 use super::MAX_MESSAGE;
@@ -57,6 +59,8 @@ pub struct LegacySse {
     client: reqwest::Client,
     endpoint: Url,
     headers: HeaderMap,
+    /// Requests posted and not yet answered, failed together if an event is over 64 MiB.
+    in_flight: InFlight,
     incoming: mpsc::Receiver<RxJsonRpcMessage<RoleClient>>,
     reader: JoinHandle<()>,
 }
@@ -88,19 +92,30 @@ impl LegacySse {
         };
         let endpoint = same_origin_endpoint(url, &endpoint)?;
         let (sender, incoming) = mpsc::channel(INCOMING_BUFFER);
+        let in_flight = InFlight::default();
+        let taps = Taps {
+            task_required,
+            in_flight: in_flight.clone(),
+        };
         let reader = tokio::spawn(async move {
             for event in early {
-                if !deliver(&sender, event, &task_required).await {
+                if !deliver(&sender, event, &taps).await {
                     return;
                 }
             }
             while let Some(Ok(chunk)) = stream.next().await {
                 let Ok(events) = parser.push(&chunk) else {
-                    tracing::warn!("a legacy SSE server sent an event over 64 MiB; closing");
+                    // The event is lost, and with it an answer someone waits for: fail every
+                    // call in flight and end the session (the supervisor reconnects).
+                    for line in fail_all(&taps.in_flight).split(|&b| b == b'\n') {
+                        if let Ok(message) = serde_json::from_slice(line) {
+                            let _ = sender.send(message).await;
+                        }
+                    }
                     return;
                 };
                 for event in events {
-                    if !deliver(&sender, event, &task_required).await {
+                    if !deliver(&sender, event, &taps).await {
                         return;
                     }
                 }
@@ -110,6 +125,7 @@ impl LegacySse {
             client,
             endpoint,
             headers,
+            in_flight,
             incoming,
             reader,
         })
@@ -176,16 +192,25 @@ pub async fn offers_endpoint(client: &reqwest::Client, url: &Url, headers: &Head
     false
 }
 
+/// What the reader notes about incoming messages.
+struct Taps {
+    task_required: TaskRequired,
+    in_flight: InFlight,
+}
+
 /// Hands a `message` event to rmcp; false once nobody listens.
 async fn deliver(
     sender: &mpsc::Sender<RxJsonRpcMessage<RoleClient>>,
     event: SseEvent,
-    task_required: &TaskRequired,
+    taps: &Taps,
 ) -> bool {
     if event.event != "message" {
         return true;
     }
-    record(event.data.as_bytes(), task_required);
+    record(event.data.as_bytes(), &taps.task_required);
+    if let (Some(id), Ok(mut set)) = (answered_id(event.data.as_bytes()), taps.in_flight.lock()) {
+        set.remove(&id);
+    }
     match serde_json::from_str(&event.data) {
         Ok(message) => sender.send(message).await.is_ok(),
         Err(error) => {
@@ -222,6 +247,9 @@ impl Transport<RoleClient> for LegacySse {
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let request = serde_json::to_vec(&item).map(|body| {
+            if let (Some(id), Ok(mut set)) = (request_id(&body), self.in_flight.lock()) {
+                set.insert(id);
+            }
             self.client
                 .post(self.endpoint.clone())
                 .headers(self.headers.clone())
