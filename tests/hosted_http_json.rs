@@ -1,7 +1,8 @@
 //! Streamable HTTP answers that server-everything does not give: a server on loopback (hyper)
 //! that answers with plain JSON bodies instead of SSE, so `tools/list` reaches rmcp already
 //! typed and the tap must repeat it to see `execution.taskSupport`; one that checks the
-//! configured header arrives; and one that answers 401.
+//! configured header arrives; an answer over 64 MiB fails that call only; and one that answers
+//! 401.
 
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,6 +15,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use rmcp::model::CallToolRequestParams;
 use serde_json::{json, Value};
 
 /// How the fake server behaves.
@@ -51,6 +53,14 @@ fn answer(message: &Value) -> Response<Full<Bytes>> {
             {"name": "plain", "inputSchema": {"type": "object"}},
             {"name": "tasky", "inputSchema": {"type": "object"},
              "execution": {"taskSupport": "required"}}]}}),
+        Some("tools/call") => {
+            let text = match message["params"]["name"].as_str() {
+                Some("big") => "x".repeat(65 << 20),
+                _ => "plain".to_string(),
+            };
+            json!({"jsonrpc": "2.0", "id": id,
+                   "result": {"content": [{"type": "text", "text": text}]}})
+        }
         _ => json!({"jsonrpc": "2.0", "id": id,
                     "error": {"code": -32601, "message": "method not found"}}),
     };
@@ -138,6 +148,23 @@ async fn a_json_answer_to_tools_list_is_read_raw_for_task_support() {
     );
     // rmcp's request and the tap's repeat.
     assert_eq!(seen.tools_lists.load(Ordering::SeqCst), 2);
+
+    // An answer over 64 MiB fails that call; the session goes on.
+    let peer = connected.service.peer().clone();
+    let big = peer
+        .call_tool(CallToolRequestParams::new("big"))
+        .await
+        .expect_err("over 64 MiB")
+        .to_string();
+    assert!(big.contains("67108864"), "{big}");
+    let plain = peer
+        .call_tool(CallToolRequestParams::new("plain"))
+        .await
+        .expect("the next call works");
+    assert_eq!(
+        serde_json::to_value(&plain).expect("json")["content"][0]["text"],
+        "plain"
+    );
     // Every request carried the configured header.
     assert_eq!(
         seen.with_header.load(Ordering::SeqCst),
