@@ -7,10 +7,11 @@
 use std::error::Error as StdError;
 use std::time::Duration;
 
-use rmcp::service::ClientInitializeError;
+use reqwest::header::HeaderMap;
+use rmcp::service::{ClientInitializeError, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::ServiceExt;
+use rmcp::{RoleClient, ServiceExt};
 use url::Url;
 
 use super::client::{ready, HostedClient};
@@ -45,65 +46,100 @@ pub async fn connect_http(
     let client = http_client().map_err(|reason| ConnectError::Http { reason })?;
     let headers = header_map(&launch.headers).map_err(|reason| ConnectError::Http { reason })?;
     let task_required = TaskRequired::default();
-    let timeout = |_| ConnectError::InitTimeout {
-        after: init_timeout,
-        stderr: Vec::new(),
+    let session = Session {
+        client,
+        url: &url,
+        host: &host,
+        headers,
+        task_required: task_required.clone(),
+        init_timeout,
     };
     let service = if launch.legacy_sse {
-        let opened = tokio::time::timeout(
-            init_timeout,
-            LegacySse::connect(client, &url, headers, task_required.clone()),
-        )
-        .await
-        .map_err(timeout)?;
-        let transport = opened.map_err(|error| match error {
-            LegacyError::Unreachable { host, reason } => ConnectError::Unreachable { host, reason },
-            other => ConnectError::Http {
-                reason: other.to_string(),
-            },
-        })?;
-        tokio::time::timeout(init_timeout, HostedClient::new().serve(transport))
-            .await
-            .map_err(timeout)?
-            .map_err(|error| initialize_failed(&host, &error))?
+        session.legacy().await?
     } else {
-        let config = StreamableHttpClientTransportConfig::with_uri(launch.url.as_str())
-            .custom_headers(
-                headers
-                    .clone()
-                    .into_iter()
-                    .filter_map(|(k, v)| Some((k?, v)))
-                    .collect(),
-            )
+        session.streamable().await?
+    };
+    ready(alias, service, None, &task_required, init_timeout).await
+}
+
+/// What both transports start a session with.
+struct Session<'a> {
+    client: reqwest::Client,
+    url: &'a Url,
+    host: &'a str,
+    headers: HeaderMap,
+    task_required: TaskRequired,
+    init_timeout: Duration,
+}
+
+type Service = RunningService<RoleClient, HostedClient>;
+
+impl Session<'_> {
+    fn timed_out(&self) -> ConnectError {
+        ConnectError::InitTimeout {
+            after: self.init_timeout,
+            stderr: Vec::new(),
+        }
+    }
+
+    /// Legacy HTTP+SSE: the event stream and its endpoint, then `initialize`.
+    async fn legacy(self) -> Result<Service, ConnectError> {
+        let opened = LegacySse::connect(
+            self.client.clone(),
+            self.url,
+            self.headers.clone(),
+            self.task_required.clone(),
+        );
+        let transport = tokio::time::timeout(self.init_timeout, opened)
+            .await
+            .map_err(|_| self.timed_out())?
+            .map_err(|error| match error {
+                LegacyError::Unreachable { host, reason } => {
+                    ConnectError::Unreachable { host, reason }
+                }
+                other => ConnectError::Http {
+                    reason: other.to_string(),
+                },
+            })?;
+        tokio::time::timeout(self.init_timeout, HostedClient::new().serve(transport))
+            .await
+            .map_err(|_| self.timed_out())?
+            .map_err(|error| initialize_failed(self.host, &error))
+    }
+
+    /// Streamable HTTP on rmcp's transport; a 400/404/405 to `initialize` is followed by one
+    /// GET to tell a legacy server.
+    async fn streamable(self) -> Result<Service, ConnectError> {
+        let custom_headers = self
+            .headers
+            .clone()
+            .into_iter()
+            .filter_map(|(name, value)| Some((name?, value)))
+            .collect();
+        let config = StreamableHttpClientTransportConfig::with_uri(self.url.as_str())
+            .custom_headers(custom_headers)
             .max_json_response_size(MAX_MESSAGE)
             .max_sse_event_size(MAX_MESSAGE);
         let tapped = TappedHttp {
-            client: client.clone(),
-            task_required: task_required.clone(),
+            client: self.client.clone(),
+            task_required: self.task_required.clone(),
         };
         let transport = StreamableHttpClientTransport::with_client(tapped, config);
-        let served = tokio::time::timeout(init_timeout, HostedClient::new().serve(transport))
+        let served = tokio::time::timeout(self.init_timeout, HostedClient::new().serve(transport))
             .await
-            .map_err(timeout)?;
-        match served {
-            Ok(service) => service,
-            Err(error) => {
-                let failure = initialize_failed(&host, &error);
-                let rejected = matches!(&failure, ConnectError::Initialize { reason, .. }
-                    if rejected_status(reason).is_some());
-                let legacy = rejected
-                    && tokio::time::timeout(LEGACY_PROBE, offers_endpoint(&client, &url, &headers))
-                        .await
-                        .unwrap_or(false);
-                return Err(if legacy {
-                    ConnectError::LegacyServer
-                } else {
-                    failure
-                });
-            }
+            .map_err(|_| self.timed_out())?;
+        let error = match served {
+            Ok(service) => return Ok(service),
+            Err(error) => initialize_failed(self.host, &error),
+        };
+        let not_streamable = matches!(&error, ConnectError::Initialize { reason, .. }
+            if matches!(rejected_status(reason), Some(400 | 404 | 405)));
+        let probe = offers_endpoint(&self.client, self.url, &self.headers);
+        if not_streamable && tokio::time::timeout(LEGACY_PROBE, probe).await == Ok(true) {
+            return Err(ConnectError::LegacyServer);
         }
-    };
-    ready(alias, service, None, &task_required, init_timeout).await
+        Err(error)
+    }
 }
 
 /// The sentence for an `initialize` that failed on an HTTP transport.
