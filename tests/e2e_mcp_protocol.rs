@@ -131,6 +131,8 @@ async fn connect(live: &Live, recorder: Recorder) -> RunningService<RoleClient, 
         StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{}/mcp", ep.port))
             .auth_header(ep.token)
             .custom_headers(headers);
+    // reqwest in this process has TLS without a built-in provider (calyx uses `ring`).
+    calyx::hosted::connection::http_client::install_tls_provider();
     recorder
         .serve(StreamableHttpClientTransport::from_config(config))
         .await

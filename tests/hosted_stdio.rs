@@ -87,7 +87,7 @@ async fn server_everything_over_stdio_lists_filters_and_calls() {
         serde_json::json!([{"type": "text", "text": "Echo: hello from calyx"}])
     );
 
-    let pgid = connected.process.pgid().expect("a process group");
+    let pgid = connected.pgid().expect("a process group");
     assert!(group_alive(pgid));
     connected.shutdown().await;
     assert!(!group_alive(pgid), "the whole group is gone after shutdown");

@@ -59,6 +59,8 @@ impl Mcp {
         let config = StreamableHttpClientTransportConfig::with_uri(self.url())
             .auth_header(self.server.handle.token().to_owned())
             .custom_headers(headers);
+        // reqwest in this process has TLS without a built-in provider (calyx uses `ring`).
+        calyx::hosted::connection::http_client::install_tls_provider();
         ().serve(StreamableHttpClientTransport::from_config(config))
             .await
             .expect("client connects")

@@ -14,10 +14,10 @@ use tokio::task::JoinHandle;
 
 use super::connection::spawn::StdioLaunch;
 use super::connection::state::{Reconnects, ServerState};
-use super::connection::{connect_stdio, Connected, INIT_TIMEOUT};
+use super::connection::{connect, Connected, HttpLaunch, Launch, INIT_TIMEOUT};
 use super::entry::{ServerEntry, Transport};
 use super::publish::{PublishedServer, Registry};
-use super::secrets::{env_account, SecretStore};
+use super::secrets::{env_account, header_account, SecretStore};
 
 /// State changes kept for subscribers that fall behind.
 const CHANGES_BUFFERED: usize = 256;
@@ -101,28 +101,12 @@ impl Supervisor {
             shared.set(&entry.alias, ServerState::Disabled);
             return;
         }
-        let Transport::Stdio(stdio) = &entry.transport else {
-            shared.set(
-                &entry.alias,
-                ServerState::Failed {
-                    sentence: "HTTP servers are not supported by this build of calyx yet".into(),
-                },
-            );
-            return;
-        };
-        let launch = StdioLaunch {
-            command: stdio.command.clone(),
-            args: stdio.args.clone(),
-            cwd: stdio.cwd.clone(),
-            env: Vec::new(),
-        };
-        let env_names = stdio.env.clone();
         let secrets = self.secrets.clone();
         let alias = entry.alias.clone();
         let task = tokio::spawn(async move {
             shared.set(&entry.alias, ServerState::Connecting);
-            match read_env(secrets, &entry.alias, env_names).await {
-                Ok(env) => run(shared, entry, StdioLaunch { env, ..launch }).await,
+            match launch_of(secrets, &entry).await {
+                Ok(launch) => run(shared, entry, launch).await,
                 Err(sentence) => shared.set(&entry.alias, ServerState::Failed { sentence }),
             }
         });
@@ -158,36 +142,52 @@ impl Drop for Supervisor {
     }
 }
 
-/// The configured variables' values, read on a blocking thread (the keyring may take 3 s).
-async fn read_env(
-    secrets: Arc<dyn SecretStore>,
-    alias: &str,
-    names: Vec<String>,
-) -> Result<Vec<(String, String)>, String> {
-    let alias = alias.to_string();
-    tokio::task::spawn_blocking(move || {
+/// How to reach `entry`, with its configured variables or headers read from the secret store
+/// on a blocking thread (the keyring may take 3 s).
+async fn launch_of(secrets: Arc<dyn SecretStore>, entry: &ServerEntry) -> Result<Launch, String> {
+    let (kind, names, account): (_, _, fn(&str, &str) -> String) = match &entry.transport {
+        Transport::Stdio(stdio) => ("", stdio.env.clone(), env_account),
+        Transport::Http(http) => ("header ", http.headers.clone(), header_account),
+    };
+    let alias = entry.alias.clone();
+    let values = tokio::task::spawn_blocking(move || {
         names
             .into_iter()
-            .map(|name| match secrets.get(&env_account(&alias, &name)) {
-                Ok(Some(value)) => Ok((name, value)),
-                Ok(None) => Err(format!(
-                    "`{alias}` needs {name}, which has no stored value: set it with `calyx mcp edit {alias}`"
-                )),
-                Err(e) => Err(format!("`{alias}` needs {name}: {e}")),
+            .map(|name| {
+                match secrets.get(&account(&alias, &name)) {
+                    Ok(Some(value)) => Ok((name, value)),
+                    Ok(None) => Err(format!(
+                        "`{alias}` needs {kind}{name}, which has no stored value: set it with `calyx mcp edit {alias}`"
+                    )),
+                    Err(e) => Err(format!("`{alias}` needs {kind}{name}: {e}")),
+                }
             })
-            .collect()
+            .collect::<Result<Vec<_>, String>>()
     })
     .await
-    .unwrap_or_else(|e| Err(format!("reading the secrets failed: {e}")))
+    .unwrap_or_else(|e| Err(format!("reading the secrets failed: {e}")))?;
+    Ok(match &entry.transport {
+        Transport::Stdio(stdio) => Launch::Stdio(StdioLaunch {
+            command: stdio.command.clone(),
+            args: stdio.args.clone(),
+            cwd: stdio.cwd.clone(),
+            env: values,
+        }),
+        Transport::Http(http) => Launch::Http(HttpLaunch {
+            url: http.url.clone(),
+            legacy_sse: http.legacy_sse,
+            headers: values,
+        }),
+    })
 }
 
 /// One server's connection loop.
-async fn run(shared: Shared, entry: ServerEntry, launch: StdioLaunch) {
+async fn run(shared: Shared, entry: ServerEntry, launch: Launch) {
     let alias = entry.alias.as_str();
     let mut reconnects = Reconnects::default();
     let mut ever_ready = false;
     loop {
-        let failure = match connect_stdio(alias, &launch, INIT_TIMEOUT).await {
+        let failure = match connect(alias, &launch, INIT_TIMEOUT).await {
             Ok(connected) => {
                 ever_ready = true;
                 reconnects.succeeded();
@@ -239,7 +239,7 @@ async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Co
         tools: tools.published.len(),
         with_ui: tools.with_ui(),
     };
-    if let Some(pgid) = process.pgid() {
+    if let Some(pgid) = process.as_ref().and_then(|p| p.pgid()) {
         let mut groups = shared
             .process_groups
             .lock()
@@ -266,5 +266,7 @@ async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Co
             .unwrap_or_else(|e| e.into_inner());
         groups.remove(alias);
     }
-    process.shutdown().await;
+    if let Some(process) = process {
+        process.shutdown().await;
+    }
 }

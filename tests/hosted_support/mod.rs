@@ -44,3 +44,62 @@ fn install() -> Option<PathBuf> {
         }
     }
 }
+
+/// server-everything serving HTTP on a free loopback port, stopped (with its group) on drop.
+pub struct HttpEverything {
+    child: std::process::Child,
+    pub port: u16,
+}
+
+impl HttpEverything {
+    /// Starts `index` in `mode` (`streamableHttp` or `sse`) and waits (deadline 90 s) until it
+    /// accepts connections.
+    pub fn start(index: &std::path::Path, mode: &str) -> HttpEverything {
+        use std::os::unix::process::CommandExt;
+        let port = {
+            let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+            probe.local_addr().expect("addr").port()
+        };
+        let preload = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/hosted_support/bind-localhost.cjs");
+        let child = Command::new("node")
+            .arg("-r")
+            .arg(preload)
+            .arg(index)
+            .arg(mode)
+            .env("PORT", port.to_string())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .process_group(0)
+            .spawn()
+            .expect("node starts");
+        let server = HttpEverything { child, port };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "server-everything {mode} did not listen on {port} within 90 s"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        server
+    }
+
+    /// The URL of its MCP endpoint (`/mcp` for Streamable HTTP, `/sse` for legacy SSE).
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+}
+
+impl Drop for HttpEverything {
+    fn drop(&mut self) {
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+        let _ = self.child.wait();
+    }
+}

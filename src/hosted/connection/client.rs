@@ -1,5 +1,6 @@
-//! One connection to a stdio server on rmcp's client: our spawn, the raw tap, rmcp's
-//! newline-delimited transport with 64 MiB lines, `initialize` within 60 s, then the tool list.
+//! One connection to a stdio server on rmcp's client: our spawn, the raw tap (which also fails
+//! the calls in flight when a line is over 64 MiB), rmcp's newline-delimited transport with
+//! 64 MiB lines, `initialize` within 60 s, then the tool list.
 
 use std::time::Duration;
 
@@ -9,6 +10,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 
 use super::filter::{classify, Classified};
+use super::in_flight::{InFlight, WriteTap};
 use super::raw_tap::{RawTap, TaskRequired};
 use super::spawn::{spawn, ServerProcess, StdioLaunch};
 use super::ConnectError;
@@ -59,7 +61,8 @@ impl ClientHandler for HostedClient {
 /// A ready connection.
 pub struct Connected {
     pub service: RunningService<RoleClient, HostedClient>,
-    pub process: ServerProcess,
+    /// The server's process, for stdio servers.
+    pub process: Option<ServerProcess>,
     pub tools: Classified,
     /// The negotiated protocol version, e.g. `2025-11-25`.
     pub protocol_version: String,
@@ -71,11 +74,18 @@ pub struct Connected {
 }
 
 impl Connected {
-    /// Closes the session (which closes the server's stdin) and stops the process the spec's
-    /// way.
+    /// Closes the session (which closes a stdio server's stdin) and stops its process the
+    /// spec's way.
     pub async fn shutdown(self) {
         let _ = self.service.cancel().await;
-        self.process.shutdown().await;
+        if let Some(process) = self.process {
+            process.shutdown().await;
+        }
+    }
+
+    /// The process group of a stdio server.
+    pub fn pgid(&self) -> Option<i32> {
+        self.process.as_ref().and_then(ServerProcess::pgid)
     }
 }
 
@@ -87,7 +97,10 @@ pub async fn connect_stdio(
 ) -> Result<Connected, ConnectError> {
     let (mut process, stdin, stdout) = spawn(launch)?;
     let task_required = TaskRequired::default();
-    let tapped = RawTap::new(stdout, MAX_MESSAGE, task_required.clone());
+    let in_flight = InFlight::default();
+    let tapped =
+        RawTap::new(stdout, MAX_MESSAGE, task_required.clone()).guarding(in_flight.clone());
+    let stdin = WriteTap::new(stdin, MAX_MESSAGE, in_flight);
     let transport = AsyncRwTransport::new_client(tapped, stdin).with_max_line_length(MAX_MESSAGE);
     let service =
         match tokio::time::timeout(init_timeout, HostedClient::new().serve(transport)).await {
@@ -111,6 +124,17 @@ pub async fn connect_stdio(
                 })
             }
         };
+    ready(alias, service, Some(process), &task_required, init_timeout).await
+}
+
+/// Lists the tools of a session that finished `initialize` and describes it.
+pub(super) async fn ready(
+    alias: &str,
+    service: RunningService<RoleClient, HostedClient>,
+    process: Option<ServerProcess>,
+    task_required: &TaskRequired,
+    init_timeout: Duration,
+) -> Result<Connected, ConnectError> {
     let tools = match tokio::time::timeout(init_timeout, service.peer().list_all_tools()).await {
         Ok(Ok(tools)) => tools,
         Ok(Err(error)) => {

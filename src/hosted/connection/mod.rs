@@ -1,17 +1,45 @@
-//! Connections to hosted servers. So far: stdio servers, on rmcp's client over our own spawn
-//! (process group, stderr ring, 64 MiB lines), the tool filter and the state/backoff rules.
-//! The supervisor that drives reconnects, HTTP and legacy SSE transports come next.
+//! Connections to hosted servers, all on rmcp's client: stdio servers over our own spawn
+//! (process group, stderr ring, 64 MiB lines), Streamable HTTP on rmcp's reqwest transport,
+//! and the legacy HTTP+SSE transport written here; plus the tool filter and the
+//! state/backoff rules the supervisor follows.
 
 mod client;
 pub mod filter;
+mod http;
+pub mod http_client;
+pub mod in_flight;
+pub mod legacy;
 pub mod raw_tap;
 pub mod ring;
 pub mod spawn;
+pub mod sse;
 pub mod state;
+mod tapped;
 
 use thiserror::Error;
 
 pub use client::{connect_stdio, Connected, HostedClient, INIT_TIMEOUT, MAX_MESSAGE};
+pub use http::{connect_http, HttpLaunch};
+use spawn::StdioLaunch;
+
+/// How to reach one server, with its secret values filled in.
+#[derive(Debug, Clone)]
+pub enum Launch {
+    Stdio(StdioLaunch),
+    Http(HttpLaunch),
+}
+
+/// Connects to server `alias` over its transport.
+pub async fn connect(
+    alias: &str,
+    launch: &Launch,
+    init_timeout: std::time::Duration,
+) -> Result<Connected, ConnectError> {
+    match launch {
+        Launch::Stdio(stdio) => connect_stdio(alias, stdio, init_timeout).await,
+        Launch::Http(http) => connect_http(alias, http, init_timeout).await,
+    }
+}
 
 /// Why a connection attempt failed, as the row shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -33,6 +61,14 @@ pub enum ConnectError {
     Initialize { reason: String, stderr: Vec<String> },
     #[error("tools/list failed: {reason}")]
     ListTools { reason: String },
+    #[error("cannot reach {host}: {reason}")]
+    Unreachable { host: String, reason: String },
+    #[error("this is a legacy HTTP+SSE server: turn on Legacy HTTP+SSE in Edit")]
+    LegacyServer,
+    #[error("the server requires sign-in (HTTP 401), which calyx cannot do for it: add an Authorization header in Edit")]
+    SignInRequired,
+    #[error("{reason}")]
+    Http { reason: String },
 }
 
 fn stderr_suffix(lines: &[String]) -> String {

@@ -3,6 +3,8 @@
 //! looks like any other; calling it without task augmentation fails (-32601). The tap sits
 //! between the server's stdout and rmcp's reader, passes every byte through unchanged, and
 //! parses only the lines that mention `taskSupport`, recording which tools require tasks.
+//! Guarding, it also fails the calls in flight when a line exceeds the limit
+//! ([`super::in_flight`]).
 
 use std::collections::HashSet;
 use std::io;
@@ -12,10 +14,14 @@ use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, ReadBuf};
 
+use super::in_flight::{answered_id, fail_all, InFlight};
+
 /// The names of tools whose `execution.taskSupport` is `"required"`, shared with the caller.
 pub type TaskRequired = Arc<Mutex<HashSet<String>>>;
 
 /// An `AsyncRead` that records task-required tools from the newline-delimited JSON it passes.
+/// With [`RawTap::guarding`] it also keeps the in-flight set of [`super::in_flight`] and turns
+/// an oversized line into errors for every call in flight, then the end of the stream.
 pub struct RawTap<R> {
     inner: R,
     line: Vec<u8>,
@@ -23,6 +29,11 @@ pub struct RawTap<R> {
     max_line: usize,
     overflowed: bool,
     task_required: TaskRequired,
+    in_flight: Option<InFlight>,
+    /// Bytes to hand out before reading more (the error answers after an oversized line).
+    pending: Vec<u8>,
+    /// An oversized line was met while guarding: after `pending`, the stream ends.
+    ended: bool,
 }
 
 impl<R> RawTap<R> {
@@ -33,20 +44,61 @@ impl<R> RawTap<R> {
             max_line,
             overflowed: false,
             task_required,
+            in_flight: None,
+            pending: Vec::new(),
+            ended: false,
         }
     }
 
-    fn feed(&mut self, mut bytes: &[u8]) {
-        while let Some(at) = bytes.iter().position(|&b| b == b'\n') {
-            self.append(&bytes[..at]);
-            if !self.overflowed {
-                record(&self.line, &self.task_required);
+    /// Fails the requests in `in_flight` (recorded by a [`super::in_flight::WriteTap`]) with
+    /// [`super::in_flight::OVERSIZED`] when a line exceeds the limit, and ends the stream there.
+    pub fn guarding(mut self, in_flight: InFlight) -> Self {
+        self.in_flight = Some(in_flight);
+        self
+    }
+
+    /// Takes in the next bytes read; returns how many of them pass on (fewer only when a
+    /// guarded stream met an oversized line).
+    fn feed(&mut self, bytes: &[u8]) -> usize {
+        let mut at = 0;
+        while at < bytes.len() {
+            let rest = &bytes[at..];
+            let (segment, newline) = match rest.iter().position(|&b| b == b'\n') {
+                Some(end) => (&rest[..end], true),
+                None => (rest, false),
+            };
+            self.append(segment);
+            if let (true, Some(in_flight)) = (self.overflowed, &self.in_flight) {
+                // End rmcp's partial line (it ignores unparsable input), answer every call in
+                // flight, then end the stream.
+                self.pending = b"\n".to_vec();
+                self.pending.extend(fail_all(in_flight));
+                self.ended = true;
+                return at;
             }
-            self.line.clear();
-            self.overflowed = false;
-            bytes = &bytes[at + 1..];
+            at += segment.len();
+            if newline {
+                at += 1;
+                if !self.overflowed {
+                    self.finish_line();
+                }
+                self.line.clear();
+                self.overflowed = false;
+            }
         }
-        self.append(bytes);
+        at
+    }
+
+    fn finish_line(&mut self) {
+        record(&self.line, &self.task_required);
+        let Some(Ok(mut set)) = self.in_flight.as_ref().map(|f| f.lock()) else {
+            return;
+        };
+        if !set.is_empty() {
+            if let Some(id) = answered_id(&self.line) {
+                set.remove(&id);
+            }
+        }
     }
 
     fn append(&mut self, bytes: &[u8]) {
@@ -62,8 +114,9 @@ impl<R> RawTap<R> {
     }
 }
 
-/// Records the task-required tools of one message, if it is a `tools/list` result.
-fn record(line: &[u8], task_required: &TaskRequired) {
+/// Records the task-required tools of one message, if it is a `tools/list` result (also used
+/// on the messages the HTTP transports receive).
+pub(super) fn record(line: &[u8], task_required: &TaskRequired) {
     const NEEDLE: &[u8] = b"taskSupport";
     if !line.windows(NEEDLE.len()).any(|w| w == NEEDLE) {
         return;
@@ -94,11 +147,24 @@ impl<R: AsyncRead + Unpin> AsyncRead for RawTap<R> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
+        if self.ended {
+            // Hand out the error answers; then end of stream.
+            let n = self.pending.len().min(buf.remaining());
+            buf.put_slice(&self.pending[..n]);
+            self.pending.drain(..n);
+            return Poll::Ready(Ok(()));
+        }
         let before = buf.filled().len();
         let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
         if let Poll::Ready(Ok(())) = polled {
             let new = buf.filled()[before..].to_vec();
-            self.feed(&new);
+            let passed = self.feed(&new);
+            if passed < new.len() {
+                buf.set_filled(before + passed);
+                let n = self.pending.len().min(buf.remaining());
+                buf.put_slice(&self.pending[..n]);
+                self.pending.drain(..n);
+            }
         }
         polled
     }
@@ -148,5 +214,44 @@ mod tests {
         tap.read_to_end(&mut out).await.expect("read");
         assert_eq!(out.len(), big.len());
         assert!(set.lock().expect("lock").is_empty());
+    }
+
+    #[tokio::test]
+    async fn guarding_an_oversized_line_fails_the_calls_in_flight_and_ends() {
+        let in_flight = InFlight::default();
+        in_flight
+            .lock()
+            .expect("lock")
+            .extend(["1".to_string(), "2".to_string()]);
+        let stream = format!(
+            "{}\n{{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{{\"pad\":\"{}\"}}}}\n{}\n",
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            "p".repeat(200),
+            r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
+        );
+        let mut tap = RawTap::new(stream.as_bytes(), 100, TaskRequired::default())
+            .guarding(in_flight.clone());
+        let mut out = Vec::new();
+        let mut chunk = [0u8; 13];
+        loop {
+            let n = tap.read(&mut chunk).await.expect("read");
+            if n == 0 {
+                break;
+            }
+            out.extend_from_slice(&chunk[..n]);
+        }
+        let out = String::from_utf8(out).expect("utf-8");
+        let lines: Vec<&str> = out.lines().collect();
+        // The answered call passes; the oversized answer is cut (its start ends in a line
+        // rmcp ignores), id 2 gets the error, and nothing after it is read.
+        assert_eq!(lines[0], r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        assert!(lines[1].starts_with(r#"{"jsonrpc":"2.0","id":2,"result""#));
+        assert!(lines[1].len() <= 100);
+        assert_eq!(
+            lines[2],
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"the server sent a message over 64 MiB"}}"#
+        );
+        assert_eq!(lines.len(), 3, "{out}");
+        assert!(in_flight.lock().expect("lock").is_empty());
     }
 }
