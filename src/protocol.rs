@@ -225,6 +225,9 @@ pub enum Request {
     AgentsExplain {
         pane: String,
     },
+    /// `calyx mcp ...`: the user's hosted MCP servers, answered with [`Response::Json`] of a
+    /// [`crate::hosted::host::McpAnswer`].
+    Mcp(crate::hosted::wire::McpRequest),
 }
 
 /// A session as `calyx ls` shows it.

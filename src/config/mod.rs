@@ -92,6 +92,10 @@ pub struct Config {
     pub hyperlinks: Hyperlinks,
     /// calyx's MCP tools turned off for every agent (`[mcp] disabled_tools`).
     pub mcp_disabled_tools: Vec<String>,
+    /// Host the user's MCP servers and serve them on `/mcp-hosted` (`[mcp] host_servers`).
+    pub mcp_host_servers: bool,
+    /// Where hosted servers' secrets are kept (`[mcp] secret_store`).
+    pub mcp_secret_store: crate::hosted::secrets::SecretStoreSetting,
     /// Where panes' OSC 52 clipboard writes go.
     pub set_clipboard: SetClipboard,
 }
@@ -116,6 +120,8 @@ impl Default for Config {
             approval_policy: Default::default(),
             hyperlinks: Hyperlinks::Auto,
             mcp_disabled_tools: Vec::new(),
+            mcp_host_servers: true,
+            mcp_secret_store: Default::default(),
             set_clipboard: SetClipboard::External,
         }
     }

@@ -13,6 +13,7 @@ use toml_edit::{ImDocument, Item, Table};
 use super::{Config, Hyperlinks, SetClipboard};
 use crate::commands::{self, Keymap};
 use crate::keys::Key;
+use crate::hosted::secrets::SecretStoreSetting;
 
 /// Where an on/off setting lives in [`Config`].
 type Switch = fn(&mut Config) -> &mut bool;
@@ -125,7 +126,13 @@ impl Reader<'_> {
                 "set_clipboard" => self.set_clipboard(span, item),
                 "keys" => self.keys(span, item),
                 "approvals" => self.section(span, name, item, &["deny_gates"], Self::approvals),
-                "mcp" => self.section(span, name, item, &["disabled_tools"], Self::mcp),
+                "mcp" => self.section(
+                    span,
+                    name,
+                    item,
+                    &["disabled_tools", "host_servers", "secret_store"],
+                    Self::mcp,
+                ),
                 unknown => {
                     let known: Vec<&str> = SWITCHES
                         .iter()
@@ -289,6 +296,25 @@ impl Reader<'_> {
     }
 
     fn mcp(&mut self, key: &str, span: Option<Range<usize>>, item: &Item) {
+        match key {
+            "mcp.host_servers" => match item.as_bool() {
+                Some(on) => self.config.mcp_host_servers = on,
+                None => self.expected(span, key, item, "true or false", "true"),
+            },
+            "mcp.secret_store" => {
+                match item.as_str().map(str::parse::<SecretStoreSetting>) {
+                    Some(Ok(setting)) => self.config.mcp_secret_store = setting,
+                    Some(Err(message)) => {
+                        self.problem(span, key, format!("{message}; using \"auto\""))
+                    }
+                    None => self.expected(span, key, item, "\"auto\", \"keyring\" or \"file\"", "\"auto\""),
+                }
+            }
+            _ => self.mcp_disabled_tools(key, span, item),
+        }
+    }
+
+    fn mcp_disabled_tools(&mut self, key: &str, span: Option<Range<usize>>, item: &Item) {
         let tools = crate::mcp::tool_set::all_names();
         for name in self.strings(key, span.clone(), item) {
             if tools.contains(&name) {

@@ -4,14 +4,18 @@
 //! no timeout of its own.
 //!
 //! The handler is transport-agnostic (tests serve it over an in-memory pipe); the `/mcp-hosted`
-//! route that serves it to agents is the next step.
+//! route serves it to agents ([`super::route`]).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
+use tokio::sync::watch;
+
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleClient, RoleServer, ServerHandler};
@@ -34,22 +38,63 @@ pub struct PublishedServer {
 }
 
 /// The ready servers, by alias. Cloning shares it.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Registry {
     servers: Arc<RwLock<BTreeMap<String, Arc<PublishedServer>>>>,
+    /// Counts changes of the published set, for whoever must hear of them (the announcer that
+    /// tells the agents' sessions, see [`super::route::announce_changes`]).
+    generation: Arc<watch::Sender<u64>>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Registry {
+            servers: Arc::default(),
+            generation: Arc::new(watch::Sender::new(0)),
+        }
+    }
 }
 
 impl Registry {
     /// Publishes (or replaces) a server's tools.
     pub fn insert(&self, server: PublishedServer) {
-        let mut servers = self.servers.write().unwrap_or_else(|e| e.into_inner());
-        servers.insert(server.alias.clone(), Arc::new(server));
+        {
+            let mut servers = self.servers.write().unwrap_or_else(|e| e.into_inner());
+            servers.insert(server.alias.clone(), Arc::new(server));
+        }
+        self.bump();
+    }
+
+    fn bump(&self) {
+        self.generation.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     /// Withdraws a server's tools.
     pub fn remove(&self, alias: &str) {
-        let mut servers = self.servers.write().unwrap_or_else(|e| e.into_inner());
-        servers.remove(alias);
+        let removed = {
+            let mut servers = self.servers.write().unwrap_or_else(|e| e.into_inner());
+            servers.remove(alias).is_some()
+        };
+        if removed {
+            self.bump();
+        }
+    }
+
+    /// A receiver that wakes when the published set changes.
+    pub fn watch_changes(&self) -> watch::Receiver<u64> {
+        self.generation.subscribe()
+    }
+
+    /// The aliases of the servers whose tools are published.
+    pub fn aliases(&self) -> Vec<String> {
+        let servers = self.servers.read().unwrap_or_else(|e| e.into_inner());
+        servers.keys().cloned().collect()
+    }
+
+    /// The published server `alias`, when it is ready.
+    pub fn get(&self, alias: &str) -> Option<Arc<PublishedServer>> {
+        let servers = self.servers.read().unwrap_or_else(|e| e.into_inner());
+        servers.get(alias).cloned()
     }
 
     fn snapshot(&self) -> Vec<Arc<PublishedServer>> {
@@ -134,11 +179,24 @@ fn cut(text: &str, max: usize) -> &str {
 #[derive(Clone)]
 pub struct HostedHandler {
     registry: Registry,
+    /// The open sessions that hear `tools/list_changed` (None: nobody is told, as in tests
+    /// over a pipe).
+    sessions: Option<Arc<crate::mcp::ToolSet>>,
 }
 
 impl HostedHandler {
     pub fn new(registry: Registry) -> Self {
-        HostedHandler { registry }
+        HostedHandler {
+            registry,
+            sessions: None,
+        }
+    }
+
+    /// This handler registering its session in `sessions` at `initialize`, so it hears when
+    /// the published tools change.
+    pub fn with_sessions(mut self, sessions: Arc<crate::mcp::ToolSet>) -> Self {
+        self.sessions = Some(sessions);
+        self
     }
 }
 
@@ -150,7 +208,26 @@ impl ServerHandler for HostedHandler {
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("calyx-mcp", env!("CARGO_PKG_VERSION")))
+            // As on `/mcp`: what a client asking for an unserved version is offered.
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
             .with_instructions(self.registry.instructions())
+    }
+
+    /// The versions `/mcp` serves, so an agent speaks to both entries alike.
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(&crate::mcp::PROTOCOL_VERSIONS)
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        if let Some(sessions) = &self.sessions {
+            sessions.register(context.peer.clone());
+        }
+        self.negotiate_initialize(&request)
     }
 
     async fn list_tools(

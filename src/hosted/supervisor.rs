@@ -13,6 +13,7 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
 use super::connection::spawn::StdioLaunch;
+use super::connection::ring::StderrRing;
 use super::connection::state::{Reconnects, ServerState};
 use super::connection::{connect_stdio, Connected, INIT_TIMEOUT};
 use super::entry::{ServerEntry, Transport};
@@ -30,6 +31,19 @@ pub struct Supervisor {
     process_groups: Arc<Mutex<HashMap<String, i32>>>,
     tasks: Mutex<HashMap<String, JoinHandle<()>>>,
     changes: broadcast::Sender<(String, ServerState)>,
+    facts: Arc<Mutex<HashMap<String, Facts>>>,
+}
+
+/// What `calyx mcp details` shows of a server beyond its tools: what its last connection
+/// negotiated, its last failure and its stderr.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    pub protocol_version: Option<String>,
+    pub server_name: Option<String>,
+    pub server_version: Option<String>,
+    pub last_failure: Option<String>,
+    /// The stderr of the last process (stdio servers).
+    pub stderr: Option<StderrRing>,
 }
 
 /// What one server's task shares with the supervisor.
@@ -39,10 +53,20 @@ struct Shared {
     states: Arc<Mutex<BTreeMap<String, ServerState>>>,
     process_groups: Arc<Mutex<HashMap<String, i32>>>,
     changes: broadcast::Sender<(String, ServerState)>,
+    facts: Arc<Mutex<HashMap<String, Facts>>>,
 }
 
 impl Shared {
+    fn facts(&self, alias: &str, change: impl FnOnce(&mut Facts)) {
+        let mut facts = self.facts.lock().unwrap_or_else(|e| e.into_inner());
+        change(facts.entry(alias.to_string()).or_default());
+    }
+
     fn set(&self, alias: &str, state: ServerState) {
+        if let ServerState::Failed { sentence } = &state {
+            let sentence = sentence.clone();
+            self.facts(alias, |f| f.last_failure = Some(sentence));
+        }
         let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
         states.insert(alias.to_string(), state.clone());
         // Nobody listening is fine.
@@ -60,6 +84,7 @@ impl Supervisor {
             process_groups: Arc::default(),
             tasks: Mutex::new(HashMap::new()),
             changes: broadcast::channel(CHANGES_BUFFERED).0,
+            facts: Arc::default(),
         }
     }
 
@@ -69,7 +94,27 @@ impl Supervisor {
             states: self.states.clone(),
             process_groups: self.process_groups.clone(),
             changes: self.changes.clone(),
+            facts: self.facts.clone(),
         }
+    }
+
+    /// What the last connection of `alias` negotiated, its last failure and stderr.
+    pub fn facts(&self, alias: &str) -> Facts {
+        let facts = self.facts.lock().unwrap_or_else(|e| e.into_inner());
+        facts.get(alias).cloned().unwrap_or_default()
+    }
+
+    /// Stops `alias` and forgets it (a removed server): no state, no facts.
+    pub fn forget(&self, alias: &str) {
+        self.stop(alias);
+        self.states
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(alias);
+        self.facts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(alias);
     }
 
     /// Every state change from now on, as `(alias, state)`.
@@ -205,7 +250,11 @@ async fn run(shared: Shared, entry: ServerEntry, launch: StdioLaunch) {
                 );
                 return;
             }
-            Err(error) => error.to_string(),
+            Err(error) => {
+                let sentence = error.to_string();
+                shared.facts(alias, |f| f.last_failure = Some(sentence.clone()));
+                sentence
+            }
         };
         match reconnects.after_failure() {
             Some((state, wait)) => {
@@ -233,8 +282,16 @@ async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Co
         process,
         tools,
         instructions,
-        ..
+        protocol_version,
+        server_name,
+        server_version,
     } = connected;
+    shared.facts(alias, |f| {
+        f.protocol_version = Some(protocol_version);
+        f.server_name = server_name;
+        f.server_version = server_version;
+        f.stderr = Some(process.stderr.clone());
+    });
     let ready = ServerState::Ready {
         tools: tools.published.len(),
         with_ui: tools.with_ui(),

@@ -80,6 +80,10 @@ pub struct Server {
     pub(crate) mcp_tools: std::sync::Arc<crate::mcp::ToolSet>,
     /// MCP peers and their inboxes, shared with the endpoint: a closed pane's are dropped.
     pub(crate) peers: std::sync::Arc<crate::mcp::PeerRegistry>,
+    /// The user's hosted MCP servers (None in tests that run without them).
+    pub(crate) hosting: Option<std::sync::Arc<crate::hosted::host::Hosting>>,
+    /// Why there is no hosting (the secret store chosen by `[mcp] secret_store` is unusable).
+    pub(crate) hosting_unavailable: Option<String>,
 }
 
 impl Server {
@@ -126,6 +130,8 @@ impl Server {
             payload_capture: io::payload_capture::PayloadCapture::from_env(),
             mcp_tools,
             peers: Default::default(),
+            hosting: None,
+            hosting_unavailable: None,
         }
     }
 
@@ -148,12 +154,21 @@ impl Server {
         let tools_changed = self
             .mcp_tools
             .set_disabled(config.mcp_disabled_tools.clone());
+        // The hosted servers follow the switch and a hand-edited mcp-servers.json.
+        let mut hosting_error = None;
+        if let Some(hosting) = &self.hosting {
+            if let Err(e) = hosting.set_enabled(config.mcp_host_servers) {
+                hosting_error = Some(e.to_string());
+            }
+        }
         self.notifier.set_config(crate::agents::NotifyConfig {
             bell: config.bell,
             osc9: config.osc9,
             osc777: config.osc777,
             ..Default::default()
         });
+        let mut errors = errors;
+        errors.extend(hosting_error);
         self.state.config = config;
         self.state.config_errors = errors.clone();
         for c in self.state.clients.values_mut() {
