@@ -25,6 +25,7 @@ pub mod layout;
 pub mod layout_preset;
 pub mod log_file;
 pub mod mcp;
+pub mod mcp_cli;
 pub mod memory;
 pub mod paths;
 pub mod protocol;
