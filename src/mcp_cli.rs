@@ -13,7 +13,7 @@ use crate::hosted::edit::EntryEdit;
 use crate::hosted::entry::{
     ClientAuth, HttpTarget, OAuthSettings, ServerEntry, StdioTarget, Transport,
 };
-use crate::hosted::host::{row, render_rows, McpAnswer};
+use crate::hosted::host::{render_rows, row, McpAnswer};
 use crate::hosted::import::{self, ConflictPolicy};
 use crate::hosted::server_list;
 use crate::hosted::validate;
@@ -92,12 +92,13 @@ async fn build(command: McpCommand) -> Result<Option<(McpRequest, bool)>, Usage>
 /// Prints the server's answer and turns it into the exit code.
 fn print(response: Response, json: bool) -> ExitCode {
     let answer = match response {
-        Response::Json(value) => serde_json::from_value::<McpAnswer>(value)
-            .unwrap_or_else(|e| McpAnswer {
+        Response::Json(value) => {
+            serde_json::from_value::<McpAnswer>(value).unwrap_or_else(|e| McpAnswer {
                 exit: 1,
                 text: format!("the server's answer did not parse: {e}"),
                 json: None,
-            }),
+            })
+        }
         Response::Error(e) => McpAnswer {
             exit: 1,
             text: e,
@@ -367,10 +368,13 @@ fn edit(args: McpEditArgs) -> Result<McpRequest, Usage> {
     let edit = EntryEdit {
         name: flags.name.clone(),
         command: (!command.is_empty()).then_some(command),
-        cwd: flags
-            .cwd
-            .as_deref()
-            .map(|d| if d.is_empty() { String::new() } else { absolute(d) }),
+        cwd: flags.cwd.as_deref().map(|d| {
+            if d.is_empty() {
+                String::new()
+            } else {
+                absolute(d)
+            }
+        }),
         env: secrets.env,
         unset_env,
         url: flags.url.clone(),
@@ -419,8 +423,7 @@ fn import_request(args: McpImportArgs) -> Result<Option<McpRequest>, Usage> {
     let lookup = |name: &str| std::env::var(name).ok();
     let candidates = import::parse(&text, &lookup)?;
     // The preview against the list as it is now; the server plans again under the lock.
-    let list = server_list::load(&server_list::servers_file())
-        .map_err(|e| Usage(e.to_string()))?;
+    let list = server_list::load(&server_list::servers_file()).map_err(|e| Usage(e.to_string()))?;
     let planned = import::plan(candidates.clone(), &list, policy);
     print!("{}", import::render(&planned));
     if args.dry_run {

@@ -95,7 +95,11 @@ async fn row_when(env: &Env, alias: &str, wanted: impl Fn(&Value) -> bool) -> Va
     eventually(&format!("a row of `{alias}` as wanted"), || async {
         let out = calyx(env, &["mcp", "list", "--json"]).await;
         let rows: Value = serde_json::from_slice(&out.stdout).ok()?;
-        let row = rows.as_array()?.iter().find(|r| r["alias"] == alias)?.clone();
+        let row = rows
+            .as_array()?
+            .iter()
+            .find(|r| r["alias"] == alias)?
+            .clone();
         wanted(&row).then_some(row)
     })
     .await
@@ -211,8 +215,8 @@ async fn added_servers_are_published_to_agents_and_follow_every_change() {
             .contains("hello-from-add"),
         "{answer:?}"
     );
-    let secrets =
-        std::fs::read_to_string(env.path().join("state/calyx/mcp-secrets.json")).unwrap_or_default();
+    let secrets = std::fs::read_to_string(env.path().join("state/calyx/mcp-secrets.json"))
+        .unwrap_or_default();
     assert!(secrets.contains("hello-from-add"));
     let list_file =
         std::fs::read_to_string(env.path().join("config/calyx/mcp-servers.json")).expect("list");
@@ -227,13 +231,17 @@ async fn added_servers_are_published_to_agents_and_follow_every_change() {
             .expect("details json");
     let excluded = details["excluded"].as_array().cloned().unwrap_or_default();
     assert!(
-        excluded.iter().any(|e| e["name"] == "simulate-research-query"
-            && e["reason"]
-                .as_str()
-                .is_some_and(|r| r.contains("task support"))),
+        excluded
+            .iter()
+            .any(|e| e["name"] == "simulate-research-query"
+                && e["reason"]
+                    .as_str()
+                    .is_some_and(|r| r.contains("task support"))),
         "{details}"
     );
-    assert!(details["protocol_version"].as_str().is_some_and(|v| !v.is_empty()));
+    assert!(details["protocol_version"]
+        .as_str()
+        .is_some_and(|v| !v.is_empty()));
     assert!(details["server_name"].as_str().is_some());
     let text = calyx_ok(&env, &["mcp", "details", "ev"]).await;
     assert!(text.contains("ev-echo  <- echo"), "{text}");
@@ -247,7 +255,10 @@ async fn added_servers_are_published_to_agents_and_follow_every_change() {
     })
     .await;
     assert!(published(&client).await.is_empty());
-    row_when(&env, "ev", |r| r["state"] == "disabled" && r["enabled"] == false).await;
+    row_when(&env, "ev", |r| {
+        r["state"] == "disabled" && r["enabled"] == false
+    })
+    .await;
     calyx_ok(&env, &["mcp", "enable", "ev"]).await;
     row_when(&env, "ev", |r| r["state"] == "ready").await;
     let names = published(&client).await;
@@ -255,15 +266,18 @@ async fn added_servers_are_published_to_agents_and_follow_every_change() {
 
     // Edit: a changed server restarts with the new settings.
     calyx_ok(&env, &["mcp", "edit", "ev", "--name", "Everything 2"]).await;
-    row_when(&env, "ev", |r| r["name"] == "Everything 2" && r["state"] == "ready").await;
+    row_when(&env, "ev", |r| {
+        r["name"] == "Everything 2" && r["state"] == "ready"
+    })
+    .await;
 
     // Remove: gone from the list, its secret deleted, the tools withdrawn.
     calyx_ok(&env, &["mcp", "remove", "ev"]).await;
     let rows: Value =
         serde_json::from_str(&calyx_ok(&env, &["mcp", "list", "--json"]).await).expect("rows");
     assert_eq!(rows, json!([]));
-    let secrets =
-        std::fs::read_to_string(env.path().join("state/calyx/mcp-secrets.json")).unwrap_or_default();
+    let secrets = std::fs::read_to_string(env.path().join("state/calyx/mcp-secrets.json"))
+        .unwrap_or_default();
     assert!(!secrets.contains("hello-from-add"), "{secrets}");
     eventually("tools withdrawn after remove", || async {
         published(&client).await.is_empty().then_some(())
@@ -289,7 +303,10 @@ async fn bad_input_exits_2_with_its_sentence() {
             &["mcp", "add", "ev", "--env", "1BAD=x", "--", "node"],
             "environment variable name `1BAD`",
         ),
-        (&["mcp", "enable", "nosuch"], "no hosted server has the alias `nosuch`"),
+        (
+            &["mcp", "enable", "nosuch"],
+            "no hosted server has the alias `nosuch`",
+        ),
         (
             &["mcp", "add", "ev", "--env", "TOKEN", "--", "node"],
             "stdin is not a terminal",
@@ -298,13 +315,25 @@ async fn bad_input_exits_2_with_its_sentence() {
     for (args, sentence) in cases {
         let out = calyx(&env, args).await;
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
-        assert!(stderr(&out).contains(sentence), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(sentence),
+            "{args:?}: {}",
+            stderr(&out)
+        );
     }
     // A taken alias is refused by the server with its sentence.
-    calyx_ok(&env, &["mcp", "add", "ev", "--", "calyx-no-such-test-server"]).await;
+    calyx_ok(
+        &env,
+        &["mcp", "add", "ev", "--", "calyx-no-such-test-server"],
+    )
+    .await;
     let out = calyx(&env, &["mcp", "add", "ev", "--", "node"]).await;
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("the alias `ev` is taken"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the alias `ev` is taken"),
+        "{}",
+        stderr(&out)
+    );
     // A missing command fails at once with the PATH sentence.
     let row = row_when(&env, "ev", |r| r["state"] == "failed").await;
     assert!(
@@ -389,11 +418,66 @@ fn list_reads_the_file_when_no_server_runs() {
     .expect("write list");
     let out = env.run(&["mcp", "list"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("no calyx server runs"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no calyx server runs"),
+        "{}",
+        stderr(&out)
+    );
     let text = stdout(&out);
-    assert!(text.contains("ev") && text.contains("node index.js stdio"), "{text}");
+    assert!(
+        text.contains("ev") && text.contains("node index.js stdio"),
+        "{text}"
+    );
     assert!(
         !env.path().join("run/calyx/server.sock").exists(),
         "list starts no server"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn import_previews_renames_and_imports_an_unresolved_server_disabled() {
+    let env = world("");
+    calyx_ok(
+        &env,
+        &["mcp", "add", "github", "--", "calyx-no-such-test-server"],
+    )
+    .await;
+    let file = env.path().join("claude.json");
+    std::fs::write(
+        &file,
+        json!({"mcpServers": {"github": {
+            "command": "calyx-no-such-test-server",
+            "args": ["stdio"],
+            "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"},
+            "alwaysAllow": ["x"]
+        }}})
+        .to_string(),
+    )
+    .expect("write import file");
+    let file = file.display().to_string();
+
+    let preview = calyx_ok(&env, &["mcp", "import", &file, "--dry-run"]).await;
+    assert!(preview.contains("github2"), "{preview}");
+    assert!(preview.contains("GITHUB_TOKEN"), "{preview}");
+    assert!(preview.contains("alwaysAllow"), "{preview}");
+    // Without a terminal and without --yes nothing is guessed.
+    let refused = calyx(&env, &["mcp", "import", &file]).await;
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("--yes"));
+
+    calyx_ok(&env, &["mcp", "import", &file, "--yes"]).await;
+    let row = row_when(&env, "github2", |r| r["state"] == "disabled").await;
+    assert_eq!(row["enabled"], false);
+    assert!(
+        row["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("GITHUB_TOKEN")),
+        "{row}"
+    );
+    // Parse errors name line and column, exit 2.
+    std::fs::write(env.path().join("bad.json"), "{\n  \"mcpServers\": {,}\n}").expect("write");
+    let bad = env.path().join("bad.json").display().to_string();
+    let out = calyx(&env, &["mcp", "import", &bad, "--yes"]).await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("line 2, column"), "{}", stderr(&out));
 }

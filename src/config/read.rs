@@ -12,8 +12,8 @@ use toml_edit::{ImDocument, Item, Table};
 
 use super::{Config, Hyperlinks, SetClipboard};
 use crate::commands::{self, Keymap};
-use crate::keys::Key;
 use crate::hosted::secrets::SecretStoreSetting;
+use crate::keys::Key;
 
 /// Where an on/off setting lives in [`Config`].
 type Switch = fn(&mut Config) -> &mut bool;
@@ -301,15 +301,17 @@ impl Reader<'_> {
                 Some(on) => self.config.mcp_host_servers = on,
                 None => self.expected(span, key, item, "true or false", "true"),
             },
-            "mcp.secret_store" => {
-                match item.as_str().map(str::parse::<SecretStoreSetting>) {
-                    Some(Ok(setting)) => self.config.mcp_secret_store = setting,
-                    Some(Err(message)) => {
-                        self.problem(span, key, format!("{message}; using \"auto\""))
-                    }
-                    None => self.expected(span, key, item, "\"auto\", \"keyring\" or \"file\"", "\"auto\""),
-                }
-            }
+            "mcp.secret_store" => match item.as_str().map(str::parse::<SecretStoreSetting>) {
+                Some(Ok(setting)) => self.config.mcp_secret_store = setting,
+                Some(Err(message)) => self.problem(span, key, format!("{message}; using \"auto\"")),
+                None => self.expected(
+                    span,
+                    key,
+                    item,
+                    "\"auto\", \"keyring\" or \"file\"",
+                    "\"auto\"",
+                ),
+            },
             _ => self.mcp_disabled_tools(key, span, item),
         }
     }

@@ -326,15 +326,16 @@ impl Hosting {
     fn state_of(&self, entry: &ServerEntry) -> ServerState {
         if !self.route.is_enabled() {
             return ServerState::Failed {
-                sentence: "hosting is off (host_servers = false under [mcp] in config.toml)"
-                    .into(),
+                sentence: "hosting is off (host_servers = false under [mcp] in config.toml)".into(),
             };
         }
-        self.supervisor.state(&entry.alias).unwrap_or(if entry.enabled {
-            ServerState::Connecting
-        } else {
-            ServerState::Disabled
-        })
+        self.supervisor
+            .state(&entry.alias)
+            .unwrap_or(if entry.enabled {
+                ServerState::Connecting
+            } else {
+                ServerState::Disabled
+            })
     }
 
     fn list(&self) -> McpAnswer {
@@ -446,7 +447,12 @@ pub fn render_rows(rows: &[Value]) -> String {
         return "no hosted MCP servers: add one with `calyx mcp add`\n".into();
     }
     let mut table = crate::cli_table::Table::new(&[
-        "ALIAS", "NAME", "TRANSPORT", "TARGET", "ENABLED", "STATUS",
+        "ALIAS",
+        "NAME",
+        "TRANSPORT",
+        "TARGET",
+        "ENABLED",
+        "STATUS",
     ]);
     for r in rows {
         let status = text(r, "status");
@@ -529,3 +535,6 @@ fn render_details(d: &Value) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

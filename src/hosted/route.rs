@@ -6,6 +6,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::sync::watch;
+
 use super::publish::{HostedHandler, Registry};
 use crate::mcp::{McpService, SessionLimits, ToolSet};
 
@@ -75,15 +77,57 @@ impl HostedRoute {
 }
 
 /// Tells every open session `notifications/tools/list_changed` whenever the published set
-/// changes, once per burst: after a change it waits [`ANNOUNCE_COALESCE`] and takes every
-/// change made meanwhile with it. Ends when the registry is gone.
+/// changes, once per burst ([`coalesce`]). Ends when the registry is gone.
 pub async fn announce_changes(registry: Registry, sessions: Arc<ToolSet>) {
-    let mut changes = registry.watch_changes();
+    let changes = registry.watch_changes();
     drop(registry);
+    coalesce(changes, || sessions.announce_change()).await;
+}
+
+/// Calls `announce` once for each burst of changes: after a change it waits
+/// [`ANNOUNCE_COALESCE`] and takes every change made meanwhile with it. Ends when the sender is
+/// gone.
+pub async fn coalesce(mut changes: watch::Receiver<u64>, mut announce: impl FnMut()) {
     changes.mark_unchanged();
     while changes.changed().await.is_ok() {
         tokio::time::sleep(ANNOUNCE_COALESCE).await;
         changes.mark_unchanged();
-        sessions.announce_change();
+        announce();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_burst_of_changes_is_announced_once() {
+        let (sender, receiver) = watch::channel(0u64);
+        let told = Arc::new(AtomicUsize::new(0));
+        let counter = told.clone();
+        let announcer = tokio::spawn(coalesce(receiver, move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+        }));
+        tokio::task::yield_now().await;
+        for _ in 0..5 {
+            sender.send_modify(|n| *n += 1);
+            tokio::time::sleep(Duration::from_millis(40)).await;
+        }
+        tokio::time::sleep(ANNOUNCE_COALESCE * 2).await;
+        assert_eq!(
+            told.load(Ordering::SeqCst),
+            1,
+            "five changes in 200 ms, one announcement"
+        );
+        sender.send_modify(|n| *n += 1);
+        tokio::time::sleep(ANNOUNCE_COALESCE * 2).await;
+        assert_eq!(
+            told.load(Ordering::SeqCst),
+            2,
+            "a later change is announced again"
+        );
+        drop(sender);
+        announcer.await.expect("the announcer ends with the sender");
     }
 }

@@ -12,8 +12,8 @@ use std::time::Instant;
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
-use super::connection::spawn::StdioLaunch;
 use super::connection::ring::StderrRing;
+use super::connection::spawn::StdioLaunch;
 use super::connection::state::{Reconnects, ServerState};
 use super::connection::{connect_stdio, Connected, INIT_TIMEOUT};
 use super::entry::{ServerEntry, Transport};

@@ -14,7 +14,9 @@ pub enum McpRequest {
     /// Every server with its state (`calyx mcp list`).
     List,
     /// One server's tools, names, instructions, negotiated version and last failure.
-    Details { alias: String },
+    Details {
+        alias: String,
+    },
     /// A new server; `secrets` are (`env/NAME` or `header/Name`, value).
     Add {
         entry: ServerEntry,
@@ -26,11 +28,18 @@ pub enum McpRequest {
         edit: EntryEdit,
         secrets: Vec<(String, String)>,
     },
-    SetEnabled { alias: String, enabled: bool },
+    SetEnabled {
+        alias: String,
+        enabled: bool,
+    },
     /// Reconnect now.
-    Retry { alias: String },
+    Retry {
+        alias: String,
+    },
     /// Removes the server and its stored secrets.
-    Remove { alias: String },
+    Remove {
+        alias: String,
+    },
     /// Imports servers read by the client (with its environment), one policy for taken aliases.
     Import {
         candidates: Vec<Candidate>,
