@@ -9,11 +9,11 @@ use crate::hosted_support::server_everything;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{calyx_bin, Env};
-use rmcp::model::CallToolRequestParams;
+use rmcp::model::{CallToolRequestParams, ProgressNotificationParam};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -23,20 +23,32 @@ use serde_json::{json, Value};
 /// Generous: a loaded 2-core machine starts node slowly.
 const DEADLINE: Duration = Duration::from_secs(90);
 
-/// A client that counts the `tools/list_changed` it hears.
+/// A client that counts the `tools/list_changed` it hears and keeps the progress.
 #[derive(Clone, Default)]
-struct Listener {
-    list_changed: Arc<AtomicUsize>,
+pub(crate) struct Listener {
+    pub list_changed: Arc<AtomicUsize>,
+    pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
 }
 
 impl ClientHandler for Listener {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.list_changed.fetch_add(1, Ordering::SeqCst);
     }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(params);
+    }
 }
 
 /// `calyx ARGS` on a blocking thread (the client's runtime keeps running meanwhile).
-async fn calyx(env: &Env, args: &[&str]) -> std::process::Output {
+pub(crate) async fn calyx(env: &Env, args: &[&str]) -> std::process::Output {
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
     let vars = env.vars();
     tokio::task::spawn_blocking(move || {
@@ -51,16 +63,16 @@ async fn calyx(env: &Env, args: &[&str]) -> std::process::Output {
     .expect("calyx")
 }
 
-fn stdout(out: &std::process::Output) -> String {
+pub(crate) fn stdout(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn stderr(out: &std::process::Output) -> String {
+pub(crate) fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// `calyx ARGS`, asserting exit 0; its stdout.
-async fn calyx_ok(env: &Env, args: &[&str]) -> String {
+pub(crate) async fn calyx_ok(env: &Env, args: &[&str]) -> String {
     let out = calyx(env, args).await;
     assert!(
         out.status.success(),
@@ -72,7 +84,7 @@ async fn calyx_ok(env: &Env, args: &[&str]) -> String {
 }
 
 /// Polls `check` every 50 ms until it is Some, or panics after [`DEADLINE`].
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+pub(crate) async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Option<T>>,
@@ -91,7 +103,7 @@ where
 }
 
 /// The row of `alias` in `calyx mcp list --json` once `wanted` accepts it.
-async fn row_when(env: &Env, alias: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+pub(crate) async fn row_when(env: &Env, alias: &str, wanted: impl Fn(&Value) -> bool) -> Value {
     eventually(&format!("a row of `{alias}` as wanted"), || async {
         let out = calyx(env, &["mcp", "list", "--json"]).await;
         let rows: Value = serde_json::from_slice(&out.stdout).ok()?;
@@ -106,14 +118,14 @@ async fn row_when(env: &Env, alias: &str, wanted: impl Fn(&Value) -> bool) -> Va
 }
 
 /// A world with a running server whose secrets go to the file (no D-Bus in tests).
-fn world(config: &str) -> Env {
+pub(crate) fn world(config: &str) -> Env {
     let env = Env::new();
     env.write_config(&format!("[mcp]\nsecret_store = \"file\"\n{config}"));
     env.ok(&["new", "-d", "-s", "hosted"]);
     env
 }
 
-async fn connect(env: &Env, listener: Listener) -> RunningService<RoleClient, Listener> {
+pub(crate) async fn connect(env: &Env, listener: Listener) -> RunningService<RoleClient, Listener> {
     let ep = common::mcp::endpoint(env);
     let surface = env.panes()[0]["surface_id"]
         .as_str()
@@ -136,7 +148,7 @@ async fn connect(env: &Env, listener: Listener) -> RunningService<RoleClient, Li
         .expect("client connects to /mcp-hosted")
 }
 
-async fn published(client: &RunningService<RoleClient, Listener>) -> Vec<String> {
+pub(crate) async fn published(client: &RunningService<RoleClient, Listener>) -> Vec<String> {
     client
         .peer()
         .list_all_tools()

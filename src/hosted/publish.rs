@@ -13,11 +13,12 @@ use std::sync::{Arc, RwLock};
 use tokio::sync::watch;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult,
+    CancelledNotification, CancelledNotificationParam, ClientNotification, ClientRequest,
+    ContentBlock, Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, ServerResult, Tool,
 };
-use rmcp::service::{Peer, RequestContext};
+use rmcp::service::{Peer, PeerRequestOptions, RequestContext};
 use rmcp::{ErrorData, RoleClient, RoleServer, ServerHandler};
 
 use super::connection::filter::Classified;
@@ -35,6 +36,8 @@ pub struct PublishedServer {
     pub peer: Peer<RoleClient>,
     pub tools: Classified,
     pub instructions: Option<String>,
+    /// Where the connection's upstream progress goes (its client handler reads the same table).
+    pub progress: super::progress::ProgressRoutes,
 }
 
 /// The ready servers, by alias. Cloning shares it.
@@ -251,20 +254,106 @@ impl ServerHandler for HostedHandler {
         };
         let mut upstream = CallToolRequestParams::new(original);
         upstream.arguments = request.arguments;
-        // Dropping this future (the agent cancelled) drops the upstream request too.
-        let answer = tokio::select! {
-            answer = server.peer.call_tool_once(upstream) => answer,
-            _ = context.ct.cancelled() => {
-                return Err(ErrorData::internal_error("cancelled by the client", None));
-            }
-        };
+        let answer = forward_call(&server, upstream, &context).await;
         match answer {
             Ok(response) => Ok(response),
-            Err(error) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                "server `{}` ({}) failed the call: {error}",
-                server.alias, server.name
-            ))])
-            .into()),
+            Err(ForwardError::Cancelled) => {
+                // rmcp drops the answer of a cancelled request; this reaches nobody.
+                Err(ErrorData::internal_error("cancelled by the client", None))
+            }
+            Err(ForwardError::Upstream(error)) => {
+                Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "server `{}` ({}) failed the call: {error}",
+                    server.alias, server.name
+                ))])
+                .into())
+            }
+        }
+    }
+}
+
+/// Why a forwarded call has no answer to pass on.
+enum ForwardError {
+    /// The agent cancelled (or its session closed).
+    Cancelled,
+    /// The upstream request failed (connection gone, an error answer, a bad result).
+    Upstream(String),
+}
+
+/// Sends `params` upstream as a cancellable request. The agent's `progressToken`, when it sent
+/// one, receives the upstream progress ([`super::progress`]); the agent cancelling sends
+/// `notifications/cancelled` upstream (`RequestHandle::cancel`), and so does dropping this
+/// future (the agent's session closed), and a late upstream answer is discarded.
+async fn forward_call(
+    server: &PublishedServer,
+    params: CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ForwardError> {
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let mut handle = server
+        .peer
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .map_err(|e| ForwardError::Upstream(e.to_string()))?;
+    let _route = context.meta.get_progress_token().map(|agent_token| {
+        server.progress.add(
+            handle.progress_token.clone(),
+            context.peer.clone(),
+            agent_token,
+        )
+    });
+    let mut cancel_on_drop = CancelOnDrop {
+        peer: Some(server.peer.clone()),
+        id: handle.id.clone(),
+    };
+    let answer = tokio::select! {
+        answer = &mut handle.rx => answer,
+        _ = context.ct.cancelled() => {
+            cancel_on_drop.peer = None;
+            if let Err(e) = handle.cancel(Some("cancelled by the agent".into())).await {
+                tracing::debug!("hosted MCP: upstream cancel not sent: {e}");
+            }
+            return Err(ForwardError::Cancelled);
+        }
+    };
+    cancel_on_drop.peer = None;
+    let result = answer
+        .map_err(|_| ForwardError::Upstream("the server's connection closed".into()))?
+        .map_err(|e| ForwardError::Upstream(e.to_string()))?;
+    match result {
+        ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
+        ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
+        ServerResult::CreateTaskResult(result) => Ok(CallToolResponse::Task(result)),
+        // A result without `content` decodes as another variant; read it back as a call result.
+        other => serde_json::to_value(&other)
+            .and_then(serde_json::from_value::<CallToolResult>)
+            .map(CallToolResponse::Complete)
+            .map_err(|_| ForwardError::Upstream("the server sent no tool result".into())),
+    }
+}
+
+/// Sends `notifications/cancelled` upstream when a forwarded call is dropped unanswered (the
+/// agent's session went away mid-call); disarmed once the call ends normally.
+struct CancelOnDrop {
+    peer: Option<Peer<RoleClient>>,
+    id: rmcp::model::RequestId,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(peer) = self.peer.take() else {
+            return;
+        };
+        let notification = CancelledNotification::new(CancelledNotificationParam::new(
+            Some(self.id.clone()),
+            Some("the agent's session closed".into()),
+        ));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = peer
+                    .send_notification(ClientNotification::CancelledNotification(notification))
+                    .await;
+            });
         }
     }
 }

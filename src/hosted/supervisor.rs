@@ -309,6 +309,7 @@ async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Co
         peer: service.peer().clone(),
         tools,
         instructions,
+        progress: service.service().progress(),
     });
     // Ready is said once the tools are published (and the process group known), so whoever
     // hears it can list and call them at once.

@@ -26,6 +26,8 @@ const STDERR_LINES: usize = 20;
 #[derive(Clone)]
 pub struct HostedClient {
     config: ClientConfig,
+    /// Where upstream progress goes (the agents' calls, see `hosted::progress`).
+    progress: crate::hosted::progress::ProgressRoutes,
 }
 
 impl HostedClient {
@@ -40,7 +42,15 @@ impl HostedClient {
             "clientInfo": {"name": "calyx", "version": env!("CARGO_PKG_VERSION")}
         }))
         .unwrap_or_default();
-        HostedClient { config }
+        HostedClient {
+            config,
+            progress: Default::default(),
+        }
+    }
+
+    /// The progress routes of this connection (shared).
+    pub fn progress(&self) -> crate::hosted::progress::ProgressRoutes {
+        self.progress.clone()
     }
 }
 
@@ -53,6 +63,14 @@ impl Default for HostedClient {
 impl ClientHandler for HostedClient {
     fn get_info(&self) -> ClientConfig {
         self.config.clone()
+    }
+
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.progress.forward(params).await;
     }
 }
 
