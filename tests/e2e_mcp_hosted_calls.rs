@@ -77,19 +77,27 @@ async fn progress_carries_the_agents_token_and_cancel_reaches_the_server() {
         format!("{:?}", result.content).contains("Long running operation completed"),
         "{result:?}"
     );
-    let seen: Vec<(f64, Option<f64>)> = {
-        let all = progress.lock().unwrap_or_else(|e| e.into_inner());
-        all.iter()
-            .filter(|p| p.progress_token == token)
-            .map(|p| (p.progress, p.total))
-            .collect()
-    };
+    // The last step may reach the agent just after the answer (they travel apart).
+    let seen = eventually("five progress notifications", || {
+        let progress = progress.clone();
+        let token = token.clone();
+        async move {
+            let all = progress.lock().unwrap_or_else(|e| e.into_inner());
+            let seen: Vec<(f64, Option<f64>)> = all
+                .iter()
+                .filter(|p| p.progress_token == token)
+                .map(|p| (p.progress, p.total))
+                .collect();
+            (seen.len() >= 5).then_some(seen)
+        }
+    })
+    .await;
     assert_eq!(
         seen,
         (1..=5)
             .map(|i| (f64::from(i), Some(5.0)))
             .collect::<Vec<_>>(),
-        "every step, with the agent's token"
+        "every step, in order, with the agent's token"
     );
 
     // Cancelling a running call cancels it upstream.
