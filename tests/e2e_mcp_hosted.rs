@@ -493,3 +493,44 @@ async fn import_previews_renames_and_imports_an_unresolved_server_disabled() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("line 2, column"), "{}", stderr(&out));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_route_speaks_the_same_protocol_versions_as_mcp() {
+    let env = world("");
+    let ep = common::mcp::endpoint(&env);
+    let init = |version: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"e2e","version":"0"}}}}}}"#
+        )
+    };
+    for (asked, answered) in [
+        ("2025-06-18", "2025-06-18"),
+        ("2025-03-26", "2025-03-26"),
+        ("2025-11-25", "2025-11-25"),
+        ("1999-01-01", "2025-11-25"),
+    ] {
+        let (_, hosted) = common::mcp::post_to(&ep, "/mcp-hosted", &[], &init(asked));
+        let (_, own) = common::mcp::post(&ep, &[], &init(asked));
+        assert_eq!(hosted["result"]["protocolVersion"], answered, "{hosted}");
+        assert_eq!(
+            hosted["result"]["protocolVersion"], own["result"]["protocolVersion"],
+            "{own}"
+        );
+        assert_eq!(hosted["result"]["serverInfo"]["name"], "calyx-mcp");
+        assert_eq!(
+            hosted["result"]["capabilities"]["tools"]["listChanged"],
+            true
+        );
+    }
+    // The stateless era: discovery lists the same versions on both routes.
+    let discover = r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"e2e","version":"0"}}}}"#;
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "server/discover"),
+    ];
+    let (_, hosted) = common::mcp::post_to(&ep, "/mcp-hosted", &headers, discover);
+    let (_, own) = common::mcp::post(&ep, &headers, discover);
+    let versions = &hosted["result"]["supportedVersions"];
+    assert!(versions.to_string().contains("2026-07-28"), "{hosted}");
+    assert_eq!(versions, &own["result"]["supportedVersions"]);
+}

@@ -178,6 +178,41 @@ fn cut(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
+/// Who a calyx-mcp session belongs to: the identity headers `calyx setup` writes for every
+/// entry (`X-Calyx-Surface-ID`, `X-Calyx-Session-ID`, `X-Calyx-Agent-Kind`), read as `/mcp`
+/// reads them. Kept for what needs the caller's pane (the sign-in prompt in its client).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Caller {
+    pub surface: Option<String>,
+    pub session: Option<String>,
+    pub kind: Option<String>,
+}
+
+impl Caller {
+    /// The identity headers of a request (None when it sent none).
+    fn of(context: &RequestContext<RoleServer>) -> Option<Caller> {
+        use calyx_integrations::headers::{KIND_HEADER, SESSION_HEADER, SURFACE_HEADER};
+        let headers = &context
+            .extensions
+            .get::<hyper::http::request::Parts>()?
+            .headers;
+        let header = |name: &str| {
+            headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .map(str::to_string)
+        };
+        let caller = Caller {
+            surface: header(SURFACE_HEADER),
+            session: header(SESSION_HEADER),
+            kind: header(KIND_HEADER),
+        };
+        (caller != Caller::default()).then_some(caller)
+    }
+}
+
 /// The handler of one agent's calyx-mcp session.
 #[derive(Clone)]
 pub struct HostedHandler {
@@ -185,6 +220,8 @@ pub struct HostedHandler {
     /// The open sessions that hear `tools/list_changed` (None: nobody is told, as in tests
     /// over a pipe).
     sessions: Option<Arc<crate::mcp::ToolSet>>,
+    /// The caller named at `initialize` (or by a later request's headers).
+    caller: Arc<std::sync::Mutex<Option<Caller>>>,
 }
 
 impl HostedHandler {
@@ -192,7 +229,17 @@ impl HostedHandler {
         HostedHandler {
             registry,
             sessions: None,
+            caller: Arc::default(),
         }
+    }
+
+    /// The session's caller, else this request's.
+    pub fn caller(&self, context: &RequestContext<RoleServer>) -> Option<Caller> {
+        let mut bound = self.caller.lock().unwrap_or_else(|e| e.into_inner());
+        if bound.is_none() {
+            *bound = Caller::of(context);
+        }
+        bound.clone()
     }
 
     /// This handler registering its session in `sessions` at `initialize`, so it hears when
@@ -230,6 +277,8 @@ impl ServerHandler for HostedHandler {
         if let Some(sessions) = &self.sessions {
             sessions.register(context.peer.clone());
         }
+        let caller = self.caller(&context);
+        tracing::debug!(?caller, "calyx-mcp: session initialized");
         self.negotiate_initialize(&request)
     }
 
@@ -252,6 +301,12 @@ impl ServerHandler for HostedHandler {
                 None,
             ));
         };
+        tracing::debug!(
+            tool = %request.name,
+            caller = ?self.caller(&context),
+            "calyx-mcp: forwarding a call to `{}`",
+            server.alias
+        );
         let mut upstream = CallToolRequestParams::new(original);
         upstream.arguments = request.arguments;
         let answer = forward_call(&server, upstream, &context).await;
