@@ -208,14 +208,14 @@ fn ask_secret(name: &str) -> Result<String, Usage> {
 /// One line from the terminal with echo off (restored afterwards, also on error).
 fn read_without_echo(stdin: &std::io::Stdin) -> std::io::Result<String> {
     use nix::sys::termios::{tcgetattr, tcsetattr, LocalFlags, SetArg};
-    let fd = stdin.lock();
-    let saved = tcgetattr(&fd).map_err(std::io::Error::from)?;
+    let mut locked = stdin.lock();
+    let saved = tcgetattr(&locked).map_err(std::io::Error::from)?;
     let mut quiet = saved.clone();
     quiet.local_flags.remove(LocalFlags::ECHO);
-    tcsetattr(&fd, SetArg::TCSANOW, &quiet).map_err(std::io::Error::from)?;
+    tcsetattr(&locked, SetArg::TCSANOW, &quiet).map_err(std::io::Error::from)?;
     let mut line = String::new();
-    let read = std::io::stdin().lock().read_line(&mut line);
-    let _ = tcsetattr(&fd, SetArg::TCSANOW, &saved);
+    let read = locked.read_line(&mut line);
+    let _ = tcsetattr(&locked, SetArg::TCSANOW, &saved);
     read?;
     Ok(line.trim_end_matches(['\r', '\n']).to_string())
 }

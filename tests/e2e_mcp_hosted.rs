@@ -534,3 +534,69 @@ async fn the_route_speaks_the_same_protocol_versions_as_mcp() {
     assert!(versions.to_string().contains("2026-07-28"), "{hosted}");
     assert_eq!(versions, &own["result"]["supportedVersions"]);
 }
+
+/// The pids of processes whose command line mentions `needle` and whose environment names this
+/// world (the server passes its own environment to the servers it starts).
+fn world_processes(env: &Env, needle: &str) -> Vec<u32> {
+    let world = env.path().display().to_string();
+    std::fs::read_dir("/proc")
+        .map(|dir| {
+            dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+                .filter(|pid| {
+                    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                    let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+                    String::from_utf8_lossy(&cmdline).contains(needle)
+                        && String::from_utf8_lossy(&environ).contains(&world)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_is_asked_without_echo_and_servers_end_with_calyx() {
+    let Some(index) = server_everything() else {
+        return;
+    };
+    let index = index.display().to_string();
+    let env = world("");
+    // On a terminal, `--env KEY` asks for the value and does not show what is typed.
+    let mut terminal = common::Client::spawn_with(
+        &env,
+        &[
+            "mcp",
+            "add",
+            "ev",
+            "--env",
+            "CALYX_TEST_GREETING",
+            "--",
+            "node",
+            &index,
+            "stdio",
+        ],
+        24,
+        120,
+        &env.vars(),
+    );
+    terminal.wait_for("value of CALYX_TEST_GREETING (not shown): ");
+    terminal.send("typed-unseen\r");
+    terminal.wait_for("added `ev`");
+    assert!(
+        !terminal.screen().contains("typed-unseen"),
+        "{}",
+        terminal.screen()
+    );
+    let secrets = std::fs::read_to_string(env.path().join("state/calyx/mcp-secrets.json"))
+        .unwrap_or_default();
+    assert!(secrets.contains("typed-unseen"), "the value was stored");
+    row_when(&env, "ev", |r| r["state"] == "ready").await;
+    let running = world_processes(&env, &index);
+    assert!(!running.is_empty(), "server-everything runs");
+
+    // The hosted servers end with the calyx server.
+    calyx_ok(&env, &["kill-server"]).await;
+    eventually("server-everything gone with calyx", || async {
+        world_processes(&env, &index).is_empty().then_some(())
+    })
+    .await;
+}
