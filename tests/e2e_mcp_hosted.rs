@@ -600,3 +600,47 @@ async fn a_secret_is_asked_without_echo_and_servers_end_with_calyx() {
     })
     .await;
 }
+
+#[test]
+fn an_unusable_keyring_setting_is_explained_and_the_list_still_shows() {
+    let env = Env::new();
+    env.write_config("[mcp]\nsecret_store = \"keyring\"\n");
+    let list = json!({"version": 1, "servers": [{
+        "alias": "ev", "name": "Everything", "enabled": true, "transport": "stdio",
+        "command": "node", "args": [], "cwd": null, "env": []}]});
+    std::fs::write(
+        env.path().join("config/calyx/mcp-servers.json"),
+        list.to_string(),
+    )
+    .expect("write list");
+    // No session bus: the Secret Service cannot be reached.
+    let no_bus = format!("unix:path={}", env.path().join("no-bus").display());
+    let run = |args: &[&str]| {
+        std::process::Command::new(calyx_bin())
+            .args(args)
+            .env_clear()
+            .envs(env.vars())
+            .env("DBUS_SESSION_BUS_ADDRESS", &no_bus)
+            .output()
+            .expect("run calyx")
+    };
+    let started = run(&["new", "-d", "-s", "keyring"]);
+    assert!(started.status.success(), "{}", stderr(&started));
+    let out = run(&["mcp", "add", "ev2", "--", "node"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the Secret Service is unavailable"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&["mcp", "list", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Value = serde_json::from_slice(&out.stdout).expect("rows");
+    assert_eq!(rows[0]["alias"], "ev");
+    assert!(
+        rows[0]["status"]
+            .as_str()
+            .is_some_and(|s| s.contains("secret_store = \"file\"")),
+        "{rows}"
+    );
+}

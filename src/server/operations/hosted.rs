@@ -14,7 +14,12 @@ impl Server {
                 .hosting_unavailable
                 .clone()
                 .unwrap_or_else(|| "this calyx server does not host MCP servers".into());
-            self.reply(id, Response::Error(why));
+            let response = match request {
+                // The list still shows what is saved, each row saying why nothing runs.
+                McpRequest::List => unavailable_rows(&why),
+                _ => Response::Error(why),
+            };
+            self.reply(id, response);
             return;
         };
         let tx = self.tx.clone();
@@ -26,5 +31,28 @@ impl Server {
             };
             let _ = tx.send(Msg::Reply { id, response });
         });
+    }
+}
+
+/// `calyx mcp list` when hosting could not start: the saved servers, each with the reason.
+fn unavailable_rows(why: &str) -> Response {
+    use crate::hosted::connection::state::ServerState;
+    use crate::hosted::host::{render_rows, row, McpAnswer};
+    let list = match crate::hosted::server_list::load(&crate::hosted::server_list::servers_file()) {
+        Ok(list) => list,
+        Err(e) => return Response::Error(e.to_string()),
+    };
+    let state = ServerState::Failed {
+        sentence: why.to_string(),
+    };
+    let rows: Vec<serde_json::Value> = list.servers.iter().map(|e| row(e, &state)).collect();
+    let answer = McpAnswer {
+        exit: 0,
+        text: render_rows(&rows),
+        json: Some(serde_json::Value::Array(rows)),
+    };
+    match serde_json::to_value(&answer) {
+        Ok(json) => Response::Json(json),
+        Err(e) => Response::Error(format!("cannot encode the answer: {e}")),
     }
 }
