@@ -1,9 +1,10 @@
 //! End to end: long tool calls through `/mcp-hosted` of a real calyx server. The upstream's
 //! progress reaches the agent with the agent's own token (server-everything's
 //! `trigger-long-running-operation`), and the agent cancelling a call makes calyx cancel it
-//! upstream (a fixture on the official TypeScript SDK records the `notifications/cancelled`).
+//! upstream (a fixture on the official TypeScript SDK records the `notifications/cancelled`);
+//! a server that adds a tool is re-listed and the agent hears `tools/list_changed`.
 
-use crate::e2e_mcp_hosted::{calyx_ok, connect, eventually, row_when, world, Listener};
+use crate::e2e_mcp_hosted::{calyx_ok, connect, eventually, published, row_when, world, Listener};
 use crate::hosted_support::{cancel_recorder, server_everything};
 
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult};
@@ -133,5 +134,63 @@ async fn progress_carries_the_agents_token_and_cancel_reaches_the_server() {
     })
     .await;
     assert_eq!(recorded.lines().count(), 1, "{recorded}");
+    let _ = client.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_adds_a_tool_is_relisted_and_agents_are_told() {
+    let Some(recorder) = cancel_recorder() else {
+        return;
+    };
+    let env = world("");
+    let record = env.path().join("cancel-record.txt");
+    calyx_ok(
+        &env,
+        &[
+            "mcp",
+            "add",
+            "rec",
+            "--env",
+            &format!("CALYX_CANCEL_RECORD={}", record.display()),
+            "--",
+            "node",
+            &recorder.display().to_string(),
+        ],
+    )
+    .await;
+    let before = row_when(&env, "rec", |r| r["state"] == "ready").await;
+    let listener = Listener::default();
+    let heard = listener.list_changed.clone();
+    let client = connect(&env, listener).await;
+    assert!(!published(&client).await.iter().any(|n| n == "rec-grown-1"));
+
+    let told = heard.load(std::sync::atomic::Ordering::SeqCst);
+    let grown = client
+        .peer()
+        .call_tool(CallToolRequestParams::new("rec-grow"))
+        .await
+        .expect("rec-grow");
+    assert!(format!("{grown:?}").contains("grown-1"), "{grown:?}");
+    eventually(
+        "tools/list_changed after the server added a tool",
+        || async { (heard.load(std::sync::atomic::Ordering::SeqCst) > told).then_some(()) },
+    )
+    .await;
+    eventually("rec-grown-1 published", || async {
+        published(&client)
+            .await
+            .iter()
+            .any(|n| n == "rec-grown-1")
+            .then_some(())
+    })
+    .await;
+    let count = before["tools"].as_u64().unwrap_or(0);
+    row_when(&env, "rec", |r| r["tools"].as_u64() == Some(count + 1)).await;
+    let answer = client
+        .peer()
+        .call_tool(CallToolRequestParams::new("rec-grown-1"))
+        .await
+        .expect("rec-grown-1");
+    assert!(format!("{answer:?}").contains("grown-1"), "{answer:?}");
     let _ = client.cancel().await;
 }

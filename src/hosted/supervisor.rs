@@ -12,6 +12,8 @@ use std::time::Instant;
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
+use super::connection::filter::{classify, Classified};
+use super::connection::raw_tap::TaskRequired;
 use super::connection::ring::StderrRing;
 use super::connection::spawn::StdioLaunch;
 use super::connection::state::{Reconnects, ServerState};
@@ -285,6 +287,7 @@ async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Co
         protocol_version,
         server_name,
         server_version,
+        task_required,
     } = connected;
     shared.facts(alias, |f| {
         f.protocol_version = Some(protocol_version);
@@ -314,8 +317,16 @@ async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Co
     // Ready is said once the tools are published (and the process group known), so whoever
     // hears it can list and call them at once.
     shared.set(alias, ready);
+    // Aborted with this connection, also when the supervisor aborts this task (stop).
+    let relister = AbortOnDrop(tokio::spawn(relist_on_change(
+        shared.clone(),
+        alias.to_string(),
+        service.service().tools_changed(),
+        task_required,
+    )));
     // Ends when the transport closes: the process exited or closed its stdout.
     let _ = service.waiting().await;
+    drop(relister);
     shared.registry.remove(alias);
     {
         let mut groups = shared
@@ -325,4 +336,64 @@ async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Co
         groups.remove(alias);
     }
     process.shutdown().await;
+}
+
+/// Re-lists a ready server each time it says `notifications/tools/list_changed`, and publishes
+/// the new list (which tells the agents, see `route`). A failed re-list keeps the old tools.
+async fn relist_on_change(
+    shared: Shared,
+    alias: String,
+    changed: Arc<tokio::sync::Notify>,
+    task_required: TaskRequired,
+) {
+    loop {
+        changed.notified().await;
+        let Some(current) = shared.registry.get(&alias) else {
+            return;
+        };
+        let tools = match current.peer.list_all_tools().await {
+            Ok(tools) => tools,
+            Err(e) => {
+                tracing::warn!("hosted MCP: re-listing `{alias}` failed: {e}");
+                continue;
+            }
+        };
+        let required = task_required
+            .lock()
+            .map(|set| set.clone())
+            .unwrap_or_default();
+        let tools = classify(&alias, tools, &required);
+        if same_tools(&tools, &current.tools) {
+            // Nothing agents see changed: no new list, no announcement.
+            continue;
+        }
+        let ready = ServerState::Ready {
+            tools: tools.published.len(),
+            with_ui: tools.with_ui(),
+        };
+        shared.registry.insert(PublishedServer {
+            alias: alias.clone(),
+            name: current.name.clone(),
+            peer: current.peer.clone(),
+            tools,
+            instructions: current.instructions.clone(),
+            progress: current.progress.clone(),
+        });
+        shared.set(&alias, ready);
+    }
+}
+
+/// A task that ends when this is dropped.
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Whether two classifications publish, exclude and keep for views the same tools.
+fn same_tools(a: &Classified, b: &Classified) -> bool {
+    let json = |c: &Classified| serde_json::to_string(&(&c.published, &c.app_only)).ok();
+    a.excluded == b.excluded && json(a).is_some() && json(a) == json(b)
 }

@@ -1,7 +1,8 @@
 // A hosted-server fixture on the official TypeScript SDK (the one server-everything is built
-// on): one tool, `slow`, that reports progress once and then waits until it is cancelled, and
-// appends "cancelled <requestId>" to $CALYX_CANCEL_RECORD when the client's
-// notifications/cancelled arrives. server-everything cannot show that a cancel reached it.
+// on), for what server-everything cannot show: `slow` reports progress once and then waits
+// until it is cancelled, appending "cancelled <requestId>" to $CALYX_CANCEL_RECORD when the
+// client's notifications/cancelled arrives; `grow` adds a tool `grown-N`, which makes the SDK
+// send notifications/tools/list_changed.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { appendFileSync } from "node:fs";
@@ -26,6 +27,19 @@ server.registerTool(
       });
     });
     return { content: [{ type: "text", text: "cancelled" }] };
+  },
+);
+let grown = 0;
+server.registerTool(
+  "grow",
+  { description: "Adds a tool, grown-N." },
+  async () => {
+    grown += 1;
+    const name = `grown-${grown}`;
+    server.registerTool(name, { description: "Added by grow." }, async () => ({
+      content: [{ type: "text", text: name }],
+    }));
+    return { content: [{ type: "text", text: name }] };
   },
 );
 await server.connect(new StdioServerTransport());

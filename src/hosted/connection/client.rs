@@ -28,6 +28,8 @@ pub struct HostedClient {
     config: ClientConfig,
     /// Where upstream progress goes (the agents' calls, see `hosted::progress`).
     progress: crate::hosted::progress::ProgressRoutes,
+    /// Woken by the server's `notifications/tools/list_changed` (the supervisor re-lists).
+    tools_changed: std::sync::Arc<tokio::sync::Notify>,
 }
 
 impl HostedClient {
@@ -45,7 +47,13 @@ impl HostedClient {
         HostedClient {
             config,
             progress: Default::default(),
+            tools_changed: Default::default(),
         }
+    }
+
+    /// Woken when the server says its tool list changed.
+    pub fn tools_changed(&self) -> std::sync::Arc<tokio::sync::Notify> {
+        self.tools_changed.clone()
     }
 
     /// The progress routes of this connection (shared).
@@ -72,6 +80,10 @@ impl ClientHandler for HostedClient {
     ) {
         self.progress.forward(params).await;
     }
+
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        self.tools_changed.notify_one();
+    }
 }
 
 /// A ready connection.
@@ -86,6 +98,9 @@ pub struct Connected {
     pub server_version: Option<String>,
     /// The server's `instructions`.
     pub instructions: Option<String>,
+    /// The tools the raw tap saw with `execution.taskSupport: "required"` (it keeps watching,
+    /// so a re-list after `tools/list_changed` classifies new ones too).
+    pub task_required: TaskRequired,
 }
 
 impl Connected {
@@ -158,6 +173,7 @@ pub async fn connect_stdio(
         server_name: server.as_ref().map(|s| s.name.clone()),
         server_version: server.as_ref().map(|s| s.version.clone()),
         instructions: info.as_ref().and_then(|i| i.instructions.clone()),
+        task_required,
         service,
         process,
         tools,
