@@ -19,6 +19,8 @@ use super::connection::state::ServerState;
 use super::entry::ServerEntry;
 use super::import::{self, ConflictPolicy};
 use super::route::HostedRoute;
+use super::rows::render_details;
+pub use super::rows::{render_rows, row};
 use super::secrets::{delete_server_secrets, Chosen, SecretStore};
 use super::server_list::{self, ListError, ServerList};
 use super::supervisor::Supervisor;
@@ -407,133 +409,6 @@ impl Hosting {
             json: Some(json),
         }
     }
-}
-
-/// One server as `calyx mcp list --json` shows it (no secret values, only their names).
-pub fn row(entry: &ServerEntry, state: &ServerState) -> Value {
-    let (state_name, tools, with_ui) = match state {
-        ServerState::Disabled => ("disabled", None, None),
-        ServerState::Connecting => ("connecting", None, None),
-        ServerState::Ready { tools, with_ui } => ("ready", Some(*tools), Some(*with_ui)),
-        ServerState::Reconnecting { .. } => ("reconnecting", None, None),
-        ServerState::Failed { .. } => ("failed", None, None),
-    };
-    json!({
-        "alias": entry.alias,
-        "name": entry.name,
-        "transport": entry.transport_name(),
-        "target": entry.target(),
-        "enabled": entry.enabled,
-        "state": state_name,
-        "status": state.status_line(),
-        "tools": tools,
-        "with_ui": with_ui,
-        "signed_in": false,
-        "note": entry.note,
-    })
-}
-
-fn text(value: &Value, key: &str) -> String {
-    match &value[key] {
-        Value::String(s) => calyx_tui::escape::visible(s),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
-}
-
-/// The rows as a table.
-pub fn render_rows(rows: &[Value]) -> String {
-    if rows.is_empty() {
-        return "no hosted MCP servers: add one with `calyx mcp add`\n".into();
-    }
-    let mut table = crate::cli_table::Table::new(&[
-        "ALIAS",
-        "NAME",
-        "TRANSPORT",
-        "TARGET",
-        "ENABLED",
-        "STATUS",
-    ]);
-    for r in rows {
-        let status = text(r, "status");
-        let first = status.lines().next().unwrap_or("").to_string();
-        table.row(vec![
-            text(r, "alias"),
-            text(r, "name"),
-            text(r, "transport"),
-            calyx_tui::sidebar::truncate(&text(r, "target"), 50),
-            if r["enabled"] == json!(true) {
-                "yes".into()
-            } else {
-                "no".into()
-            },
-            first,
-        ]);
-    }
-    table.render()
-}
-
-/// Details as text.
-fn render_details(d: &Value) -> String {
-    let mut out = format!(
-        "{} ({})  {}  {}\nstatus: {}\n",
-        text(d, "alias"),
-        text(d, "name"),
-        text(d, "transport"),
-        text(d, "target"),
-        text(d, "status")
-    );
-    for (label, key) in [
-        ("server", "server_name"),
-        ("version", "server_version"),
-        ("protocol", "protocol_version"),
-        ("note", "note"),
-        ("last failure", "last_failure"),
-    ] {
-        let value = text(d, key);
-        if !value.is_empty() {
-            out.push_str(&format!("{label}: {value}\n"));
-        }
-    }
-    let empty = Vec::new();
-    let items = |key: &str| d[key].as_array().unwrap_or(&empty).clone();
-    out.push_str("tools:\n");
-    for t in items("published") {
-        let ui = if t["ui"] == json!(true) { "  [UI]" } else { "" };
-        out.push_str(&format!(
-            "  {}  <- {}{ui}\n",
-            text(&t, "name"),
-            text(&t, "original")
-        ));
-    }
-    for t in items("app_only") {
-        out.push_str(&format!(
-            "  {}  [app only]\n",
-            calyx_tui::escape::visible(t.as_str().unwrap_or(""))
-        ));
-    }
-    for t in items("excluded") {
-        out.push_str(&format!(
-            "  {}  excluded: {}\n",
-            text(&t, "name"),
-            text(&t, "reason")
-        ));
-    }
-    let instructions = text(d, "instructions");
-    if !instructions.is_empty() {
-        out.push_str(&format!("instructions:\n{instructions}\n"));
-    }
-    let stderr = items("stderr_tail");
-    if !stderr.is_empty() {
-        out.push_str("stderr:\n");
-        for line in stderr {
-            out.push_str(&format!(
-                "  {}\n",
-                calyx_tui::escape::visible(line.as_str().unwrap_or(""))
-            ));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod naming;
 pub mod progress;
 pub mod publish;
 pub mod route;
+pub mod rows;
 pub mod secrets;
 pub mod server_list;
 pub mod supervisor;
