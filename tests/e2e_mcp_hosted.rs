@@ -457,12 +457,18 @@ async fn import_previews_renames_and_imports_an_unresolved_server_disabled() {
     let file = env.path().join("claude.json");
     std::fs::write(
         &file,
-        json!({"mcpServers": {"github": {
-            "command": "calyx-no-such-test-server",
-            "args": ["stdio"],
-            "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"},
-            "alwaysAllow": ["x"]
-        }}})
+        json!({"mcpServers": {
+            "github": {
+                "command": "calyx-no-such-test-server",
+                "args": ["stdio"],
+                "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"},
+                "alwaysAllow": ["x"]
+            },
+            "files": {
+                "command": "calyx-no-such-test-server",
+                "env": {"WHERE": "${HOME}/imported"}
+            }
+        }})
         .to_string(),
     )
     .expect("write import file");
@@ -486,6 +492,18 @@ async fn import_previews_renames_and_imports_an_unresolved_server_disabled() {
             .is_some_and(|n| n.contains("GITHUB_TOKEN")),
         "{row}"
     );
+    // A resolved variable's value went to the secret store, not to the list.
+    let secrets = std::fs::read_to_string(env.path().join("state/calyx/mcp-secrets.json"))
+        .unwrap_or_default();
+    let home = env.path().join("home/imported").display().to_string();
+    assert!(
+        secrets.contains("files/env/WHERE") && secrets.contains(&home),
+        "{secrets}"
+    );
+    let list = std::fs::read_to_string(env.path().join("config/calyx/mcp-servers.json"))
+        .unwrap_or_default();
+    assert!(!list.contains(&home), "{list}");
+    row_when(&env, "files", |r| r["state"] == "failed").await;
     // Parse errors name line and column, exit 2.
     std::fs::write(env.path().join("bad.json"), "{\n  \"mcpServers\": {,}\n}").expect("write");
     let bad = env.path().join("bad.json").display().to_string();

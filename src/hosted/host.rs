@@ -221,6 +221,10 @@ impl Hosting {
         edit: &super::edit::EntryEdit,
         secrets: &[(String, String)],
     ) -> McpAnswer {
+        let known = server_list::load(&self.list_path).map(|list| list.get(alias).is_some());
+        if let Ok(false) = known {
+            return McpAnswer::of_list_error(&ListError::Unknown(alias.to_string()));
+        }
         if let Err(e) = self.store_secrets(alias, secrets) {
             return McpAnswer::failed(e);
         }
@@ -291,7 +295,9 @@ impl Hosting {
             }
         };
         let store: &dyn SecretStore = &*self.secrets.store;
-        let result = self.change(|list| {
+        // The list is written first, the secrets stored next, and only then are the servers
+        // started (with their values).
+        let result = server_list::update(&self.list_path, |list| {
             let planned = import::plan(candidates, list, policy);
             // A replaced server's old secrets go first.
             for p in &planned {
@@ -311,12 +317,8 @@ impl Hosting {
                         return McpAnswer::failed(e);
                     }
                 }
-                // The secrets are stored now: start what was imported with them.
-                for c in &done {
-                    let entry = c.entry.clone();
-                    if entry.enabled {
-                        self.supervisor.start(entry);
-                    }
+                if let Err(e) = self.reload() {
+                    return McpAnswer::failed(e.to_string());
                 }
                 McpAnswer::ok(format!("{preview}imported {} server(s)\n", done.len()))
             }
