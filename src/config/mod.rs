@@ -94,9 +94,10 @@ pub struct Config {
     pub hyperlinks: Hyperlinks,
     /// calyx's MCP tools turned off for every agent (`[mcp] disabled_tools`).
     pub mcp_disabled_tools: Vec<String>,
-    /// Host the user's MCP servers and republish their tools (`[mcp] host_servers`, default
-    /// on). Off: `calyx setup` writes no `calyx-mcp` entry and takes an existing one out.
+    /// Host the user's MCP servers and serve them on `/mcp-hosted` (`[mcp] host_servers`).
     pub mcp_host_servers: bool,
+    /// Where hosted servers' secrets are kept (`[mcp] secret_store`).
+    pub mcp_secret_store: crate::hosted::secrets::SecretStoreSetting,
     /// Where panes' OSC 52 clipboard writes go.
     pub set_clipboard: SetClipboard,
     /// A full box around each pane, or tmux's shared separators (see [`PaneBorders`]).
@@ -124,6 +125,7 @@ impl Default for Config {
             hyperlinks: Hyperlinks::Auto,
             mcp_disabled_tools: Vec::new(),
             mcp_host_servers: true,
+            mcp_secret_store: Default::default(),
             set_clipboard: SetClipboard::External,
             pane_borders: PaneBorders::Box,
         }

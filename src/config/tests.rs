@@ -279,3 +279,27 @@ fn text_that_is_not_toml_names_the_line() {
     let e = Config::try_parse("mouse = true\nbell = = false\n", p()).expect_err("not TOML");
     assert!(e.contains("config.toml") && e.contains("line 2"), "{e}");
 }
+
+#[test]
+fn hosting_keys_are_read_and_checked() {
+    let (c, errors) = Config::parse("", p());
+    assert!(c.mcp_host_servers, "hosting is on by default");
+    assert_eq!(
+        c.mcp_secret_store,
+        crate::hosted::secrets::SecretStoreSetting::Auto
+    );
+    let text = "[mcp]\nhost_servers = false\nsecret_store = \"file\"\n";
+    let (c, errors2) = Config::parse(text, p());
+    assert!(errors.is_empty() && errors2.is_empty(), "{errors2:?}");
+    assert!(!c.mcp_host_servers);
+    assert_eq!(
+        c.mcp_secret_store,
+        crate::hosted::secrets::SecretStoreSetting::File
+    );
+    let text = "[mcp]\nhost_servers = \"yes\"\nsecret_store = \"vault\"\n";
+    let (c, errors) = Config::parse(text, p());
+    assert!(c.mcp_host_servers);
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].contains("line 2") && errors[0].contains("true or false"));
+    assert!(errors[1].contains("line 3") && errors[1].contains("\"vault\""));
+}
