@@ -834,7 +834,11 @@ fn the_real_codex_loads_what_setup_writes_and_doctor_reports_what_it_rejects() {
     let config = env.home().join(".codex/config.toml");
     fs::create_dir_all(config.parent().unwrap()).unwrap();
     fs::write(&config, "model = \"o3\"\n").unwrap();
-    let extra = [("PATH", path.as_os_str())];
+    // Real CLIs start slowly on a loaded test machine: their checks get four times the time.
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("CALYX_SETUP_TIMEOUT_SCALE", std::ffi::OsStr::new("4")),
+    ];
     let out = run_bounded(
         &env,
         &["setup", "--yes", "--agent", "codex"],
@@ -936,7 +940,11 @@ fn the_real_claude_loads_what_setup_writes_and_doctor_reports_an_entry_it_drops(
         return;
     };
     let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
-    let extra = [("PATH", path.as_os_str())];
+    // Real CLIs start slowly on a loaded test machine: their checks get four times the time.
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("CALYX_SETUP_TIMEOUT_SCALE", std::ffi::OsStr::new("4")),
+    ];
     let out = env.calyx_with(&["setup", "--yes", "--agent", "claude-code"], &extra);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
@@ -1051,7 +1059,11 @@ fn the_real_gemini_loads_what_setup_writes_and_doctor_reports_an_entry_it_reject
         return;
     };
     let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
-    let extra = [("PATH", path.as_os_str())];
+    // Real CLIs start slowly on a loaded test machine: their checks get four times the time.
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("CALYX_SETUP_TIMEOUT_SCALE", std::ffi::OsStr::new("4")),
+    ];
     let out = env.calyx_with(&["setup", "--yes", "--agent", "gemini"], &extra);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
@@ -1130,7 +1142,11 @@ fn setup_refuses_a_hermes_config_the_installed_hermes_would_drop_hooks_from() {
     let config = env.home().join(".hermes/config.yaml");
     fs::create_dir_all(config.parent().unwrap()).unwrap();
     fs::write(&config, "model:\n  default: x\n").unwrap();
-    let extra = [("PATH", path.as_os_str())];
+    // Real CLIs start slowly on a loaded test machine: their checks get four times the time.
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("CALYX_SETUP_TIMEOUT_SCALE", std::ffi::OsStr::new("4")),
+    ];
     let out = run_bounded(
         &env,
         &["setup", "--yes", "--agent", "hermes"],
@@ -1181,7 +1197,11 @@ fn the_real_hermes_lists_what_setup_writes() {
         return;
     };
     let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
-    let extra = [("PATH", path.as_os_str())];
+    // Real CLIs start slowly on a loaded test machine: their checks get four times the time.
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("CALYX_SETUP_TIMEOUT_SCALE", std::ffi::OsStr::new("4")),
+    ];
     let out = env.calyx_with(&["setup", "--yes", "--agent", "hermes"], &extra);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
@@ -1282,7 +1302,11 @@ fn the_real_opencode_loads_what_setup_writes() {
         return;
     };
     let path = std::ffi::OsString::from(format!("{}:/usr/bin:/bin", bin.display()));
-    let extra = [("PATH", path.as_os_str())];
+    // Real CLIs start slowly on a loaded test machine: their checks get four times the time.
+    let extra = [
+        ("PATH", path.as_os_str()),
+        ("CALYX_SETUP_TIMEOUT_SCALE", std::ffi::OsStr::new("4")),
+    ];
     let out = env.calyx_with(&["setup", "--yes", "--agent", "opencode"], &extra);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(

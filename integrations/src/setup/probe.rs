@@ -44,8 +44,21 @@ impl std::fmt::Display for Failed {
     }
 }
 
-/// Runs `cmd` to completion or until `timeout`, whichever comes first.
+/// Multiplies every deadline here by `CALYX_SETUP_TIMEOUT_SCALE` (a whole number, 1 to 10;
+/// anything else counts as 1): for machines where the CLIs start slowly, such as a loaded CI
+/// box, without making setup wait longer everywhere. The tests that run real CLIs set it.
+fn scaled(timeout: Duration) -> Duration {
+    let scale = std::env::var("CALYX_SETUP_TIMEOUT_SCALE")
+        .ok()
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .filter(|n| (1..=10).contains(n))
+        .unwrap_or(1);
+    timeout.saturating_mul(scale)
+}
+
+/// Runs `cmd` to completion or until `timeout` (scaled, see [`scaled`]), whichever comes first.
 pub fn run(mut cmd: Command, timeout: Duration) -> Result<Ran, Failed> {
+    let timeout = scaled(timeout);
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
