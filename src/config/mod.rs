@@ -97,6 +97,9 @@ pub struct Config {
     /// Host the user's MCP servers and republish their tools (`[mcp] host_servers`, default
     /// on). Off: `calyx setup` writes no `calyx-mcp` entry and takes an existing one out.
     pub mcp_host_servers: bool,
+    /// Where hosted servers' secrets are kept (`[mcp] secret_store`: the Secret Service, the
+    /// secrets file, or `auto`, which probes the Secret Service and falls back to the file).
+    pub mcp_secret_store: crate::hosted::secrets::SecretStoreSetting,
     /// Where panes' OSC 52 clipboard writes go.
     pub set_clipboard: SetClipboard,
     /// A full box around each pane, or tmux's shared separators (see [`PaneBorders`]).
@@ -124,6 +127,7 @@ impl Default for Config {
             hyperlinks: Hyperlinks::Auto,
             mcp_disabled_tools: Vec::new(),
             mcp_host_servers: true,
+            mcp_secret_store: Default::default(),
             set_clipboard: SetClipboard::External,
             pane_borders: PaneBorders::Box,
         }

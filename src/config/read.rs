@@ -12,6 +12,7 @@ use toml_edit::{ImDocument, Item, Table};
 
 use super::{Config, Hyperlinks, PaneBorders, SetClipboard};
 use crate::commands;
+use crate::hosted::secrets::SecretStoreSetting;
 use crate::keys::Key;
 
 /// Where an on/off setting lives in [`Config`].
@@ -156,7 +157,7 @@ impl Reader<'_> {
                     span,
                     name,
                     item,
-                    &["disabled_tools", "host_servers"],
+                    &["disabled_tools", "host_servers", "secret_store"],
                     Self::mcp,
                 ),
                 unknown => {
@@ -345,6 +346,20 @@ impl Reader<'_> {
             match item.as_bool() {
                 Some(on) => self.config.mcp_host_servers = on,
                 None => self.expected(span, key, item, "true or false", true),
+            }
+            return;
+        }
+        if key == "mcp.secret_store" {
+            match item.as_str().map(str::parse::<SecretStoreSetting>) {
+                Some(Ok(setting)) => self.config.mcp_secret_store = setting,
+                Some(Err(message)) => self.problem(span, key, format!("{message}; using \"auto\"")),
+                None => self.expected(
+                    span,
+                    key,
+                    item,
+                    "\"auto\", \"keyring\" or \"file\"",
+                    "\"auto\"",
+                ),
             }
             return;
         }

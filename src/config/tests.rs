@@ -279,3 +279,26 @@ fn text_that_is_not_toml_names_the_line() {
     let e = Config::try_parse("mouse = true\nbell = = false\n", p()).expect_err("not TOML");
     assert!(e.contains("config.toml") && e.contains("line 2"), "{e}");
 }
+
+#[test]
+fn the_secret_store_setting_is_read_and_checked() {
+    use crate::hosted::secrets::SecretStoreSetting;
+    assert_eq!(Config::default().mcp_secret_store, SecretStoreSetting::Auto);
+    let (c, errors) = Config::parse("[mcp]\nsecret_store = \"file\"\n", p());
+    assert_eq!(c.mcp_secret_store, SecretStoreSetting::File);
+    assert!(errors.is_empty(), "{errors:?}");
+    let (c, errors) = Config::parse("[mcp]\nsecret_store = \"keyring\"\n", p());
+    assert_eq!(c.mcp_secret_store, SecretStoreSetting::Keyring);
+    assert!(errors.is_empty(), "{errors:?}");
+    let (c, errors) = Config::parse("[mcp]\nsecret_store = \"vault\"\n", p());
+    assert_eq!(c.mcp_secret_store, SecretStoreSetting::Auto);
+    assert!(
+        errors.len() == 1 && errors[0].contains("line 2") && errors[0].contains("\"vault\""),
+        "{errors:?}"
+    );
+    let (_, errors) = Config::parse("[mcp]\nsecret_store = true\n", p());
+    assert!(
+        errors.len() == 1 && errors[0].contains("\"auto\", \"keyring\" or \"file\""),
+        "{errors:?}"
+    );
+}
