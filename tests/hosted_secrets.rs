@@ -317,3 +317,65 @@ fn keyring_with_a_provider_that_never_answers_gives_up_after_3_s() {
     let summary = auto_takes_the_file(dir.path());
     assert!(summary.contains("did not answer within 3 s"), "{summary}");
 }
+
+/// Where the writer children of the next test write, and which of them each one is.
+const WRITERS_FILE: &str = "CALYX_TEST_SECRETS_FILE";
+const WRITER: &str = "CALYX_TEST_SECRETS_WRITER";
+const WRITERS: usize = 4;
+const WRITES_EACH: usize = 15;
+
+#[test]
+fn separate_processes_writing_the_secrets_file_lose_nothing() {
+    if is_child() {
+        let path = std::env::var(WRITERS_FILE).expect("file");
+        let writer = std::env::var(WRITER).expect("writer");
+        let store = FileStore::new(path.into());
+        for i in 0..WRITES_EACH {
+            store
+                .set(&format!("w{writer}/env/K{i}"), &"v".repeat(4096))
+                .expect("set");
+        }
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("calyx/mcp-secrets.json");
+    let exe = std::env::current_exe().expect("test binary");
+    let module = module_path!()
+        .split_once("::")
+        .map_or(module_path!(), |(_, m)| m);
+    let name = format!("{module}::separate_processes_writing_the_secrets_file_lose_nothing");
+    let children: Vec<_> = (0..WRITERS)
+        .map(|w| {
+            Command::new(&exe)
+                .args([name.as_str(), "--exact", "--test-threads=1"])
+                .env(CHILD, "1")
+                .env(WRITERS_FILE, &path)
+                .env(WRITER, w.to_string())
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .expect("writer starts")
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().expect("writer ends").success());
+    }
+    let store = FileStore::new(path.clone());
+    for w in 0..WRITERS {
+        for i in 0..WRITES_EACH {
+            assert!(
+                store.get(&format!("w{w}/env/K{i}")).expect("get").is_some(),
+                "w{w}/env/K{i} lost"
+            );
+        }
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o7777;
+    assert_eq!(mode(&path), 0o600);
+    assert_eq!(mode(path.parent().expect("dir")), 0o700);
+    let leftovers = std::fs::read_dir(path.parent().expect("dir"))
+        .expect("list")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp."))
+        .count();
+    assert_eq!(leftovers, 0, "no temporary file is left behind");
+}

@@ -212,7 +212,10 @@ fn a_secret_the_unusable_secret_service_holds_is_reported_not_missing() {
         FileStore::new(path.clone()),
     )
     .expect("chosen");
-    with_keyring.store.set("ev/env/API_KEY", "k").expect("set");
+    with_keyring
+        .store
+        .set("ev/env/API_KEY", "s3cret-value")
+        .expect("set");
     with_keyring.store.set("ev/tokens", "{}").expect("set");
     with_keyring.store.delete("ev/tokens").expect("delete");
     assert!(!path.exists(), "the secrets file stays absent");
