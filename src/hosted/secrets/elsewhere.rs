@@ -94,9 +94,14 @@ impl SecretStore for CrossChecked {
     fn get(&self, account: &str) -> Result<Option<String>, SecretError> {
         match self.used.get(account)? {
             Some(value) => Ok(Some(value)),
-            None => match self.held_elsewhere(account)? {
-                Some(elsewhere) => Err(elsewhere),
-                None => Ok(None),
+            // The other backend only explains a miss: if it cannot be read, the miss stands.
+            None => match self.held_elsewhere(account) {
+                Ok(Some(elsewhere)) => Err(elsewhere),
+                Ok(None) => Ok(None),
+                Err(e) => {
+                    tracing::warn!("cannot look for {account} in the other secret store: {e}");
+                    Ok(None)
+                }
             },
         }
     }
@@ -112,7 +117,12 @@ impl SecretStore for CrossChecked {
         self.note_in_keyring(account, false);
         // A removed server's secrets go from the file too, where an older run left them.
         if let Other::File(file) = &self.other {
-            file.delete(account)?;
+            if let Err(e) = file.delete(account) {
+                tracing::warn!(
+                    "{account} is deleted from the Secret Service but not from {}: {e}",
+                    file.path().display()
+                );
+            }
         }
         Ok(())
     }

@@ -285,3 +285,33 @@ fn a_secret_only_the_file_holds_is_reported_while_the_secret_service_works() {
     chosen.store.set("ev/env/API_KEY", "k").expect("set");
     assert_eq!(chosen.store.get("ev/env/API_KEY"), Ok(Some("k".into())));
 }
+
+#[test]
+fn an_unreadable_other_backend_leaves_a_miss_a_miss() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("mcp-secrets.json");
+    std::fs::write(&path, "not json").expect("write");
+    std::fs::write(keyring_index_path(&path), "not json").expect("write");
+    let keyring = choose(
+        SecretStoreSetting::Auto,
+        || Ok(mock_keyring()),
+        FileStore::new(path.clone()),
+    )
+    .expect("chosen");
+    assert_eq!(keyring.store.get("ev/env/K"), Ok(None));
+    keyring
+        .store
+        .set("ev/env/K", "v")
+        .expect("the Secret Service works");
+    keyring.store.delete("ev/env/K").expect("delete");
+    let other = tempfile::tempdir().expect("tempdir");
+    let file = other.path().join("mcp-secrets.json");
+    std::fs::write(keyring_index_path(&file), "not json").expect("write");
+    let chosen = choose(
+        SecretStoreSetting::Auto,
+        broken_keyring,
+        FileStore::new(file),
+    )
+    .expect("chosen");
+    assert_eq!(chosen.store.get("ev/env/K"), Ok(None));
+}
