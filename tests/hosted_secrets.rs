@@ -70,15 +70,24 @@ fn in_child(name: &str, env: &[(String, String)]) -> String {
 /// `calyx doctor` with `env` on top of a clean one whose state directory is `state`; its
 /// standard output.
 fn doctor(env: &[(String, String)], state: &Path) -> String {
+    doctor_with_config(env, state, None)
+}
+
+/// [`doctor`] with `config` as calyx's config.toml. (Its exit status says nothing here: with
+/// no endpoint and no agent CLI it is always a failure.)
+fn doctor_with_config(env: &[(String, String)], state: &Path, config: Option<&str>) -> String {
     let home = state.join("doctor-home");
-    std::fs::create_dir_all(&home).expect("mkdir");
+    std::fs::create_dir_all(home.join(".config/calyx")).expect("mkdir");
+    if let Some(text) = config {
+        std::fs::write(home.join(".config/calyx/config.toml"), text).expect("config");
+    }
     let out = Command::new(env!("CARGO_BIN_EXE_calyx"))
         .arg("doctor")
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
         .env("HOME", &home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
         .envs(env.iter().map(|(k, v)| (k, v)))
+        .env("XDG_CONFIG_HOME", home.join(".config"))
         .env("XDG_STATE_HOME", state)
         .output()
         .expect("calyx doctor runs");
@@ -224,6 +233,26 @@ fn keyring_on_a_bus_without_a_provider_fails_with_the_reason() {
             &bus.env(),
         );
         assert!(out.contains("org.freedesktop.secrets"), "{out}");
+        // doctor follows [mcp] secret_store: `keyring` is a failure with the reason, `file`
+        // says so without asking D-Bus.
+        let state = bus.dir.path().join("state");
+        let config = "[mcp]\nsecret_store = \"keyring\"\n";
+        let report = doctor_with_config(&bus.env(), &state, Some(config));
+        assert!(
+            report.contains("\nsecrets: the Secret Service is unavailable: ")
+                && report.contains("org.freedesktop.secrets was not provided")
+                && report.contains("unlock your keyring"),
+            "{report}"
+        );
+        let config = "[mcp]\nsecret_store = \"file\"\n";
+        let report = doctor_with_config(&bus.env(), &state, Some(config));
+        assert!(
+            report.contains(&format!(
+                "\nsecrets: file {} (0600) (secret_store = \"file\")\n",
+                state.join("calyx/mcp-secrets.json").display()
+            )),
+            "{report}"
+        );
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
