@@ -120,6 +120,9 @@ pub enum Command {
     /// Remove a key's binding until the server stops (-n: a key bound without the prefix).
     #[command(visible_alias = "unbind")]
     UnbindKey(UnbindKeyArgs),
+    /// Host your own MCP servers: calyx connects to them and republishes their tools to every
+    /// agent as `<alias>-<tool>` through the `calyx-mcp` entry. Exit 0, 1 (failure), 2 (bad input).
+    Mcp(McpArgs),
 }
 
 #[derive(Debug, Args)]
@@ -476,4 +479,135 @@ pub struct DenyArgs {
     /// A message for the agent (CLIs that take one pass it to the model).
     #[arg(short = 'm', long)]
     pub message: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    #[command(subcommand)]
+    pub command: McpCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// One row per server: alias, name, transport, command or URL, enabled, status. Reads the
+    /// servers file (and says so) when no calyx server runs.
+    List {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Add a server: stdio (`calyx mcp add ev -- node server.js stdio`) or HTTP (`--url URL`).
+    Add(McpAddArgs),
+    /// Change a server (anything but its alias); flags as for add.
+    Edit(McpEditArgs),
+    /// Switch a server on.
+    Enable(McpAliasArg),
+    /// Switch a server off (its tools go away at once).
+    Disable(McpAliasArg),
+    /// Reconnect a server now (after a failure).
+    Retry(McpAliasArg),
+    /// Remove a server and its stored secrets, at once, without asking.
+    Remove(McpAliasArg),
+    /// Import servers from an agent CLI's JSON (`mcpServers`, OpenCode's `mcp`, a bare map or
+    /// one server): prints the preview, asks once on a terminal.
+    Import(McpImportArgs),
+    /// Published names next to original ones, `[UI]` and `[app only]` marks, excluded tools
+    /// with the reason, instructions, protocol version, server name and version, last failure
+    /// and stderr tail.
+    Details {
+        /// The server's alias.
+        alias: String,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct McpAliasArg {
+    /// The server's alias.
+    pub alias: String,
+}
+
+/// Flags shared by `calyx mcp add` and `calyx mcp edit`.
+#[derive(Debug, Args, Default)]
+pub struct McpServerFlags {
+    /// Display name (1-64 characters; default: the alias).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Working directory of a stdio server (must exist).
+    #[arg(long)]
+    pub cwd: Option<String>,
+    /// Environment variable of a stdio server; without `=VALUE` the value is asked without
+    /// echo on a terminal (refused without one). Values are kept in the secret store.
+    #[arg(long = "env", value_name = "KEY[=VALUE]")]
+    pub env: Vec<String>,
+    /// URL of an HTTP server (http:// or https://).
+    #[arg(long)]
+    pub url: Option<String>,
+    /// The server speaks the legacy HTTP+SSE transport (2024-11-05).
+    #[arg(long)]
+    pub legacy_sse: bool,
+    /// Request header of an HTTP server, 'Name: value' (the value is kept in the secret store).
+    #[arg(long = "header", value_name = "'Name: value'")]
+    pub headers: Vec<String>,
+    /// OAuth client ID of an app registered with the server's authorization server.
+    #[arg(long)]
+    pub client_id: Option<String>,
+    /// OAuth client authentication: none, post or basic.
+    #[arg(long, value_name = "none|post|basic")]
+    pub client_auth: Option<String>,
+    /// Read the OAuth client secret from stdin (one line).
+    #[arg(long)]
+    pub client_secret_stdin: bool,
+    /// Use the fixed redirect port 41890 for sign-in.
+    #[arg(long)]
+    pub fixed_redirect_port: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct McpAddArgs {
+    /// The alias: a lowercase letter and up to 9 lowercase letters or digits; tools are
+    /// published as `<alias>-<tool>`.
+    pub alias: String,
+    #[command(flatten)]
+    pub flags: McpServerFlags,
+    /// The command and its arguments of a stdio server (after `--`).
+    #[arg(last = true)]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct McpEditArgs {
+    /// The server's alias (it cannot change).
+    pub alias: String,
+    #[command(flatten)]
+    pub flags: McpServerFlags,
+    /// Stop setting this environment variable (and delete its stored value).
+    #[arg(long, value_name = "KEY")]
+    pub unset_env: Vec<String>,
+    /// Stop sending this header (and delete its stored value).
+    #[arg(long, value_name = "NAME")]
+    pub unset_header: Vec<String>,
+    /// Turn the legacy HTTP+SSE switch off.
+    #[arg(long, conflicts_with = "legacy_sse")]
+    pub no_legacy_sse: bool,
+    /// A new command and arguments of a stdio server (after `--`).
+    #[arg(last = true)]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct McpImportArgs {
+    /// The JSON file, or `-` (the default) for stdin.
+    pub file: Option<String>,
+    /// What happens to a server whose alias is taken: rename (append a digit), replace, skip.
+    #[arg(long, default_value = "rename", value_name = "rename|replace|skip")]
+    pub on_conflict: String,
+    /// Print the preview only.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Import without asking (needed without a terminal).
+    #[arg(short = 'y', long)]
+    pub yes: bool,
 }

@@ -27,6 +27,7 @@ pub mod layout_preset;
 pub mod layout_size;
 pub mod log_file;
 pub mod mcp;
+pub mod mcp_cli;
 pub mod memory;
 pub mod pane_borders;
 pub mod paths;

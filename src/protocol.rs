@@ -289,6 +289,9 @@ pub enum Request {
         key: String,
         root: bool,
     },
+    /// `calyx mcp ...`: the user's hosted MCP servers, answered with [`Response::Json`] of a
+    /// [`crate::hosted::host::McpAnswer`].
+    Mcp(crate::hosted::wire::McpRequest),
 }
 
 /// A session as `calyx ls` shows it.

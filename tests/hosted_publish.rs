@@ -34,6 +34,7 @@ async fn an_agent_lists_and_calls_server_everything_through_the_handler() {
         peer: direct.clone(),
         tools: upstream.tools.clone(),
         instructions: upstream.instructions.clone(),
+        progress: upstream.service.service().progress(),
     });
 
     let (agent_side, calyx_side) = tokio::io::duplex(1 << 20);

@@ -155,7 +155,7 @@ fn check_hosting_switch(
         host_servers: false,
         ..ctx(home)
     };
-    let entries = |ctx: &Ctx| setup::mcp_entries::present(kind, ctx).unwrap();
+    let entries = |ctx: &Ctx| setup::mcp_entry_files::present(kind, ctx).unwrap();
     setup::apply(&setup::plan(kind, &on, Op::Install).unwrap()).unwrap();
     assert_eq!(&snapshot_tree(home), installed, "{name}: install");
     if let Some(both) = entries(&on) {

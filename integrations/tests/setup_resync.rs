@@ -136,7 +136,7 @@ fn resync_adds_calyx_mcp_to_an_install_that_has_only_calyx_ipc() {
         setup::apply(&setup::plan(kind, &before, Op::Install).unwrap()).unwrap();
         let now = ctx(home.path(), 41831, "/c/calyx");
         assert!(setup::is_installed(kind, &now).unwrap(), "{kind}");
-        let Some(present) = setup::mcp_entries::present(kind, &now).unwrap() else {
+        let Some(present) = setup::mcp_entry_files::present(kind, &now).unwrap() else {
             assert_eq!(kind, AgentKind::Antigravity, "only agy has no MCP entry");
             continue;
         };
@@ -146,7 +146,7 @@ fn resync_adds_calyx_mcp_to_an_install_that_has_only_calyx_ipc() {
             "{kind}"
         );
         setup::apply(&setup::plan(kind, &now, Op::Install).unwrap()).unwrap();
-        let present = setup::mcp_entries::present(kind, &now).unwrap();
+        let present = setup::mcp_entry_files::present(kind, &now).unwrap();
         assert_eq!(
             present,
             Some([("calyx-ipc", true), ("calyx-mcp", true)]),

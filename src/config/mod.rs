@@ -94,11 +94,9 @@ pub struct Config {
     pub hyperlinks: Hyperlinks,
     /// calyx's MCP tools turned off for every agent (`[mcp] disabled_tools`).
     pub mcp_disabled_tools: Vec<String>,
-    /// Host the user's MCP servers and republish their tools (`[mcp] host_servers`, default
-    /// on). Off: `calyx setup` writes no `calyx-mcp` entry and takes an existing one out.
+    /// Host the user's MCP servers and serve them on `/mcp-hosted` (`[mcp] host_servers`).
     pub mcp_host_servers: bool,
-    /// Where hosted servers' secrets are kept (`[mcp] secret_store`: the Secret Service, the
-    /// secrets file, or `auto`, which probes the Secret Service and falls back to the file).
+    /// Where hosted servers' secrets are kept (`[mcp] secret_store`).
     pub mcp_secret_store: crate::hosted::secrets::SecretStoreSetting,
     /// Where panes' OSC 52 clipboard writes go.
     pub set_clipboard: SetClipboard,

@@ -342,15 +342,12 @@ impl Reader<'_> {
     }
 
     fn mcp(&mut self, key: &str, span: Option<Range<usize>>, item: &Item) {
-        if key == "mcp.host_servers" {
-            match item.as_bool() {
+        match key {
+            "mcp.host_servers" => match item.as_bool() {
                 Some(on) => self.config.mcp_host_servers = on,
-                None => self.expected(span, key, item, "true or false", true),
-            }
-            return;
-        }
-        if key == "mcp.secret_store" {
-            match item.as_str().map(str::parse::<SecretStoreSetting>) {
+                None => self.expected(span, key, item, "true or false", "true"),
+            },
+            "mcp.secret_store" => match item.as_str().map(str::parse::<SecretStoreSetting>) {
                 Some(Ok(setting)) => self.config.mcp_secret_store = setting,
                 Some(Err(message)) => self.problem(span, key, format!("{message}; using \"auto\"")),
                 None => self.expected(
@@ -360,9 +357,12 @@ impl Reader<'_> {
                     "\"auto\", \"keyring\" or \"file\"",
                     "\"auto\"",
                 ),
-            }
-            return;
+            },
+            _ => self.mcp_disabled_tools(key, span, item),
         }
+    }
+
+    fn mcp_disabled_tools(&mut self, key: &str, span: Option<Range<usize>>, item: &Item) {
         let tools = crate::mcp::tool_set::all_names();
         for name in self.strings(key, span.clone(), item) {
             if tools.contains(&name) {

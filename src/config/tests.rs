@@ -281,24 +281,25 @@ fn text_that_is_not_toml_names_the_line() {
 }
 
 #[test]
-fn the_secret_store_setting_is_read_and_checked() {
-    use crate::hosted::secrets::SecretStoreSetting;
-    assert_eq!(Config::default().mcp_secret_store, SecretStoreSetting::Auto);
-    let (c, errors) = Config::parse("[mcp]\nsecret_store = \"file\"\n", p());
-    assert_eq!(c.mcp_secret_store, SecretStoreSetting::File);
-    assert!(errors.is_empty(), "{errors:?}");
-    let (c, errors) = Config::parse("[mcp]\nsecret_store = \"keyring\"\n", p());
-    assert_eq!(c.mcp_secret_store, SecretStoreSetting::Keyring);
-    assert!(errors.is_empty(), "{errors:?}");
-    let (c, errors) = Config::parse("[mcp]\nsecret_store = \"vault\"\n", p());
-    assert_eq!(c.mcp_secret_store, SecretStoreSetting::Auto);
-    assert!(
-        errors.len() == 1 && errors[0].contains("line 2") && errors[0].contains("\"vault\""),
-        "{errors:?}"
+fn hosting_keys_are_read_and_checked() {
+    let (c, errors) = Config::parse("", p());
+    assert!(c.mcp_host_servers, "hosting is on by default");
+    assert_eq!(
+        c.mcp_secret_store,
+        crate::hosted::secrets::SecretStoreSetting::Auto
     );
-    let (_, errors) = Config::parse("[mcp]\nsecret_store = true\n", p());
-    assert!(
-        errors.len() == 1 && errors[0].contains("\"auto\", \"keyring\" or \"file\""),
-        "{errors:?}"
+    let text = "[mcp]\nhost_servers = false\nsecret_store = \"file\"\n";
+    let (c, errors2) = Config::parse(text, p());
+    assert!(errors.is_empty() && errors2.is_empty(), "{errors2:?}");
+    assert!(!c.mcp_host_servers);
+    assert_eq!(
+        c.mcp_secret_store,
+        crate::hosted::secrets::SecretStoreSetting::File
     );
+    let text = "[mcp]\nhost_servers = \"yes\"\nsecret_store = \"vault\"\n";
+    let (c, errors) = Config::parse(text, p());
+    assert!(c.mcp_host_servers);
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].contains("line 2") && errors[0].contains("true or false"));
+    assert!(errors[1].contains("line 3") && errors[1].contains("\"vault\""));
 }

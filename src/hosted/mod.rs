@@ -4,12 +4,18 @@
 
 pub mod alias;
 pub mod connection;
+pub mod edit;
 pub mod entry;
+pub mod host;
 pub mod import;
 pub mod locked_file;
 pub mod naming;
+pub mod progress;
 pub mod publish;
+pub mod route;
+pub mod rows;
 pub mod secrets;
 pub mod server_list;
 pub mod supervisor;
 pub mod validate;
+pub mod wire;

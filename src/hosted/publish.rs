@@ -4,16 +4,21 @@
 //! no timeout of its own.
 //!
 //! The handler is transport-agnostic (tests serve it over an in-memory pipe); the `/mcp-hosted`
-//! route that serves it to agents is the next step.
+//! route serves it to agents ([`super::route`]).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
+use tokio::sync::watch;
+
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult,
+    CancelledNotification, CancelledNotificationParam, ClientNotification, ClientRequest,
+    ContentBlock, Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, ServerResult, Tool,
 };
-use rmcp::service::{Peer, RequestContext};
+use rmcp::service::{Peer, PeerRequestOptions, RequestContext};
 use rmcp::{ErrorData, RoleClient, RoleServer, ServerHandler};
 
 use super::connection::filter::Classified;
@@ -31,25 +36,68 @@ pub struct PublishedServer {
     pub peer: Peer<RoleClient>,
     pub tools: Classified,
     pub instructions: Option<String>,
+    /// Where the connection's upstream progress goes (its client handler reads the same table).
+    pub progress: super::progress::ProgressRoutes,
 }
 
 /// The ready servers, by alias. Cloning shares it.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Registry {
     servers: Arc<RwLock<BTreeMap<String, Arc<PublishedServer>>>>,
+    /// Counts changes of the published set, for whoever must hear of them (the announcer that
+    /// tells the agents' sessions, see [`super::route::announce_changes`]).
+    generation: Arc<watch::Sender<u64>>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Registry {
+            servers: Arc::default(),
+            generation: Arc::new(watch::Sender::new(0)),
+        }
+    }
 }
 
 impl Registry {
     /// Publishes (or replaces) a server's tools.
     pub fn insert(&self, server: PublishedServer) {
-        let mut servers = self.servers.write().unwrap_or_else(|e| e.into_inner());
-        servers.insert(server.alias.clone(), Arc::new(server));
+        {
+            let mut servers = self.servers.write().unwrap_or_else(|e| e.into_inner());
+            servers.insert(server.alias.clone(), Arc::new(server));
+        }
+        self.bump();
+    }
+
+    fn bump(&self) {
+        self.generation.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     /// Withdraws a server's tools.
     pub fn remove(&self, alias: &str) {
-        let mut servers = self.servers.write().unwrap_or_else(|e| e.into_inner());
-        servers.remove(alias);
+        let removed = {
+            let mut servers = self.servers.write().unwrap_or_else(|e| e.into_inner());
+            servers.remove(alias).is_some()
+        };
+        if removed {
+            self.bump();
+        }
+    }
+
+    /// A receiver that wakes when the published set changes.
+    pub fn watch_changes(&self) -> watch::Receiver<u64> {
+        self.generation.subscribe()
+    }
+
+    /// The aliases of the servers whose tools are published.
+    pub fn aliases(&self) -> Vec<String> {
+        let servers = self.servers.read().unwrap_or_else(|e| e.into_inner());
+        servers.keys().cloned().collect()
+    }
+
+    /// The published server `alias`, when it is ready.
+    pub fn get(&self, alias: &str) -> Option<Arc<PublishedServer>> {
+        let servers = self.servers.read().unwrap_or_else(|e| e.into_inner());
+        servers.get(alias).cloned()
     }
 
     fn snapshot(&self) -> Vec<Arc<PublishedServer>> {
@@ -130,15 +178,75 @@ fn cut(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
+/// Who a calyx-mcp session belongs to: the identity headers `calyx setup` writes for every
+/// entry (`X-Calyx-Surface-ID`, `X-Calyx-Session-ID`, `X-Calyx-Agent-Kind`), read as `/mcp`
+/// reads them. Kept for what needs the caller's pane (the sign-in prompt in its client).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Caller {
+    pub surface: Option<String>,
+    pub session: Option<String>,
+    pub kind: Option<String>,
+}
+
+impl Caller {
+    /// The identity headers of a request (None when it sent none).
+    fn of(context: &RequestContext<RoleServer>) -> Option<Caller> {
+        use calyx_integrations::headers::{KIND_HEADER, SESSION_HEADER, SURFACE_HEADER};
+        let headers = &context
+            .extensions
+            .get::<hyper::http::request::Parts>()?
+            .headers;
+        let header = |name: &str| {
+            headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .map(str::to_string)
+        };
+        let caller = Caller {
+            surface: header(SURFACE_HEADER),
+            session: header(SESSION_HEADER),
+            kind: header(KIND_HEADER),
+        };
+        (caller != Caller::default()).then_some(caller)
+    }
+}
+
 /// The handler of one agent's calyx-mcp session.
 #[derive(Clone)]
 pub struct HostedHandler {
     registry: Registry,
+    /// The open sessions that hear `tools/list_changed` (None: nobody is told, as in tests
+    /// over a pipe).
+    sessions: Option<Arc<crate::mcp::ToolSet>>,
+    /// The caller named at `initialize` (or by a later request's headers).
+    caller: Arc<std::sync::Mutex<Option<Caller>>>,
 }
 
 impl HostedHandler {
     pub fn new(registry: Registry) -> Self {
-        HostedHandler { registry }
+        HostedHandler {
+            registry,
+            sessions: None,
+            caller: Arc::default(),
+        }
+    }
+
+    /// The session's caller, else this request's.
+    pub fn caller(&self, context: &RequestContext<RoleServer>) -> Option<Caller> {
+        let mut bound = self.caller.lock().unwrap_or_else(|e| e.into_inner());
+        if bound.is_none() {
+            *bound = Caller::of(context);
+        }
+        bound.clone()
+    }
+
+    /// This handler registering its session in `sessions` at `initialize`, so it hears when
+    /// the published tools change.
+    pub fn with_sessions(mut self, sessions: Arc<crate::mcp::ToolSet>) -> Self {
+        self.sessions = Some(sessions);
+        self
     }
 }
 
@@ -150,7 +258,28 @@ impl ServerHandler for HostedHandler {
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("calyx-mcp", env!("CARGO_PKG_VERSION")))
+            // As on `/mcp`: what a client asking for an unserved version is offered.
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
             .with_instructions(self.registry.instructions())
+    }
+
+    /// The versions `/mcp` serves, so an agent speaks to both entries alike.
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(&crate::mcp::PROTOCOL_VERSIONS)
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        if let Some(sessions) = &self.sessions {
+            sessions.register(context.peer.clone());
+        }
+        let caller = self.caller(&context);
+        tracing::debug!(?caller, "calyx-mcp: session initialized");
+        self.negotiate_initialize(&request)
     }
 
     async fn list_tools(
@@ -172,22 +301,114 @@ impl ServerHandler for HostedHandler {
                 None,
             ));
         };
+        tracing::debug!(
+            tool = %request.name,
+            caller = ?self.caller(&context),
+            "calyx-mcp: forwarding a call to `{}`",
+            server.alias
+        );
         let mut upstream = CallToolRequestParams::new(original);
         upstream.arguments = request.arguments;
-        // Dropping this future (the agent cancelled) drops the upstream request too.
-        let answer = tokio::select! {
-            answer = server.peer.call_tool_once(upstream) => answer,
-            _ = context.ct.cancelled() => {
-                return Err(ErrorData::internal_error("cancelled by the client", None));
-            }
-        };
+        let answer = forward_call(&server, upstream, &context).await;
         match answer {
             Ok(response) => Ok(response),
-            Err(error) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                "server `{}` ({}) failed the call: {error}",
-                server.alias, server.name
-            ))])
-            .into()),
+            Err(ForwardError::Cancelled) => {
+                // rmcp drops the answer of a cancelled request; this reaches nobody.
+                Err(ErrorData::internal_error("cancelled by the client", None))
+            }
+            Err(ForwardError::Upstream(error)) => {
+                Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "server `{}` ({}) failed the call: {error}",
+                    server.alias, server.name
+                ))])
+                .into())
+            }
+        }
+    }
+}
+
+/// Why a forwarded call has no answer to pass on.
+enum ForwardError {
+    /// The agent cancelled (or its session closed).
+    Cancelled,
+    /// The upstream request failed (connection gone, an error answer, a bad result).
+    Upstream(String),
+}
+
+/// Sends `params` upstream as a cancellable request. The agent's `progressToken`, when it sent
+/// one, receives the upstream progress ([`super::progress`]); the agent cancelling sends
+/// `notifications/cancelled` upstream (`RequestHandle::cancel`), and so does dropping this
+/// future (the agent's session closed), and a late upstream answer is discarded.
+async fn forward_call(
+    server: &PublishedServer,
+    params: CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ForwardError> {
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let mut handle = server
+        .peer
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .map_err(|e| ForwardError::Upstream(e.to_string()))?;
+    let _route = context.meta.get_progress_token().map(|agent_token| {
+        server.progress.add(
+            handle.progress_token.clone(),
+            context.peer.clone(),
+            agent_token,
+        )
+    });
+    let mut cancel_on_drop = CancelOnDrop {
+        peer: Some(server.peer.clone()),
+        id: handle.id.clone(),
+    };
+    let answer = tokio::select! {
+        answer = &mut handle.rx => answer,
+        _ = context.ct.cancelled() => {
+            cancel_on_drop.peer = None;
+            if let Err(e) = handle.cancel(Some("cancelled by the agent".into())).await {
+                tracing::debug!("hosted MCP: upstream cancel not sent: {e}");
+            }
+            return Err(ForwardError::Cancelled);
+        }
+    };
+    cancel_on_drop.peer = None;
+    let result = answer
+        .map_err(|_| ForwardError::Upstream("the server's connection closed".into()))?
+        .map_err(|e| ForwardError::Upstream(e.to_string()))?;
+    match result {
+        ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
+        ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
+        ServerResult::CreateTaskResult(result) => Ok(CallToolResponse::Task(result)),
+        // A result without `content` decodes as another variant; read it back as a call result.
+        other => serde_json::to_value(&other)
+            .and_then(serde_json::from_value::<CallToolResult>)
+            .map(CallToolResponse::Complete)
+            .map_err(|_| ForwardError::Upstream("the server sent no tool result".into())),
+    }
+}
+
+/// Sends `notifications/cancelled` upstream when a forwarded call is dropped unanswered (the
+/// agent's session went away mid-call); disarmed once the call ends normally.
+struct CancelOnDrop {
+    peer: Option<Peer<RoleClient>>,
+    id: rmcp::model::RequestId,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(peer) = self.peer.take() else {
+            return;
+        };
+        let notification = CancelledNotification::new(CancelledNotificationParam::new(
+            Some(self.id.clone()),
+            Some("the agent's session closed".into()),
+        ));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = peer
+                    .send_notification(ClientNotification::CancelledNotification(notification))
+                    .await;
+            });
         }
     }
 }

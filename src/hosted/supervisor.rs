@@ -12,6 +12,9 @@ use std::time::Instant;
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
+use super::connection::filter::{classify, Classified};
+use super::connection::raw_tap::TaskRequired;
+use super::connection::ring::StderrRing;
 use super::connection::spawn::StdioLaunch;
 use super::connection::state::{Reconnects, ServerState};
 use super::connection::{connect, Connected, HttpLaunch, Launch, INIT_TIMEOUT};
@@ -30,6 +33,19 @@ pub struct Supervisor {
     process_groups: Arc<Mutex<HashMap<String, i32>>>,
     tasks: Mutex<HashMap<String, JoinHandle<()>>>,
     changes: broadcast::Sender<(String, ServerState)>,
+    facts: Arc<Mutex<HashMap<String, Facts>>>,
+}
+
+/// What `calyx mcp details` shows of a server beyond its tools: what its last connection
+/// negotiated, its last failure and its stderr.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    pub protocol_version: Option<String>,
+    pub server_name: Option<String>,
+    pub server_version: Option<String>,
+    pub last_failure: Option<String>,
+    /// The stderr of the last process (stdio servers).
+    pub stderr: Option<StderrRing>,
 }
 
 /// What one server's task shares with the supervisor.
@@ -39,10 +55,20 @@ struct Shared {
     states: Arc<Mutex<BTreeMap<String, ServerState>>>,
     process_groups: Arc<Mutex<HashMap<String, i32>>>,
     changes: broadcast::Sender<(String, ServerState)>,
+    facts: Arc<Mutex<HashMap<String, Facts>>>,
 }
 
 impl Shared {
+    fn facts(&self, alias: &str, change: impl FnOnce(&mut Facts)) {
+        let mut facts = self.facts.lock().unwrap_or_else(|e| e.into_inner());
+        change(facts.entry(alias.to_string()).or_default());
+    }
+
     fn set(&self, alias: &str, state: ServerState) {
+        if let ServerState::Failed { sentence } = &state {
+            let sentence = sentence.clone();
+            self.facts(alias, |f| f.last_failure = Some(sentence));
+        }
         let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
         states.insert(alias.to_string(), state.clone());
         // Nobody listening is fine.
@@ -60,6 +86,7 @@ impl Supervisor {
             process_groups: Arc::default(),
             tasks: Mutex::new(HashMap::new()),
             changes: broadcast::channel(CHANGES_BUFFERED).0,
+            facts: Arc::default(),
         }
     }
 
@@ -69,7 +96,27 @@ impl Supervisor {
             states: self.states.clone(),
             process_groups: self.process_groups.clone(),
             changes: self.changes.clone(),
+            facts: self.facts.clone(),
         }
+    }
+
+    /// What the last connection of `alias` negotiated, its last failure and stderr.
+    pub fn facts(&self, alias: &str) -> Facts {
+        let facts = self.facts.lock().unwrap_or_else(|e| e.into_inner());
+        facts.get(alias).cloned().unwrap_or_default()
+    }
+
+    /// Stops `alias` and forgets it (a removed server): no state, no facts.
+    pub fn forget(&self, alias: &str) {
+        self.stop(alias);
+        self.states
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(alias);
+        self.facts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(alias);
     }
 
     /// Every state change from now on, as `(alias, state)`.
@@ -205,7 +252,11 @@ async fn run(shared: Shared, entry: ServerEntry, launch: Launch) {
                 );
                 return;
             }
-            Err(error) => error.to_string(),
+            Err(error) => {
+                let sentence = error.to_string();
+                shared.facts(alias, |f| f.last_failure = Some(sentence.clone()));
+                sentence
+            }
         };
         match reconnects.after_failure() {
             Some((state, wait)) => {
@@ -233,8 +284,17 @@ async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Co
         process,
         tools,
         instructions,
-        ..
+        protocol_version,
+        server_name,
+        server_version,
+        task_required,
     } = connected;
+    shared.facts(alias, |f| {
+        f.protocol_version = Some(protocol_version);
+        f.server_name = server_name;
+        f.server_version = server_version;
+        f.stderr = process.as_ref().map(|p| p.stderr.clone());
+    });
     let ready = ServerState::Ready {
         tools: tools.published.len(),
         with_ui: tools.with_ui(),
@@ -252,12 +312,21 @@ async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Co
         peer: service.peer().clone(),
         tools,
         instructions,
+        progress: service.service().progress(),
     });
     // Ready is said once the tools are published (and the process group known), so whoever
     // hears it can list and call them at once.
     shared.set(alias, ready);
+    // Aborted with this connection, also when the supervisor aborts this task (stop).
+    let relister = AbortOnDrop(tokio::spawn(relist_on_change(
+        shared.clone(),
+        alias.to_string(),
+        service.service().tools_changed(),
+        task_required,
+    )));
     // Ends when the transport closes: the process exited or closed its stdout.
     let _ = service.waiting().await;
+    drop(relister);
     shared.registry.remove(alias);
     {
         let mut groups = shared
@@ -269,4 +338,64 @@ async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Co
     if let Some(process) = process {
         process.shutdown().await;
     }
+}
+
+/// Re-lists a ready server each time it says `notifications/tools/list_changed`, and publishes
+/// the new list (which tells the agents, see `route`). A failed re-list keeps the old tools.
+async fn relist_on_change(
+    shared: Shared,
+    alias: String,
+    changed: Arc<tokio::sync::Notify>,
+    task_required: TaskRequired,
+) {
+    loop {
+        changed.notified().await;
+        let Some(current) = shared.registry.get(&alias) else {
+            return;
+        };
+        let tools = match current.peer.list_all_tools().await {
+            Ok(tools) => tools,
+            Err(e) => {
+                tracing::warn!("hosted MCP: re-listing `{alias}` failed: {e}");
+                continue;
+            }
+        };
+        let required = task_required
+            .lock()
+            .map(|set| set.clone())
+            .unwrap_or_default();
+        let tools = classify(&alias, tools, &required);
+        if same_tools(&tools, &current.tools) {
+            // Nothing agents see changed: no new list, no announcement.
+            continue;
+        }
+        let ready = ServerState::Ready {
+            tools: tools.published.len(),
+            with_ui: tools.with_ui(),
+        };
+        shared.registry.insert(PublishedServer {
+            alias: alias.clone(),
+            name: current.name.clone(),
+            peer: current.peer.clone(),
+            tools,
+            instructions: current.instructions.clone(),
+            progress: current.progress.clone(),
+        });
+        shared.set(&alias, ready);
+    }
+}
+
+/// A task that ends when this is dropped.
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Whether two classifications publish, exclude and keep for views the same tools.
+fn same_tools(a: &Classified, b: &Classified) -> bool {
+    let json = |c: &Classified| serde_json::to_string(&(&c.published, &c.app_only)).ok();
+    a.excluded == b.excluded && json(a).is_some() && json(a) == json(b)
 }

@@ -81,6 +81,8 @@ pub struct EndpointOptions {
     pub unauthenticated_deadline: Duration,
     /// The MCP server behind `/mcp`; `None` answers 501 there.
     pub mcp: Option<crate::mcp::McpOptions>,
+    /// The user's hosted MCP servers behind `/mcp-hosted`; `None` answers 404 there.
+    pub hosted: Option<crate::hosted::route::HostedRoute>,
 }
 
 impl Default for EndpointOptions {
@@ -97,6 +99,7 @@ impl Default for EndpointOptions {
             max_connections: MAX_CONNECTIONS,
             unauthenticated_deadline: UNAUTHENTICATED_DEADLINE,
             mcp: None,
+            hosted: None,
         }
     }
 }

@@ -28,6 +28,11 @@ pub(crate) struct Shared {
     pub approval_timeout: Duration,
     /// The `/mcp` service, when the server provides one.
     pub mcp: Option<crate::mcp::McpService>,
+    /// The `/mcp-hosted` service and its switch, when the server hosts MCP servers.
+    pub hosted: Option<(
+        crate::hosted::route::HostedRoute,
+        crate::mcp::McpService<crate::hosted::publish::HostedHandler>,
+    )>,
 }
 
 /// The two hook routes differ only in which call they make and what silence means.
@@ -69,6 +74,7 @@ async fn route(req: Request<Incoming>, shared: Arc<Shared>) -> Response<Response
         }
         "/agent-event" | "/approval-request" => method_not_allowed("POST"),
         "/mcp" => mcp_route(req, &shared).await,
+        "/mcp-hosted" => hosted_route(req, &shared).await,
         "/health" if req.method() == Method::GET => health(&shared),
         "/health" => method_not_allowed("GET"),
         path => {
@@ -85,10 +91,30 @@ pub(crate) async fn mcp_route(req: Request<Incoming>, shared: &Shared) -> Respon
     let Some(mcp) = &shared.mcp else {
         return response::error(StatusCode::NOT_IMPLEMENTED, "not yet");
     };
+    serve_mcp(req, shared, mcp).await
+}
+
+/// `/mcp-hosted`: the user's hosted MCP servers' tools, served exactly like `/mcp` (same
+/// guard, limits and protocol settings). With `[mcp] host_servers = false` there is no such
+/// route.
+async fn hosted_route(req: Request<Incoming>, shared: &Shared) -> Response<ResponseBody> {
+    match &shared.hosted {
+        Some((route, service)) if route.is_enabled() => serve_mcp(req, shared, service).await,
+        _ => response::error(StatusCode::NOT_FOUND, "no such route"),
+    }
+}
+
+/// Serves one request on an MCP route: Host/Origin, body limits, then rmcp.
+async fn serve_mcp<H: rmcp::ServerHandler + Send + 'static>(
+    req: Request<Incoming>,
+    shared: &Shared,
+    mcp: &crate::mcp::McpService<H>,
+) -> Response<ResponseBody> {
     if let Err(reason) = crate::mcp::guard::check(req.headers()) {
         tracing::warn!(
             reason,
-            "endpoint: refused an /mcp request (DNS rebinding check)"
+            path = req.uri().path(),
+            "endpoint: refused an MCP request (DNS rebinding check)"
         );
         return response::error(StatusCode::FORBIDDEN, reason);
     }

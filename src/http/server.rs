@@ -99,6 +99,20 @@ pub async fn start(
             .mcp
             .clone()
             .map(|mcp| crate::mcp::service(mcp, port, options.max_body_bytes)),
+        hosted: options.hosted.clone().map(|route| {
+            let limits =
+                options
+                    .mcp
+                    .as_ref()
+                    .map_or_else(crate::mcp::SessionLimits::default, |mcp| {
+                        crate::mcp::SessionLimits {
+                            max_sessions: mcp.max_sessions,
+                            session_idle: mcp.session_idle,
+                        }
+                    });
+            let service = route.service(limits, port, options.max_body_bytes);
+            (route, service)
+        }),
     });
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())

@@ -31,7 +31,7 @@ pub const PROTOCOL_VERSIONS: [ProtocolVersion; 4] = [
 ];
 
 /// One MCP session's handler.
-pub(crate) struct CalyxMcp {
+pub struct CalyxMcp {
     backend: Arc<dyn McpBackend>,
     peers: Arc<PeerRegistry>,
     tools: Arc<ToolSet>,

@@ -109,15 +109,26 @@ impl std::fmt::Debug for McpOptions {
 /// The response body `/mcp` answers with: complete JSON or a streaming SSE body.
 pub type McpBody = BoxBody<Bytes, Infallible>;
 
-/// The running `/mcp` service: one per endpoint, cloned per request.
-#[derive(Clone)]
-pub struct McpService {
-    inner: StreamableHttpService<handler::CalyxMcp, sessions::BoundedSessions>,
+/// A running Streamable HTTP MCP service: one per endpoint and route, cloned per request.
+/// `/mcp` serves calyx's own tools ([`handler::CalyxMcp`], the default); `/mcp-hosted` serves
+/// the user's hosted servers with the same settings ([`service_with`]).
+pub struct McpService<H = handler::CalyxMcp> {
+    inner: StreamableHttpService<H, sessions::BoundedSessions>,
     sessions: Arc<sessions::BoundedSessions>,
     port: u16,
 }
 
-impl std::fmt::Debug for McpService {
+impl<H> Clone for McpService<H> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+            sessions: self.sessions.clone(),
+            port: self.port,
+        }
+    }
+}
+
+impl<H> std::fmt::Debug for McpService<H> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpService")
             .field("port", &self.port)
@@ -125,20 +136,24 @@ impl std::fmt::Debug for McpService {
     }
 }
 
-/// Builds the `/mcp` service for an endpoint listening on `port` with a `max_body_bytes` limit.
-pub fn service(options: McpOptions, port: u16, max_body_bytes: usize) -> McpService {
+/// The Streamable HTTP settings every calyx MCP route shares.
+fn streamable_config(max_body_bytes: usize) -> StreamableHttpServerConfig {
     // No SSE priming events: they carry an empty `data:` that Gemini CLI 0.61.0's MCP client
     // feeds to JSON.parse, fails on, and then drops the whole server ("MCP ERROR ... Unexpected
     // end of JSON input"). They only serve resumption, which needs an event store calyx does not
     // keep (a resumed stream would come back empty anyway).
-    let config = StreamableHttpServerConfig::default()
+    StreamableHttpServerConfig::default()
         .with_sse_retry(None)
         // Stateless (2026-07-28) requests get a plain JSON body unless the tool has something
         // to stream first; sessions answer SSE, turned into JSON for a client that accepts
         // only JSON (see `accept`).
         .with_json_response(true)
         .with_allowed_hosts(["127.0.0.1", "localhost", "::1"])
-        .with_max_request_body_bytes(max_body_bytes);
+        .with_max_request_body_bytes(max_body_bytes)
+}
+
+/// Builds the `/mcp` service for an endpoint listening on `port` with a `max_body_bytes` limit.
+pub fn service(options: McpOptions, port: u16, max_body_bytes: usize) -> McpService {
     let McpOptions {
         backend,
         peers,
@@ -146,21 +161,59 @@ pub fn service(options: McpOptions, port: u16, max_body_bytes: usize) -> McpServ
         max_sessions,
         session_idle,
     } = options;
-    let sessions = Arc::new(sessions::BoundedSessions::new(
+    let limits = SessionLimits {
         max_sessions,
         session_idle,
-        tools.clone(),
+    };
+    let sessions_tools = tools.clone();
+    service_with(
+        move || handler::CalyxMcp::new(backend.clone(), peers.clone(), tools.clone()),
+        sessions_tools,
+        limits,
+        port,
+        max_body_bytes,
+    )
+}
+
+/// How many sessions a route keeps, and for how long.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionLimits {
+    pub max_sessions: usize,
+    pub session_idle: std::time::Duration,
+}
+
+impl Default for SessionLimits {
+    fn default() -> Self {
+        Self {
+            max_sessions: MAX_SESSIONS,
+            session_idle: SESSION_IDLE,
+        }
+    }
+}
+
+/// A Streamable HTTP service over any handler, with `/mcp`'s settings, session cap and
+/// content negotiation; `tools` holds the sessions to tell about list changes (each handler
+/// registers its session there at `initialize`).
+pub fn service_with<H, F>(
+    factory: F,
+    tools: Arc<ToolSet>,
+    limits: SessionLimits,
+    port: u16,
+    max_body_bytes: usize,
+) -> McpService<H>
+where
+    H: rmcp::ServerHandler + Send + 'static,
+    F: Fn() -> H + Send + Sync + 'static,
+{
+    let sessions = Arc::new(sessions::BoundedSessions::new(
+        limits.max_sessions,
+        limits.session_idle,
+        tools,
     ));
     let inner = StreamableHttpService::new(
-        move || {
-            Ok(handler::CalyxMcp::new(
-                backend.clone(),
-                peers.clone(),
-                tools.clone(),
-            ))
-        },
+        move || Ok(factory()),
         sessions.clone(),
-        config,
+        streamable_config(max_body_bytes),
     );
     McpService {
         inner,
@@ -169,7 +222,7 @@ pub fn service(options: McpOptions, port: u16, max_body_bytes: usize) -> McpServ
     }
 }
 
-impl McpService {
+impl<H: rmcp::ServerHandler + Send + 'static> McpService<H> {
     /// The port the endpoint listens on.
     pub fn port(&self) -> u16 {
         self.port

@@ -98,6 +98,14 @@ impl ToolSet {
             }
             *disabled = names;
         }
+        self.announce_change();
+        true
+    }
+
+    /// Sends every open session `notifications/tools/list_changed` (in the background: a slow
+    /// client delays nobody). The hosted route (`/mcp-hosted`) calls it when the set of
+    /// republished tools changes.
+    pub fn announce_change(&self) {
         let sessions: Vec<Peer<RoleServer>> = {
             let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
             sessions.retain(|p| !p.is_transport_closed());
@@ -110,7 +118,6 @@ impl ToolSet {
                 }
             });
         }
-        true
     }
 }
 

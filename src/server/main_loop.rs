@@ -56,6 +56,7 @@ async fn start_endpoint(
     tx: mpsc::UnboundedSender<Msg>,
     mcp_tools: std::sync::Arc<crate::mcp::ToolSet>,
     peers: std::sync::Arc<crate::mcp::PeerRegistry>,
+    hosted: crate::hosted::route::HostedRoute,
     open_files: Option<u64>,
 ) -> Option<crate::http::EndpointHandle> {
     let (sender, mut requests) = mpsc::channel(256);
@@ -75,6 +76,7 @@ async fn start_endpoint(
                 .with_peers(peers)
                 .with_limits_from_env(),
         ),
+        hosted: Some(hosted),
         max_connections,
         ..defaults
     };
@@ -111,6 +113,41 @@ async fn start_endpoint(
     }
 }
 
+/// Chooses the secret store (`[mcp] secret_store`; the keyring probe may take 3 s, so on a
+/// blocking thread) and starts the hosted servers of `mcp-servers.json` in the background.
+async fn start_hosting(
+    route: crate::hosted::route::HostedRoute,
+    setting: crate::hosted::secrets::SecretStoreSetting,
+) -> Result<std::sync::Arc<crate::hosted::host::Hosting>, String> {
+    use crate::hosted::secrets::{choose, FileStore, KeyringStore};
+    let chosen = tokio::task::spawn_blocking(move || {
+        choose(
+            setting,
+            KeyringStore::secret_service,
+            FileStore::new(FileStore::default_path()),
+        )
+    })
+    .await
+    .map_err(|e| format!("choosing the secret store failed: {e}"))?
+    .map_err(|e| {
+        tracing::error!("hosted MCP servers are off: {e}");
+        format!("hosted MCP servers are off: {e}")
+    })?;
+    tracing::info!("hosted MCP {}", chosen.summary);
+    let hosting = std::sync::Arc::new(crate::hosted::host::Hosting::new(
+        route,
+        chosen,
+        crate::hosted::server_list::servers_file(),
+    ));
+    let starting = hosting.clone();
+    tokio::task::spawn_blocking(move || {
+        if let Err(e) = starting.reload() {
+            tracing::warn!("hosted MCP servers: {e}");
+        }
+    });
+    Ok(hosting)
+}
+
 /// Runs the server on `socket` until it exits. Blocks the calling thread.
 pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
     init_logging();
@@ -143,8 +180,16 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
         let mcp_tools = std::sync::Arc::new(crate::mcp::ToolSet::with_disabled(
             config.mcp_disabled_tools.clone(),
         ));
-        let endpoint =
-            start_endpoint(tx.clone(), mcp_tools.clone(), peers.clone(), open_files).await;
+        let hosted_route = crate::hosted::route::HostedRoute::new(config.mcp_host_servers);
+        let endpoint = start_endpoint(
+            tx.clone(),
+            mcp_tools.clone(),
+            peers.clone(),
+            hosted_route.clone(),
+            open_files,
+        )
+        .await;
+        let hosting = start_hosting(hosted_route, config.mcp_secret_store).await;
         let signal_tx = tx.clone();
         tokio::spawn(async move {
             use tokio::signal::unix::{signal, SignalKind};
@@ -172,6 +217,10 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
         );
         let mut server = Server::new(config, errors, socket.display().to_string(), tx, mcp_tools);
         server.peers = peers;
+        match hosting {
+            Ok(hosting) => server.hosting = Some(hosting),
+            Err(why) => server.hosting_unavailable = Some(why),
+        }
         server.run(rx).await;
         if let Some(handle) = endpoint {
             if let Err(e) = handle.shutdown().await {
@@ -295,6 +344,7 @@ impl Server {
                 }
                 let _ = mark.send(next);
             }
+            Msg::Reply { id, response } => self.reply(id, response),
             Msg::Shutdown => self.state.quit = true,
         }
     }

@@ -53,6 +53,11 @@ pub enum Msg {
     },
     /// The hook process behind a pending approval went away.
     ApprovalWithdrawn { id: u64 },
+    /// The answer to a client's request that was worked out off the loop (`calyx mcp ...`).
+    Reply {
+        id: ClientId,
+        response: crate::protocol::Response,
+    },
     /// SIGTERM or SIGINT: stop cleanly.
     Shutdown,
 }

@@ -85,6 +85,10 @@ pub struct Server {
     pub(crate) mcp_tools: std::sync::Arc<crate::mcp::ToolSet>,
     /// MCP peers and their inboxes, shared with the endpoint: a closed pane's are dropped.
     pub(crate) peers: std::sync::Arc<crate::mcp::PeerRegistry>,
+    /// The user's hosted MCP servers (None in tests that run without them).
+    pub(crate) hosting: Option<std::sync::Arc<crate::hosted::host::Hosting>>,
+    /// Why there is no hosting (the secret store chosen by `[mcp] secret_store` is unusable).
+    pub(crate) hosting_unavailable: Option<String>,
 }
 
 impl Server {
@@ -135,6 +139,8 @@ impl Server {
             payload_capture: io::payload_capture::PayloadCapture::from_env(),
             mcp_tools,
             peers: Default::default(),
+            hosting: None,
+            hosting_unavailable: None,
         }
     }
 
@@ -176,7 +182,10 @@ impl Server {
         };
         // Keys bound with bind-key outlast the reload, but for those the file binds itself.
         crate::server::input::bind_key::reapply(&mut config.keymap, &self.runtime_bindings);
-        let tools_changed = self.apply_config(config);
+        let applied = self.apply_config(config);
+        let mut errors = errors;
+        errors.extend(applied.hosting_error);
+        let tools_changed = applied.tools_changed;
         self.state.config_errors = errors.clone();
         for e in &errors {
             tracing::warn!("{e}");
@@ -189,12 +198,18 @@ impl Server {
     }
 
     /// Puts `config` in force, as a reload does (`set-option` changes one setting this way):
-    /// notifications and MCP tools now, every client redrawn. Returns whether the MCP tools
-    /// changed (agents were told).
-    pub(crate) fn apply_config(&mut self, config: Config) -> bool {
+    /// notifications, MCP tools and the hosted servers' switch now, every client redrawn.
+    pub(crate) fn apply_config(&mut self, config: Config) -> ConfigApplied {
         let tools_changed = self
             .mcp_tools
             .set_disabled(config.mcp_disabled_tools.clone());
+        // The hosted servers follow the switch and a hand-edited mcp-servers.json.
+        let mut hosting_error = None;
+        if let Some(hosting) = &self.hosting {
+            if let Err(e) = hosting.set_enabled(config.mcp_host_servers) {
+                hosting_error = Some(e.to_string());
+            }
+        }
         self.notifier.set_config(crate::agents::NotifyConfig {
             bell: config.bell,
             osc9: config.osc9,
@@ -207,7 +222,10 @@ impl Server {
         for c in self.state.clients.values_mut() {
             c.dirty = true;
         }
-        tools_changed
+        ConfigApplied {
+            tools_changed,
+            hosting_error,
+        }
     }
 
     /// Sends a protocol message over a connection (attached or not).
@@ -220,6 +238,14 @@ impl Server {
     pub(crate) fn reply(&self, id: ClientId, response: Response) {
         self.send_to(id, &ServerMessage::Response(response));
     }
+}
+
+/// What putting a config in force did, for the summary a reload prints.
+pub(crate) struct ConfigApplied {
+    /// The MCP tools changed (agents were told).
+    pub tools_changed: bool,
+    /// The hosted servers could not follow `[mcp] host_servers` (why).
+    pub hosting_error: Option<String>,
 }
 
 /// How long approval requests wait: 570 s, or less with `CALYX_APPROVAL_EXPIRY_SECS` (for

@@ -225,7 +225,7 @@ fn event_in_words(event: &str) -> String {
 /// is already a stale install above; this says which entry it is.
 fn report_mcp_entries(out: &mut String, kind: AgentKind, ctx: &plans::Ctx) {
     use plans::mcp_entries::HOSTED_ENTRY;
-    let present = match plans::mcp_entries::present(kind, ctx) {
+    let present = match plans::mcp_entry_files::present(kind, ctx) {
         Ok(Some(present)) => present,
         Ok(None) => return,
         Err(e) => {

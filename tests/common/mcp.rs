@@ -28,7 +28,17 @@ pub fn endpoint(env: &Env) -> Endpoint {
 /// POSTs one JSON-RPC message with the bearer token and `headers`; returns the response head
 /// and the JSON-RPC response in its body (SSE or JSON), Null when there is none.
 pub fn post(ep: &Endpoint, headers: &[(&str, &str)], body: &str) -> (String, serde_json::Value) {
-    let mut s = send(ep, headers, body);
+    post_to(ep, "/mcp", headers, body)
+}
+
+/// [`post`] to another MCP route (`/mcp-hosted`).
+pub fn post_to(
+    ep: &Endpoint,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (String, serde_json::Value) {
+    let mut s = send(ep, path, headers, body);
     let mut out = String::new();
     let _ = s.read_to_string(&mut out);
     let (head, rest) = out.split_once("\r\n\r\n").unwrap_or((&out, ""));
@@ -49,10 +59,10 @@ impl PendingCall {
 }
 
 /// Writes one request; the response is left on the stream.
-fn send(ep: &Endpoint, headers: &[(&str, &str)], body: &str) -> std::net::TcpStream {
+fn send(ep: &Endpoint, path: &str, headers: &[(&str, &str)], body: &str) -> std::net::TcpStream {
     let mut s = std::net::TcpStream::connect(("127.0.0.1", ep.port)).expect("connect");
     let mut req = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
         ep.port,
         ep.token,
         body.len()
@@ -147,7 +157,7 @@ impl McpSession {
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
-        let mut stream = send(&self.ep, &headers, &body.to_string());
+        let mut stream = send(&self.ep, "/mcp", &headers, &body.to_string());
         let mut head = Vec::new();
         let mut byte = [0u8; 1];
         while !head.ends_with(b"\r\n\r\n") {

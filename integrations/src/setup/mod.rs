@@ -21,6 +21,7 @@ mod hermes;
 mod hooks;
 mod kimi;
 pub mod mcp_entries;
+pub mod mcp_entry_files;
 mod opencode;
 mod pi;
 pub mod probe;

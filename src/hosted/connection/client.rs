@@ -28,6 +28,10 @@ const STDERR_LINES: usize = 20;
 #[derive(Clone)]
 pub struct HostedClient {
     config: ClientConfig,
+    /// Where upstream progress goes (the agents' calls, see `hosted::progress`).
+    progress: crate::hosted::progress::ProgressRoutes,
+    /// Woken by the server's `notifications/tools/list_changed` (the supervisor re-lists).
+    tools_changed: std::sync::Arc<tokio::sync::Notify>,
 }
 
 impl HostedClient {
@@ -42,7 +46,21 @@ impl HostedClient {
             "clientInfo": {"name": "calyx", "version": env!("CARGO_PKG_VERSION")}
         }))
         .unwrap_or_default();
-        HostedClient { config }
+        HostedClient {
+            config,
+            progress: Default::default(),
+            tools_changed: Default::default(),
+        }
+    }
+
+    /// Woken when the server says its tool list changed.
+    pub fn tools_changed(&self) -> std::sync::Arc<tokio::sync::Notify> {
+        self.tools_changed.clone()
+    }
+
+    /// The progress routes of this connection (shared).
+    pub fn progress(&self) -> crate::hosted::progress::ProgressRoutes {
+        self.progress.clone()
     }
 }
 
@@ -55,6 +73,18 @@ impl Default for HostedClient {
 impl ClientHandler for HostedClient {
     fn get_info(&self) -> ClientConfig {
         self.config.clone()
+    }
+
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.progress.forward(params).await;
+    }
+
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        self.tools_changed.notify_one();
     }
 }
 
@@ -71,6 +101,9 @@ pub struct Connected {
     pub server_version: Option<String>,
     /// The server's `instructions`.
     pub instructions: Option<String>,
+    /// The tools the raw tap saw with `execution.taskSupport: "required"` (it keeps watching,
+    /// so a re-list after `tools/list_changed` classifies new ones too).
+    pub task_required: TaskRequired,
 }
 
 impl Connected {
@@ -164,6 +197,7 @@ pub(super) async fn ready(
         server_name: server.as_ref().map(|s| s.name.clone()),
         server_version: server.as_ref().map(|s| s.version.clone()),
         instructions: info.as_ref().and_then(|i| i.instructions.clone()),
+        task_required: task_required.clone(),
         service,
         process,
         tools,

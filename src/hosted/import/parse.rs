@@ -34,8 +34,9 @@ pub enum ImportError {
     Empty,
 }
 
-/// One server read from the import text, before conflicts are resolved.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One server read from the import text, before conflicts are resolved. Serializable: `calyx
+/// mcp import` reads the text with its own environment and sends these to the server.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Candidate {
     /// Its key in the map (its name), or `name`/`server` for a single object.
     pub key: String,

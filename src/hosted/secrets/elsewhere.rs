@@ -1,5 +1,5 @@
 //! A secret missing from the backend in use but held by the other one is reported, not
-//! silently missing: "`ev` needs env API_KEY: stored in the Secret Service, which is
+//! silently missing: "`ev` needs API_KEY: stored in the Secret Service, which is
 //! unavailable now (...)". The two directions differ in what can be asked:
 //!
 //! - The Secret Service in use: the secrets file (always readable, no D-Bus) is looked at on a

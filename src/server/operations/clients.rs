@@ -14,6 +14,9 @@ use crate::server::owner::Server;
 impl Server {
     pub(crate) fn client_message(&mut self, id: ClientId, msg: ClientMessage) {
         match msg {
+            ClientMessage::Request(crate::protocol::Request::Mcp(request)) => {
+                self.hosted_request(id, request)
+            }
             ClientMessage::Request(request) => {
                 let response = self.request(request);
                 self.reply(id, response);

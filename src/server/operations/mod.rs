@@ -13,6 +13,7 @@ pub mod clipboard;
 pub mod command_history;
 pub mod confirm_kill;
 pub mod focus;
+pub mod hosted;
 pub mod lifecycle;
 pub mod mcp_approval;
 pub mod mcp_spawn;

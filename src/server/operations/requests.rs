@@ -158,6 +158,8 @@ impl Server {
             Request::Decide { id, allow, message } => self.approve_response(id, allow, message),
             Request::Agents => self.agents_response(),
             Request::AgentsExplain { pane } => self.agents_explain_response(&pane),
+            // Answered off the loop (see `hosted_request`); this path has no client to wait.
+            Request::Mcp(_) => Response::Error("calyx mcp requests come over the socket".into()),
         }
     }
 

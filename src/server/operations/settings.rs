@@ -30,7 +30,9 @@ impl Server {
         if !problems.is_empty() {
             return Response::Error(problems.join("; "));
         }
-        self.apply_config(config);
+        if let Some(e) = self.apply_config(config).hosting_error {
+            return Response::Error(e);
+        }
         match target {
             Some(t) => Response::Text(format!(
                 "{} is global in calyx: set for every session, {t} included\n",

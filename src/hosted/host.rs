@@ -1,0 +1,417 @@
+//! Hosting in the running server: the [`Supervisor`] over `mcp-servers.json`, the switch
+//! `[mcp] host_servers`, and the answers to `calyx mcp ...` ([`McpRequest`]). Every change is
+//! made in the file under its lock and applied to the connections at once; `reload` applies a
+//! hand edit (start added or enabled servers, stop removed or disabled ones, restart changed
+//! ones).
+//!
+//! Methods block (file locks, the secret store, which may take 3 s): the server calls them on
+//! a blocking thread inside its runtime.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::connection::filter::has_ui;
+use super::connection::state::ServerState;
+use super::entry::ServerEntry;
+use super::import::{self, ConflictPolicy};
+use super::route::HostedRoute;
+use super::rows::render_details;
+pub use super::rows::{render_rows, row};
+use super::secrets::{delete_server_secrets, Chosen, SecretStore};
+use super::server_list::{self, ListError, ServerList};
+use super::supervisor::Supervisor;
+use super::validate::InvalidEntry;
+use super::wire::McpRequest;
+
+/// Stderr lines Details shows.
+const STDERR_LINES: usize = 20;
+
+/// The answer to one `calyx mcp` request: exit code (0, 1 failure, 2 bad input), the text to
+/// print, and the JSON `--json` prints.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct McpAnswer {
+    pub exit: u8,
+    pub text: String,
+    #[serde(default)]
+    pub json: Option<Value>,
+}
+
+impl McpAnswer {
+    fn ok(text: impl Into<String>) -> Self {
+        McpAnswer {
+            exit: 0,
+            text: text.into(),
+            json: None,
+        }
+    }
+
+    fn failed(text: impl Into<String>) -> Self {
+        McpAnswer {
+            exit: 1,
+            text: text.into(),
+            json: None,
+        }
+    }
+
+    fn of_list_error(error: &ListError) -> Self {
+        let usage = matches!(error, ListError::Invalid(_) | ListError::Unknown(_));
+        McpAnswer {
+            exit: if usage { 2 } else { 1 },
+            text: error.to_string(),
+            json: None,
+        }
+    }
+}
+
+/// The server's hosted servers.
+pub struct Hosting {
+    route: HostedRoute,
+    supervisor: Supervisor,
+    secrets: Chosen,
+    list_path: PathBuf,
+    /// The entries the supervisor runs now, by alias (what `reload` compares against).
+    applied: Mutex<BTreeMap<String, ServerEntry>>,
+}
+
+impl Hosting {
+    /// Hosting publishing into `route`, with secrets from `secrets`, over the list at
+    /// `list_path`. Nothing starts until [`Hosting::reload`].
+    pub fn new(route: HostedRoute, secrets: Chosen, list_path: PathBuf) -> Self {
+        Hosting {
+            supervisor: Supervisor::new(route.registry.clone(), secrets.store.clone()),
+            route,
+            secrets,
+            list_path,
+            applied: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// The supervisor (state changes for tests and the overlay).
+    pub fn supervisor(&self) -> &Supervisor {
+        &self.supervisor
+    }
+
+    /// Which secret store is in use, and why.
+    pub fn secrets_summary(&self) -> &str {
+        &self.secrets.summary
+    }
+
+    /// Turns hosting on or off (`[mcp] host_servers`): off stops every server and the route
+    /// answers 404; on starts the list's enabled servers.
+    pub fn set_enabled(&self, on: bool) -> Result<(), ListError> {
+        self.route.set_enabled(on);
+        self.reload()
+    }
+
+    /// Reads the list and applies the difference to the running connections.
+    pub fn reload(&self) -> Result<(), ListError> {
+        if !self.route.is_enabled() {
+            self.apply(&ServerList::default());
+            return Ok(());
+        }
+        let list = server_list::load(&self.list_path)?;
+        self.apply(&list);
+        Ok(())
+    }
+
+    /// Starts what is new or changed, stops what is gone.
+    fn apply(&self, list: &ServerList) {
+        let mut applied = self.applied.lock().unwrap_or_else(|e| e.into_inner());
+        let wanted: BTreeMap<String, ServerEntry> = list
+            .servers
+            .iter()
+            .map(|e| (e.alias.clone(), e.clone()))
+            .collect();
+        for alias in applied.keys() {
+            if !wanted.contains_key(alias) {
+                tracing::info!("hosted MCP: stopping `{alias}` (removed)");
+                self.supervisor.forget(alias);
+            }
+        }
+        for (alias, entry) in &wanted {
+            if applied.get(alias) != Some(entry) {
+                tracing::info!("hosted MCP: starting `{alias}`");
+                self.supervisor.start(entry.clone());
+            }
+        }
+        *applied = wanted;
+    }
+
+    /// Changes the list under its lock, then applies it.
+    fn change<T>(
+        &self,
+        change: impl FnOnce(&mut ServerList) -> Result<T, ListError>,
+    ) -> Result<T, ListError> {
+        let result = server_list::update(&self.list_path, change)?;
+        self.reload()?;
+        Ok(result)
+    }
+
+    /// Answers one `calyx mcp` request.
+    pub fn handle(&self, request: McpRequest) -> McpAnswer {
+        match request {
+            McpRequest::List => self.list(),
+            McpRequest::Details { alias } => self.details(&alias),
+            McpRequest::Add { entry, secrets } => self.add(entry, &secrets),
+            McpRequest::Edit {
+                alias,
+                edit,
+                secrets,
+            } => self.edit(&alias, &edit, &secrets),
+            McpRequest::SetEnabled { alias, enabled } => {
+                match self.change(|list| list.set_enabled(&alias, enabled)) {
+                    Ok(()) => McpAnswer::ok(format!(
+                        "`{alias}` {}\n",
+                        if enabled { "enabled" } else { "disabled" }
+                    )),
+                    Err(e) => McpAnswer::of_list_error(&e),
+                }
+            }
+            McpRequest::Retry { alias } => self.retry(&alias),
+            McpRequest::Remove { alias } => self.remove(&alias),
+            McpRequest::Import { candidates, policy } => self.import(candidates, &policy),
+        }
+    }
+
+    fn store_secrets(&self, alias: &str, secrets: &[(String, String)]) -> Result<(), String> {
+        for (name, value) in secrets {
+            self.secrets
+                .store
+                .set(&format!("{alias}/{name}"), value)
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    fn add(&self, entry: ServerEntry, secrets: &[(String, String)]) -> McpAnswer {
+        let alias = entry.alias.clone();
+        let taken = server_list::load(&self.list_path)
+            .map(|list| list.get(&alias).is_some())
+            .unwrap_or(false);
+        if taken {
+            return McpAnswer {
+                exit: 2,
+                text: InvalidEntry::AliasTaken(alias).to_string(),
+                json: None,
+            };
+        }
+        // The values first, so the server starts with them.
+        if let Err(e) = self.store_secrets(&alias, secrets) {
+            return McpAnswer::failed(e);
+        }
+        match self.change(|list| list.add(entry)) {
+            Ok(warnings) => {
+                let mut text = format!("added `{alias}`\n");
+                for w in warnings {
+                    text.push_str(&format!("warning: {}\n", w.0));
+                }
+                McpAnswer::ok(text)
+            }
+            Err(e) => McpAnswer::of_list_error(&e),
+        }
+    }
+
+    fn edit(
+        &self,
+        alias: &str,
+        edit: &super::edit::EntryEdit,
+        secrets: &[(String, String)],
+    ) -> McpAnswer {
+        let known = server_list::load(&self.list_path).map(|list| list.get(alias).is_some());
+        if let Ok(false) = known {
+            return McpAnswer::of_list_error(&ListError::Unknown(alias.to_string()));
+        }
+        if let Err(e) = self.store_secrets(alias, secrets) {
+            return McpAnswer::failed(e);
+        }
+        let result = self.change(|list| {
+            let mut entry = list
+                .get(alias)
+                .cloned()
+                .ok_or_else(|| ListError::Unknown(alias.to_string()))?;
+            let gone = edit.apply(&mut entry);
+            let warnings = list.edit(alias, entry)?;
+            Ok((gone, warnings))
+        });
+        match result {
+            Ok((gone, warnings)) => {
+                for name in gone {
+                    if let Err(e) = self.secrets.store.delete(&format!("{alias}/{name}")) {
+                        return McpAnswer::failed(e.to_string());
+                    }
+                }
+                let mut text = format!("changed `{alias}`\n");
+                for w in warnings {
+                    text.push_str(&format!("warning: {}\n", w.0));
+                }
+                McpAnswer::ok(text)
+            }
+            Err(e) => McpAnswer::of_list_error(&e),
+        }
+    }
+
+    fn retry(&self, alias: &str) -> McpAnswer {
+        let entry = {
+            let applied = self.applied.lock().unwrap_or_else(|e| e.into_inner());
+            applied.get(alias).cloned()
+        };
+        match entry {
+            Some(entry) if entry.enabled => {
+                self.supervisor.start(entry);
+                McpAnswer::ok(format!("reconnecting `{alias}`\n"))
+            }
+            Some(_) => McpAnswer::failed(format!(
+                "`{alias}` is disabled: enable it with `calyx mcp enable {alias}`"
+            )),
+            None => McpAnswer::of_list_error(&ListError::Unknown(alias.to_string())),
+        }
+    }
+
+    fn remove(&self, alias: &str) -> McpAnswer {
+        match self.change(|list| list.remove(alias)) {
+            Ok(entry) => match delete_server_secrets(&*self.secrets.store, &entry) {
+                Ok(()) => McpAnswer::ok(format!("removed `{alias}` and its stored secrets\n")),
+                Err(e) => McpAnswer::failed(format!(
+                    "removed `{alias}`, but its secrets could not be deleted: {e}"
+                )),
+            },
+            Err(e) => McpAnswer::of_list_error(&e),
+        }
+    }
+
+    fn import(&self, candidates: Vec<import::Candidate>, policy: &str) -> McpAnswer {
+        let policy: ConflictPolicy = match policy.parse() {
+            Ok(p) => p,
+            Err(e) => {
+                return McpAnswer {
+                    exit: 2,
+                    text: e,
+                    json: None,
+                }
+            }
+        };
+        let store: &dyn SecretStore = &*self.secrets.store;
+        // The list is written first, the secrets stored next, and only then are the servers
+        // started (with their values).
+        let result = server_list::update(&self.list_path, |list| {
+            let planned = import::plan(candidates, list, policy);
+            // A replaced server's old secrets go first.
+            for p in &planned {
+                if p.action == import::Action::Replace {
+                    if let Some(old) = list.get(&p.candidate.entry.alias) {
+                        let _ = delete_server_secrets(store, old);
+                    }
+                }
+            }
+            let done = import::apply(&planned, list);
+            Ok((import::render(&planned), done))
+        });
+        match result {
+            Ok((preview, done)) => {
+                for c in &done {
+                    if let Err(e) = self.store_secrets(&c.entry.alias, &c.secrets) {
+                        return McpAnswer::failed(e);
+                    }
+                }
+                if let Err(e) = self.reload() {
+                    return McpAnswer::failed(e.to_string());
+                }
+                McpAnswer::ok(format!("{preview}imported {} server(s)\n", done.len()))
+            }
+            Err(e) => McpAnswer::of_list_error(&e),
+        }
+    }
+
+    /// The state of `entry` as rows show it.
+    fn state_of(&self, entry: &ServerEntry) -> ServerState {
+        if !self.route.is_enabled() {
+            return ServerState::Failed {
+                sentence: "hosting is off (host_servers = false under [mcp] in config.toml)".into(),
+            };
+        }
+        self.supervisor
+            .state(&entry.alias)
+            .unwrap_or(if entry.enabled {
+                ServerState::Connecting
+            } else {
+                ServerState::Disabled
+            })
+    }
+
+    fn list(&self) -> McpAnswer {
+        let list = match server_list::load(&self.list_path) {
+            Ok(list) => list,
+            Err(e) => return McpAnswer::failed(e.to_string()),
+        };
+        let rows: Vec<Value> = list
+            .servers
+            .iter()
+            .map(|e| row(e, &self.state_of(e)))
+            .collect();
+        McpAnswer {
+            exit: 0,
+            text: render_rows(&rows),
+            json: Some(Value::Array(rows)),
+        }
+    }
+
+    fn details(&self, alias: &str) -> McpAnswer {
+        let list = match server_list::load(&self.list_path) {
+            Ok(list) => list,
+            Err(e) => return McpAnswer::failed(e.to_string()),
+        };
+        let Some(entry) = list.get(alias) else {
+            return McpAnswer::of_list_error(&ListError::Unknown(alias.to_string()));
+        };
+        let mut json = row(entry, &self.state_of(entry));
+        let facts = self.supervisor.facts(alias);
+        let server = self.route.registry.get(alias);
+        let (published, app_only, excluded, instructions) = match &server {
+            Some(s) => (
+                s.tools
+                    .published
+                    .iter()
+                    .map(|(name, tool)| {
+                        json!({"name": name, "original": tool.name, "ui": has_ui(tool)})
+                    })
+                    .collect::<Vec<_>>(),
+                s.tools
+                    .app_only
+                    .iter()
+                    .map(|t| json!(t.name))
+                    .collect::<Vec<_>>(),
+                s.tools
+                    .excluded
+                    .iter()
+                    .map(|(name, why)| json!({"name": name, "reason": why.to_string()}))
+                    .collect::<Vec<_>>(),
+                s.instructions.clone(),
+            ),
+            None => (Vec::new(), Vec::new(), Vec::new(), None),
+        };
+        json["published"] = json!(published);
+        json["app_only"] = json!(app_only);
+        json["excluded"] = json!(excluded);
+        json["instructions"] = json!(instructions);
+        json["protocol_version"] = json!(facts.protocol_version);
+        json["server_name"] = json!(facts.server_name);
+        json["server_version"] = json!(facts.server_version);
+        json["last_failure"] = json!(facts.last_failure);
+        json["stderr_tail"] = json!(facts
+            .stderr
+            .map(|ring| ring.tail(STDERR_LINES))
+            .unwrap_or_default());
+        McpAnswer {
+            exit: 0,
+            text: render_details(&json),
+            json: Some(json),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

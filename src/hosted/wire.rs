@@ -1,0 +1,48 @@
+//! What `calyx mcp ...` asks the server over its socket ([`crate::protocol::Request::Mcp`]).
+//! The server owns `mcp-servers.json`: every change is made there under the list's lock and
+//! applied to the running connections at once.
+
+use serde::{Deserialize, Serialize};
+
+use super::edit::EntryEdit;
+use super::entry::ServerEntry;
+use super::import::Candidate;
+
+/// One `calyx mcp` request.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum McpRequest {
+    /// Every server with its state (`calyx mcp list`).
+    List,
+    /// One server's tools, names, instructions, negotiated version and last failure.
+    Details {
+        alias: String,
+    },
+    /// A new server; `secrets` are (`env/NAME` or `header/Name`, value).
+    Add {
+        entry: ServerEntry,
+        secrets: Vec<(String, String)>,
+    },
+    /// Changes to a server (anything but its alias); `secrets` as for `Add`.
+    Edit {
+        alias: String,
+        edit: EntryEdit,
+        secrets: Vec<(String, String)>,
+    },
+    SetEnabled {
+        alias: String,
+        enabled: bool,
+    },
+    /// Reconnect now.
+    Retry {
+        alias: String,
+    },
+    /// Removes the server and its stored secrets.
+    Remove {
+        alias: String,
+    },
+    /// Imports servers read by the client (with its environment), one policy for taken aliases.
+    Import {
+        candidates: Vec<Candidate>,
+        policy: String,
+    },
+}
