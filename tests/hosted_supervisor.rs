@@ -174,3 +174,47 @@ async fn a_missing_secret_fails_with_what_to_do() {
     supervisor.start(disabled);
     assert_eq!(supervisor.state("ev"), Some(ServerState::Disabled));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_the_unusable_secret_service_holds_is_named_not_missing() {
+    use calyx::hosted::secrets::{choose, KeyringStore, SecretError, SecretStoreSetting};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("mcp-secrets.json");
+    // A run with a working Secret Service stored the value there.
+    let with_keyring = choose(
+        SecretStoreSetting::Auto,
+        || {
+            Ok(KeyringStore::over(
+                keyring_core::mock::Store::new().expect("mock store"),
+            ))
+        },
+        FileStore::new(path.clone()),
+    )
+    .expect("chosen");
+    with_keyring
+        .store
+        .set(&env_account("ev", "API_KEY"), "k")
+        .expect("set");
+    // This run has none: the secrets file is used, and the miss says where the value is.
+    let without = choose(
+        SecretStoreSetting::Auto,
+        || {
+            Err(SecretError::KeyringUnavailable {
+                reason: "no session bus".into(),
+            })
+        },
+        FileStore::new(path),
+    )
+    .expect("chosen");
+    let supervisor = Supervisor::new(Registry::default(), without.store);
+    let mut changes = supervisor.subscribe();
+    supervisor.start(entry("ev", "node", vec![], vec!["API_KEY".into()]));
+    wait_for(&mut changes, "ev", |s| {
+        matches!(s, ServerState::Failed { .. })
+    })
+    .await;
+    assert_eq!(
+        supervisor.state("ev").expect("state").status_line(),
+        "`ev` needs API_KEY: stored in the Secret Service, which is unavailable now (no session bus)"
+    );
+}

@@ -83,6 +83,7 @@ pub fn report(
             }
         },
     }
+    ok &= report_secrets(&mut out);
     let probe = endpoint.clone().unwrap_or(EndpointInfo {
         port: 0,
         token: String::new(),
@@ -185,6 +186,28 @@ pub fn report(
         );
     }
     (out, ok)
+}
+
+/// One line on where hosted MCP servers' secrets are kept: `secrets: Secret Service` or
+/// `secrets: file PATH (0600) (no usable Secret Service: <reason>)`. It comes from the same
+/// choice the server makes at its first need (`[mcp] secret_store`; `auto` probes the Secret
+/// Service with a write, read and delete, 3 s at most), so doctor says what the server does.
+/// `secret_store = "keyring"` without a usable Secret Service is a failure: hosted servers
+/// needing a secret cannot start.
+fn report_secrets(out: &mut String) -> bool {
+    let setting = crate::config::Config::load(&crate::paths::config_file())
+        .0
+        .mcp_secret_store;
+    match crate::hosted::secrets::choose_here(setting) {
+        Ok(chosen) => {
+            let _ = writeln!(out, "{}", chosen.summary);
+            true
+        }
+        Err(e) => {
+            let _ = writeln!(out, "secrets: {e}");
+            false
+        }
+    }
 }
 
 /// The last event's name as the user reads it: the CLI's own event names stay as they are (they

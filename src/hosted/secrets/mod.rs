@@ -5,15 +5,17 @@
 //! Accounts (service `calyx-mcp`): `<alias>/env/<NAME>`, `<alias>/header/<Name>`,
 //! `<alias>/tokens`, `<alias>/client-secret`, `issuer/<issuer URL>/registration`.
 
+mod elsewhere;
 mod file;
 pub(crate) mod keyring;
 mod select;
 
 use thiserror::Error;
 
+pub use elsewhere::keyring_index_path;
 pub use file::FileStore;
 pub use keyring::{KeyringStore, KEYRING_TIMEOUT};
-pub use select::{choose, Chosen, SecretStoreSetting};
+pub use select::{choose, choose_here, Chosen, SecretStoreSetting};
 
 /// The keyring service name every account lives under.
 pub const SERVICE: &str = "calyx-mcp";
@@ -38,12 +40,15 @@ impl Backend {
 /// Why a secret could not be read or written.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SecretError {
-    #[error("the Secret Service is unavailable: {reason}; unlock your keyring (e.g. `gnome-keyring-daemon --unlock`) or set secret_store = \"file\" under [mcp] in config.toml")]
+    #[error("the Secret Service is unavailable: {reason}; unlock your keyring (a session bus with a Secret Service provider, e.g. `printf PASSWORD | gnome-keyring-daemon --unlock --components=secrets` inside the session) or set secret_store = \"file\" under [mcp] in config.toml")]
     KeyringUnavailable { reason: String },
-    #[error("the Secret Service did not answer within 3 s: unlock your keyring or set secret_store = \"file\" under [mcp] in config.toml")]
+    #[error("the Secret Service did not answer within 3 s (a locked keyring waiting for a prompt nobody sees?): unlock your keyring (`printf PASSWORD | gnome-keyring-daemon --unlock --components=secrets`) or set secret_store = \"file\" under [mcp] in config.toml")]
     KeyringTimeout,
     #[error("cannot use the secrets file {path}: {reason}")]
     File { path: String, reason: String },
+    /// The backend in use has no value, but the other one holds it (see `elsewhere.rs`).
+    #[error("stored in {place}, {why}")]
+    HeldElsewhere { place: String, why: String },
 }
 
 /// A place secrets are kept. Every call may block (D-Bus, a file lock): call it from a blocking

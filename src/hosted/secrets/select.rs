@@ -6,7 +6,9 @@
 
 use std::sync::Arc;
 
+use super::elsewhere::{keyring_index_path, CrossChecked, Other};
 use super::{FileStore, KeyringStore, SecretError, SecretStore};
+use crate::hosted::locked_file;
 
 /// The `secret_store` setting.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -39,6 +41,18 @@ pub struct Chosen {
     pub summary: String,
 }
 
+/// Picks the store for `setting` on this machine: the session bus's Secret Service and the
+/// secrets file at its usual place. The server's `auto` and `calyx doctor` both come here, so
+/// what doctor says is what the server does. May take up to 3 s per keyring call: call it
+/// from a blocking thread.
+pub fn choose_here(setting: SecretStoreSetting) -> Result<Chosen, SecretError> {
+    choose(
+        setting,
+        KeyringStore::secret_service,
+        FileStore::new(FileStore::default_path()),
+    )
+}
+
 /// Picks the store for `setting`. `keyring` opens and probes the keyring (the OS's, or a test
 /// store); `file` is the secrets file's path.
 pub fn choose(
@@ -46,30 +60,52 @@ pub fn choose(
     keyring: impl FnOnce() -> Result<KeyringStore, SecretError>,
     file: FileStore,
 ) -> Result<Chosen, SecretError> {
-    let file_summary = |why: String| format!("secrets: file {} ({why})", file.path().display());
+    let file_summary = |why: String| {
+        format!(
+            "secrets: file {} ({:04o}) ({why})",
+            file.path().display(),
+            locked_file::FILE_MODE
+        )
+    };
+    let index = keyring_index_path(file.path());
     match setting {
         SecretStoreSetting::File => Ok(Chosen {
             summary: file_summary("secret_store = \"file\"".into()),
-            store: Arc::new(file),
+            store: Arc::new(CrossChecked::new(
+                Arc::new(file),
+                Other::Keyring {
+                    index,
+                    why: "not read with secret_store = \"file\"".into(),
+                },
+            )),
         }),
         SecretStoreSetting::Keyring => {
             let store = keyring()?;
             store.probe()?;
             Ok(Chosen {
-                store: Arc::new(store),
+                store: Arc::new(CrossChecked::new(Arc::new(store), Other::File(file))),
                 summary: "secrets: Secret Service (secret_store = \"keyring\")".into(),
             })
         }
         SecretStoreSetting::Auto => match keyring().and_then(|store| store.probe().map(|()| store))
         {
             Ok(store) => Ok(Chosen {
-                store: Arc::new(store),
+                store: Arc::new(CrossChecked::new(Arc::new(store), Other::File(file))),
                 summary: "secrets: Secret Service".into(),
             }),
-            Err(error) => Ok(Chosen {
-                summary: file_summary(format!("no usable Secret Service: {}", reason_of(&error))),
-                store: Arc::new(file),
-            }),
+            Err(error) => {
+                let reason = reason_of(&error);
+                Ok(Chosen {
+                    summary: file_summary(format!("no usable Secret Service: {reason}")),
+                    store: Arc::new(CrossChecked::new(
+                        Arc::new(file),
+                        Other::Keyring {
+                            index,
+                            why: format!("unavailable now ({reason})"),
+                        },
+                    )),
+                })
+            }
         },
     }
 }

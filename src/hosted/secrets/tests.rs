@@ -156,7 +156,7 @@ fn auto_falls_back_to_the_file_and_says_why() {
     assert_eq!(
         chosen.summary,
         format!(
-            "secrets: file {} (no usable Secret Service: zbus error: Failed to connect)",
+            "secrets: file {} (0600) (no usable Secret Service: zbus error: Failed to connect)",
             file.path().display()
         )
     );
@@ -193,4 +193,125 @@ fn settings_parse() {
     assert_eq!("keyring".parse(), Ok(SecretStoreSetting::Keyring));
     assert_eq!("file".parse(), Ok(SecretStoreSetting::File));
     assert!("keychain".parse::<SecretStoreSetting>().is_err());
+}
+
+fn broken_keyring() -> Result<KeyringStore, SecretError> {
+    Err(SecretError::KeyringUnavailable {
+        reason: "zbus error: Failed to connect".into(),
+    })
+}
+
+#[test]
+fn a_secret_the_unusable_secret_service_holds_is_reported_not_missing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("mcp-secrets.json");
+    // A run with a working Secret Service stores two values there.
+    let with_keyring = choose(
+        SecretStoreSetting::Auto,
+        || Ok(mock_keyring()),
+        FileStore::new(path.clone()),
+    )
+    .expect("chosen");
+    with_keyring
+        .store
+        .set("ev/env/API_KEY", "s3cret-value")
+        .expect("set");
+    with_keyring.store.set("ev/tokens", "{}").expect("set");
+    with_keyring.store.delete("ev/tokens").expect("delete");
+    assert!(!path.exists(), "the secrets file stays absent");
+    let index = std::fs::read_to_string(keyring_index_path(&path)).expect("index");
+    assert!(
+        index.contains("ev/env/API_KEY") && !index.contains("k\""),
+        "{index}"
+    );
+    // A later run without one takes the file, and says where the value is.
+    let without = choose(
+        SecretStoreSetting::Auto,
+        broken_keyring,
+        FileStore::new(path.clone()),
+    )
+    .expect("chosen");
+    assert_eq!(without.store.backend(), Backend::File);
+    let err = without.store.get("ev/env/API_KEY").expect_err("reported");
+    assert_eq!(
+        err.to_string(),
+        "stored in the Secret Service, which is unavailable now (zbus error: Failed to connect)"
+    );
+    assert_eq!(
+        without.store.get("ev/tokens"),
+        Ok(None),
+        "a deleted one is simply missing"
+    );
+    assert_eq!(without.store.get("ev/env/OTHER"), Ok(None));
+    // A value set while the file is in use is read from it.
+    without.store.set("ev/env/API_KEY", "f").expect("set");
+    assert_eq!(without.store.get("ev/env/API_KEY"), Ok(Some("f".into())));
+    let chosen_file = choose(
+        SecretStoreSetting::File,
+        || -> Result<KeyringStore, SecretError> { panic!("file never touches the keyring") },
+        FileStore::new(dir.path().join("other/mcp-secrets.json")),
+    )
+    .expect("file");
+    assert_eq!(chosen_file.store.get("ev/env/API_KEY"), Ok(None));
+}
+
+#[test]
+fn a_secret_only_the_file_holds_is_reported_while_the_secret_service_works() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("mcp-secrets.json");
+    let earlier = FileStore::new(path.clone());
+    earlier
+        .set("ev/env/API_KEY", "from-a-headless-run")
+        .expect("set");
+    earlier.set("ev/env/GONE", "x").expect("set");
+    let chosen = choose(
+        SecretStoreSetting::Auto,
+        || Ok(mock_keyring()),
+        FileStore::new(path.clone()),
+    )
+    .expect("chosen");
+    assert_eq!(chosen.store.backend(), Backend::Keyring);
+    let err = chosen.store.get("ev/env/API_KEY").expect_err("reported");
+    assert!(
+        err.to_string().starts_with(&format!(
+            "stored in the secrets file {}, which calyx does not read while the Secret Service works",
+            path.display()
+        )),
+        "{err}"
+    );
+    // Removing a server removes what an earlier run left in the file too.
+    chosen.store.delete("ev/env/GONE").expect("delete");
+    assert_eq!(earlier.get("ev/env/GONE"), Ok(None));
+    chosen.store.set("ev/env/API_KEY", "k").expect("set");
+    assert_eq!(chosen.store.get("ev/env/API_KEY"), Ok(Some("k".into())));
+}
+
+#[test]
+fn an_unreadable_other_backend_leaves_a_miss_a_miss() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("mcp-secrets.json");
+    std::fs::write(&path, "not json").expect("write");
+    std::fs::write(keyring_index_path(&path), "not json").expect("write");
+    let keyring = choose(
+        SecretStoreSetting::Auto,
+        || Ok(mock_keyring()),
+        FileStore::new(path.clone()),
+    )
+    .expect("chosen");
+    assert_eq!(keyring.store.get("ev/env/K"), Ok(None));
+    keyring
+        .store
+        .set("ev/env/K", "v")
+        .expect("the Secret Service works");
+    keyring.store.delete("ev/env/K").expect("delete");
+    let other = tempfile::tempdir().expect("tempdir");
+    let file = other.path().join("mcp-secrets.json");
+    std::fs::write(keyring_index_path(&file), "not json").expect("write");
+    let chosen = choose(
+        SecretStoreSetting::Auto,
+        broken_keyring,
+        FileStore::new(file),
+    )
+    .expect("chosen");
+    assert_eq!(chosen.store.get("ev/env/K"), Ok(None));
 }
