@@ -60,6 +60,8 @@ pub enum Msg {
     },
     /// SIGTERM or SIGINT: stop cleanly.
     Shutdown,
+    /// The servers overlay's work, done off the loop (see `view::servers`).
+    Servers(super::view::servers::ServersDone),
 }
 
 /// One request from the MCP layer to the owner loop.

@@ -11,6 +11,7 @@ pub mod links;
 pub mod marks;
 pub mod messages;
 pub mod pane;
+pub mod servers;
 pub mod sidebar;
 pub mod status;
 pub mod tree;
@@ -22,6 +23,7 @@ pub use help::{HelpEntry, HelpView};
 pub use links::FrameLinks;
 pub use messages::MessagesView;
 pub use pane::{Highlight, HighlightKind, PaneView};
+pub use servers::{ServerRow, ServersOverlay, ServersPage, ServersView};
 pub use status::{StatusView, WindowTab};
 pub use tree::{TreeRow, TreeView};
 

@@ -7,5 +7,6 @@
 pub mod approval_panel;
 pub mod chrome;
 pub mod separators;
+pub mod servers;
 pub mod sidebar;
 pub mod tree;
