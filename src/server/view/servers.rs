@@ -5,29 +5,13 @@
 //! are fetched again after every change and whenever the supervisor says a server's state
 //! changed, so the overlay follows a server from `Connecting` to `N tools` by itself.
 
-use calyx_tui::{ServerRow, ServersOverlay, ServersPage};
+use calyx_tui::{ServersOverlay, ServersPage};
 
-use crate::hosted::host::McpAnswer;
 use crate::hosted::wire::McpRequest;
 use crate::keys::{Key, KeyCode};
-use crate::server::messages::Msg;
+use crate::server::messages::{Msg, ServersDone};
 use crate::server::model::state::{ClientId, ClientMode};
 use crate::server::owner::Server;
-
-/// What the overlay's work off the loop brings back.
-#[derive(Debug)]
-pub enum ServersDone {
-    /// Some server's state changed: the open overlays fetch their rows again.
-    StatesChanged,
-    /// The rows, fetched for every open overlay.
-    Rows(Result<Vec<ServerRow>, String>),
-    /// A page to show to `client` (a server's details, an import's preview).
-    Page { client: ClientId, page: ServersPage },
-    /// A change was made (or refused) for `client`.
-    Answer { client: ClientId, answer: McpAnswer },
-    /// Something `client` asked for could not be done.
-    Failed { client: ClientId, why: String },
-}
 
 /// The banner when hosting is switched off in the config.
 const HOSTING_OFF: &str =
