@@ -2,7 +2,8 @@
 //! terminal, over the real server-everything: the overlay follows a server added while it is
 //! open from `Connecting` to `N tools` by itself, `Space` switches it off (the entry says
 //! Disabled and `calyx mcp list --json` agrees), `Enter` shows its details, and `D` removes it.
-//! The import field takes a bracketed paste and previews it like `calyx mcp import --dry-run`.
+//! The import field takes a bracketed paste and previews it like `calyx mcp import --dry-run`;
+//! the Add form refuses a bad alias under its field and adds a server with a masked secret.
 
 use crate::common;
 use crate::hosted_support::server_everything;
@@ -103,6 +104,26 @@ fn the_overlay_follows_switches_details_and_removes_a_server() {
         l.contains("[x] pasted")
     });
     assert!(listed(&env, "pasted").is_some(), "imported");
+
+    // a: the Add form; Ctrl-S refuses a bad alias with the message under it, then adds.
+    c.send("a");
+    c.wait_for("add an MCP server");
+    c.send("\tBad Alias\x13");
+    c.wait_for("invalid alias `Bad Alias`");
+    c.send("\x7f".repeat(9));
+    c.send(format!(
+        "formed\t\tnode {index} stdio\tCALYX_TEST_GREETING\tsecret-greeting"
+    ));
+    let screen = c.wait_for("••••••");
+    assert!(
+        !screen.contains("secret-greeting"),
+        "the value is masked:\n{screen}"
+    );
+    c.send("\x13");
+    wait_line(&c, "the added server ready", |l| {
+        l.contains("[x] formed") && l.contains(" tools, ")
+    });
+    assert!(listed(&env, "formed").is_some(), "added");
 
     c.send("q");
     wait_until_within("the overlay closed", DEADLINE, || {

@@ -43,6 +43,8 @@ pub enum ServersPage {
     },
     /// The import field, holding what was typed or pasted so far.
     Import { text: String },
+    /// The Add form.
+    Add(crate::server_form::ServerForm),
     /// The preview of importing `source`: Enter imports it.
     Preview {
         source: String,
@@ -180,13 +182,17 @@ impl ServersView<'_> {
 
 impl Widget for ServersView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
+        if let ServersPage::Add(form) = &self.overlay.page {
+            crate::server_form::ServerFormView { form }.render(area, buf);
+            return;
+        }
         let popup = popup(area);
         let inner_rows = popup.height.saturating_sub(2) as usize;
         let width = popup.width.saturating_sub(2) as usize;
         let (title, keys, lines, scroll, wrap) = match &self.overlay.page {
             ServersPage::List => (
                 " MCP servers ".to_string(),
-                " ↑↓ choose, Space on/off, Enter details, i import, r retry, D remove, q close ",
+                " ↑↓ choose, Space on/off, Enter details, a add, i import, r retry, D remove, q close ",
                 self.list(inner_rows, width),
                 0,
                 false,
@@ -216,6 +222,7 @@ impl Widget for ServersView<'_> {
                     true,
                 )
             }
+            ServersPage::Add(_) => return,
             ServersPage::Preview { text, scroll, .. } => (
                 " import preview ".to_string(),
                 " Enter import, ↑↓ scroll, Esc cancel ",

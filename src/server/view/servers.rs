@@ -102,7 +102,7 @@ impl Server {
     }
 
     /// Sends one `calyx mcp` request for `client`; the rows are fetched again after it.
-    fn servers_request(&mut self, client: ClientId, request: McpRequest) {
+    pub(crate) fn servers_request(&mut self, client: ClientId, request: McpRequest) {
         self.with_hosting(client, move |hosting| ServersDone::Answer {
             client,
             answer: hosting.handle(request),
@@ -197,6 +197,7 @@ impl Server {
                 }
                 self.set_mode(client, ClientMode::Servers(Box::new(overlay)));
             }
+            ServersPage::Add(form) => self.servers_form_key(client, overlay, form, key),
             ServersPage::Preview {
                 source,
                 text,
@@ -233,6 +234,7 @@ impl Server {
             KeyCode::Down | KeyCode::Char('j') => {
                 overlay.selected = overlay.selected.saturating_add(1).min(last)
             }
+            KeyCode::Char('a') => overlay.page = ServersPage::Add(Default::default()),
             KeyCode::Char('i') => {
                 overlay.page = ServersPage::Import {
                     text: String::new(),
