@@ -3,7 +3,8 @@
 //! open from `Connecting` to `N tools` by itself, `Space` switches it off (the entry says
 //! Disabled and `calyx mcp list --json` agrees), `Enter` shows its details, and `D` removes it.
 //! The import field takes a bracketed paste and previews it like `calyx mcp import --dry-run`;
-//! the Add form refuses a bad alias under its field and adds a server with a masked secret.
+//! the Add form refuses a bad alias under its field and adds a server with a masked secret,
+//! and Edit changes its name.
 
 use crate::common;
 use crate::hosted_support::server_everything;
@@ -124,6 +125,24 @@ fn the_overlay_follows_switches_details_and_removes_a_server() {
         l.contains("[x] formed") && l.contains(" tools, ")
     });
     assert!(listed(&env, "formed").is_some(), "added");
+
+    // e on it: the saved value shows masked; a new name is saved, the rest left alone.
+    c.send("j");
+    wait_line(&c, "formed selected", |l| l.contains("[x] formed"));
+    c.send("e");
+    let screen = c.wait_for("edit `formed`");
+    assert!(
+        screen.contains("CALYX_TEST_GREETING") && screen.contains("••••••"),
+        "{screen}"
+    );
+    c.send("\t\t");
+    c.send("\x7f".repeat(6));
+    c.send("Formed Again\x13");
+    wait_line(&c, "the new name listed", |l| {
+        l.contains("[x] Formed Again")
+    });
+    let row = listed(&env, "formed").expect("formed still listed");
+    assert_eq!(row["name"], "Formed Again", "{row}");
 
     c.send("q");
     wait_until_within("the overlay closed", DEADLINE, || {

@@ -24,7 +24,7 @@ pub use help::{HelpEntry, HelpView};
 pub use links::FrameLinks;
 pub use messages::MessagesView;
 pub use pane::{Highlight, HighlightKind, PaneView};
-pub use server_form::{FormField, ServerForm, ServerFormView};
+pub use server_form::{FormField, FormOrigin, ServerForm, ServerFormView};
 pub use servers::{ServerRow, ServersOverlay, ServersPage, ServersView};
 pub use status::{StatusView, WindowTab};
 pub use tree::{TreeRow, TreeView};

@@ -1,6 +1,7 @@
-//! The servers overlay's Add form (`a` in `prefix M`): the transport, alias, name, command or
-//! URL, one environment variable or header with its secret value, and the enable switch. The
-//! fields shown follow the transport. A secret value is drawn as `••••••`, never as typed. The
+//! The servers overlay's Add and Edit form (`a` and `e` in `prefix M`): the transport, alias,
+//! name, command or URL, one environment variable or header with its secret value, and the
+//! enable switch. The fields shown follow the transport. A secret value is drawn as `••••••`,
+//! never as typed; on Edit a saved value shows so too and stays unless retyped. The
 //! server checks the form on `Ctrl-S` and, when something is wrong, focuses that field and sets
 //! the message drawn under it.
 
@@ -43,10 +44,24 @@ pub struct ServerForm {
     pub secret_value: String,
     /// Off: added switched off.
     pub disabled: bool,
+    /// The server as it was, when the form edits one (its alias then cannot change).
+    pub editing: Option<FormOrigin>,
     /// The focused field, an index into [`ServerForm::fields`].
     pub focus: usize,
     /// Why the last `Ctrl-S` was refused (shown under the focused field).
     pub error: Option<String>,
+}
+
+/// What an edited server had when its form opened: what the form leaves alone unless changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FormOrigin {
+    pub http: bool,
+    pub name: String,
+    pub command: String,
+    pub url: String,
+    /// Its first variable or header (its value is saved, not shown).
+    pub secret_name: String,
+    pub enabled: bool,
 }
 
 /// The fields a masked secret shows as.
@@ -88,6 +103,7 @@ impl ServerForm {
     /// The text of a typed field (None for the transport and the switch).
     pub fn text_mut(&mut self, field: FormField) -> Option<&mut String> {
         match field {
+            FormField::Alias if self.editing.is_some() => None,
             FormField::Alias => Some(&mut self.alias),
             FormField::Name => Some(&mut self.name),
             FormField::Command => Some(&mut self.command),
@@ -96,6 +112,13 @@ impl ServerForm {
             FormField::SecretValue => Some(&mut self.secret_value),
             FormField::Transport | FormField::Enabled => None,
         }
+    }
+
+    /// On Edit, the value of the unchanged variable or header is in the secret store.
+    pub fn value_saved(&self) -> bool {
+        self.editing.as_ref().is_some_and(|o| {
+            !o.secret_name.is_empty() && o.secret_name == self.secret_name && o.http == self.http
+        })
     }
 
     fn label(&self, field: FormField) -> &'static str {
@@ -121,7 +144,9 @@ impl ServerForm {
             }
             .to_string(),
             FormField::Enabled => if self.disabled { "[ ]" } else { "[x]" }.to_string(),
-            FormField::SecretValue if !self.secret_value.is_empty() => MASK.to_string(),
+            FormField::SecretValue if !self.secret_value.is_empty() || self.value_saved() => {
+                MASK.to_string()
+            }
             FormField::Alias => visible(&self.alias),
             FormField::Name => visible(&self.name),
             FormField::Command => visible(&self.command),
@@ -177,7 +202,10 @@ impl Widget for ServerFormView<'_> {
                 Block::default()
                     .borders(Borders::ALL)
                     .border_type(BorderType::Rounded)
-                    .title(" add an MCP server ")
+                    .title(match form.editing {
+                        Some(_) => format!(" edit `{}` ", visible(&form.alias)),
+                        None => " add an MCP server ".to_string(),
+                    })
                     .title_bottom(
                         Line::from(
                             " Tab/S-Tab field, ←→ choice, Space switch, C-s save, Esc cancel ",
@@ -212,6 +240,15 @@ mod tests {
         insta::assert_snapshot!(screen);
         assert!(!screen.contains("sk-live"), "{screen}");
         assert!(screen.contains(MASK), "{screen}");
+        // On Edit a saved value is masked too, and the alias cannot be typed into.
+        form.secret_value.clear();
+        form.editing = Some(FormOrigin {
+            secret_name: "API_KEY".into(),
+            ..FormOrigin::default()
+        });
+        assert!(form.value_saved());
+        assert_eq!(form.shown(FormField::SecretValue), MASK);
+        assert!(form.text_mut(FormField::Alias).is_none());
         // Switching to http swaps the command for the URL.
         form.http = true;
         assert!(form.fields().contains(&FormField::Url));

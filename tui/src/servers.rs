@@ -44,7 +44,7 @@ pub enum ServersPage {
     /// The import field, holding what was typed or pasted so far.
     Import { text: String },
     /// The Add form.
-    Add(crate::server_form::ServerForm),
+    Add(Box<crate::server_form::ServerForm>),
     /// The preview of importing `source`: Enter imports it.
     Preview {
         source: String,
@@ -192,7 +192,7 @@ impl Widget for ServersView<'_> {
         let (title, keys, lines, scroll, wrap) = match &self.overlay.page {
             ServersPage::List => (
                 " MCP servers ".to_string(),
-                " ↑↓ choose, Space on/off, Enter details, a add, i import, r retry, D remove, q close ",
+                " ↑↓ choose, Space on/off, Enter details, a add, e edit, i import, r retry, D remove, q close ",
                 self.list(inner_rows, width),
                 0,
                 false,

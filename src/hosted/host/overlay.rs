@@ -57,3 +57,13 @@ pub fn parse_import(text: &str) -> Result<Vec<Candidate>, String> {
     let lookup = |name: &str| std::env::var(name).ok();
     import::parse(text, &lookup).map_err(|e| e.to_string())
 }
+
+impl Hosting {
+    /// The saved entry of `alias` (the Edit form starts from it).
+    pub fn entry(&self, alias: &str) -> Result<super::super::entry::ServerEntry, String> {
+        let list = server_list::load(&self.list_path).map_err(|e| e.to_string())?;
+        list.get(alias)
+            .cloned()
+            .ok_or_else(|| server_list::ListError::Unknown(alias.to_string()).to_string())
+    }
+}

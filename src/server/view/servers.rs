@@ -7,6 +7,7 @@
 
 use calyx_tui::{ServersOverlay, ServersPage};
 
+use crate::hosted::host::McpAnswer;
 use crate::hosted::wire::McpRequest;
 use crate::keys::{Key, KeyCode};
 use crate::server::messages::{Msg, ServersDone};
@@ -82,7 +83,7 @@ impl Server {
     }
 
     /// Runs `work` on hosting off the loop; its message comes back to the loop.
-    fn with_hosting(
+    pub(crate) fn with_hosting(
         &mut self,
         client: ClientId,
         work: impl FnOnce(&crate::hosted::host::Hosting) -> ServersDone + Send + 'static,
@@ -102,10 +103,22 @@ impl Server {
     }
 
     /// Sends one `calyx mcp` request for `client`; the rows are fetched again after it.
-    pub(crate) fn servers_request(&mut self, client: ClientId, request: McpRequest) {
-        self.with_hosting(client, move |hosting| ServersDone::Answer {
-            client,
-            answer: hosting.handle(request),
+    fn servers_request(&mut self, client: ClientId, request: McpRequest) {
+        self.servers_requests(client, vec![request]);
+    }
+
+    /// Sends `requests` in order for `client`, stopping at the first refused; the rows are
+    /// fetched again after them.
+    pub(crate) fn servers_requests(&mut self, client: ClientId, requests: Vec<McpRequest>) {
+        self.with_hosting(client, move |hosting| {
+            let mut answer = McpAnswer::default();
+            for request in requests {
+                answer = hosting.handle(request);
+                if answer.exit != 0 {
+                    break;
+                }
+            }
+            ServersDone::Answer { client, answer }
         });
     }
 
@@ -197,7 +210,7 @@ impl Server {
                 }
                 self.set_mode(client, ClientMode::Servers(Box::new(overlay)));
             }
-            ServersPage::Add(form) => self.servers_form_key(client, overlay, form, key),
+            ServersPage::Add(form) => self.servers_form_key(client, overlay, *form, key),
             ServersPage::Preview {
                 source,
                 text,
@@ -234,7 +247,18 @@ impl Server {
             KeyCode::Down | KeyCode::Char('j') => {
                 overlay.selected = overlay.selected.saturating_add(1).min(last)
             }
-            KeyCode::Char('a') => overlay.page = ServersPage::Add(Default::default()),
+            KeyCode::Char('a') => overlay.page = ServersPage::Add(Box::default()),
+            KeyCode::Char('e') => {
+                if let Some(alias) = alias {
+                    self.with_hosting(client, move |hosting| match hosting.entry(&alias) {
+                        Ok(entry) => ServersDone::Page {
+                            client,
+                            page: ServersPage::Add(Box::new(super::server_form::form_of(&entry))),
+                        },
+                        Err(why) => ServersDone::Failed { client, why },
+                    });
+                }
+            }
             KeyCode::Char('i') => {
                 overlay.page = ServersPage::Import {
                     text: String::new(),
