@@ -113,8 +113,10 @@ fn the_overlay_follows_switches_details_and_removes_a_server() {
     c.wait_for("invalid alias `Bad Alias`");
     c.send("\x7f".repeat(9));
     c.send(format!(
-        "formed\t\tnode {index} stdio\tCALYX_TEST_GREETING\tsecret-greeting"
+        "formed\t\tnode {index} stdio\tCALYX_TEST_GREETING\t"
     ));
+    // The value pasted, as a token usually is.
+    c.send("\x1b[200~secret-greeting\n\x1b[201~");
     let screen = c.wait_for("••••••");
     assert!(
         !screen.contains("secret-greeting"),
@@ -125,6 +127,10 @@ fn the_overlay_follows_switches_details_and_removes_a_server() {
         l.contains("[x] formed") && l.contains(" tools, ")
     });
     assert!(listed(&env, "formed").is_some(), "added");
+    // The pasted value went to the secret store, whole and without the paste's newline.
+    let secrets = std::fs::read_to_string(env.path().join("state/calyx/mcp-secrets.json"))
+        .unwrap_or_default();
+    assert!(secrets.contains("\"secret-greeting\""), "{secrets}");
 
     // e on it: the saved value shows masked; a new name is saved, the rest left alone.
     c.send("j");

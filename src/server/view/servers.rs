@@ -356,15 +356,21 @@ impl Server {
         );
     }
 
-    /// Pasted text: into the import field verbatim (newlines, quotes and `--` kept).
+    /// Pasted text: into the import field verbatim (newlines, quotes and `--` kept), or into
+    /// the form's focused field without its trailing newlines (a token pasted as a value).
     pub(crate) fn servers_paste(&mut self, client: ClientId, data: &[u8]) {
         let pasted = String::from_utf8_lossy(data)
             .replace("\r\n", "\n")
             .replace('\r', "\n");
-        self.change_overlay(client, |o| {
-            if let ServersPage::Import { text } = &mut o.page {
-                text.push_str(&pasted);
+        self.change_overlay(client, |o| match &mut o.page {
+            ServersPage::Import { text } => text.push_str(&pasted),
+            ServersPage::Add(form) => {
+                let field = form.focused();
+                if let Some(text) = form.text_mut(field) {
+                    text.push_str(pasted.trim_end_matches('\n'));
+                }
             }
+            _ => {}
         });
     }
 }
