@@ -155,3 +155,48 @@ fn the_overlay_follows_switches_details_and_removes_a_server() {
         (!c.screen().contains("MCP servers")).then_some(())
     });
 }
+
+#[test]
+fn a_failed_server_shows_why_with_its_stderr() {
+    let env = Env::new();
+    env.write_config("[mcp]\nsecret_store = \"file\"\n");
+    env.ok(&["new", "-d", "-s", "hov"]);
+    env.ok(&[
+        "mcp",
+        "add",
+        "broken",
+        "--",
+        "sh",
+        "-c",
+        "echo boom-on-stderr >&2; exit 3",
+    ]);
+    let mut c = env.client(&["attach", "-t", "hov"], 40, 120);
+    c.wait_for("[hov]");
+    c.prefix("M");
+    c.wait_for("MCP servers");
+    let screen = wait_line(&c, "the failure's stderr under it", |l| {
+        l.contains("| boom-on-stderr")
+    });
+    let status = screen
+        .lines()
+        .find(|l| l.contains("[x] broken"))
+        .unwrap_or_default();
+    assert!(
+        status.contains("exited before answering initialize") && !status.contains('↵'),
+        "the failure's first line on the row, its stderr beneath: {screen}"
+    );
+}
+
+#[test]
+fn hosting_off_shows_the_banner() {
+    let env = Env::new();
+    env.write_config("[mcp]\nsecret_store = \"file\"\nhost_servers = false\n");
+    let mut c = env.client(&["new", "-s", "off"], 30, 120);
+    c.wait_for("[off]");
+    c.prefix("M");
+    let screen = c.wait_for("MCP servers");
+    assert!(
+        screen.contains("hosting is off: host_servers = false"),
+        "{screen}"
+    );
+}

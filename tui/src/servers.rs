@@ -103,12 +103,15 @@ fn row_lines(row: &ServerRow, selected: bool, width: usize) -> Vec<Line<'static>
         ),
         Span::raw("  "),
     ];
-    let status_style = match row.status.as_str() {
+    // A failure sentence may go on with lines of the server's stderr: those go beneath.
+    let mut status = row.status.lines();
+    let first = status.next().unwrap_or_default();
+    let status_style = match first {
         "Disabled" | "Connecting" => dim(),
         s if s.contains(" tool") && s.contains("with UI") => Style::default().fg(Color::Green),
         _ => Style::default().fg(Color::LightRed),
     };
-    head.push(Span::styled(visible(&row.status), status_style));
+    head.push(Span::styled(visible(first), status_style));
     if selected {
         let used: usize = head.iter().map(|s| s.content.width()).sum();
         head.push(Span::raw(" ".repeat(width.saturating_sub(used))));
@@ -117,8 +120,11 @@ fn row_lines(row: &ServerRow, selected: bool, width: usize) -> Vec<Line<'static>
         }
     }
     let mut lines = vec![Line::from(head)];
-    let skip = row.stderr.len().saturating_sub(STDERR_SHOWN);
-    for line in row.stderr.iter().skip(skip) {
+    let more: Vec<&str> = status
+        .chain(row.stderr.iter().map(String::as_str))
+        .collect();
+    let skip = more.len().saturating_sub(STDERR_SHOWN);
+    for line in more.iter().skip(skip) {
         lines.push(Line::styled(format!("      | {}", visible(line)), dim()));
     }
     lines.push(Line::styled(
@@ -277,8 +283,8 @@ mod tests {
                 server(
                     "broken",
                     true,
-                    "the server exited before answering initialize",
-                    &["npm ERR! 404 Not Found", "npm ERR! code E404"],
+                    "the server exited before answering initialize; its stderr ends with:\nnpm ERR! 404 Not Found",
+                    &["npm ERR! code E404"],
                 ),
             ],
             selected: 1,
