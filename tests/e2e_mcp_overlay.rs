@@ -4,7 +4,8 @@
 //! Disabled and `calyx mcp list --json` agrees), `Enter` shows its details, and `D` removes it.
 //! The import field takes a bracketed paste and previews it like `calyx mcp import --dry-run`;
 //! the Add form refuses a bad alias under its field and adds a server with a masked secret,
-//! and Edit changes its name.
+//! and Edit changes its name. Without node: a stdio server that fails shows why, its stderr
+//! beneath; `host_servers = false` puts the banner on top.
 
 use crate::common;
 use crate::hosted_support::server_everything;
