@@ -56,6 +56,8 @@ pub enum Action {
     ReloadConfig,
     /// A `:` command line bound with `bind-key`: the line at this index of [`Keymap::lines`].
     RunLine(u16),
+    /// `prefix M`: the hosted MCP servers overlay.
+    ShowMcpServers,
 }
 
 /// One row of the command table.
@@ -352,6 +354,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         "show the approval panel again",
         ["i"],
         Action::ShowApprovals
+    ),
+    cmd!(
+        "show-mcp-servers",
+        "the hosted MCP servers: switch, retry, details, import, remove",
+        ["M"],
+        Action::ShowMcpServers
     ),
     cmd!(
         "reload-config",

@@ -35,6 +35,7 @@ mod e2e_mcp;
 mod e2e_mcp_hosted;
 mod e2e_mcp_hosted_calls;
 mod e2e_mcp_limits;
+mod e2e_mcp_overlay;
 mod e2e_mcp_protocol;
 mod e2e_mcp_tools;
 mod e2e_memory;

@@ -413,5 +413,7 @@ impl Hosting {
     }
 }
 
+pub mod overlay;
+
 #[cfg(test)]
 mod tests;

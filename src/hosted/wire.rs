@@ -9,7 +9,7 @@ use super::entry::ServerEntry;
 use super::import::Candidate;
 
 /// One `calyx mcp` request.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum McpRequest {
     /// Every server with its state (`calyx mcp list`).
     List,

@@ -221,6 +221,7 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
             Ok(hosting) => server.hosting = Some(hosting),
             Err(why) => server.hosting_unavailable = Some(why),
         }
+        server.watch_server_states();
         server.run(rx).await;
         if let Some(handle) = endpoint {
             if let Err(e) = handle.shutdown().await {
@@ -346,6 +347,7 @@ impl Server {
             }
             Msg::Reply { id, response } => self.reply(id, response),
             Msg::Shutdown => self.state.quit = true,
+            Msg::Servers(done) => self.servers_done(done),
         }
     }
 

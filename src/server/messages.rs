@@ -60,6 +60,29 @@ pub enum Msg {
     },
     /// SIGTERM or SIGINT: stop cleanly.
     Shutdown,
+    /// The servers overlay's work, done off the loop (see `view::servers`).
+    Servers(ServersDone),
+}
+
+/// What the overlay's work off the loop brings back.
+#[derive(Debug)]
+pub enum ServersDone {
+    /// Some server's state changed: the open overlays fetch their rows again.
+    StatesChanged,
+    /// The rows, fetched for every open overlay.
+    Rows(Result<Vec<calyx_tui::ServerRow>, String>),
+    /// A page to show to `client` (a server's details, an import's preview).
+    Page {
+        client: ClientId,
+        page: calyx_tui::ServersPage,
+    },
+    /// A change was made (or refused) for `client`.
+    Answer {
+        client: ClientId,
+        answer: crate::hosted::host::McpAnswer,
+    },
+    /// Something `client` asked for could not be done.
+    Failed { client: ClientId, why: String },
 }
 
 /// One request from the MCP layer to the owner loop.

@@ -11,6 +11,8 @@ pub mod links;
 pub mod marks;
 pub mod messages;
 pub mod pane;
+pub mod server_form;
+pub mod servers;
 pub mod sidebar;
 pub mod status;
 pub mod tree;
@@ -22,6 +24,8 @@ pub use help::{HelpEntry, HelpView};
 pub use links::FrameLinks;
 pub use messages::MessagesView;
 pub use pane::{Highlight, HighlightKind, PaneView};
+pub use server_form::{FormField, FormOrigin, ServerForm, ServerFormView};
+pub use servers::{ServerRow, ServersOverlay, ServersPage, ServersView};
 pub use status::{StatusView, WindowTab};
 pub use tree::{TreeRow, TreeView};
 

@@ -110,6 +110,11 @@ impl Server {
                 self.tree_key(client, selected, expanded, key)
             }
             (ClientMode::Tree { .. }, _) => {}
+            (ClientMode::Servers(overlay), InputEvent::Key { key, .. }) => {
+                self.servers_key(client, *overlay, key)
+            }
+            (ClientMode::Servers(_), InputEvent::Paste(data)) => self.servers_paste(client, &data),
+            (ClientMode::Servers(_), _) => {}
             (ClientMode::Prompt { kind, text }, event) => {
                 self.prompt_event(client, kind, text, event)
             }

@@ -444,6 +444,8 @@ pub enum ClientMode {
         kind: PromptKind,
         text: String,
     },
+    /// The hosted MCP servers overlay (`prefix M`), with the rows it shows.
+    Servers(Box<calyx_tui::ServersOverlay>),
 }
 
 /// What a prompt's text is for.

@@ -90,6 +90,7 @@ impl Server {
             Action::ShowApprovals => self.show_panel(client),
             Action::ClearHistory => self.clear_history(here),
             Action::ReloadConfig => self.reload_config_for(client),
+            Action::ShowMcpServers => self.open_servers(client),
         }
         self.state.mark_session_dirty(here.session);
     }

@@ -156,6 +156,9 @@ fn compose(
             }
         }
     }
+    if let Some(servers) = chrome.servers() {
+        servers.render(chrome.overlay_area(), &mut buf);
+    }
     if let Some(scroll) = chrome.help() {
         let entries = crate::commands::help_entries(&state.config.keymap);
         let prefix = state.config.keymap.prefix.name();

@@ -5,7 +5,9 @@
 //! content changed (see `render`), which is the whole cost of a keystroke's echo.
 
 use calyx_tui::sidebar::{SidebarRow, SidebarView};
-use calyx_tui::{BorderView, StatusView, TreeRow, TreeView, WindowTab};
+use calyx_tui::{
+    BorderView, ServersOverlay, ServersView, StatusView, TreeRow, TreeView, WindowTab,
+};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
@@ -116,6 +118,8 @@ pub struct Chrome {
     display_panes: bool,
     /// The session chooser covers the panes.
     tree: Option<TreeKey>,
+    /// The hosted MCP servers overlay covers the panes.
+    servers: Option<ServersOverlay>,
     /// Whether the focused pane's cursor is shown (not while a prompt or overlay has it).
     pub pane_cursor: bool,
 }
@@ -238,6 +242,10 @@ impl Chrome {
             }),
             _ => None,
         };
+        let servers = match mode {
+            ClientMode::Servers(overlay) => Some((**overlay).clone()),
+            _ => None,
+        };
         let status = StatusKey {
             area: Rect::new(0, status_y, session_cols, 1),
             session: session.name.clone(),
@@ -254,6 +262,7 @@ impl Chrome {
                 ClientMode::Messages { .. } => Some("MESSAGES"),
                 ClientMode::DisplayPanes => Some("PANES"),
                 ClientMode::Tree { .. } => Some("CHOOSE"),
+                ClientMode::Servers(_) => Some("SERVERS"),
                 ClientMode::Sidebar { .. } => Some("AGENTS"),
                 _ if in_copy => Some("COPY"),
                 _ if window.synchronized => Some("SYNC"),
@@ -270,7 +279,8 @@ impl Chrome {
             && !(panel && matches!(mode, ClientMode::Normal))
             && help.is_none()
             && messages.is_none()
-            && tree.is_none();
+            && tree.is_none()
+            && servers.is_none();
         Some(Chrome {
             area: Rect::new(0, 0, cols, rows),
             borders,
@@ -286,6 +296,7 @@ impl Chrome {
             messages,
             display_panes,
             tree,
+            servers,
             pane_cursor,
         })
     }
@@ -296,6 +307,7 @@ impl Chrome {
             || self.help.is_some()
             || self.messages.is_some()
             || self.tree.is_some()
+            || self.servers.is_some()
             || self.display_panes
     }
 
@@ -423,6 +435,11 @@ impl Chrome {
     /// The message log's scroll offset, when it is open.
     pub fn messages(&self) -> Option<u16> {
         self.messages
+    }
+
+    /// The hosted MCP servers overlay, when it is open.
+    pub fn servers(&self) -> Option<ServersView<'_>> {
+        self.servers.as_ref().map(|overlay| ServersView { overlay })
     }
 
     /// The session chooser, when it is open.

@@ -7,5 +7,7 @@
 pub mod approval_panel;
 pub mod chrome;
 pub mod separators;
+pub mod server_form;
+pub mod servers;
 pub mod sidebar;
 pub mod tree;

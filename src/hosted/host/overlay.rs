@@ -1,0 +1,69 @@
+//! What the servers overlay (`prefix M`) asks of hosting beyond the `calyx mcp` answers: its
+//! rows (a failed server's last stderr lines included) and the preview of an import pasted
+//! into it, `${VAR}`s filled from the server's environment. Blocking, like the rest of
+//! [`Hosting`]: the server calls these on a blocking thread.
+
+use calyx_tui::ServerRow;
+
+use super::super::connection::state::ServerState;
+use super::super::import::{self, Candidate, ConflictPolicy};
+use super::super::server_list;
+use super::{Hosting, STDERR_LINES};
+
+impl Hosting {
+    /// Every saved server as the overlay lists it.
+    pub fn overlay_rows(&self) -> Result<Vec<ServerRow>, String> {
+        let list = server_list::load(&self.list_path).map_err(|e| e.to_string())?;
+        Ok(list
+            .servers
+            .iter()
+            .map(|entry| {
+                let state = self.state_of(entry);
+                let stderr = match state {
+                    ServerState::Failed { .. } => self
+                        .supervisor
+                        .facts(&entry.alias)
+                        .stderr
+                        .map(|ring| ring.tail(STDERR_LINES))
+                        .unwrap_or_default(),
+                    _ => Vec::new(),
+                };
+                ServerRow {
+                    alias: entry.alias.clone(),
+                    name: entry.name.clone(),
+                    enabled: entry.enabled,
+                    status: state.status_line(),
+                    stderr,
+                    transport: entry.transport_name().to_string(),
+                    target: entry.target(),
+                }
+            })
+            .collect())
+    }
+
+    /// `text` parsed with the server's environment, and what importing it with the default
+    /// policy would do (the text `calyx mcp import --dry-run` prints); a parse error names its
+    /// line and column.
+    pub fn import_preview(&self, text: &str) -> Result<(Vec<Candidate>, String), String> {
+        let candidates = parse_import(text)?;
+        let list = server_list::load(&self.list_path).map_err(|e| e.to_string())?;
+        let planned = import::plan(candidates.clone(), &list, ConflictPolicy::default());
+        Ok((candidates, import::render(&planned)))
+    }
+}
+
+/// An import text read with the server's environment.
+pub fn parse_import(text: &str) -> Result<Vec<Candidate>, String> {
+    let lookup = |name: &str| std::env::var(name).ok();
+    import::parse(text, &lookup).map_err(|e| e.to_string())
+}
+
+impl Hosting {
+    /// The saved entry of `alias` (the Edit form starts from it).
+    pub fn entry(&self, alias: &str) -> Result<super::super::entry::ServerEntry, String> {
+        let list = server_list::load(&self.list_path).map_err(|e| e.to_string())?;
+        list.get(alias)
+            .cloned()
+            .ok_or_else(|| server_list::ListError::Unknown(alias.to_string()).to_string())
+    }
+}
