@@ -289,6 +289,10 @@ pub enum Request {
         key: String,
         root: bool,
     },
+    /// The saved sessions that are not running (answered with `Json`: a list of records).
+    SavedSessions,
+    /// `kill-server --forget`: stop the server and forget every saved session.
+    KillServerForget,
 }
 
 /// A session as `calyx ls` shows it.

@@ -279,3 +279,25 @@ fn text_that_is_not_toml_names_the_line() {
     let e = Config::try_parse("mouse = true\nbell = = false\n", p()).expect_err("not TOML");
     assert!(e.contains("config.toml") && e.contains("line 2"), "{e}");
 }
+
+#[test]
+fn the_persistence_table_sets_when_sessions_come_back_and_adds_programs() {
+    use crate::config::persistence::Restore;
+    let text = "[persistence]\nrestore = \"at-start\"\nrestart = [\"btop\", \"less\"]\n";
+    let (c, errors) = Config::parse(text, p());
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert_eq!(c.persistence.restore, Restore::AtStart);
+    assert!(c.persistence.restart.contains(&"btop".to_string()));
+    assert!(c.persistence.restart.contains(&"tail -f".to_string()));
+    assert_eq!(
+        c.persistence
+            .restart
+            .iter()
+            .filter(|r| *r == "less")
+            .count(),
+        1
+    );
+    let (c, errors) = Config::parse("[persistence]\nrestore = \"sometimes\"\n", p());
+    assert_eq!(c.persistence.restore, Restore::OnAttach);
+    assert!(errors[0].contains("persistence.restore"), "{errors:#?}");
+}

@@ -172,6 +172,8 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
         );
         let mut server = Server::new(config, errors, socket.display().to_string(), tx, mcp_tools);
         server.peers = peers;
+        server.persisted = crate::server::operations::persistence::Persisted::start();
+        server.restore_at_start();
         server.run(rx).await;
         if let Some(handle) = endpoint {
             if let Err(e) = handle.shutdown().await {
@@ -204,6 +206,7 @@ impl Server {
                 self.approvals.next_expiry(),
                 self.label_recheck_at(),
                 self.panel_wake,
+                self.persisted.due(),
             ]
             .into_iter()
             .flatten()
@@ -241,6 +244,7 @@ impl Server {
             Msg::Message { .. } | Msg::Input { .. } | Msg::PaneExited { .. } | Msg::Mcp(_)
         );
         self.dispatch(msg);
+        self.persisted.changed(Instant::now());
         if focus_may_change {
             self.update_focus();
         }
@@ -358,6 +362,7 @@ impl Server {
         if self.label_recheck_at().is_some_and(|t| t <= now) {
             self.recheck_labels(now);
         }
+        self.save_if_due(now);
         if self.render_at.is_some_and(|t| t <= now) {
             self.render_at = None;
             self.render_all();
@@ -458,6 +463,7 @@ impl Server {
     }
 
     pub(crate) fn shutdown(&mut self) {
+        self.save_at_shutdown();
         let ids: Vec<ClientId> = self.state.clients.keys().copied().collect();
         for id in ids {
             self.state.detach_client(id, "server exited");

@@ -85,6 +85,8 @@ pub struct Server {
     pub(crate) mcp_tools: std::sync::Arc<crate::mcp::ToolSet>,
     /// MCP peers and their inboxes, shared with the endpoint: a closed pane's are dropped.
     pub(crate) peers: std::sync::Arc<crate::mcp::PeerRegistry>,
+    /// Saved sessions: the writer thread, the sessions not running, when the next save is due.
+    pub(crate) persisted: operations::persistence::Persisted,
 }
 
 impl Server {
@@ -135,6 +137,7 @@ impl Server {
             payload_capture: io::payload_capture::PayloadCapture::from_env(),
             mcp_tools,
             peers: Default::default(),
+            persisted: Default::default(),
         }
     }
 

@@ -130,6 +130,7 @@ impl State {
                 terminal,
                 process,
                 program,
+                start_command: command,
                 start_cwd: cwd.unwrap_or_default(),
                 rows,
                 cols,
