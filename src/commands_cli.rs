@@ -301,7 +301,10 @@ async fn kill_server(forget: bool) -> anyhow::Result<ExitCode> {
         Request::KillServer
     };
     let response = match one_shot(request, false).await {
-        Ok(response) => response,
+        Ok(response) => {
+            wait_for_socket_gone();
+            response
+        }
         Err(_) if forget => {
             crate::saved_cli::forget_in_file(None)?;
             Response::Ok
@@ -309,6 +312,16 @@ async fn kill_server(forget: bool) -> anyhow::Result<ExitCode> {
         Err(_) => Response::Ok,
     };
     Ok(print_response(response))
+}
+
+/// Waits (at most 3 s) until the server removed its socket, which it does once its sessions
+/// are saved: a `calyx` run right after `kill-server` then starts a new server that reads them.
+fn wait_for_socket_gone() {
+    let socket = crate::paths::socket_path();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while socket.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }
 
 /// `calyx ls`: the running sessions, then the saved ones that are not running.

@@ -279,3 +279,29 @@ fn the_file_parses_whenever_the_server_is_killed() {
     let state = saved(&env).expect("saved sessions");
     assert!(!state.sessions.is_empty());
 }
+
+#[test]
+fn the_chooser_lists_a_saved_session_and_enter_restores_it() {
+    let env = Env::new();
+    let dir = env.path().join("kept");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let dir = dir.display().to_string();
+    env.ok(&["new", "-d", "-s", "kept", "-c", &dir]);
+    env.ok(&["split", "-t", "kept", "-h", "-c", &dir]);
+    env.ok(&["kill-server"]);
+    let mut c = env.client(&["new", "-s", "live"], 24, 100);
+    c.wait_for("[live]");
+    c.prefix("s");
+    c.wait_for("saved");
+    c.wait_for("not running");
+    c.send("j");
+    c.send("\r");
+    c.wait_for("[kept]");
+    let panes: Vec<_> = env
+        .panes()
+        .into_iter()
+        .filter(|p| p["session"] == "kept")
+        .collect();
+    assert_eq!(panes.len(), 2);
+    assert!(panes.iter().all(|p| p["cwd"] == dir.as_str()), "{panes:?}");
+}

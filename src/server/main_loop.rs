@@ -233,6 +233,12 @@ impl Server {
             }
             self.schedule_render();
         }
+        // The last save is written before the socket goes, so a server started right after
+        // this one reads it; the socket goes before the panes' programs are stopped (which may
+        // take a second), so a client started meanwhile starts a new server instead of
+        // attaching to this one as it exits.
+        self.save_at_shutdown();
+        let _ = std::fs::remove_file(&self.state.socket_path);
         self.shutdown();
     }
 
