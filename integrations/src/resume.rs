@@ -4,8 +4,8 @@
 //!
 //! | CLI | resume form | flags kept |
 //! |---|---|---|
-//! | Claude Code 2.1 | `claude --resume ID` | `--model`, `--agent` |
-//! | Codex 0.171 | `codex resume ID` (`codex resume [OPTIONS] [SESSION_ID]`) | `-m`/`--model`, `-p`/`--profile` |
+//! | Claude Code 2.1 | `claude --resume ID` | `--model`, `--agent`, `--permission-mode`, `--dangerously-skip-permissions` |
+//! | Codex 0.171 | `codex resume ID` (`codex resume [OPTIONS] [SESSION_ID]`) | `-m`/`--model`, `-p`/`--profile`, `-s`/`--sandbox`, `-a`/`--ask-for-approval`, `--dangerously-bypass-hook-trust`, `--dangerously-bypass-approvals-and-sandbox`, `--full-auto` |
 //! | OpenCode 1.18 | `opencode --session ID` | `-m`/`--model`, `--agent` |
 //! | pi 0.73 | `pi --session ID` | `--model` |
 //! | Copilot CLI 1.0 | `copilot --resume ID` | `--model`, `--agent` |
@@ -36,16 +36,41 @@ fn form(kind: AgentKind) -> Option<Form> {
     }
 }
 
-/// The flags (each taking a value) kept from the saved command line: model, profile, agent.
+/// The flags (each taking a value) kept from the saved command line: model, profile, agent,
+/// and the permission policy the user chose (a resume neither loosens nor tightens it).
 fn kept_flags(kind: AgentKind) -> &'static [&'static str] {
     match kind {
-        AgentKind::ClaudeCode | AgentKind::Copilot => &["--model", "--agent"],
-        AgentKind::Codex => &["-m", "--model", "-p", "--profile"],
+        AgentKind::ClaudeCode => &["--model", "--agent", "--permission-mode"],
+        AgentKind::Copilot => &["--model", "--agent"],
+        AgentKind::Codex => &[
+            "-m",
+            "--model",
+            "-p",
+            "--profile",
+            "-s",
+            "--sandbox",
+            "-a",
+            "--ask-for-approval",
+        ],
         AgentKind::OpenCode | AgentKind::Kimi => &["-m", "--model", "--agent"],
         AgentKind::Pi => &["--model"],
         AgentKind::Hermes => &["-m", "--model", "--provider"],
         AgentKind::Gemini | AgentKind::Grok => &["-m", "--model"],
         AgentKind::Antigravity | AgentKind::Cursor => &["--model"],
+    }
+}
+
+/// The switches (no value) kept from the saved command line: the permission and hook-trust
+/// choices the user made when starting the CLI.
+fn kept_switches(kind: AgentKind) -> &'static [&'static str] {
+    match kind {
+        AgentKind::ClaudeCode => &["--dangerously-skip-permissions"],
+        AgentKind::Codex => &[
+            "--dangerously-bypass-hook-trust",
+            "--dangerously-bypass-approvals-and-sandbox",
+            "--full-auto",
+        ],
+        _ => &[],
     }
 }
 
@@ -72,7 +97,7 @@ pub fn command_name(kind: AgentKind) -> &'static str {
 pub fn resume_command(kind: AgentKind, saved: &[String], session_id: &str) -> Option<Vec<String>> {
     let form = form(kind)?;
     let program = saved.first()?.clone();
-    let kept = kept(saved.get(1..).unwrap_or_default(), kept_flags(kind));
+    let kept = kept(saved.get(1..).unwrap_or_default(), kind);
     let mut out = vec![program];
     match form {
         Form::Flag(flag) => {
@@ -91,22 +116,29 @@ pub fn resume_command(kind: AgentKind, saved: &[String], session_id: &str) -> Op
 
 /// The command line that starts `kind` afresh with the flags that matter from `saved`.
 pub fn fresh_command(kind: AgentKind, saved: &[String]) -> Vec<String> {
-    let flags = kept_flags(kind);
     let program = saved
         .first()
         .cloned()
         .unwrap_or_else(|| command_name(kind).to_string());
     let mut out = vec![program];
-    out.extend(kept(saved.get(1..).unwrap_or_default(), flags));
+    out.extend(kept(saved.get(1..).unwrap_or_default(), kind));
     out
 }
 
-/// The `flags` (with their values, as `--flag VALUE` or `--flag=VALUE`) in `args`, in order.
-fn kept(args: &[String], flags: &[&str]) -> Vec<String> {
+/// `kind`'s kept flags (with their values, as `--flag VALUE` or `--flag=VALUE`) and switches
+/// in `args`, in order.
+fn kept(args: &[String], kind: AgentKind) -> Vec<String> {
+    let flags = kept_flags(kind);
+    let switches = kept_switches(kind);
     let mut out = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let arg = &args[i];
+        if switches.contains(&arg.as_str()) {
+            out.push(arg.clone());
+            i += 1;
+            continue;
+        }
         if flags.contains(&arg.as_str()) {
             if let Some(value) = args.get(i + 1) {
                 out.push(arg.clone());
@@ -148,7 +180,9 @@ mod tests {
         let saved = argv("/opt/bin/codex -p work --model=gpt-5 --full-auto");
         assert_eq!(
             resume_command(AgentKind::Codex, &saved, "019a"),
-            Some(argv("/opt/bin/codex resume -p work --model=gpt-5 019a"))
+            Some(argv(
+                "/opt/bin/codex resume -p work --model=gpt-5 --full-auto 019a"
+            ))
         );
     }
 
@@ -181,6 +215,17 @@ mod tests {
             None
         );
         assert_eq!(resume_command(AgentKind::ClaudeCode, &[], "S"), None);
+    }
+
+    #[test]
+    fn codex_keeps_the_sandbox_approval_policy_and_hook_trust_it_was_started_with() {
+        let saved = argv("codex --dangerously-bypass-hook-trust -s read-only -a on-request hi");
+        assert_eq!(
+            resume_command(AgentKind::Codex, &saved, "T"),
+            Some(argv(
+                "codex resume --dangerously-bypass-hook-trust -s read-only -a on-request T"
+            ))
+        );
     }
 
     #[test]

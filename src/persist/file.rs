@@ -113,10 +113,12 @@ pub fn moved_aside(path: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// Writes `state` to `path` atomically with mode 0600 (see the module comment).
-pub fn write(path: &Path, state: &SavedState) -> std::io::Result<()> {
+/// Writes `state` to `path` atomically with mode 0600 (see the module comment); returns the
+/// file's size.
+pub fn write(path: &Path, state: &SavedState) -> std::io::Result<usize> {
     let bytes = serde_json::to_vec_pretty(state).map_err(std::io::Error::other)?;
-    write_bytes(path, &bytes)
+    write_bytes(path, &bytes)?;
+    Ok(bytes.len())
 }
 
 /// [`write`] for bytes already serialised.

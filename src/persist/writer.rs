@@ -84,11 +84,19 @@ fn run(path: &std::path::Path, mut last: Option<SavedState>, rx: &mpsc::Receiver
             Job::Save(s) => (s, false),
             Job::Finish(s) => (s, true),
         };
+        let started = std::time::Instant::now();
         let state = resolve(snapshot);
         if last.as_ref() != Some(&state) {
             let stamped = stamp(state.clone(), now_secs());
             match super::file::write(path, &stamped) {
-                Ok(()) => last = Some(state),
+                Ok(bytes) => {
+                    tracing::debug!(
+                        "saved {} sessions ({bytes} bytes) in {:?}",
+                        state.sessions.len(),
+                        started.elapsed()
+                    );
+                    last = Some(state);
+                }
                 Err(e) => tracing::warn!("cannot save sessions to {}: {e}", path.display()),
             }
         }

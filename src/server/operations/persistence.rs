@@ -204,7 +204,13 @@ impl Server {
         if self.persisted.due.is_some_and(|t| t <= now) {
             self.persisted.due = None;
             self.persisted.last_save = Some(now);
+            let started = std::time::Instant::now();
             let snapshot = self.persist_snapshot();
+            tracing::trace!(
+                "snapshot of {} panes in {:?}",
+                snapshot.procs.len(),
+                started.elapsed()
+            );
             if let Some(saver) = &self.persisted.saver {
                 saver.save(snapshot);
             }
