@@ -324,7 +324,8 @@ fn wait_for_socket_gone() {
     }
 }
 
-/// `calyx ls`: the running sessions, then the saved ones that are not running.
+/// `calyx ls`: the running sessions, then the saved ones that are not running. The status is
+/// success only when some session is running.
 async fn list_sessions() -> anyhow::Result<ExitCode> {
     let (running, unreachable) = match one_shot(Request::ListSessions, false).await {
         Ok(Response::Sessions(sessions)) => (Some(sessions), None),
@@ -345,9 +346,12 @@ async fn list_sessions() -> anyhow::Result<ExitCode> {
             }
             Ok(code)
         }
+        // Nothing runs: the saved sessions are listed, and the status still says no server
+        // runs (scripts test `calyx ls` for that, as they do `tmux ls`).
         _ if !saved.is_empty() => {
             println!("{}", saved.join("\n"));
-            Ok(ExitCode::SUCCESS)
+            eprintln!("calyx: no sessions running (`calyx attach -t NAME` restores a saved one)");
+            Ok(ExitCode::FAILURE)
         }
         _ => Err(unreachable.unwrap_or_else(|| anyhow::anyhow!("no sessions"))),
     }

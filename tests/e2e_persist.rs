@@ -39,6 +39,12 @@ fn ok_with_path(env: &Env, bin: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).to_string()
 }
 
+/// `calyx ls`'s listing, whatever its status (it fails when no session is running, even with
+/// saved ones listed).
+fn ls(env: &Env) -> String {
+    String::from_utf8_lossy(&env.run(&["ls"]).stdout).to_string()
+}
+
 /// Kills the world's server with SIGKILL and waits until it is gone.
 fn kill_9(env: &Env) {
     let pid = env.server_pid();
@@ -160,7 +166,9 @@ fn kill_9_then_attach_restores_layouts_cwds_less_and_the_agent() {
     });
     kill_9(&env);
 
-    let ls = env.ok(&["ls"]);
+    let out = env.run(&["ls"]);
+    assert!(!out.status.success(), "nothing runs: {out:?}");
+    let ls = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
         ls.contains("one: 2 windows, 4 panes, 0 agents (saved ")
             && ls.contains("two: 1 window, 2 panes, 1 agent (saved "),
@@ -230,14 +238,14 @@ fn kill_forgets_a_saved_session_and_kill_server_keeps_the_rest() {
     env.ok(&["new", "-d", "-s", "keep"]);
     env.ok(&["new", "-d", "-s", "drop"]);
     env.ok(&["kill-server"]);
-    let ls = env.ok(&["ls"]);
+    let ls = ls(&env);
     assert!(
         ls.contains("keep: 1 window") && ls.contains("drop: 1 window"),
         "{ls}"
     );
     // No server runs: the record is forgotten in the file.
     env.ok(&["kill", "-t", "drop"]);
-    let ls = env.ok(&["ls"]);
+    let ls = self::ls(&env);
     assert!(ls.contains("keep:") && !ls.contains("drop:"), "{ls}");
     // With a server running, it forgets a record it did not restore.
     env.ok(&["new", "-d", "-s", "other"]);
@@ -304,4 +312,43 @@ fn the_chooser_lists_a_saved_session_and_enter_restores_it() {
         .collect();
     assert_eq!(panes.len(), 2);
     assert!(panes.iter().all(|p| p["cwd"] == dir.as_str()), "{panes:?}");
+}
+
+/// Waits until the state file holds sessions named `names`.
+fn wait_saved(env: &Env, names: &[&str]) {
+    wait_until(&format!("{names:?} saved"), || {
+        let state = saved(env)?;
+        names
+            .iter()
+            .all(|n| state.sessions.iter().any(|s| s.name == *n))
+            .then_some(())
+    });
+}
+
+#[test]
+fn restore_at_start_brings_every_saved_session_back_and_off_brings_none() {
+    let env = Env::new();
+    env.write_config("[persistence]\nrestore = \"at-start\"\n");
+    env.ok(&["new", "-d", "-s", "a"]);
+    env.ok(&["new", "-d", "-s", "b"]);
+    wait_saved(&env, &["a", "b"]);
+    kill_9(&env);
+    env.ok(&["new", "-d", "-s", "c"]);
+    let ls = env.ok(&["ls"]);
+    for name in ["a", "b", "c"] {
+        assert!(ls.contains(&format!("{name}: 1 window, 1 pane [")), "{ls}");
+    }
+    assert!(!ls.contains("not running"), "{ls}");
+
+    env.write_config("[persistence]\nrestore = \"off\"\n");
+    wait_saved(&env, &["a", "b", "c"]);
+    kill_9(&env);
+    env.ok(&["new", "-d", "-s", "d"]);
+    let ls = env.ok(&["ls"]);
+    assert!(ls.contains("a: 1 window, 1 pane, 0 agents (saved "), "{ls}");
+    let attach = env.run(&["attach", "-t", "a"]);
+    assert!(!attach.status.success(), "{attach:?}");
+    assert!(env
+        .ok(&["ls"])
+        .contains("a: 1 window, 1 pane, 0 agents (saved "));
 }
