@@ -352,3 +352,14 @@ fn restore_at_start_brings_every_saved_session_back_and_off_brings_none() {
         .ok(&["ls"])
         .contains("a: 1 window, 1 pane, 0 agents (saved "));
 }
+
+#[test]
+fn attach_without_a_target_restores_the_most_recently_saved_session() {
+    let env = Env::new();
+    env.ok(&["new", "-d", "-s", "solo"]);
+    wait_saved(&env, &["solo"]);
+    kill_9(&env);
+    let c = env.client(&["attach"], 24, 80);
+    c.wait_for("[solo]");
+    assert!(env.ok(&["ls"]).starts_with("solo: 1 window, 1 pane ["));
+}
