@@ -7,6 +7,7 @@ use crate::persist::record::{SavedPane, SavedSession, SavedWindow};
 fn sample() -> SavedState {
     let pane = |id, cwd: &str| SavedPane {
         id,
+        record_id: String::new(),
         cwd: cwd.into(),
         command: Vec::new(),
         foreground: vec!["less".into(), "notes.txt".into()],

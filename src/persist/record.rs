@@ -54,6 +54,9 @@ pub struct SavedWindow {
 pub struct SavedPane {
     /// The pane's id in the server that saved it (the layout's leaves name it).
     pub id: PaneId,
+    /// The pane's record id (CALYX_SESSION_ID), which a restored pane keeps.
+    #[serde(default)]
+    pub record_id: String,
     /// The foreground program's working directory (as list-panes shows it).
     pub cwd: String,
     /// The command the pane was started with (empty: the user's shell).

@@ -16,6 +16,7 @@ fn restart() -> Vec<String> {
 fn pane(command: &str, program: &str, foreground: &str) -> SavedPane {
     SavedPane {
         id: 1,
+        record_id: String::new(),
         cwd: "/".into(),
         command: argv(command),
         foreground: argv(foreground),

@@ -63,6 +63,7 @@ mod tests {
     fn pane(id: u32, agent: bool) -> SavedPane {
         SavedPane {
             id,
+            record_id: String::new(),
             cwd: "/".into(),
             command: Vec::new(),
             foreground: Vec::new(),

@@ -154,6 +154,7 @@ mod tests {
     fn snapshot(name: &str) -> Snapshot {
         let pane = SavedPane {
             id: 1,
+            record_id: String::new(),
             cwd: "/nowhere".into(),
             command: Vec::new(),
             foreground: Vec::new(),

@@ -20,6 +20,7 @@ fn pane(id: u32, cwd: &str, command: &[&str], foreground: &[&str]) -> SavedPane 
     let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     SavedPane {
         id,
+        record_id: String::new(),
         cwd: cwd.into(),
         command: words(command),
         foreground: words(foreground),
@@ -55,7 +56,10 @@ fn saved(dir: &str) -> SavedSession {
                 zoomed: true,
                 synchronized: true,
                 panes: vec![
-                    pane(11, dir, &["vim", "a.rs"], &[]),
+                    SavedPane {
+                        record_id: "rec-11".into(),
+                        ..pane(11, dir, &["vim", "a.rs"], &[])
+                    },
                     pane(12, dir, &[], &["less", "notes.txt"]),
                     pane(13, "/no/such/dir", &[], &["cargo", "build"]),
                 ],
@@ -114,6 +118,10 @@ fn an_attach_by_name_restores_windows_layouts_and_programs() {
         .find(|s| s.name == "work")
         .expect("restored session");
     assert_eq!(s.active_window, 1);
+    assert!(
+        server.state.panes.values().any(|p| p.record_id == "rec-11"),
+        "a restored pane keeps its record id"
+    );
     let numbers: Vec<usize> = s.windows.iter().map(|w| w.number).collect();
     assert_eq!(numbers, vec![2, 5]);
     let edit = &s.windows[0];

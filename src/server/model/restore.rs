@@ -167,12 +167,12 @@ impl State {
             crate::paths::home_dir().display().to_string()
         };
         notes.extend(relaunch.note.clone());
-        let pane = match self.spawn_pane(
+        let pane = match self.spawn_pane_as(
             session,
+            Some(saved.record_id.clone()),
             Some(cwd.clone()),
             relaunch.command.clone(),
-            rows,
-            cols,
+            (rows, cols),
             tx,
         ) {
             Ok(pane) => pane,
@@ -182,7 +182,8 @@ impl State {
                     crate::persist::relaunch::shell_line(&relaunch.command)
                 ));
                 relaunch = Relaunch::default();
-                self.spawn_pane(session, Some(cwd), Vec::new(), rows, cols, tx)?
+                let record = Some(saved.record_id.clone());
+                self.spawn_pane_as(session, record, Some(cwd), Vec::new(), (rows, cols), tx)?
             }
             Err(e) => return Err(e),
         };

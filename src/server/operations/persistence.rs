@@ -173,6 +173,7 @@ impl Server {
         });
         Some(SavedPane {
             id,
+            record_id: p.record_id.clone(),
             cwd: p.start_cwd.clone(),
             command: p.start_command.clone(),
             foreground: Vec::new(),
