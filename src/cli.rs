@@ -31,8 +31,13 @@ pub enum Command {
     KillPane(TargetArgs),
     /// Close a window and every pane in it.
     KillWindow(TargetArgs),
-    /// Stop the server, killing every session.
-    KillServer,
+    /// Stop the server, killing every session; they stay saved (`calyx ls` lists them) unless
+    /// `--forget`.
+    KillServer {
+        /// Forget the saved sessions too.
+        #[arg(long)]
+        forget: bool,
+    },
     /// Split a pane, starting a new one beside (-h) or below (-v, the default) it.
     #[command(visible_alias = "split-window", disable_help_flag = true)]
     Split(SplitArgs),

@@ -29,7 +29,8 @@ pub fn request_for(command: Command, d: &impl Defaults) -> Result<Request, Box<C
     Ok(match command {
         Command::Ls => Request::ListSessions,
         Command::ReloadConfig => Request::ReloadConfig,
-        Command::KillServer => Request::KillServer,
+        Command::KillServer { forget: false } => Request::KillServer,
+        Command::KillServer { forget: true } => Request::KillServerForget,
         Command::Kill(t) => Request::KillSession {
             target: d.session_target(t.target),
         },

@@ -149,10 +149,14 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
     };
     match command {
         Command::Attach(args) => {
-            attach_and_report(attach_message(size, args.target, None, false), false).await
+            // A saved session is worth starting a server for: it restores it.
+            let start = crate::saved_cli::is_saved(args.target.as_deref());
+            attach_and_report(attach_message(size, args.target, None, false), start).await
         }
         Command::New(args) => new_session(args, size).await,
-        Command::KillServer => kill_server().await,
+        Command::KillServer { forget } => kill_server(forget).await,
+        Command::Ls => list_sessions().await,
+        Command::Kill(args) if args.target.is_some() => kill_session(args.target).await,
         Command::Split(args) => {
             let shown = print_format(args.print, args.format.clone(), format::NEW_PANE);
             created(command_requests::split(args, &Shell), shown).await
@@ -289,12 +293,84 @@ async fn print_created(response: Response, shown: Option<String>) -> anyhow::Res
     ask(request).await
 }
 
-/// `calyx kill-server`: a server already gone counts as killed.
-async fn kill_server() -> anyhow::Result<ExitCode> {
-    let response = one_shot(Request::KillServer, false)
-        .await
-        .unwrap_or(Response::Ok);
+/// `calyx kill-server`: a server already gone counts as killed (`--forget` then forgets the
+/// saved sessions in the state file itself).
+async fn kill_server(forget: bool) -> anyhow::Result<ExitCode> {
+    let request = if forget {
+        Request::KillServerForget
+    } else {
+        Request::KillServer
+    };
+    let response = match one_shot(request, false).await {
+        Ok(response) => {
+            wait_for_socket_gone();
+            response
+        }
+        Err(_) if forget => {
+            crate::saved_cli::forget_in_file(None)?;
+            Response::Ok
+        }
+        Err(_) => Response::Ok,
+    };
     Ok(print_response(response))
+}
+
+/// Waits (at most 3 s) until the server removed its socket, which it does once its sessions
+/// are saved: a `calyx` run right after `kill-server` then starts a new server that reads them.
+fn wait_for_socket_gone() {
+    let socket = crate::paths::socket_path();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while socket.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// `calyx ls`: the running sessions, then the saved ones that are not running. The status is
+/// success only when some session is running.
+async fn list_sessions() -> anyhow::Result<ExitCode> {
+    let (running, unreachable) = match one_shot(Request::ListSessions, false).await {
+        Ok(Response::Sessions(sessions)) => (Some(sessions), None),
+        Ok(other) => return Ok(print_response(other)),
+        Err(e) => (None, Some(e)),
+    };
+    let saved = match running {
+        Some(_) => one_shot(Request::SavedSessions, false).await.ok(),
+        None => None,
+    };
+    let saved = crate::saved_cli::lines(crate::saved_cli::not_running(saved));
+    match running {
+        Some(sessions) if !sessions.is_empty() || saved.is_empty() => {
+            let code = print_response(Response::Sessions(sessions));
+            if !saved.is_empty() {
+                println!("{}", saved.join("\n"));
+                return Ok(ExitCode::SUCCESS);
+            }
+            Ok(code)
+        }
+        // Nothing runs: the saved sessions are listed, and the status still says no server
+        // runs (scripts test `calyx ls` for that, as they do `tmux ls`).
+        _ if !saved.is_empty() => {
+            println!("{}", saved.join("\n"));
+            eprintln!("calyx: no sessions running (`calyx attach -t NAME` restores a saved one)");
+            Ok(ExitCode::FAILURE)
+        }
+        _ => Err(unreachable.unwrap_or_else(|| anyhow::anyhow!("no sessions"))),
+    }
+}
+
+/// `calyx kill -t NAME`: the server kills it (or forgets it when it is only saved); with no
+/// server, a saved session by that name is forgotten in the state file.
+async fn kill_session(target: Option<String>) -> anyhow::Result<ExitCode> {
+    let request = Request::KillSession {
+        target: target.clone(),
+    };
+    match one_shot(request.clone(), false).await {
+        Ok(response) => Ok(print_response(response)),
+        Err(e) => match target.as_deref() {
+            Some(name) if crate::saved_cli::forget_in_file(Some(name))? => Ok(ExitCode::SUCCESS),
+            _ => Err(e),
+        },
+    }
 }
 
 /// `calyx list-panes`, as a table or (`--json`) as JSON.

@@ -32,8 +32,8 @@ pub enum Direction {
 /// Smallest outer size of a pane: a border on each side plus one cell of content.
 const MIN_CELLS: u16 = 3;
 
-/// The layout tree.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The layout tree (saved as is in sessions.json, see `persist`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Layout {
     Pane(PaneId),
     Split {

@@ -31,6 +31,8 @@ pub mod mcp_cli;
 pub mod memory;
 pub mod pane_borders;
 pub mod paths;
+pub mod persist;
 pub mod protocol;
+pub mod saved_cli;
 pub mod server;
 pub mod setup;

@@ -292,6 +292,10 @@ pub enum Request {
     /// `calyx mcp ...`: the user's hosted MCP servers, answered with [`Response::Json`] of a
     /// [`crate::hosted::host::McpAnswer`].
     Mcp(crate::hosted::wire::McpRequest),
+    /// The saved sessions that are not running (answered with `Json`: a list of records).
+    SavedSessions,
+    /// `kill-server --forget`: stop the server and forget every saved session.
+    KillServerForget,
 }
 
 /// A session as `calyx ls` shows it.

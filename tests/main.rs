@@ -42,6 +42,7 @@ mod e2e_memory;
 mod e2e_mux;
 mod e2e_pane_moves;
 mod e2e_pane_output;
+mod e2e_persist;
 mod e2e_prompt;
 mod e2e_prompt_settings;
 mod e2e_reflow;

@@ -8,6 +8,7 @@ pub mod gate;
 pub mod headers;
 pub mod hook_rules;
 pub mod kind;
+pub mod resume;
 
 pub use events::{normalize, EventKind, NormalizeError, NormalizedEvent};
 pub use kind::AgentKind;

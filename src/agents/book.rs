@@ -192,6 +192,7 @@ impl AgentBook {
             row.kind = kind;
             row.hooked = false;
             row.session_id = None;
+            row.transcript_path = None;
             row.last_tool = None;
             row.pending = None;
             row.rule = Rule::NewSession;
@@ -207,6 +208,9 @@ impl AgentBook {
             }
             if ev.cwd.is_some() {
                 row.cwd = ev.cwd.clone();
+            }
+            if ev.transcript_path.is_some() {
+                row.transcript_path = ev.transcript_path.clone();
             }
             if ev.tool_name.is_some()
                 && matches!(

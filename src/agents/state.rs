@@ -230,6 +230,8 @@ pub struct AgentRow {
     pub session_id: Option<String>,
     /// The agent's working directory as the hooks report it.
     pub cwd: Option<String>,
+    /// Where the CLI keeps its transcript, when its hooks report it (saved with the session).
+    pub transcript_path: Option<String>,
     /// The last tool the main agent used.
     pub last_tool: Option<String>,
     /// Running subagents, oldest first.
@@ -267,6 +269,7 @@ impl AgentRow {
             last_event: now,
             session_id: None,
             cwd: None,
+            transcript_path: None,
             last_tool: None,
             subagents: Vec::new(),
             rule: Rule::Created,

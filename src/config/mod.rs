@@ -10,6 +10,7 @@ use crate::keys::Key;
 pub use crate::pane_borders::PaneBorders;
 
 pub mod options;
+pub mod persistence;
 mod read;
 
 /// When panes' OSC 8 hyperlinks are passed on to a client's terminal.
@@ -102,6 +103,8 @@ pub struct Config {
     pub set_clipboard: SetClipboard,
     /// A full box around each pane, or tmux's shared separators (see [`PaneBorders`]).
     pub pane_borders: PaneBorders,
+    /// `[persistence]`: when saved sessions come back, what restarts in their panes.
+    pub persistence: persistence::Persistence,
 }
 
 impl Default for Config {
@@ -128,6 +131,7 @@ impl Default for Config {
             mcp_secret_store: Default::default(),
             set_clipboard: SetClipboard::External,
             pane_borders: PaneBorders::Box,
+            persistence: Default::default(),
         }
     }
 }

@@ -44,6 +44,7 @@ const OTHER_KEYS: &[&str] = &[
     "keys",
     "approvals",
     "mcp",
+    "persistence",
 ];
 
 /// The top-level keys that hold one value (not the `[keys]`, `[approvals]` and `[mcp]`
@@ -59,7 +60,7 @@ pub(super) fn option_names() -> Vec<String> {
 }
 
 /// The top-level keys that are tables.
-pub(super) const TABLES: &[&str] = &["keys", "approvals", "mcp"];
+pub(super) const TABLES: &[&str] = &["keys", "approvals", "mcp", "persistence"];
 
 /// Parses `text` (`path` names it in messages): the config and every problem found, or an error
 /// when the text is not TOML at all.
@@ -160,6 +161,9 @@ impl Reader<'_> {
                     &["disabled_tools", "host_servers", "secret_store"],
                     Self::mcp,
                 ),
+                "persistence" => {
+                    self.section(span, name, item, &["restore", "restart"], Self::persistence)
+                }
                 unknown => {
                     let known: Vec<&str> = SWITCHES
                         .iter()
@@ -338,6 +342,35 @@ impl Reader<'_> {
                     ),
                 );
             }
+        }
+    }
+
+    fn persistence(&mut self, key: &str, span: Option<Range<usize>>, item: &Item) {
+        use super::persistence::Restore;
+        if key == "persistence.restart" {
+            for entry in self.strings(key, span, item) {
+                if !self.config.persistence.restart.contains(&entry) {
+                    self.config.persistence.restart.push(entry);
+                }
+            }
+            return;
+        }
+        let restore = match item.as_str() {
+            Some("on-attach") => Some(Restore::OnAttach),
+            Some("at-start") => Some(Restore::AtStart),
+            Some("off") => Some(Restore::Off),
+            _ => None,
+        };
+        match restore {
+            Some(r) => self.config.persistence.restore = r,
+            None => self.problem(
+                span,
+                key,
+                format!(
+                    "{} is not \"on-attach\", \"at-start\" or \"off\"; using \"on-attach\"",
+                    shown(item)
+                ),
+            ),
         }
     }
 

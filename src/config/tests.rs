@@ -303,3 +303,25 @@ fn hosting_keys_are_read_and_checked() {
     assert!(errors[0].contains("line 2") && errors[0].contains("true or false"));
     assert!(errors[1].contains("line 3") && errors[1].contains("\"vault\""));
 }
+
+#[test]
+fn the_persistence_table_sets_when_sessions_come_back_and_adds_programs() {
+    use crate::config::persistence::Restore;
+    let text = "[persistence]\nrestore = \"at-start\"\nrestart = [\"btop\", \"less\"]\n";
+    let (c, errors) = Config::parse(text, p());
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert_eq!(c.persistence.restore, Restore::AtStart);
+    assert!(c.persistence.restart.contains(&"btop".to_string()));
+    assert!(c.persistence.restart.contains(&"tail -f".to_string()));
+    assert_eq!(
+        c.persistence
+            .restart
+            .iter()
+            .filter(|r| *r == "less")
+            .count(),
+        1
+    );
+    let (c, errors) = Config::parse("[persistence]\nrestore = \"sometimes\"\n", p());
+    assert_eq!(c.persistence.restore, Restore::OnAttach);
+    assert!(errors[0].contains("persistence.restore"), "{errors:#?}");
+}

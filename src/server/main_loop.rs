@@ -222,6 +222,8 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
             Err(why) => server.hosting_unavailable = Some(why),
         }
         server.watch_server_states();
+        server.persisted = crate::server::operations::persistence::Persisted::start();
+        server.restore_at_start();
         server.run(rx).await;
         if let Some(handle) = endpoint {
             if let Err(e) = handle.shutdown().await {
@@ -254,6 +256,7 @@ impl Server {
                 self.approvals.next_expiry(),
                 self.label_recheck_at(),
                 self.panel_wake,
+                self.persisted.due(),
             ]
             .into_iter()
             .flatten()
@@ -280,6 +283,12 @@ impl Server {
             }
             self.schedule_render();
         }
+        // The last save is written before the socket goes, so a server started right after
+        // this one reads it; the socket goes before the panes' programs are stopped (which may
+        // take a second), so a client started meanwhile starts a new server instead of
+        // attaching to this one as it exits.
+        self.save_at_shutdown();
+        let _ = std::fs::remove_file(&self.state.socket_path);
         self.shutdown();
     }
 
@@ -291,6 +300,7 @@ impl Server {
             Msg::Message { .. } | Msg::Input { .. } | Msg::PaneExited { .. } | Msg::Mcp(_)
         );
         self.dispatch(msg);
+        self.persisted.changed(Instant::now());
         if focus_may_change {
             self.update_focus();
         }
@@ -410,6 +420,7 @@ impl Server {
         if self.label_recheck_at().is_some_and(|t| t <= now) {
             self.recheck_labels(now);
         }
+        self.save_if_due(now);
         if self.render_at.is_some_and(|t| t <= now) {
             self.render_at = None;
             self.render_all();
@@ -510,6 +521,7 @@ impl Server {
     }
 
     pub(crate) fn shutdown(&mut self) {
+        self.save_at_shutdown();
         let ids: Vec<ClientId> = self.state.clients.keys().copied().collect();
         for id in ids {
             self.state.detach_client(id, "server exited");

@@ -32,6 +32,8 @@ mod owner;
 mod reducer_tests;
 mod render;
 #[cfg(test)]
+mod restore_on_fakes_tests;
+#[cfg(test)]
 mod state_on_fakes_tests;
 mod view;
 

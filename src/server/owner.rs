@@ -89,6 +89,8 @@ pub struct Server {
     pub(crate) hosting: Option<std::sync::Arc<crate::hosted::host::Hosting>>,
     /// Why there is no hosting (the secret store chosen by `[mcp] secret_store` is unusable).
     pub(crate) hosting_unavailable: Option<String>,
+    /// Saved sessions: the writer thread, the sessions not running, when the next save is due.
+    pub(crate) persisted: operations::persistence::Persisted,
 }
 
 impl Server {
@@ -141,6 +143,7 @@ impl Server {
             peers: Default::default(),
             hosting: None,
             hosting_unavailable: None,
+            persisted: Default::default(),
         }
     }
 

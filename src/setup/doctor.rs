@@ -42,11 +42,28 @@ pub fn run(agents: &[String], last_events: Option<&LastEvents>) -> ExitCode {
     };
     let (text, ok) = report(&kinds, &calyx_bin, last_events);
     let _ = std::io::stdout().write_all(text.as_bytes());
+    let _ = std::io::stdout().write_all(sessions_file_lines().as_bytes());
     if ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// A line per sessions file the server found unusable and moved aside (issue 18 §1): the
+/// server started without it, and the user may want to look at it or delete it.
+fn sessions_file_lines() -> String {
+    let path = crate::persist::file::sessions_file();
+    crate::persist::file::moved_aside(&path)
+        .iter()
+        .map(|bad| {
+            format!(
+                "sessions: {} was unusable and moved aside to {} (the server started without it)\n",
+                path.display(),
+                bad.display()
+            )
+        })
+        .collect()
 }
 
 /// The report's text and whether everything is fine.

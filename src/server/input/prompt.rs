@@ -220,7 +220,7 @@ mod tests {
             panic!("split")
         };
         assert!(s.horizontal && s.cwd.as_deref() == Some("/tmp/a dir"));
-        assert!(matches!(cli("kill-server"), Command::KillServer));
+        assert!(matches!(cli("kill-server"), Command::KillServer { .. }));
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod pane_text;
 pub mod panel;
 pub mod panes;
 pub mod prompt_history;
+pub mod restore;
 pub mod state;
 pub mod target;
 pub mod window_numbers;

@@ -68,6 +68,20 @@ impl State {
         cols: u16,
         tx: &mpsc::UnboundedSender<Msg>,
     ) -> anyhow::Result<PaneId> {
+        self.spawn_pane_as(session, None, cwd, command, (rows, cols), tx)
+    }
+
+    /// [`State::spawn_pane`] keeping the record id (CALYX_SESSION_ID) `record` when no pane
+    /// holds it (a restored pane keeps the one it had); else a new one.
+    pub fn spawn_pane_as(
+        &mut self,
+        session: SessionId,
+        record: Option<String>,
+        cwd: Option<String>,
+        command: Vec<String>,
+        (rows, cols): (u16, u16),
+        tx: &mpsc::UnboundedSender<Msg>,
+    ) -> anyhow::Result<PaneId> {
         let env = self
             .sessions
             .get(&session)
@@ -76,7 +90,9 @@ impl State {
         let id = self.next_pane;
         self.next_pane += 1;
         let surface = uuid::Uuid::new_v4().to_string();
-        let record = surface.clone();
+        let record = record
+            .filter(|r| !r.is_empty() && !self.panes.values().any(|p| &p.record_id == r))
+            .unwrap_or_else(|| surface.clone());
         let limits = HistoryLimits {
             lines: self.config.scrollback_lines,
             bytes: self.config.scrollback_bytes,
@@ -130,6 +146,7 @@ impl State {
                 terminal,
                 process,
                 program,
+                start_command: command,
                 start_cwd: cwd.unwrap_or_default(),
                 rows,
                 cols,

@@ -42,6 +42,9 @@ pub struct Pane {
     /// The file name of the program started (the command's, else the shell's), for labels
     /// when the process cannot tell its own name.
     pub program: String,
+    /// The command the pane was started with (empty: the user's shell), saved with the
+    /// session so a restore knows what the user started here.
+    pub start_command: Vec<String>,
     pub start_cwd: String,
     /// Content size (inside the border).
     pub rows: u16,

@@ -48,7 +48,15 @@ impl Server {
                     .state
                     .resolve(target.as_deref())
                     .ok()
-                    .map(|t| t.session);
+                    .map(|t| t.session)
+                    .or_else(|| {
+                        // `calyx new` (a session to create, not one to find) restores nothing.
+                        if create.is_some() && !create_if_missing {
+                            return None;
+                        }
+                        let env = create.as_ref().map(|c| c.env.clone());
+                        self.restore_for_attach(target.as_deref(), env, (rows, cols))
+                    });
                 let session = match (existing, create) {
                     (Some(s), Some(_)) if create_if_missing => Ok(s),
                     (Some(s), None) => Ok(s),
@@ -117,6 +125,23 @@ impl Server {
                 }
             }
         }
+    }
+
+    /// A saved session brought back for an attach that found nothing running: the one
+    /// `target` names, or (`calyx` or `calyx attach` alone, with nothing running) the most
+    /// recently saved.
+    fn restore_for_attach(
+        &mut self,
+        target: Option<&str>,
+        env: Option<Vec<(String, String)>>,
+        size: (u16, u16),
+    ) -> Option<crate::server::model::state::SessionId> {
+        let name = match target {
+            Some(t) => t.split(':').next().unwrap_or(t).to_string(),
+            None if self.state.sessions.is_empty() => self.latest_saved()?,
+            None => return None,
+        };
+        self.restore_saved(&name, env, size)?.ok()
     }
 
     /// Opens a client's terminal to read and write it directly (see `terminal`); None leaves

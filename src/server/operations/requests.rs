@@ -15,6 +15,9 @@ impl Server {
         match request {
             Request::NewSession { spec, rows, cols } => self.new_session(spec, rows, cols),
             Request::ListSessions => Response::Sessions(self.session_infos()),
+            Request::KillSession {
+                target: Some(ref name),
+            } if self.state.resolve(Some(name)).is_err() && self.forget_saved(name) => Response::Ok,
             Request::KillSession { target } => {
                 self.kill(target, |t| (Close::Session(t.session), "session killed"))
             }
@@ -28,6 +31,12 @@ impl Server {
                 self.state.quit = true;
                 Response::Ok
             }
+            Request::KillServerForget => {
+                self.persisted.forget_all = true;
+                self.state.quit = true;
+                Response::Ok
+            }
+            Request::SavedSessions => Response::Json(self.saved_list()),
             Request::ReloadConfig => self.reload_config_response(),
             Request::SetOption {
                 target,

@@ -23,6 +23,9 @@ use crate::server::owner::Server;
 enum Item {
     Session(SessionId),
     Window(SessionId, usize),
+    /// A saved session that is not running (its position among them by name): Enter
+    /// restores it, `x` forgets it.
+    Saved(usize),
 }
 
 /// The order agent counts are shown in: what needs the user first.
@@ -60,7 +63,32 @@ impl Server {
                 items.extend((0..windows).map(|w| Item::Window(id, w)));
             }
         }
+        items.extend((0..self.persisted.dormant.len()).map(Item::Saved));
         items
+    }
+
+    /// The saved sessions that are not running, by name (the chooser's order for them).
+    fn saved_by_name(&self) -> Vec<&crate::persist::SavedSession> {
+        let mut saved: Vec<_> = self.persisted.dormant.iter().collect();
+        saved.sort_by(|a, b| a.name.cmp(&b.name));
+        saved
+    }
+
+    /// Enter on a saved session's row: it is restored at the client's size and shown.
+    fn restore_from_tree(&mut self, client: ClientId, saved: usize) {
+        let Some(name) = self.saved_by_name().get(saved).map(|s| s.name.clone()) else {
+            return;
+        };
+        let size = self
+            .state
+            .clients
+            .get(&client)
+            .map_or((24, 80), |c| (c.rows, c.cols));
+        match self.restore_saved(&name, None, size) {
+            Some(Ok(session)) => self.switch_client(client, session),
+            Some(Err(e)) => self.message(client, format!("cannot restore {name}: {e}")),
+            None => self.message(client, format!("restoring is off: {name} stays saved")),
+        }
     }
 
     /// Opens the chooser on the client's session: with `windows` (`prefix w`) every session's
@@ -124,6 +152,12 @@ impl Server {
                 match items.get(selected) {
                     Some(Item::Session(s)) => self.kill_session_asking(client, *s),
                     Some(Item::Window(s, w)) => self.kill_window_asking(client, *s, *w),
+                    Some(Item::Saved(i)) => {
+                        if let Some(name) = self.saved_by_name().get(*i).map(|s| s.name.clone()) {
+                            self.forget_saved(&name);
+                            self.message(client, format!("forgot saved session {name}"));
+                        }
+                    }
                     None => {}
                 }
             }
@@ -135,6 +169,7 @@ impl Server {
                         self.switch_client(client, *s);
                         self.select_window(*s, *w);
                     }
+                    Some(Item::Saved(i)) => self.restore_from_tree(client, *i),
                     None => {}
                 }
             }
@@ -157,6 +192,7 @@ impl Server {
         };
         let session = match item {
             Item::Session(s) | Item::Window(s, _) => s,
+            Item::Saved(_) => return,
         };
         expanded.retain(|s| *s != session);
         if open {
@@ -222,6 +258,7 @@ impl Server {
                 let (id, window) = match item {
                     Item::Session(id) => (id, None),
                     Item::Window(id, w) => (id, Some(w)),
+                    Item::Saved(i) => return self.saved_row(i),
                 };
                 let session = self.state.sessions.get(&id)?;
                 let windows: Vec<_> = match window {
@@ -262,6 +299,25 @@ impl Server {
                 })
             })
             .collect()
+    }
+
+    /// A saved session's chooser row: `work  3 windows, saved 14:02, not running`.
+    fn saved_row(&self, i: usize) -> Option<TreeRow> {
+        let saved = *self.saved_by_name().get(i)?;
+        let now = crate::persist::record::now_secs();
+        Some(TreeRow {
+            window: false,
+            label: saved.name.clone(),
+            detail: format!(
+                "{}, saved {}, not running",
+                plural(saved.windows.len(), "window"),
+                crate::persist::summary::local_clock(saved.saved_at, now)
+            ),
+            current: false,
+            attached: 0,
+            agents: Vec::new(),
+            preview: None,
+        })
     }
 
     /// How many of `panes` have an agent in each state, in [`STATE_ORDER`], zeros left out.

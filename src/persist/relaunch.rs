@@ -1,0 +1,142 @@
+//! What a restored pane starts: an agent resumed in its conversation, a program from the
+//! `[persistence] restart` list with its argv, or the user's shell with a note of what ran there
+//! (issue 18 §2). Pure: decided from the saved pane and the list, unit tested.
+
+use calyx_integrations::resume;
+use calyx_integrations::AgentKind;
+
+use super::record::SavedPane;
+
+/// What to start in a restored pane.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Relaunch {
+    /// The pane's command (empty: the user's shell).
+    pub command: Vec<String>,
+    /// A command line typed into the shell once it runs (a program the user had started from
+    /// it, so quitting it leaves the shell, as before).
+    pub typed: Option<String>,
+    /// One line shown in the pane, dimmed, before anything runs.
+    pub note: Option<String>,
+}
+
+/// Programs that run scripts: their argv's first argument is the program the user named.
+const INTERPRETERS: &[&str] = &["node", "nodejs", "bun", "deno", "sh", "bash", "dash", "zsh"];
+
+/// The file name of a path.
+fn base(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// argv as the user ran it: `node /usr/bin/claude --model x` is `/usr/bin/claude --model x`.
+fn as_run(argv: &[String]) -> &[String] {
+    let Some(first) = argv.first() else {
+        return argv;
+    };
+    let name = base(first);
+    let interpreted = INTERPRETERS.contains(&name) || name.starts_with("python");
+    match argv.get(1) {
+        Some(script) if interpreted && !script.starts_with('-') => &argv[1..],
+        _ => argv,
+    }
+}
+
+/// Whether `argv` is one of the `restart` entries: an entry's first word is the program's
+/// file name, and its other words must each be among the arguments (`tail -f`).
+pub fn restartable(argv: &[String], restart: &[String]) -> bool {
+    let Some(program) = argv.first().map(|p| base(p)) else {
+        return false;
+    };
+    restart.iter().any(|entry| {
+        let mut words = entry.split_whitespace();
+        words.next() == Some(program) && words.all(|w| argv.iter().skip(1).any(|a| a == w))
+    })
+}
+
+/// A command line for a POSIX shell: each word quoted when it needs it.
+pub fn shell_line(argv: &[String]) -> String {
+    argv.iter()
+        .map(|w| {
+            let plain = !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+            if plain {
+                w.clone()
+            } else {
+                format!("'{}'", w.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Decides what `pane` starts again; `restart` is `[persistence] restart`.
+pub fn plan(pane: &SavedPane, restart: &[String]) -> Relaunch {
+    // What ran: a program started from the pane's shell, else the pane's own command.
+    let (argv, under_shell) = if !pane.foreground.is_empty() {
+        (as_run(&pane.foreground).to_vec(), true)
+    } else if !pane.command.is_empty() {
+        let own = if pane.program.is_empty() {
+            &pane.command
+        } else {
+            &pane.program
+        };
+        (as_run(own).to_vec(), false)
+    } else {
+        return Relaunch::default();
+    };
+    if let Some(agent) = &pane.agent {
+        if let Ok(kind) = agent.kind.parse::<AgentKind>() {
+            return agent_plan(kind, agent.session_id.as_deref(), &argv, under_shell);
+        }
+    }
+    if restartable(&argv, restart) {
+        return start(argv, under_shell, None);
+    }
+    Relaunch {
+        note: Some(format!(
+            "calyx: `{}` ran here before the server stopped; not restarted",
+            shell_line(&argv)
+        )),
+        ..Default::default()
+    }
+}
+
+/// An agent CLI: resumed in its conversation where it can be, else started afresh (and the
+/// pane says so).
+fn agent_plan(
+    kind: AgentKind,
+    session: Option<&str>,
+    argv: &[String],
+    under_shell: bool,
+) -> Relaunch {
+    if let Some(line) = session.and_then(|id| resume::resume_command(kind, argv, id)) {
+        return start(line, under_shell, None);
+    }
+    let why = if session.is_none() {
+        "its conversation id was never reported"
+    } else {
+        "it cannot resume a conversation by id"
+    };
+    let note = format!("calyx: {} started afresh: {why}", kind.display_name());
+    start(resume::fresh_command(kind, argv), under_shell, Some(note))
+}
+
+fn start(argv: Vec<String>, under_shell: bool, note: Option<String>) -> Relaunch {
+    if under_shell {
+        Relaunch {
+            command: Vec::new(),
+            typed: Some(shell_line(&argv)),
+            note,
+        }
+    } else {
+        Relaunch {
+            command: argv,
+            typed: None,
+            note,
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "relaunch_tests.rs"]
+mod tests;
