@@ -74,21 +74,13 @@ fn kept_switches(kind: AgentKind) -> &'static [&'static str] {
     }
 }
 
-/// The name a CLI is run by (what its package puts on PATH).
+/// The name a CLI is run by (what its package puts on PATH): the first of the names setup
+/// looks for.
 pub fn command_name(kind: AgentKind) -> &'static str {
-    match kind {
-        AgentKind::ClaudeCode => "claude",
-        AgentKind::Codex => "codex",
-        AgentKind::OpenCode => "opencode",
-        AgentKind::Hermes => "hermes",
-        AgentKind::Grok => "grok",
-        AgentKind::Pi => "pi",
-        AgentKind::Gemini => "gemini",
-        AgentKind::Copilot => "copilot",
-        AgentKind::Kimi => "kimi",
-        AgentKind::Antigravity => "agy",
-        AgentKind::Cursor => "cursor-agent",
-    }
+    crate::setup::binary_names(kind)
+        .first()
+        .copied()
+        .unwrap_or_else(|| kind.as_str())
 }
 
 /// The command line that brings `kind` back into conversation `session_id`, from the argv it

@@ -52,6 +52,36 @@ fn pane_env(
 }
 
 impl State {
+    /// A session with no windows yet, of `rows` x `cols` (at least 2x2), with the config's
+    /// sidebar and borders: what a new session and a restored one start from.
+    pub(crate) fn empty_session(
+        &self,
+        id: SessionId,
+        name: String,
+        env: Vec<(String, String)>,
+        rows: u16,
+        cols: u16,
+    ) -> Session {
+        Session {
+            id,
+            name,
+            windows: Vec::new(),
+            active_window: 0,
+            last_window: None,
+            env,
+            rows: rows.max(2),
+            cols: cols.max(2),
+            roomy_size: if u32::from(rows) * u32::from(cols) <= ROOMY_CELLS {
+                (rows.max(2), cols.max(2))
+            } else {
+                DETACHED_SIZE
+            },
+            last_used: Instant::now(),
+            sidebar: self.config.sidebar,
+            pane_borders: self.config.pane_borders,
+        }
+    }
+
     /// Remembers a pane's reaper thread so the server can wait for it before exiting.
     fn keep_reaper(&mut self, reaper: Option<std::thread::JoinHandle<()>>) {
         self.reapers.retain(|r| !r.is_finished());
@@ -193,24 +223,7 @@ impl State {
             }
         };
         self.next_session += 1;
-        let session = Session {
-            id,
-            name,
-            windows: Vec::new(),
-            active_window: 0,
-            last_window: None,
-            env,
-            rows: rows.max(2),
-            cols: cols.max(2),
-            roomy_size: if u32::from(rows) * u32::from(cols) <= ROOMY_CELLS {
-                (rows.max(2), cols.max(2))
-            } else {
-                DETACHED_SIZE
-            },
-            last_used: Instant::now(),
-            sidebar: self.config.sidebar,
-            pane_borders: self.config.pane_borders,
-        };
+        let session = self.empty_session(id, name, env, rows, cols);
         self.sessions.insert(id, session);
         match self.add_window(id, None, cwd, command, false, tx) {
             Ok(pane) => Ok((id, pane)),

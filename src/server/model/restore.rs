@@ -6,14 +6,13 @@
 use std::collections::HashMap;
 
 use tokio::sync::mpsc;
-use tokio::time::Instant;
 
 use crate::layout::{Layout, PaneId};
 use crate::persist::relaunch::{plan, Relaunch};
 use crate::persist::{SavedPane, SavedSession};
 use crate::server::messages::Msg;
 
-use super::state::{Session, SessionId, State, Window, DETACHED_SIZE, ROOMY_CELLS};
+use super::state::{SessionId, State, Window};
 
 /// What a restore started in one pane, for the caller to report.
 #[derive(Debug)]
@@ -62,27 +61,8 @@ impl State {
         let (rows, cols) = calyx_pty::limits::clamp_size(rows, cols);
         let id = self.next_session;
         self.next_session += 1;
-        self.sessions.insert(
-            id,
-            Session {
-                id,
-                name: saved.name.clone(),
-                windows: Vec::new(),
-                active_window: 0,
-                last_window: None,
-                env,
-                rows: rows.max(2),
-                cols: cols.max(2),
-                roomy_size: if u32::from(rows) * u32::from(cols) <= ROOMY_CELLS {
-                    (rows.max(2), cols.max(2))
-                } else {
-                    DETACHED_SIZE
-                },
-                last_used: Instant::now(),
-                sidebar: self.config.sidebar,
-                pane_borders: self.config.pane_borders,
-            },
-        );
+        let session = self.empty_session(id, saved.name.clone(), env, rows, cols);
+        self.sessions.insert(id, session);
         let mut restored = Restored {
             session: id,
             panes: Vec::new(),
