@@ -58,6 +58,14 @@ fn kill_9(env: &Env) {
                 .is_ok_and(|s| s.contains("State:\tZ")))
         .then_some(())
     });
+    // A zombie leader can still have threads exiting, whose shared descriptor table keeps the
+    // listening socket open: a client connecting then is reset. Gone means refusing.
+    let socket = env.path().join("run/calyx/server.sock");
+    wait_until("the socket refuses connections", || {
+        std::os::unix::net::UnixStream::connect(&socket)
+            .is_err()
+            .then_some(())
+    });
 }
 
 /// What list-panes says about the layout: window, index, size and directory of each pane.
