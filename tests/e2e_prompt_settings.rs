@@ -114,7 +114,8 @@ fn new_session_and_rename_window_from_the_prompt() {
     wait_until("delta made", || {
         env.ok(&["ls"]).contains("delta:").then_some(())
     });
-    assert!(status(&c).contains("[alpha]"));
+    // `-d` leaves this client where it was (the redraw after the prompt closes may lag).
+    c.wait_screen("still on alpha", |_| status(&c).contains("[alpha]"));
     prompt(&mut c, "new-session -s gamma");
     c.wait_screen("switched to gamma", |_| status(&c).contains("[gamma]"));
     prompt(&mut c, "rename-window logs");
