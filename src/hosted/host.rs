@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -21,9 +21,10 @@ use super::import::{self, ConflictPolicy};
 use super::route::HostedRoute;
 use super::rows::render_details;
 pub use super::rows::{render_rows, row};
-use super::secrets::{delete_server_secrets, Chosen, SecretStore};
+use super::secrets::{delete_server_secrets, LazyChoice, SecretStore};
 use super::server_list::{self, ListError, ServerList};
 use super::supervisor::Supervisor;
+use super::tools_cache::ToolsCache;
 use super::validate::InvalidEntry;
 use super::wire::McpRequest;
 
@@ -71,18 +72,22 @@ impl McpAnswer {
 pub struct Hosting {
     route: HostedRoute,
     supervisor: Supervisor,
-    secrets: Chosen,
+    /// The secret store, chosen at its first use ([`LazyChoice`]).
+    secrets: Arc<LazyChoice>,
     list_path: PathBuf,
     /// The entries the supervisor runs now, by alias (what `reload` compares against).
     applied: Mutex<BTreeMap<String, ServerEntry>>,
 }
 
 impl Hosting {
-    /// Hosting publishing into `route`, with secrets from `secrets`, over the list at
-    /// `list_path`. Nothing starts until [`Hosting::reload`].
-    pub fn new(route: HostedRoute, secrets: Chosen, list_path: PathBuf) -> Self {
+    /// Hosting publishing into `route`, with secrets from `secrets` (a store already chosen,
+    /// or a [`LazyChoice`] made at first need), over the list at `list_path`. Nothing starts
+    /// until [`Hosting::reload`]. The tools cache is in memory until
+    /// [`Hosting::with_tools_cache`].
+    pub fn new(route: HostedRoute, secrets: impl Into<LazyChoice>, list_path: PathBuf) -> Self {
+        let secrets = Arc::new(secrets.into());
         Hosting {
-            supervisor: Supervisor::new(route.registry.clone(), secrets.store.clone()),
+            supervisor: Supervisor::new(route.registry.clone(), secrets.clone()),
             route,
             secrets,
             list_path,
@@ -90,14 +95,22 @@ impl Hosting {
         }
     }
 
+    /// This hosting remembering published tool lists in `cache` (the server's: the file
+    /// [`ToolsCache::default_path`], read at start). Call before [`Hosting::reload`].
+    pub fn with_tools_cache(mut self, cache: ToolsCache) -> Self {
+        self.supervisor = Supervisor::new(self.route.registry.clone(), self.secrets.clone())
+            .with_tools_cache(cache);
+        self
+    }
+
     /// The supervisor (state changes for tests and the overlay).
     pub fn supervisor(&self) -> &Supervisor {
         &self.supervisor
     }
 
-    /// Which secret store is in use, and why.
-    pub fn secrets_summary(&self) -> &str {
-        &self.secrets.summary
+    /// Which secret store is in use, and why; or that none is chosen yet.
+    pub fn secrets_summary(&self) -> String {
+        self.secrets.summary()
     }
 
     /// Turns hosting on or off (`[mcp] host_servers`): off stops every server and the route
@@ -108,8 +121,10 @@ impl Hosting {
     }
 
     /// Reads the list and applies the difference to the running connections.
+    /// With `secret_store = "keyring"` and no usable Secret Service nothing starts; this does
+    /// not probe (the server's thread calls it on `reload-config`): [`Hosting::start`] does.
     pub fn reload(&self) -> Result<(), ListError> {
-        if !self.route.is_enabled() {
+        if !self.route.is_enabled() || self.secrets.known_failure().is_some() {
             self.apply(&ServerList::default());
             return Ok(());
         }
@@ -141,6 +156,15 @@ impl Hosting {
         *applied = wanted;
     }
 
+    /// The first start: with `secret_store = "keyring"` the Secret Service is probed first
+    /// (blocking, 3 s at most per call), then the list is applied ([`Hosting::reload`]).
+    pub fn start(&self) -> Result<(), ListError> {
+        if let Err(why) = self.secrets.required() {
+            tracing::error!("{why}");
+        }
+        self.reload()
+    }
+
     /// Changes the list under its lock, then applies it.
     fn change<T>(
         &self,
@@ -153,6 +177,16 @@ impl Hosting {
 
     /// Answers one `calyx mcp` request.
     pub fn handle(&self, request: McpRequest) -> McpAnswer {
+        if let Err(why) = self.secrets.required() {
+            // `secret_store = "keyring"` without a usable Secret Service: nothing runs, the
+            // list still shows what is saved, each row with the reason.
+            return match request {
+                McpRequest::List => self.list_with(|_| ServerState::Failed {
+                    sentence: why.clone(),
+                }),
+                _ => McpAnswer::failed(why),
+            };
+        }
         match request {
             McpRequest::List => self.list(),
             McpRequest::Details { alias } => self.details(&alias),
@@ -180,7 +214,6 @@ impl Hosting {
     fn store_secrets(&self, alias: &str, secrets: &[(String, String)]) -> Result<(), String> {
         for (name, value) in secrets {
             self.secrets
-                .store
                 .set(&format!("{alias}/{name}"), value)
                 .map_err(|e| e.to_string())?;
         }
@@ -240,7 +273,7 @@ impl Hosting {
         match result {
             Ok((gone, warnings)) => {
                 for name in gone {
-                    if let Err(e) = self.secrets.store.delete(&format!("{alias}/{name}")) {
+                    if let Err(e) = self.secrets.delete(&format!("{alias}/{name}")) {
                         return McpAnswer::failed(e.to_string());
                     }
                 }
@@ -273,7 +306,7 @@ impl Hosting {
 
     fn remove(&self, alias: &str) -> McpAnswer {
         match self.change(|list| list.remove(alias)) {
-            Ok(entry) => match delete_server_secrets(&*self.secrets.store, &entry) {
+            Ok(entry) => match delete_server_secrets(&*self.secrets, &entry) {
                 Ok(()) => McpAnswer::ok(format!("removed `{alias}` and its stored secrets\n")),
                 Err(e) => McpAnswer::failed(format!(
                     "removed `{alias}`, but its secrets could not be deleted: {e}"
@@ -294,7 +327,7 @@ impl Hosting {
                 }
             }
         };
-        let store: &dyn SecretStore = &*self.secrets.store;
+        let store: &dyn SecretStore = &*self.secrets;
         // The list is written first, the secrets stored next, and only then are the servers
         // started (with their values).
         let result = server_list::update(&self.list_path, |list| {
@@ -343,18 +376,19 @@ impl Hosting {
     }
 
     fn list(&self) -> McpAnswer {
+        self.list_with(|entry| self.state_of(entry))
+    }
+
+    /// The rows, each in the state `state_of` gives, then the `secrets:` line (text only).
+    fn list_with(&self, state_of: impl Fn(&ServerEntry) -> ServerState) -> McpAnswer {
         let list = match server_list::load(&self.list_path) {
             Ok(list) => list,
             Err(e) => return McpAnswer::failed(e.to_string()),
         };
-        let rows: Vec<Value> = list
-            .servers
-            .iter()
-            .map(|e| row(e, &self.state_of(e)))
-            .collect();
+        let rows: Vec<Value> = list.servers.iter().map(|e| row(e, &state_of(e))).collect();
         McpAnswer {
             exit: 0,
-            text: render_rows(&rows),
+            text: format!("{}{}\n", render_rows(&rows), self.secrets_summary()),
             json: Some(Value::Array(rows)),
         }
     }

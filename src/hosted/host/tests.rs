@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::hosted::entry::{StdioTarget, Transport};
-use crate::hosted::secrets::FileStore;
+use crate::hosted::secrets::{Chosen, FileStore};
 
 fn entry(alias: &str, enabled: bool) -> ServerEntry {
     ServerEntry {
