@@ -42,11 +42,14 @@ pub struct McpAnswer {
 }
 
 impl McpAnswer {
-    fn ok(text: impl Into<String>) -> Self {
+    /// A change done to `alias`: `text` for people, `{"alias", "result", "warnings"}` for
+    /// `--json` (`result` is `added`, `changed`, `enabled`, `disabled`, `reconnecting` or
+    /// `removed`).
+    fn done(alias: &str, result: &str, warnings: &[String], text: String) -> Self {
         McpAnswer {
             exit: 0,
-            text: text.into(),
-            json: None,
+            text,
+            json: Some(json!({"alias": alias, "result": result, "warnings": warnings})),
         }
     }
 
@@ -198,10 +201,10 @@ impl Hosting {
             } => self.edit(&alias, &edit, &secrets),
             McpRequest::SetEnabled { alias, enabled } => {
                 match self.change(|list| list.set_enabled(&alias, enabled)) {
-                    Ok(()) => McpAnswer::ok(format!(
-                        "`{alias}` {}\n",
-                        if enabled { "enabled" } else { "disabled" }
-                    )),
+                    Ok(()) => {
+                        let result = if enabled { "enabled" } else { "disabled" };
+                        McpAnswer::done(&alias, result, &[], format!("`{alias}` {result}\n"))
+                    }
                     Err(e) => McpAnswer::of_list_error(&e),
                 }
             }
@@ -238,11 +241,12 @@ impl Hosting {
         }
         match self.change(|list| list.add(entry)) {
             Ok(warnings) => {
+                let warnings: Vec<String> = warnings.into_iter().map(|w| w.0).collect();
                 let mut text = format!("added `{alias}`\n");
-                for w in warnings {
-                    text.push_str(&format!("warning: {}\n", w.0));
+                for w in &warnings {
+                    text.push_str(&format!("warning: {w}\n"));
                 }
-                McpAnswer::ok(text)
+                McpAnswer::done(&alias, "added", &warnings, text)
             }
             Err(e) => McpAnswer::of_list_error(&e),
         }
@@ -277,11 +281,12 @@ impl Hosting {
                         return McpAnswer::failed(e.to_string());
                     }
                 }
+                let warnings: Vec<String> = warnings.into_iter().map(|w| w.0).collect();
                 let mut text = format!("changed `{alias}`\n");
-                for w in warnings {
-                    text.push_str(&format!("warning: {}\n", w.0));
+                for w in &warnings {
+                    text.push_str(&format!("warning: {w}\n"));
                 }
-                McpAnswer::ok(text)
+                McpAnswer::done(alias, "changed", &warnings, text)
             }
             Err(e) => McpAnswer::of_list_error(&e),
         }
@@ -295,7 +300,12 @@ impl Hosting {
         match entry {
             Some(entry) if entry.enabled => {
                 self.supervisor.start(entry);
-                McpAnswer::ok(format!("reconnecting `{alias}`\n"))
+                McpAnswer::done(
+                    alias,
+                    "reconnecting",
+                    &[],
+                    format!("reconnecting `{alias}`\n"),
+                )
             }
             Some(_) => McpAnswer::failed(format!(
                 "`{alias}` is disabled: enable it with `calyx mcp enable {alias}`"
@@ -307,7 +317,12 @@ impl Hosting {
     fn remove(&self, alias: &str) -> McpAnswer {
         match self.change(|list| list.remove(alias)) {
             Ok(entry) => match delete_server_secrets(&*self.secrets, &entry) {
-                Ok(()) => McpAnswer::ok(format!("removed `{alias}` and its stored secrets\n")),
+                Ok(()) => McpAnswer::done(
+                    alias,
+                    "removed",
+                    &[],
+                    format!("removed `{alias}` and its stored secrets\n"),
+                ),
                 Err(e) => McpAnswer::failed(format!(
                     "removed `{alias}`, but its secrets could not be deleted: {e}"
                 )),
@@ -341,10 +356,11 @@ impl Hosting {
                 }
             }
             let done = import::apply(&planned, list);
-            Ok((import::render(&planned), done))
+            let json = import::outcome_json(&planned, Some(&done));
+            Ok((import::render(&planned), json, done))
         });
         match result {
-            Ok((preview, done)) => {
+            Ok((preview, json, done)) => {
                 for c in &done {
                     if let Err(e) = self.store_secrets(&c.entry.alias, &c.secrets) {
                         return McpAnswer::failed(e);
@@ -353,7 +369,11 @@ impl Hosting {
                 if let Err(e) = self.reload() {
                     return McpAnswer::failed(e.to_string());
                 }
-                McpAnswer::ok(format!("{preview}imported {} server(s)\n", done.len()))
+                McpAnswer {
+                    exit: 0,
+                    text: format!("{preview}imported {} server(s)\n", done.len()),
+                    json: Some(json),
+                }
             }
             Err(e) => McpAnswer::of_list_error(&e),
         }
