@@ -423,27 +423,28 @@ impl Hosting {
         };
         let mut json = row(entry, &self.state_of(entry));
         let facts = self.supervisor.facts(alias);
-        let server = self.route.registry.get(alias);
+        // A held server (reconnecting) shows the tools agents still see.
+        let server = self.route.registry.entry(alias);
         let (published, app_only, excluded, instructions) = match &server {
             Some(s) => (
-                s.tools
+                s.tools()
                     .published
                     .iter()
                     .map(|(name, tool)| {
                         json!({"name": name, "original": tool.name, "ui": has_ui(tool)})
                     })
                     .collect::<Vec<_>>(),
-                s.tools
+                s.tools()
                     .app_only
                     .iter()
                     .map(|t| json!(t.name))
                     .collect::<Vec<_>>(),
-                s.tools
+                s.tools()
                     .excluded
                     .iter()
                     .map(|(name, why)| json!({"name": name, "reason": why.to_string()}))
                     .collect::<Vec<_>>(),
-                s.instructions.clone(),
+                s.instructions().map(str::to_string),
             ),
             None => (Vec::new(), Vec::new(), Vec::new(), None),
         };

@@ -72,7 +72,8 @@ impl Published {
         }
     }
 
-    fn instructions(&self) -> Option<&str> {
+    /// The server's own `instructions`.
+    pub fn instructions(&self) -> Option<&str> {
         match self {
             Published::Live(s) => s.instructions.as_deref(),
             Published::Held(h) => h.instructions.as_deref(),

@@ -98,7 +98,8 @@ impl Shared {
     /// so; the call can raise the sign-in prompt meanwhile). False when nothing is cached for
     /// it. The tools stay until the server is ready (its live tools replace them), stopped, or
     /// [`Registry::withdraw_held`] is called.
-    #[allow(dead_code)] // The sign-in state (OAuth) is its first user.
+    // Its first caller is the sign-in state (the OAuth work); tested below.
+    #[cfg_attr(not(test), allow(dead_code))]
     fn publish_cached(&self, alias: &str, unavailable: String, wait: std::time::Duration) -> bool {
         let Some((cached, tools)) = self.cache.cached_tools_for(alias) else {
             return false;
@@ -477,4 +478,46 @@ impl Drop for AbortOnDrop {
 fn same_tools(a: &Classified, b: &Classified) -> bool {
     let json = |c: &Classified| serde_json::to_string(&(&c.published, &c.app_only)).ok();
     a.excluded == b.excluded && json(a).is_some() && json(a) == json(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hosted::connection::filter::classify;
+    use crate::hosted::secrets::FileStore;
+    use std::time::Duration;
+
+    #[test]
+    fn cached_tools_are_published_held_with_the_given_sentence() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let registry = Registry::default();
+        let supervisor = Supervisor::new(
+            registry.clone(),
+            Arc::new(FileStore::new(dir.path().join("s.json"))),
+        );
+        let shared = supervisor.shared();
+        let sentence = "`Linear` requires sign-in: run `calyx mcp login linear`".to_string();
+        assert!(!shared.publish_cached("linear", sentence.clone(), Duration::from_secs(120)));
+        assert!(supervisor.cached_tools_for("linear").is_none());
+
+        let tool: rmcp::model::Tool = serde_json::from_value(
+            serde_json::json!({"name": "list_issues", "inputSchema": {"type": "object"}}),
+        )
+        .expect("a tool");
+        let tools = classify("linear", vec![tool], &Default::default());
+        supervisor
+            .cache
+            .remember("linear", CachedTools::of("Linear", None, &tools));
+        assert!(shared.publish_cached("linear", sentence.clone(), Duration::from_secs(120)));
+        let names: Vec<String> = registry
+            .tools()
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        assert_eq!(names, ["linear-list_issues"]);
+        let held = registry.held("linear").expect("held");
+        assert_eq!(held.unavailable, sentence);
+        assert_eq!(held.wait, Duration::from_secs(120));
+        assert!(registry.get("linear").is_none(), "not callable until ready");
+    }
 }
