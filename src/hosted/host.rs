@@ -128,16 +128,18 @@ impl Hosting {
     /// not probe (the server's thread calls it on `reload-config`): [`Hosting::start`] does.
     pub fn reload(&self) -> Result<(), ListError> {
         if !self.route.is_enabled() || self.secrets.known_failure().is_some() {
-            self.apply(&ServerList::default());
+            // Nothing runs, but the servers are not removed: their cached tools stay.
+            self.apply(&ServerList::default(), false);
             return Ok(());
         }
         let list = server_list::load(&self.list_path)?;
-        self.apply(&list);
+        self.apply(&list, true);
         Ok(())
     }
 
-    /// Starts what is new or changed, stops what is gone.
-    fn apply(&self, list: &ServerList) {
+    /// Starts what is new or changed, stops what is gone; `removed` when what is gone left the
+    /// list (its cached tools are forgotten too), not only stopped running.
+    fn apply(&self, list: &ServerList, removed: bool) {
         let mut applied = self.applied.lock().unwrap_or_else(|e| e.into_inner());
         let wanted: BTreeMap<String, ServerEntry> = list
             .servers
@@ -148,6 +150,9 @@ impl Hosting {
             if !wanted.contains_key(alias) {
                 tracing::info!("hosted MCP: stopping `{alias}` (removed)");
                 self.supervisor.forget(alias);
+                if removed {
+                    self.supervisor.forget_cached_tools(alias);
+                }
             }
         }
         for (alias, entry) in &wanted {

@@ -159,17 +159,22 @@ impl Supervisor {
         }
     }
 
+    /// Drops the cached tool list of a server removed from the list. Blocking (the tools
+    /// cache file): call it from a blocking thread.
+    pub fn forget_cached_tools(&self, alias: &str) {
+        self.cache.forget(alias);
+    }
+
     /// What the last connection of `alias` negotiated, its last failure and stderr.
     pub fn facts(&self, alias: &str) -> Facts {
         let facts = self.facts.lock().unwrap_or_else(|e| e.into_inner());
         facts.get(alias).cloned().unwrap_or_default()
     }
 
-    /// Stops `alias` and forgets it (a removed server): no state, no facts, no cached tools.
-    /// Blocking (the tools cache file): call it from a blocking thread.
+    /// Stops `alias` and forgets it (a removed server, or hosting switched off): no state, no
+    /// facts.
     pub fn forget(&self, alias: &str) {
         self.stop(alias);
-        self.cache.forget(alias);
         self.states
             .lock()
             .unwrap_or_else(|e| e.into_inner())
