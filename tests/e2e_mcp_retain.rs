@@ -1,7 +1,7 @@
 //! End to end: a hosted stdio server killed under a real calyx server keeps its tools
 //! published while it reconnects (every `tools/list` an agent makes meanwhile still has them),
-//! a call made right after the kill either runs once the server is back or answers `isError`
-//! "server `ev` is reconnecting: ...", and the server comes back by itself. The 60 s and 10 s
+//! a call made while its row says `reconnecting` either runs once the server is back or
+//! answers `isError` "server `ev` is reconnecting: ...", and the server comes back by itself. The 60 s and 10 s
 //! timings are checked on tokio's paused clock in `src/hosted/held/tests.rs`.
 
 use crate::e2e_mcp_hosted::{
@@ -43,30 +43,38 @@ async fn a_killed_servers_tools_stay_listed_and_a_call_meanwhile_is_answered() {
         "listed right after the kill"
     );
 
-    // A call made now waits for the server (or says why it cannot).
-    let mut call = CallToolRequestParams::new("ev-echo");
-    call.arguments = json!({"message": "after the kill"}).as_object().cloned();
-    let answer = client
-        .peer()
-        .call_tool(call)
-        .await
-        .expect("a tool result, not a protocol error");
-    let text = serde_json::to_string(&answer).unwrap_or_default();
-    let ran = answer.is_error != Some(true) && text.contains("after the kill");
-    let explained = answer.is_error == Some(true) && text.contains("server `ev` is reconnecting: ");
-    assert!(ran || explained, "{text}");
-
-    // Until it is ready again with a new process, every listing still has the tools.
+    // Until it is ready again with a new process, every listing still has the tools; once
+    // calyx has seen the drop (`reconnecting`, which lasts at least the 1 s backoff), a call
+    // waits for the server or says why it cannot. (A call racing the kill itself may be in
+    // flight when the connection drops: it gets "failed the call", as the issue says.)
     let deadline = tokio::time::Instant::now() + DEADLINE;
+    let mut called = false;
     loop {
         let names = published(&client).await;
         assert!(
             names.iter().any(|n| n == "ev-echo"),
             "withdrawn while reconnecting: {names:?}"
         );
-        let now = world_processes(&env, &index);
         let rows = calyx_ok(&env, &["mcp", "list", "--json"]).await;
         let rows: serde_json::Value = serde_json::from_str(&rows).expect("rows");
+        if rows[0]["state"] == "reconnecting" && !called {
+            called = true;
+            let mut call = CallToolRequestParams::new("ev-echo");
+            call.arguments = json!({"message": "while reconnecting"})
+                .as_object()
+                .cloned();
+            let answer = client
+                .peer()
+                .call_tool(call)
+                .await
+                .expect("a tool result, not a protocol error");
+            let text = serde_json::to_string(&answer).unwrap_or_default();
+            let ran = answer.is_error != Some(true) && text.contains("while reconnecting");
+            let explained =
+                answer.is_error == Some(true) && text.contains("server `ev` is reconnecting: ");
+            assert!(ran || explained, "{text}");
+        }
+        let now = world_processes(&env, &index);
         let ready = rows[0]["state"] == "ready";
         if ready && !now.is_empty() && now.iter().all(|p| !before.contains(p)) {
             break;
@@ -75,7 +83,10 @@ async fn a_killed_servers_tools_stay_listed_and_a_call_meanwhile_is_answered() {
             tokio::time::Instant::now() < deadline,
             "`ev` did not come back: {rows}"
         );
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    if !called {
+        println!("NOTE: the reconnecting state passed between two looks; no call was made in it");
     }
     let mut call = CallToolRequestParams::new("ev-echo");
     call.arguments = json!({"message": "back again"}).as_object().cloned();
