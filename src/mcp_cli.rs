@@ -482,6 +482,13 @@ fn import_request(args: McpImportArgs) -> Result<Option<McpRequest>, Usage> {
         let _ = stdin.lock().read_line(&mut line);
         if !matches!(line.trim(), "y" | "Y" | "yes") {
             eprintln!("calyx: nothing imported");
+            if args.json {
+                let declined = import::outcome_json(&planned, Some(&[]));
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&declined).unwrap_or_default()
+                );
+            }
             return Ok(None);
         }
     }
