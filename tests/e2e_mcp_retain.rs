@@ -1,11 +1,12 @@
 //! End to end: a hosted stdio server killed under a real calyx server keeps its tools
 //! published while it reconnects (every `tools/list` an agent makes meanwhile still has them),
 //! a call made while its row says `reconnecting` either runs once the server is back or
-//! answers `isError` "server `ev` is reconnecting: ...", and the server comes back by itself. The 60 s and 10 s
+//! answers `isError` "server `ev` is reconnecting: ...", and the server comes back by itself.
+//! The published list is in the tools cache file. The 60 s and 10 s
 //! timings are checked on tokio's paused clock in `src/hosted/held/tests.rs`.
 
 use crate::e2e_mcp_hosted::{
-    calyx_ok, connect, published, row_when, world, world_processes, Listener,
+    calyx_ok, connect, eventually, published, row_when, world, world_processes, Listener,
 };
 use crate::hosted_support::server_everything;
 
@@ -28,6 +29,25 @@ async fn a_killed_servers_tools_stay_listed_and_a_call_meanwhile_is_answered() {
     row_when(&env, "ev", |r| r["state"] == "ready").await;
     let client = connect(&env, Listener::default()).await;
     assert!(published(&client).await.iter().any(|n| n == "ev-echo"));
+
+    // The published list went to the tools cache (0600), for the next run.
+    let cache = env.path().join("state/calyx/mcp-tools-cache.json");
+    let cached: serde_json::Value = eventually("the tools cache file", || async {
+        let text = std::fs::read_to_string(&cache).ok()?;
+        serde_json::from_str(&text).ok()
+    })
+    .await;
+    let tools = cached["servers"]["ev"]["tools"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(tools.iter().any(|t| t["name"] == "echo"), "{cached}");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&cache)
+        .expect("cache")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
 
     let before = world_processes(&env, &index);
     assert!(!before.is_empty(), "server-everything runs");

@@ -88,8 +88,10 @@ impl Shared {
         let alias = server.alias.clone();
         let cached = CachedTools::of(&server.name, server.instructions.as_deref(), &server.tools);
         self.registry.insert(server);
-        let cache = self.cache.clone();
-        tokio::task::spawn_blocking(move || cache.remember(&alias, cached));
+        if self.cache.note(&alias, cached) {
+            let cache = self.cache.clone();
+            tokio::task::spawn_blocking(move || cache.save());
+        }
     }
 
     /// Publishes the tools `alias` published last (this run or an earlier one, from the tools

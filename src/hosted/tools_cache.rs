@@ -122,14 +122,22 @@ impl ToolsCache {
     /// Records `alias`'s list; true when it differs from the cached one, in which case the
     /// file is rewritten too (blocking: call it from a blocking thread).
     pub fn remember(&self, alias: &str, tools: CachedTools) -> bool {
-        {
-            let mut servers = self.servers.lock().unwrap_or_else(|e| e.into_inner());
-            if servers.get(alias) == Some(&tools) {
-                return false;
-            }
-            servers.insert(alias.to_string(), tools);
+        let changed = self.note(alias, tools);
+        if changed {
+            self.save();
         }
-        self.save();
+        changed
+    }
+
+    /// Records `alias`'s list in memory only (never blocks); true when it differs from the
+    /// cached one and the file needs a [`ToolsCache::save`]. Noting in order and saving later
+    /// keeps the newest list even when saves run out of order.
+    pub fn note(&self, alias: &str, tools: CachedTools) -> bool {
+        let mut servers = self.servers.lock().unwrap_or_else(|e| e.into_inner());
+        if servers.get(alias) == Some(&tools) {
+            return false;
+        }
+        servers.insert(alias.to_string(), tools);
         true
     }
 
@@ -144,7 +152,8 @@ impl ToolsCache {
         self.save();
     }
 
-    fn save(&self) {
+    /// Writes the lists as they are now to the file (blocking; a failure is logged).
+    pub fn save(&self) {
         let Some(path) = &self.path else {
             return;
         };
