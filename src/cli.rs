@@ -532,6 +532,9 @@ pub enum McpCommand {
 pub struct McpAliasArg {
     /// The server's alias.
     pub alias: String,
+    /// Print the outcome as JSON (docs/mcp-hosting.md has the shape).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Flags shared by `calyx mcp add` and `calyx mcp edit`.
@@ -577,6 +580,9 @@ pub struct McpAddArgs {
     pub alias: String,
     #[command(flatten)]
     pub flags: McpServerFlags,
+    /// Print the outcome as JSON (docs/mcp-hosting.md has the shape).
+    #[arg(long)]
+    pub json: bool,
     /// The command and its arguments of a stdio server (after `--`).
     #[arg(last = true)]
     pub command: Vec<String>,
@@ -597,6 +603,9 @@ pub struct McpEditArgs {
     /// Turn the legacy HTTP+SSE switch off.
     #[arg(long, conflicts_with = "legacy_sse")]
     pub no_legacy_sse: bool,
+    /// Print the outcome as JSON (docs/mcp-hosting.md has the shape).
+    #[arg(long)]
+    pub json: bool,
     /// A new command and arguments of a stdio server (after `--`).
     #[arg(last = true)]
     pub command: Vec<String>,
@@ -615,4 +624,8 @@ pub struct McpImportArgs {
     /// Import without asking (needed without a terminal).
     #[arg(short = 'y', long)]
     pub yes: bool,
+    /// Print the preview and the outcome as one JSON document (the text preview goes to
+    /// stderr when asking on a terminal).
+    #[arg(long)]
+    pub json: bool,
 }

@@ -33,13 +33,11 @@ const USAGE: u8 = 2;
 
 /// Runs one `calyx mcp` command.
 pub async fn run(args: McpArgs) -> ExitCode {
+    let json = wants_json(&args.command);
     let (request, json) = match build(args.command).await {
         Ok(Some(built)) => built,
         Ok(None) => return ExitCode::SUCCESS,
-        Err(Usage(message)) => {
-            eprintln!("calyx: {message}");
-            return ExitCode::from(USAGE);
-        }
+        Err(Usage(message)) => return failure(USAGE, &message, json),
     };
     let listing = matches!(request, McpRequest::List);
     let stream = if listing {
@@ -54,16 +52,39 @@ pub async fn run(args: McpArgs) -> ExitCode {
     match response {
         Ok(response) => print(response, json),
         Err(_) if listing => list_without_server(json),
-        Err(e) => {
-            eprintln!("calyx: {e:#}");
-            ExitCode::FAILURE
-        }
+        Err(e) => failure(1, &format!("{e:#}"), json),
     }
+}
+
+/// Whether the command was given `--json`.
+fn wants_json(command: &McpCommand) -> bool {
+    match command {
+        McpCommand::List { json } | McpCommand::Details { json, .. } => *json,
+        McpCommand::Add(a) => a.json,
+        McpCommand::Edit(a) => a.json,
+        McpCommand::Enable(a)
+        | McpCommand::Disable(a)
+        | McpCommand::Retry(a)
+        | McpCommand::Remove(a) => a.json,
+        McpCommand::Import(a) => a.json,
+    }
+}
+
+/// A failed command: its sentence on stderr, and with `--json` also `{"error": SENTENCE,
+/// "exit": CODE}` on stdout, so a script reading stdout always gets one JSON document.
+fn failure(exit: u8, sentence: &str, json: bool) -> ExitCode {
+    let sentence = sentence.trim_end();
+    eprintln!("calyx: {sentence}");
+    if json {
+        println!("{}", serde_json::json!({"error": sentence, "exit": exit}));
+    }
+    ExitCode::from(exit)
 }
 
 /// The request a command makes (None: nothing to send, such as a dry run), and whether it
 /// prints JSON.
 async fn build(command: McpCommand) -> Result<Option<(McpRequest, bool)>, Usage> {
+    let json = wants_json(&command);
     let request = match command {
         McpCommand::List { json } => return Ok(Some((McpRequest::List, json))),
         McpCommand::Details { alias, json } => {
@@ -86,7 +107,7 @@ async fn build(command: McpCommand) -> Result<Option<(McpRequest, bool)>, Usage>
             None => return Ok(None),
         },
     };
-    Ok(Some((request, false)))
+    Ok(Some((request, json)))
 }
 
 /// Prints the server's answer and turns it into the exit code.
@@ -111,8 +132,7 @@ fn print(response: Response, json: bool) -> ExitCode {
         },
     };
     if answer.exit != 0 {
-        eprintln!("calyx: {}", answer.text.trim_end());
-        return ExitCode::from(answer.exit);
+        return failure(answer.exit, &answer.text, json);
     }
     let mut out = std::io::stdout().lock();
     let written = match (&answer.json, json) {
@@ -294,6 +314,7 @@ fn add(args: McpAddArgs) -> Result<McpRequest, Usage> {
         alias,
         flags,
         command,
+        json: _,
     } = args;
     validate::check_alias(&alias)?;
     let secrets = flag_secrets(&alias, &flags)?;
@@ -352,6 +373,7 @@ fn edit(args: McpEditArgs) -> Result<McpRequest, Usage> {
         unset_header,
         no_legacy_sse,
         command,
+        json: _,
     } = args;
     validate::check_alias(&alias)?;
     let secrets = flag_secrets(&alias, &flags)?;
@@ -360,9 +382,10 @@ fn edit(args: McpEditArgs) -> Result<McpRequest, Usage> {
     }
     if let Some(cwd) = &flags.cwd {
         if !cwd.is_empty() && !std::path::Path::new(&absolute(cwd)).is_dir() {
-            return Err(Usage(format!(
-                "the working directory `{cwd}` of `{alias}` does not exist: create it or give another"
-            )));
+            return Err(Usage::from(validate::InvalidEntry::Cwd {
+                alias: alias.clone(),
+                cwd: cwd.clone(),
+            }));
         }
     }
     let edit = EntryEdit {
@@ -393,10 +416,14 @@ fn edit(args: McpEditArgs) -> Result<McpRequest, Usage> {
     };
     if let Some(name) = &edit.name {
         let chars = name.chars().count();
-        if chars == 0 || chars > validate::MAX_NAME_CHARS {
-            return Err(Usage(format!(
-                "the name of `{alias}` has {chars} characters: give it 1 to 64"
-            )));
+        if name.trim().is_empty() {
+            return Err(Usage::from(validate::InvalidEntry::NameEmpty { alias }));
+        }
+        if chars > validate::MAX_NAME_CHARS {
+            return Err(Usage::from(validate::InvalidEntry::NameTooLong {
+                alias,
+                chars,
+            }));
         }
     }
     Ok(McpRequest::Edit {
@@ -425,7 +452,20 @@ fn import_request(args: McpImportArgs) -> Result<Option<McpRequest>, Usage> {
     // The preview against the list as it is now; the server plans again under the lock.
     let list = server_list::load(&server_list::servers_file()).map_err(|e| Usage(e.to_string()))?;
     let planned = import::plan(candidates.clone(), &list, policy);
-    print!("{}", import::render(&planned));
+    if args.json && args.dry_run {
+        let preview = import::outcome_json(&planned, None);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&preview).unwrap_or_default()
+        );
+        return Ok(None);
+    }
+    if args.json {
+        // stdout is for the one JSON document of the outcome.
+        eprint!("{}", import::render(&planned));
+    } else {
+        print!("{}", import::render(&planned));
+    }
     if args.dry_run {
         return Ok(None);
     }
@@ -442,6 +482,13 @@ fn import_request(args: McpImportArgs) -> Result<Option<McpRequest>, Usage> {
         let _ = stdin.lock().read_line(&mut line);
         if !matches!(line.trim(), "y" | "Y" | "yes") {
             eprintln!("calyx: nothing imported");
+            if args.json {
+                let declined = import::outcome_json(&planned, Some(&[]));
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&declined).unwrap_or_default()
+                );
+            }
             return Ok(None);
         }
     }

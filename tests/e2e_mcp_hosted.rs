@@ -557,7 +557,7 @@ async fn the_route_speaks_the_same_protocol_versions_as_mcp() {
 
 /// The pids of processes whose command line mentions `needle` and whose environment names this
 /// world (the server passes its own environment to the servers it starts).
-fn world_processes(env: &Env, needle: &str) -> Vec<u32> {
+pub(crate) fn world_processes(env: &Env, needle: &str) -> Vec<u32> {
     let world = env.path().display().to_string();
     std::fs::read_dir("/proc")
         .map(|dir| {

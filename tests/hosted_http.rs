@@ -227,3 +227,36 @@ async fn the_supervisor_connects_an_http_entry_with_its_stored_header() {
     );
     supervisor.stop("evh");
 }
+
+#[tokio::test]
+async fn an_https_url_to_a_plain_http_port_names_host_and_tls() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    // Answers whatever arrives with plain HTTP, which is not a TLS handshake.
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            use tokio::io::{AsyncReadExt, AsyncWriteExt};
+            let mut buf = [0u8; 1024];
+            let _ = socket.read(&mut buf).await;
+            let _ = socket
+                .write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
+                .await;
+        }
+    });
+    calyx::hosted::connection::http_client::install_tls_provider();
+    let launch = HttpLaunch {
+        url: format!("https://127.0.0.1:{port}/mcp"),
+        ..HttpLaunch::default()
+    };
+    let err = connect_http("ev", &launch, INIT_TIMEOUT)
+        .await
+        .err()
+        .expect("not TLS");
+    let sentence = err.to_string();
+    assert!(
+        sentence.starts_with("cannot reach 127.0.0.1: TLS failed: "),
+        "{sentence}"
+    );
+}

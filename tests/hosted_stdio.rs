@@ -154,3 +154,29 @@ async fn a_server_that_never_answers_times_out() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn a_server_answering_an_unknown_protocol_version_is_refused() {
+    // Answers `initialize` (whatever its id) with a version no MCP revision has.
+    let script = r#"read -r line
+id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"1999-01-01","capabilities":{},"serverInfo":{"name":"old","version":"1"}}}\n' "$id"
+exec sleep 600"#;
+    let launch = StdioLaunch {
+        command: "sh".into(),
+        args: vec!["-c".into(), script.into()],
+        ..StdioLaunch::default()
+    };
+    let err = connect_stdio("old", &launch, INIT_TIMEOUT)
+        .await
+        .err()
+        .expect("refused");
+    assert!(
+        matches!(err, ConnectError::UnsupportedProtocol { .. }),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "the server answered initialize with protocol version `1999-01-01`, which calyx cannot speak (it speaks 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28): update the server to a current MCP version"
+    );
+}

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -21,9 +21,10 @@ use super::import::{self, ConflictPolicy};
 use super::route::HostedRoute;
 use super::rows::render_details;
 pub use super::rows::{render_rows, row};
-use super::secrets::{delete_server_secrets, Chosen, SecretStore};
+use super::secrets::{delete_server_secrets, LazyChoice, SecretStore};
 use super::server_list::{self, ListError, ServerList};
 use super::supervisor::Supervisor;
+use super::tools_cache::ToolsCache;
 use super::validate::InvalidEntry;
 use super::wire::McpRequest;
 
@@ -41,11 +42,14 @@ pub struct McpAnswer {
 }
 
 impl McpAnswer {
-    fn ok(text: impl Into<String>) -> Self {
+    /// A change done to `alias`: `text` for people, `{"alias", "result", "warnings"}` for
+    /// `--json` (`result` is `added`, `changed`, `enabled`, `disabled`, `reconnecting` or
+    /// `removed`).
+    fn done(alias: &str, result: &str, warnings: &[String], text: String) -> Self {
         McpAnswer {
             exit: 0,
-            text: text.into(),
-            json: None,
+            text,
+            json: Some(json!({"alias": alias, "result": result, "warnings": warnings})),
         }
     }
 
@@ -71,18 +75,22 @@ impl McpAnswer {
 pub struct Hosting {
     route: HostedRoute,
     supervisor: Supervisor,
-    secrets: Chosen,
+    /// The secret store, chosen at its first use ([`LazyChoice`]).
+    secrets: Arc<LazyChoice>,
     list_path: PathBuf,
     /// The entries the supervisor runs now, by alias (what `reload` compares against).
     applied: Mutex<BTreeMap<String, ServerEntry>>,
 }
 
 impl Hosting {
-    /// Hosting publishing into `route`, with secrets from `secrets`, over the list at
-    /// `list_path`. Nothing starts until [`Hosting::reload`].
-    pub fn new(route: HostedRoute, secrets: Chosen, list_path: PathBuf) -> Self {
+    /// Hosting publishing into `route`, with secrets from `secrets` (a store already chosen,
+    /// or a [`LazyChoice`] made at first need), over the list at `list_path`. Nothing starts
+    /// until [`Hosting::reload`]. The tools cache is in memory until
+    /// [`Hosting::with_tools_cache`].
+    pub fn new(route: HostedRoute, secrets: impl Into<LazyChoice>, list_path: PathBuf) -> Self {
+        let secrets = Arc::new(secrets.into());
         Hosting {
-            supervisor: Supervisor::new(route.registry.clone(), secrets.store.clone()),
+            supervisor: Supervisor::new(route.registry.clone(), secrets.clone()),
             route,
             secrets,
             list_path,
@@ -90,14 +98,22 @@ impl Hosting {
         }
     }
 
+    /// This hosting remembering published tool lists in `cache` (the server's: the file
+    /// [`ToolsCache::default_path`], read at start). Call before [`Hosting::reload`].
+    pub fn with_tools_cache(mut self, cache: ToolsCache) -> Self {
+        self.supervisor = Supervisor::new(self.route.registry.clone(), self.secrets.clone())
+            .with_tools_cache(cache);
+        self
+    }
+
     /// The supervisor (state changes for tests and the overlay).
     pub fn supervisor(&self) -> &Supervisor {
         &self.supervisor
     }
 
-    /// Which secret store is in use, and why.
-    pub fn secrets_summary(&self) -> &str {
-        &self.secrets.summary
+    /// Which secret store is in use, and why; or that none is chosen yet.
+    pub fn secrets_summary(&self) -> String {
+        self.secrets.summary()
     }
 
     /// Turns hosting on or off (`[mcp] host_servers`): off stops every server and the route
@@ -108,18 +124,22 @@ impl Hosting {
     }
 
     /// Reads the list and applies the difference to the running connections.
+    /// With `secret_store = "keyring"` and no usable Secret Service nothing starts; this does
+    /// not probe (the server's thread calls it on `reload-config`): [`Hosting::start`] does.
     pub fn reload(&self) -> Result<(), ListError> {
-        if !self.route.is_enabled() {
-            self.apply(&ServerList::default());
+        if !self.route.is_enabled() || self.secrets.known_failure().is_some() {
+            // Nothing runs, but the servers are not removed: their cached tools stay.
+            self.apply(&ServerList::default(), false);
             return Ok(());
         }
         let list = server_list::load(&self.list_path)?;
-        self.apply(&list);
+        self.apply(&list, true);
         Ok(())
     }
 
-    /// Starts what is new or changed, stops what is gone.
-    fn apply(&self, list: &ServerList) {
+    /// Starts what is new or changed, stops what is gone; `removed` when what is gone left the
+    /// list (its cached tools are forgotten too), not only stopped running.
+    fn apply(&self, list: &ServerList, removed: bool) {
         let mut applied = self.applied.lock().unwrap_or_else(|e| e.into_inner());
         let wanted: BTreeMap<String, ServerEntry> = list
             .servers
@@ -130,6 +150,9 @@ impl Hosting {
             if !wanted.contains_key(alias) {
                 tracing::info!("hosted MCP: stopping `{alias}` (removed)");
                 self.supervisor.forget(alias);
+                if removed {
+                    self.supervisor.forget_cached_tools(alias);
+                }
             }
         }
         for (alias, entry) in &wanted {
@@ -139,6 +162,15 @@ impl Hosting {
             }
         }
         *applied = wanted;
+    }
+
+    /// The first start: with `secret_store = "keyring"` the Secret Service is probed first
+    /// (blocking, 3 s at most per call), then the list is applied ([`Hosting::reload`]).
+    pub fn start(&self) -> Result<(), ListError> {
+        if let Err(why) = self.secrets.required() {
+            tracing::error!("{why}");
+        }
+        self.reload()
     }
 
     /// Changes the list under its lock, then applies it.
@@ -153,6 +185,16 @@ impl Hosting {
 
     /// Answers one `calyx mcp` request.
     pub fn handle(&self, request: McpRequest) -> McpAnswer {
+        if let Err(why) = self.secrets.required() {
+            // `secret_store = "keyring"` without a usable Secret Service: nothing runs, the
+            // list still shows what is saved, each row with the reason.
+            return match request {
+                McpRequest::List => self.list_with(|_| ServerState::Failed {
+                    sentence: why.clone(),
+                }),
+                _ => McpAnswer::failed(why),
+            };
+        }
         match request {
             McpRequest::List => self.list(),
             McpRequest::Details { alias } => self.details(&alias),
@@ -164,10 +206,10 @@ impl Hosting {
             } => self.edit(&alias, &edit, &secrets),
             McpRequest::SetEnabled { alias, enabled } => {
                 match self.change(|list| list.set_enabled(&alias, enabled)) {
-                    Ok(()) => McpAnswer::ok(format!(
-                        "`{alias}` {}\n",
-                        if enabled { "enabled" } else { "disabled" }
-                    )),
+                    Ok(()) => {
+                        let result = if enabled { "enabled" } else { "disabled" };
+                        McpAnswer::done(&alias, result, &[], format!("`{alias}` {result}\n"))
+                    }
                     Err(e) => McpAnswer::of_list_error(&e),
                 }
             }
@@ -180,7 +222,6 @@ impl Hosting {
     fn store_secrets(&self, alias: &str, secrets: &[(String, String)]) -> Result<(), String> {
         for (name, value) in secrets {
             self.secrets
-                .store
                 .set(&format!("{alias}/{name}"), value)
                 .map_err(|e| e.to_string())?;
         }
@@ -205,11 +246,12 @@ impl Hosting {
         }
         match self.change(|list| list.add(entry)) {
             Ok(warnings) => {
+                let warnings: Vec<String> = warnings.into_iter().map(|w| w.0).collect();
                 let mut text = format!("added `{alias}`\n");
-                for w in warnings {
-                    text.push_str(&format!("warning: {}\n", w.0));
+                for w in &warnings {
+                    text.push_str(&format!("warning: {w}\n"));
                 }
-                McpAnswer::ok(text)
+                McpAnswer::done(&alias, "added", &warnings, text)
             }
             Err(e) => McpAnswer::of_list_error(&e),
         }
@@ -240,15 +282,16 @@ impl Hosting {
         match result {
             Ok((gone, warnings)) => {
                 for name in gone {
-                    if let Err(e) = self.secrets.store.delete(&format!("{alias}/{name}")) {
+                    if let Err(e) = self.secrets.delete(&format!("{alias}/{name}")) {
                         return McpAnswer::failed(e.to_string());
                     }
                 }
+                let warnings: Vec<String> = warnings.into_iter().map(|w| w.0).collect();
                 let mut text = format!("changed `{alias}`\n");
-                for w in warnings {
-                    text.push_str(&format!("warning: {}\n", w.0));
+                for w in &warnings {
+                    text.push_str(&format!("warning: {w}\n"));
                 }
-                McpAnswer::ok(text)
+                McpAnswer::done(alias, "changed", &warnings, text)
             }
             Err(e) => McpAnswer::of_list_error(&e),
         }
@@ -262,7 +305,12 @@ impl Hosting {
         match entry {
             Some(entry) if entry.enabled => {
                 self.supervisor.start(entry);
-                McpAnswer::ok(format!("reconnecting `{alias}`\n"))
+                McpAnswer::done(
+                    alias,
+                    "reconnecting",
+                    &[],
+                    format!("reconnecting `{alias}`\n"),
+                )
             }
             Some(_) => McpAnswer::failed(format!(
                 "`{alias}` is disabled: enable it with `calyx mcp enable {alias}`"
@@ -273,8 +321,13 @@ impl Hosting {
 
     fn remove(&self, alias: &str) -> McpAnswer {
         match self.change(|list| list.remove(alias)) {
-            Ok(entry) => match delete_server_secrets(&*self.secrets.store, &entry) {
-                Ok(()) => McpAnswer::ok(format!("removed `{alias}` and its stored secrets\n")),
+            Ok(entry) => match delete_server_secrets(&*self.secrets, &entry) {
+                Ok(()) => McpAnswer::done(
+                    alias,
+                    "removed",
+                    &[],
+                    format!("removed `{alias}` and its stored secrets\n"),
+                ),
                 Err(e) => McpAnswer::failed(format!(
                     "removed `{alias}`, but its secrets could not be deleted: {e}"
                 )),
@@ -294,7 +347,7 @@ impl Hosting {
                 }
             }
         };
-        let store: &dyn SecretStore = &*self.secrets.store;
+        let store: &dyn SecretStore = &*self.secrets;
         // The list is written first, the secrets stored next, and only then are the servers
         // started (with their values).
         let result = server_list::update(&self.list_path, |list| {
@@ -308,10 +361,11 @@ impl Hosting {
                 }
             }
             let done = import::apply(&planned, list);
-            Ok((import::render(&planned), done))
+            let json = import::outcome_json(&planned, Some(&done));
+            Ok((import::render(&planned), json, done))
         });
         match result {
-            Ok((preview, done)) => {
+            Ok((preview, json, done)) => {
                 for c in &done {
                     if let Err(e) = self.store_secrets(&c.entry.alias, &c.secrets) {
                         return McpAnswer::failed(e);
@@ -320,7 +374,11 @@ impl Hosting {
                 if let Err(e) = self.reload() {
                     return McpAnswer::failed(e.to_string());
                 }
-                McpAnswer::ok(format!("{preview}imported {} server(s)\n", done.len()))
+                McpAnswer {
+                    exit: 0,
+                    text: format!("{preview}imported {} server(s)\n", done.len()),
+                    json: Some(json),
+                }
             }
             Err(e) => McpAnswer::of_list_error(&e),
         }
@@ -343,18 +401,19 @@ impl Hosting {
     }
 
     fn list(&self) -> McpAnswer {
+        self.list_with(|entry| self.state_of(entry))
+    }
+
+    /// The rows, each in the state `state_of` gives, then the `secrets:` line (text only).
+    fn list_with(&self, state_of: impl Fn(&ServerEntry) -> ServerState) -> McpAnswer {
         let list = match server_list::load(&self.list_path) {
             Ok(list) => list,
             Err(e) => return McpAnswer::failed(e.to_string()),
         };
-        let rows: Vec<Value> = list
-            .servers
-            .iter()
-            .map(|e| row(e, &self.state_of(e)))
-            .collect();
+        let rows: Vec<Value> = list.servers.iter().map(|e| row(e, &state_of(e))).collect();
         McpAnswer {
             exit: 0,
-            text: render_rows(&rows),
+            text: format!("{}{}\n", render_rows(&rows), self.secrets_summary()),
             json: Some(Value::Array(rows)),
         }
     }
@@ -369,27 +428,28 @@ impl Hosting {
         };
         let mut json = row(entry, &self.state_of(entry));
         let facts = self.supervisor.facts(alias);
-        let server = self.route.registry.get(alias);
+        // A held server (reconnecting) shows the tools agents still see.
+        let server = self.route.registry.entry(alias);
         let (published, app_only, excluded, instructions) = match &server {
             Some(s) => (
-                s.tools
+                s.tools()
                     .published
                     .iter()
                     .map(|(name, tool)| {
                         json!({"name": name, "original": tool.name, "ui": has_ui(tool)})
                     })
                     .collect::<Vec<_>>(),
-                s.tools
+                s.tools()
                     .app_only
                     .iter()
                     .map(|t| json!(t.name))
                     .collect::<Vec<_>>(),
-                s.tools
+                s.tools()
                     .excluded
                     .iter()
                     .map(|(name, why)| json!({"name": name, "reason": why.to_string()}))
                     .collect::<Vec<_>>(),
-                s.instructions.clone(),
+                s.instructions().map(str::to_string),
             ),
             None => (Vec::new(), Vec::new(), Vec::new(), None),
         };

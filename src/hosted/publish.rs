@@ -22,6 +22,7 @@ use rmcp::service::{Peer, PeerRequestOptions, RequestContext};
 use rmcp::{ErrorData, RoleClient, RoleServer, ServerHandler};
 
 use super::connection::filter::Classified;
+use super::held::{reconnecting_sentence, HeldServer, Unavailable, RECONNECT_WAIT};
 
 /// Each server's instructions are cut to this many bytes in `initialize`.
 pub const SERVER_INSTRUCTIONS_MAX: usize = 2 << 10;
@@ -40,13 +41,57 @@ pub struct PublishedServer {
     pub progress: super::progress::ProgressRoutes,
 }
 
-/// The ready servers, by alias. Cloning shares it.
+/// What the registry publishes for one alias: a ready server, or the tools of one that cannot
+/// take calls now ([`super::held`]).
+#[derive(Clone)]
+pub enum Published {
+    Live(Arc<PublishedServer>),
+    Held(Arc<HeldServer>),
+}
+
+impl Published {
+    /// The tools agents see of this server.
+    pub fn tools(&self) -> &Classified {
+        match self {
+            Published::Live(s) => &s.tools,
+            Published::Held(h) => &h.tools,
+        }
+    }
+
+    fn alias(&self) -> &str {
+        match self {
+            Published::Live(s) => &s.alias,
+            Published::Held(h) => &h.alias,
+        }
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Published::Live(s) => &s.name,
+            Published::Held(h) => &h.name,
+        }
+    }
+
+    /// The server's own `instructions`.
+    pub fn instructions(&self) -> Option<&str> {
+        match self {
+            Published::Live(s) => s.instructions.as_deref(),
+            Published::Held(h) => h.instructions.as_deref(),
+        }
+    }
+}
+
+/// The published servers, by alias: ready ones and held ones. Cloning shares it.
 #[derive(Clone)]
 pub struct Registry {
-    servers: Arc<RwLock<BTreeMap<String, Arc<PublishedServer>>>>,
-    /// Counts changes of the published set, for whoever must hear of them (the announcer that
-    /// tells the agents' sessions, see [`super::route::announce_changes`]).
+    servers: Arc<RwLock<BTreeMap<String, Published>>>,
+    /// Counts changes of the published tools, for whoever must hear of them (the announcer that
+    /// tells the agents' sessions, see [`super::route::announce_changes`]). A server going from
+    /// ready to held and back with the same tools changes nothing agents see: no count.
     generation: Arc<watch::Sender<u64>>,
+    /// Counts every change of any entry (ready, held, gone), for calls waiting for a held
+    /// server to be ready again.
+    readiness: Arc<watch::Sender<u64>>,
 }
 
 impl Default for Registry {
@@ -54,25 +99,67 @@ impl Default for Registry {
         Registry {
             servers: Arc::default(),
             generation: Arc::new(watch::Sender::new(0)),
+            readiness: Arc::new(watch::Sender::new(0)),
         }
     }
 }
 
 impl Registry {
-    /// Publishes (or replaces) a server's tools.
+    /// Publishes (or replaces) a ready server's tools.
     pub fn insert(&self, server: PublishedServer) {
-        {
-            let mut servers = self.servers.write().unwrap_or_else(|e| e.into_inner());
-            servers.insert(server.alias.clone(), Arc::new(server));
+        self.put(Published::Live(Arc::new(server)));
+    }
+
+    /// Publishes the tools of a server that cannot take calls now (see [`super::held`]),
+    /// replacing whatever `alias` had.
+    pub fn hold(&self, held: HeldServer) {
+        self.put(Published::Held(Arc::new(held)));
+    }
+
+    /// Keeps the tools of the ready server `alias` published as held by `held_as`, which makes
+    /// the [`HeldServer`] from it (false when `alias` is not a ready server).
+    pub fn hold_live(
+        &self,
+        alias: &str,
+        held_as: impl FnOnce(&PublishedServer) -> HeldServer,
+    ) -> bool {
+        let live = match self.entry(alias) {
+            Some(Published::Live(server)) => server,
+            _ => return false,
+        };
+        self.hold(held_as(&live));
+        true
+    }
+
+    /// Changes the sentence a call to held `alias` gets (a later reconnect attempt failed
+    /// otherwise); nothing agents see changes.
+    pub fn set_held_sentence(&self, alias: &str, unavailable: String) {
+        let mut servers = self.servers.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(Published::Held(held)) = servers.get_mut(alias) {
+            let mut changed = HeldServer::clone(held);
+            changed.unavailable = unavailable;
+            *held = Arc::new(changed);
         }
-        self.bump();
+    }
+
+    fn put(&self, entry: Published) {
+        let alias = entry.alias().to_string();
+        let previous = {
+            let mut servers = self.servers.write().unwrap_or_else(|e| e.into_inner());
+            servers.insert(alias, entry.clone())
+        };
+        let same = previous.is_some_and(|p| p.tools().published == entry.tools().published);
+        if !same {
+            self.bump();
+        }
+        self.readiness.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     fn bump(&self) {
         self.generation.send_modify(|n| *n = n.wrapping_add(1));
     }
 
-    /// Withdraws a server's tools.
+    /// Withdraws a server's tools, ready or held.
     pub fn remove(&self, alias: &str) {
         let removed = {
             let mut servers = self.servers.write().unwrap_or_else(|e| e.into_inner());
@@ -80,6 +167,14 @@ impl Registry {
         };
         if removed {
             self.bump();
+            self.readiness.send_modify(|n| *n = n.wrapping_add(1));
+        }
+    }
+
+    /// Withdraws `alias`'s tools if they are held (a ready server is left alone).
+    pub fn withdraw_held(&self, alias: &str) {
+        if matches!(self.entry(alias), Some(Published::Held(_))) {
+            self.remove(alias);
         }
     }
 
@@ -88,19 +183,35 @@ impl Registry {
         self.generation.subscribe()
     }
 
-    /// The aliases of the servers whose tools are published.
+    /// The aliases of the servers whose tools are published (ready or held).
     pub fn aliases(&self) -> Vec<String> {
         let servers = self.servers.read().unwrap_or_else(|e| e.into_inner());
         servers.keys().cloned().collect()
     }
 
-    /// The published server `alias`, when it is ready.
-    pub fn get(&self, alias: &str) -> Option<Arc<PublishedServer>> {
+    /// What `alias` publishes, ready or held.
+    pub fn entry(&self, alias: &str) -> Option<Published> {
         let servers = self.servers.read().unwrap_or_else(|e| e.into_inner());
         servers.get(alias).cloned()
     }
 
-    fn snapshot(&self) -> Vec<Arc<PublishedServer>> {
+    /// The published server `alias`, when it is ready.
+    pub fn get(&self, alias: &str) -> Option<Arc<PublishedServer>> {
+        match self.entry(alias)? {
+            Published::Live(server) => Some(server),
+            Published::Held(_) => None,
+        }
+    }
+
+    /// The held server `alias`, when its tools are published but it cannot take calls.
+    pub fn held(&self, alias: &str) -> Option<Arc<HeldServer>> {
+        match self.entry(alias)? {
+            Published::Held(held) => Some(held),
+            Published::Live(_) => None,
+        }
+    }
+
+    fn snapshot(&self) -> Vec<Published> {
         let servers = self.servers.read().unwrap_or_else(|e| e.into_inner());
         servers.values().cloned().collect()
     }
@@ -110,7 +221,7 @@ impl Registry {
         self.snapshot()
             .iter()
             .flat_map(|server| {
-                server.tools.published.iter().map(|(published, tool)| {
+                server.tools().published.iter().map(|(published, tool)| {
                     let mut tool = tool.clone();
                     tool.name = published.clone().into();
                     tool
@@ -119,25 +230,83 @@ impl Registry {
             .collect()
     }
 
-    /// The server and original name behind a published name.
+    /// The ready server and original name behind a published name.
     pub fn resolve(&self, published: &str) -> Option<(Arc<PublishedServer>, String)> {
         let alias = super::naming::alias_of(published)?;
-        let servers = self.servers.read().unwrap_or_else(|e| e.into_inner());
-        let server = servers.get(alias)?.clone();
+        let server = self.get(alias)?;
         let original = server.tools.names.original.get(published)?.clone();
         Some((server, original))
+    }
+
+    /// The ready server and original name a call to `published` goes to. A held server's tool
+    /// (or a ready one whose connection just closed) waits up to the hold's wait for its
+    /// server to be ready again; still not ready, the held sentence comes back.
+    pub async fn callable(
+        &self,
+        published: &str,
+    ) -> Result<(Arc<PublishedServer>, String), Unavailable> {
+        let alias = super::naming::alias_of(published).ok_or(Unavailable::Unknown)?;
+        let (wait, sentence) = match self.entry(alias) {
+            None => return Err(Unavailable::Unknown),
+            Some(entry) if !entry.tools().names.original.contains_key(published) => {
+                return Err(Unavailable::Unknown)
+            }
+            Some(Published::Live(server)) if !server.peer.is_transport_closed() => {
+                let original = server.tools.names.original[published].clone();
+                return Ok((server, original));
+            }
+            Some(Published::Live(_)) => (
+                RECONNECT_WAIT,
+                reconnecting_sentence(alias, "the server's connection ended"),
+            ),
+            Some(Published::Held(held)) => (held.wait, held.unavailable.clone()),
+        };
+        let Some(server) = self.live_within(alias, wait).await else {
+            // The sentence as it is now: a later attempt may have said more.
+            let sentence = self
+                .held(alias)
+                .map(|h| h.unavailable.clone())
+                .unwrap_or(sentence);
+            return Err(Unavailable::NotReady(sentence));
+        };
+        match server.tools.names.original.get(published) {
+            Some(original) => Ok((server.clone(), original.clone())),
+            None => Err(Unavailable::Unknown),
+        }
+    }
+
+    /// `alias` once it is ready with an open connection, waiting at most `within`.
+    pub async fn live_within(
+        &self,
+        alias: &str,
+        within: std::time::Duration,
+    ) -> Option<Arc<PublishedServer>> {
+        let mut changes = self.readiness.subscribe();
+        let deadline = tokio::time::sleep(within);
+        tokio::pin!(deadline);
+        loop {
+            if let Some(server) = self.get(alias).filter(|s| !s.peer.is_transport_closed()) {
+                return Some(server);
+            }
+            tokio::select! {
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        return None;
+                    }
+                }
+                _ = &mut deadline => return None,
+            }
+        }
     }
 
     /// What `initialize` says (see [`merge_instructions`]).
     pub fn instructions(&self) -> String {
         let servers = self.snapshot();
-        merge_instructions(servers.iter().map(|s| {
-            (
-                s.alias.as_str(),
-                s.name.as_str(),
-                s.instructions.as_deref().unwrap_or(""),
-            )
-        }))
+        merge_instructions(
+            servers
+                .iter()
+                .map(|s| (s.alias(), s.name(), s.instructions().unwrap_or(""))),
+        )
     }
 }
 
@@ -295,11 +464,23 @@ impl ServerHandler for HostedHandler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some((server, original)) = self.registry.resolve(&request.name) else {
-            return Err(ErrorData::invalid_params(
-                format!("no tool named {:?}; call tools/list", request.name),
-                None,
-            ));
+        let callable = tokio::select! {
+            callable = self.registry.callable(&request.name) => callable,
+            _ = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("cancelled by the client", None));
+            }
+        };
+        let (server, original) = match callable {
+            Ok(found) => found,
+            Err(Unavailable::Unknown) => {
+                return Err(ErrorData::invalid_params(
+                    format!("no tool named {:?}; call tools/list", request.name),
+                    None,
+                ))
+            }
+            Err(Unavailable::NotReady(sentence)) => {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(sentence)]).into())
+            }
         };
         tracing::debug!(
             tool = %request.name,

@@ -1,9 +1,12 @@
 //! Keeping hosted servers connected. One task per enabled server: connect, publish its tools,
-//! wait for the connection to end, withdraw them, and reconnect on the schedule of
+//! wait for the connection to end, and reconnect on the schedule of
 //! [`state`](super::connection::state) (1, 2, 4 ... 60 s; five failures in a row give up). A
 //! failure before the first `initialize` (command not found, exit before answering) goes
-//! straight to `failed` and waits for the user. Every change of state is broadcast, for the
-//! overlay, `calyx mcp list` and tests.
+//! straight to `failed` and waits for the user. While a dropped server reconnects its tools stay
+//! published for 60 s ([`super::held`]): calls wait up to 10 s for it; after that, or when it
+//! fails, they are withdrawn. Every list a server publishes is remembered in the tools cache
+//! ([`super::tools_cache`]). Every change of state is broadcast, for the overlay, `calyx mcp
+//! list` and tests.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -19,8 +22,10 @@ use super::connection::spawn::StdioLaunch;
 use super::connection::state::{Reconnects, ServerState};
 use super::connection::{connect, Connected, HttpLaunch, Launch, INIT_TIMEOUT};
 use super::entry::{ServerEntry, Transport};
+use super::held::{reconnecting_sentence, withdraw_after, HeldServer, WithdrawTimer, RETAIN_FOR};
 use super::publish::{PublishedServer, Registry};
 use super::secrets::{env_account, header_account, SecretStore};
+use super::tools_cache::{CachedTools, ToolsCache};
 
 /// State changes kept for subscribers that fall behind.
 const CHANGES_BUFFERED: usize = 256;
@@ -34,6 +39,7 @@ pub struct Supervisor {
     tasks: Mutex<HashMap<String, JoinHandle<()>>>,
     changes: broadcast::Sender<(String, ServerState)>,
     facts: Arc<Mutex<HashMap<String, Facts>>>,
+    cache: Arc<ToolsCache>,
 }
 
 /// What `calyx mcp details` shows of a server beyond its tools: what its last connection
@@ -56,6 +62,7 @@ struct Shared {
     process_groups: Arc<Mutex<HashMap<String, i32>>>,
     changes: broadcast::Sender<(String, ServerState)>,
     facts: Arc<Mutex<HashMap<String, Facts>>>,
+    cache: Arc<ToolsCache>,
 }
 
 impl Shared {
@@ -74,6 +81,41 @@ impl Shared {
         // Nobody listening is fine.
         let _ = self.changes.send((alias.to_string(), state));
     }
+
+    /// Publishes `server` and remembers its list in the tools cache (the file is written on a
+    /// blocking thread, and only when the list changed).
+    fn publish(&self, server: PublishedServer) {
+        let alias = server.alias.clone();
+        let cached = CachedTools::of(&server.name, server.instructions.as_deref(), &server.tools);
+        self.registry.insert(server);
+        if self.cache.note(&alias, cached) {
+            let cache = self.cache.clone();
+            tokio::task::spawn_blocking(move || cache.save());
+        }
+    }
+
+    /// Publishes the tools `alias` published last (this run or an earlier one, from the tools
+    /// cache) while it cannot take calls: a call waits up to `wait` for it to be ready, then
+    /// gets `unavailable` as its `isError` text. For a server that needs sign-in (its row says
+    /// so; the call can raise the sign-in prompt meanwhile). False when nothing is cached for
+    /// it. The tools stay until the server is ready (its live tools replace them), stopped, or
+    /// [`Registry::withdraw_held`] is called.
+    // Its first caller is the sign-in state (the OAuth work); tested below.
+    #[cfg_attr(not(test), allow(dead_code))]
+    fn publish_cached(&self, alias: &str, unavailable: String, wait: std::time::Duration) -> bool {
+        let Some((cached, tools)) = self.cache.cached_tools_for(alias) else {
+            return false;
+        };
+        self.registry.hold(HeldServer {
+            alias: alias.to_string(),
+            name: cached.name,
+            tools,
+            instructions: cached.instructions,
+            unavailable,
+            wait,
+        });
+        true
+    }
 }
 
 impl Supervisor {
@@ -87,7 +129,25 @@ impl Supervisor {
             tasks: Mutex::new(HashMap::new()),
             changes: broadcast::channel(CHANGES_BUFFERED).0,
             facts: Arc::default(),
+            cache: Arc::new(ToolsCache::in_memory()),
         }
+    }
+
+    /// This supervisor remembering published lists in `cache` (the server's is the file
+    /// [`ToolsCache::default_path`]; without this, a memory-only cache).
+    pub fn with_tools_cache(mut self, cache: ToolsCache) -> Self {
+        self.cache = Arc::new(cache);
+        self
+    }
+
+    /// The last tool list `alias` published (this run or, from the tools cache file, an
+    /// earlier one) as the registry would publish it; `None` when it never published one.
+    /// With [`Registry::hold`] this keeps a not-ready server's tools visible to agents.
+    pub fn cached_tools_for(
+        &self,
+        alias: &str,
+    ) -> Option<(CachedTools, super::connection::filter::Classified)> {
+        self.cache.cached_tools_for(alias)
     }
 
     fn shared(&self) -> Shared {
@@ -97,7 +157,14 @@ impl Supervisor {
             process_groups: self.process_groups.clone(),
             changes: self.changes.clone(),
             facts: self.facts.clone(),
+            cache: self.cache.clone(),
         }
+    }
+
+    /// Drops the cached tool list of a server removed from the list. Blocking (the tools
+    /// cache file): call it from a blocking thread.
+    pub fn forget_cached_tools(&self, alias: &str) {
+        self.cache.forget(alias);
     }
 
     /// What the last connection of `alias` negotiated, its last failure and stderr.
@@ -106,7 +173,8 @@ impl Supervisor {
         facts.get(alias).cloned().unwrap_or_default()
     }
 
-    /// Stops `alias` and forgets it (a removed server): no state, no facts.
+    /// Stops `alias` and forgets it (a removed server, or hosting switched off): no state, no
+    /// facts.
     pub fn forget(&self, alias: &str) {
         self.stop(alias);
         self.states
@@ -233,14 +301,23 @@ async fn run(shared: Shared, entry: ServerEntry, launch: Launch) {
     let alias = entry.alias.as_str();
     let mut reconnects = Reconnects::default();
     let mut ever_ready = false;
+    // While reconnecting: withdraws the held tools after 60 s unless dropped first.
+    let mut retention: Option<WithdrawTimer> = None;
     loop {
         let failure = match connect(alias, &launch, INIT_TIMEOUT).await {
             Ok(connected) => {
                 ever_ready = true;
                 reconnects.succeeded();
+                // The live tools replace the held ones: no withdrawal.
+                drop(retention.take());
                 let since = Instant::now();
                 serve_until_dropped(&shared, &entry, connected).await;
                 reconnects.connected(since.elapsed());
+                retention.replace(withdraw_after(
+                    shared.registry.clone(),
+                    alias.to_string(),
+                    RETAIN_FOR,
+                ));
                 "the server's connection ended".to_string()
             }
             Err(error) if !ever_ready => {
@@ -255,6 +332,9 @@ async fn run(shared: Shared, entry: ServerEntry, launch: Launch) {
             Err(error) => {
                 let sentence = error.to_string();
                 shared.facts(alias, |f| f.last_failure = Some(sentence.clone()));
+                shared
+                    .registry
+                    .set_held_sentence(alias, reconnecting_sentence(alias, &sentence));
                 sentence
             }
         };
@@ -264,6 +344,9 @@ async fn run(shared: Shared, entry: ServerEntry, launch: Launch) {
                 tokio::time::sleep(wait).await;
             }
             None => {
+                // A failed server publishes nothing.
+                drop(retention.take());
+                shared.registry.remove(alias);
                 shared.set(
                     alias,
                     ServerState::Failed {
@@ -306,7 +389,7 @@ async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Co
             .unwrap_or_else(|e| e.into_inner());
         groups.insert(alias.to_string(), pgid);
     }
-    shared.registry.insert(PublishedServer {
+    shared.publish(PublishedServer {
         alias: alias.to_string(),
         name: entry.name.clone(),
         peer: service.peer().clone(),
@@ -327,7 +410,11 @@ async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Co
     // Ends when the transport closes: the process exited or closed its stdout.
     let _ = service.waiting().await;
     drop(relister);
-    shared.registry.remove(alias);
+    // Agents keep seeing the tools while the server reconnects (the caller withdraws them
+    // after 60 s or when it gives up).
+    shared.registry.hold_live(alias, |server| {
+        HeldServer::reconnecting(server, "the server's connection ended")
+    });
     {
         let mut groups = shared
             .process_groups
@@ -373,7 +460,7 @@ async fn relist_on_change(
             tools: tools.published.len(),
             with_ui: tools.with_ui(),
         };
-        shared.registry.insert(PublishedServer {
+        shared.publish(PublishedServer {
             alias: alias.clone(),
             name: current.name.clone(),
             peer: current.peer.clone(),
@@ -398,4 +485,46 @@ impl Drop for AbortOnDrop {
 fn same_tools(a: &Classified, b: &Classified) -> bool {
     let json = |c: &Classified| serde_json::to_string(&(&c.published, &c.app_only)).ok();
     a.excluded == b.excluded && json(a).is_some() && json(a) == json(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hosted::connection::filter::classify;
+    use crate::hosted::secrets::FileStore;
+    use std::time::Duration;
+
+    #[test]
+    fn cached_tools_are_published_held_with_the_given_sentence() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let registry = Registry::default();
+        let supervisor = Supervisor::new(
+            registry.clone(),
+            Arc::new(FileStore::new(dir.path().join("s.json"))),
+        );
+        let shared = supervisor.shared();
+        let sentence = "`Linear` requires sign-in: run `calyx mcp login linear`".to_string();
+        assert!(!shared.publish_cached("linear", sentence.clone(), Duration::from_secs(120)));
+        assert!(supervisor.cached_tools_for("linear").is_none());
+
+        let tool: rmcp::model::Tool = serde_json::from_value(
+            serde_json::json!({"name": "list_issues", "inputSchema": {"type": "object"}}),
+        )
+        .expect("a tool");
+        let tools = classify("linear", vec![tool], &Default::default());
+        supervisor
+            .cache
+            .remember("linear", CachedTools::of("Linear", None, &tools));
+        assert!(shared.publish_cached("linear", sentence.clone(), Duration::from_secs(120)));
+        let names: Vec<String> = registry
+            .tools()
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        assert_eq!(names, ["linear-list_issues"]);
+        let held = registry.held("linear").expect("held");
+        assert_eq!(held.unavailable, sentence);
+        assert_eq!(held.wait, Duration::from_secs(120));
+        assert!(registry.get("linear").is_none(), "not callable until ready");
+    }
 }

@@ -113,35 +113,31 @@ async fn start_endpoint(
     }
 }
 
-/// Chooses the secret store (`[mcp] secret_store`; the keyring probe may take 3 s, so on a
-/// blocking thread) and starts the hosted servers of `mcp-servers.json` in the background.
+/// Starts the hosted servers of `mcp-servers.json` in the background. The secret store is not
+/// chosen here: `[mcp] secret_store` decides at the first secret read or write
+/// ([`crate::hosted::secrets::LazyChoice`]), so a hanging Secret Service never delays the
+/// server's start. The tools cache is read on a blocking thread (a small file).
 async fn start_hosting(
     route: crate::hosted::route::HostedRoute,
     setting: crate::hosted::secrets::SecretStoreSetting,
 ) -> Result<std::sync::Arc<crate::hosted::host::Hosting>, String> {
-    use crate::hosted::secrets::{choose, FileStore, KeyringStore};
-    let chosen = tokio::task::spawn_blocking(move || {
-        choose(
-            setting,
-            KeyringStore::secret_service,
-            FileStore::new(FileStore::default_path()),
+    use crate::hosted::host::Hosting;
+    use crate::hosted::secrets::LazyChoice;
+    use crate::hosted::tools_cache::ToolsCache;
+    let hosting = tokio::task::spawn_blocking(move || {
+        Hosting::new(
+            route,
+            LazyChoice::here(setting),
+            crate::hosted::server_list::servers_file(),
         )
+        .with_tools_cache(ToolsCache::open(ToolsCache::default_path()))
     })
     .await
-    .map_err(|e| format!("choosing the secret store failed: {e}"))?
-    .map_err(|e| {
-        tracing::error!("hosted MCP servers are off: {e}");
-        format!("hosted MCP servers are off: {e}")
-    })?;
-    tracing::info!("hosted MCP {}", chosen.summary);
-    let hosting = std::sync::Arc::new(crate::hosted::host::Hosting::new(
-        route,
-        chosen,
-        crate::hosted::server_list::servers_file(),
-    ));
+    .map_err(|e| format!("starting hosted MCP servers failed: {e}"))?;
+    let hosting = std::sync::Arc::new(hosting);
     let starting = hosting.clone();
     tokio::task::spawn_blocking(move || {
-        if let Err(e) = starting.reload() {
+        if let Err(e) = starting.start() {
             tracing::warn!("hosted MCP servers: {e}");
         }
     });

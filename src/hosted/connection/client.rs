@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use rmcp::model::ClientConfig;
+use rmcp::model::{ClientConfig, ProtocolVersion};
 use rmcp::service::RunningService;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
@@ -168,6 +168,19 @@ pub(super) async fn ready(
     task_required: &TaskRequired,
     init_timeout: Duration,
 ) -> Result<Connected, ConnectError> {
+    // The spec: a client that does not support the version the server answered disconnects.
+    if let Some(version) = service.peer_info().map(|i| i.protocol_version.clone()) {
+        if !ProtocolVersion::KNOWN_VERSIONS.contains(&version) {
+            return Err(ConnectError::UnsupportedProtocol {
+                version: version.to_string(),
+                known: ProtocolVersion::KNOWN_VERSIONS
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+    }
     let tools = match tokio::time::timeout(init_timeout, service.peer().list_all_tools()).await {
         Ok(Ok(tools)) => tools,
         Ok(Err(error)) => {

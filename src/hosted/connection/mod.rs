@@ -69,6 +69,9 @@ pub enum ConnectError {
     SignInRequired,
     #[error("{reason}")]
     Http { reason: String },
+    /// The server answered `initialize` with a version calyx's client does not know.
+    #[error("the server answered initialize with protocol version `{version}`, which calyx cannot speak (it speaks {known}): update the server to a current MCP version")]
+    UnsupportedProtocol { version: String, known: String },
 }
 
 fn stderr_suffix(lines: &[String]) -> String {

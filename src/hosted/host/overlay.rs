@@ -14,11 +14,18 @@ impl Hosting {
     /// Every saved server as the overlay lists it.
     pub fn overlay_rows(&self) -> Result<Vec<ServerRow>, String> {
         let list = server_list::load(&self.list_path).map_err(|e| e.to_string())?;
+        // `secret_store = "keyring"` without a Secret Service: every row says why nothing runs.
+        let off = self.secrets.required().err();
         Ok(list
             .servers
             .iter()
             .map(|entry| {
-                let state = self.state_of(entry);
+                let state = match &off {
+                    Some(why) => ServerState::Failed {
+                        sentence: why.clone(),
+                    },
+                    None => self.state_of(entry),
+                };
                 let stderr = match state {
                     ServerState::Failed { .. } => self
                         .supervisor

@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::hosted::entry::{StdioTarget, Transport};
-use crate::hosted::secrets::FileStore;
+use crate::hosted::secrets::{Chosen, FileStore};
 
 fn entry(alias: &str, enabled: bool) -> ServerEntry {
     ServerEntry {
@@ -178,5 +178,43 @@ async fn edit_drops_the_secrets_of_unset_variables() {
         details.text.contains("status: Disabled"),
         "{}",
         details.text
+    );
+}
+
+#[tokio::test]
+async fn cached_tools_outlive_hosting_off_but_not_a_removal() {
+    use crate::hosted::connection::filter::classify;
+    use crate::hosted::tools_cache::{CachedTools, ToolsCache};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let list = dir.path().join("mcp-servers.json");
+    let cache_file = dir.path().join("mcp-tools-cache.json");
+    let tool: rmcp::model::Tool = serde_json::from_value(
+        serde_json::json!({"name": "echo", "inputSchema": {"type": "object"}}),
+    )
+    .expect("a tool");
+    let tools = classify("a", vec![tool], &Default::default());
+    // A list the last run cached.
+    ToolsCache::open(cache_file.clone()).remember("a", CachedTools::of("A", None, &tools));
+    let chosen = Chosen {
+        store: Arc::new(FileStore::new(dir.path().join("secrets.json"))),
+        summary: "secrets: file (test)".into(),
+    };
+    let hosting = Hosting::new(HostedRoute::new(true), chosen, list.clone())
+        .with_tools_cache(ToolsCache::open(cache_file.clone()));
+    write(&list, vec![entry("a", false)]);
+    hosting.reload().expect("reload");
+    assert!(hosting.supervisor().cached_tools_for("a").is_some());
+    hosting.set_enabled(false).expect("off");
+    assert!(
+        hosting.supervisor().cached_tools_for("a").is_some(),
+        "hosting off keeps the cache"
+    );
+    hosting.set_enabled(true).expect("on");
+    write(&list, vec![]);
+    hosting.reload().expect("reload");
+    assert!(hosting.supervisor().cached_tools_for("a").is_none());
+    assert!(
+        ToolsCache::open(cache_file).cached_tools_for("a").is_none(),
+        "and the file forgets it"
     );
 }

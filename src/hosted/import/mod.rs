@@ -7,7 +7,7 @@ mod plan;
 pub mod vars;
 
 pub use parse::{parse, Candidate, ImportError};
-pub use plan::{apply, plan, render, Action, ConflictPolicy, Planned};
+pub use plan::{apply, outcome_json, plan, render, Action, ConflictPolicy, Planned};
 
 #[cfg(test)]
 mod tests;

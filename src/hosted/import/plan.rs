@@ -129,6 +129,55 @@ pub fn apply(planned: &[Planned], list: &mut ServerList) -> Vec<Candidate> {
     done
 }
 
+/// The preview (`imported` None: a dry run) or the outcome (the aliases imported) as
+/// `calyx mcp import --json` prints it: per server its source key, alias, transport, target,
+/// what happens (`add`, `rename` with `renamed_from`, `replace`, `skip`, `invalid` with
+/// `problem`), whether it is imported enabled, the import note, unresolved variables and ignored
+/// keys. Names only: never a secret value.
+pub fn outcome_json(planned: &[Planned], imported: Option<&[Candidate]>) -> serde_json::Value {
+    let servers: Vec<serde_json::Value> = planned
+        .iter()
+        .map(|p| {
+            let c = &p.candidate;
+            let (action, renamed_from, problem) = match &p.action {
+                Action::Add => ("add", None, None),
+                Action::Rename { from } => ("rename", Some(from.clone()), None),
+                Action::Replace => ("replace", None, None),
+                Action::Skip => ("skip", None, None),
+                Action::Invalid(why) => ("invalid", None, Some(why.clone())),
+            };
+            let legacy_sse = matches!(
+                &c.entry.transport,
+                crate::hosted::entry::Transport::Http(h) if h.legacy_sse
+            );
+            serde_json::json!({
+                "key": c.key,
+                "alias": c.entry.alias,
+                "name": c.entry.name,
+                "transport": c.entry.transport_name(),
+                "legacy_sse": legacy_sse,
+                "target": c.entry.target(),
+                "action": action,
+                "renamed_from": renamed_from,
+                "problem": problem,
+                "enabled": c.entry.enabled,
+                "note": c.entry.note,
+                "unresolved": c.unresolved,
+                "ignored": c.ignored,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "dry_run": imported.is_none(),
+        "servers": servers,
+        "imported": imported
+            .unwrap_or_default()
+            .iter()
+            .map(|c| c.entry.alias.clone())
+            .collect::<Vec<_>>(),
+    })
+}
+
 /// The preview as the CLI prints it and the overlay shows it.
 pub fn render(planned: &[Planned]) -> String {
     let mut out = String::new();

@@ -8,6 +8,7 @@
 mod elsewhere;
 mod file;
 pub(crate) mod keyring;
+mod lazy;
 mod select;
 
 use thiserror::Error;
@@ -15,6 +16,7 @@ use thiserror::Error;
 pub use elsewhere::keyring_index_path;
 pub use file::FileStore;
 pub use keyring::{KeyringStore, KEYRING_TIMEOUT};
+pub use lazy::LazyChoice;
 pub use select::{choose, choose_here, Chosen, SecretStoreSetting};
 
 /// The keyring service name every account lives under.

@@ -1,0 +1,91 @@
+//! Tools kept published while their server is not ready (issue 16, "States and reconnect").
+//!
+//! A ready server that drops goes `reconnecting`; agents should not see its tools vanish and
+//! come back for a blip, so they stay published for [`RETAIN_FOR`] as a [`HeldServer`]. A call
+//! to one of them waits up to [`HeldServer::wait`] for the server to be ready again (then it
+//! runs) and otherwise answers `isError` with [`HeldServer::unavailable`], e.g. "server `ev` is
+//! reconnecting: the server's connection ended". After [`RETAIN_FOR`] the supervisor withdraws
+//! them ([`withdraw_after`]).
+//!
+//! The same holding serves a server that needs sign-in: the supervisor publishes its last known
+//! tools (from this run or the tools cache, [`super::tools_cache`]) as a `HeldServer` with the
+//! sign-in sentence and a longer wait, so that a call can raise the sign-in prompt.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+
+use super::connection::filter::Classified;
+use super::publish::{PublishedServer, Registry};
+
+/// How long a reconnecting server's tools stay published.
+pub const RETAIN_FOR: Duration = Duration::from_secs(60);
+/// How long a call to a reconnecting server's tool waits for it to be ready again.
+pub const RECONNECT_WAIT: Duration = Duration::from_secs(10);
+
+/// A server whose tools are published although it cannot take calls now.
+#[derive(Debug, Clone)]
+pub struct HeldServer {
+    pub alias: String,
+    pub name: String,
+    pub tools: Classified,
+    pub instructions: Option<String>,
+    /// The `isError` text a call gets when the server is still not ready after [`Self::wait`].
+    pub unavailable: String,
+    /// How long a call waits for the server to be ready.
+    pub wait: Duration,
+}
+
+impl HeldServer {
+    /// The tools of a ready server that just dropped, kept with "server `ALIAS` is
+    /// reconnecting: WHAT_HAPPENED" and the 10 s wait.
+    pub fn reconnecting(server: &PublishedServer, what_happened: &str) -> Self {
+        HeldServer {
+            alias: server.alias.clone(),
+            name: server.name.clone(),
+            tools: server.tools.clone(),
+            instructions: server.instructions.clone(),
+            unavailable: reconnecting_sentence(&server.alias, what_happened),
+            wait: RECONNECT_WAIT,
+        }
+    }
+}
+
+/// "server `ev` is reconnecting: the server's connection ended".
+pub fn reconnecting_sentence(alias: &str, what_happened: &str) -> String {
+    format!("server `{alias}` is reconnecting: {what_happened}")
+}
+
+/// Why a call to a published name cannot be forwarded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unavailable {
+    /// No server publishes that name (JSON-RPC `-32602`).
+    Unknown,
+    /// Its server was not ready within the wait: the sentence for the agent's `isError`.
+    NotReady(String),
+}
+
+/// A task that withdraws `alias`'s held tools after `after`, unless it is dropped first (the
+/// server came back, failed, or was stopped). Withdrawing leaves a live server alone.
+pub fn withdraw_after(registry: Registry, alias: String, after: Duration) -> WithdrawTimer {
+    WithdrawTimer(tokio::spawn(async move {
+        tokio::time::sleep(after).await;
+        registry.withdraw_held(&alias);
+    }))
+}
+
+/// The timer of [`withdraw_after`]; dropping it cancels the withdrawal.
+pub struct WithdrawTimer(JoinHandle<()>);
+
+impl Drop for WithdrawTimer {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// A held server shared by the registry.
+pub type Held = Arc<HeldServer>;
+
+#[cfg(test)]
+mod tests;
