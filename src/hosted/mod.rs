@@ -10,6 +10,7 @@ pub mod host;
 pub mod import;
 pub mod locked_file;
 pub mod naming;
+pub mod oauth;
 pub mod progress;
 pub mod publish;
 pub mod route;
