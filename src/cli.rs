@@ -526,6 +526,13 @@ pub enum McpCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The MCP conformance suite's client under test (scripts/mcp-conformance-client.sh): runs
+    /// calyx's connection, OAuth and call code against URL for MCP_CONFORMANCE_SCENARIO.
+    #[command(hide = true)]
+    ConformanceClient {
+        /// The scenario server's URL (the suite appends it).
+        url: String,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -33,6 +33,15 @@ const USAGE: u8 = 2;
 
 /// Runs one `calyx mcp` command.
 pub async fn run(args: McpArgs) -> ExitCode {
+    if let McpCommand::ConformanceClient { url } = &args.command {
+        return match crate::hosted::conformance_client::run(url).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(sentence) => {
+                eprintln!("calyx: {sentence}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let (request, json) = match build(args.command).await {
         Ok(Some(built)) => built,
         Ok(None) => return ExitCode::SUCCESS,
@@ -66,6 +75,8 @@ pub async fn run(args: McpArgs) -> ExitCode {
 async fn build(command: McpCommand) -> Result<Option<(McpRequest, bool)>, Usage> {
     let request = match command {
         McpCommand::List { json } => return Ok(Some((McpRequest::List, json))),
+        // Answered in `run` without a server.
+        McpCommand::ConformanceClient { .. } => return Ok(None),
         McpCommand::Details { alias, json } => {
             return Ok(Some((McpRequest::Details { alias }, json)))
         }

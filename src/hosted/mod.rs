@@ -3,8 +3,10 @@
 //! under `<alias>-<tool>` names. See docs/mcp-hosting.md for what exists so far.
 
 pub mod alias;
+pub mod conformance_client;
 pub mod connection;
 pub mod edit;
+pub mod elicitation;
 pub mod entry;
 pub mod host;
 pub mod import;

@@ -18,8 +18,10 @@ mod tapped;
 
 use thiserror::Error;
 
-pub use client::{connect_stdio, Connected, HostedClient, INIT_TIMEOUT, MAX_MESSAGE};
-pub use http::{connect_http, HttpLaunch};
+pub use client::{
+    connect_stdio, Connected, ElicitationPolicy, HostedClient, INIT_TIMEOUT, MAX_MESSAGE,
+};
+pub use http::{connect_http, connect_http_with, HttpAuth, HttpLaunch};
 use spawn::StdioLaunch;
 
 /// How to reach one server, with its secret values filled in.
@@ -69,6 +71,12 @@ pub enum ConnectError {
     SignInRequired,
     #[error("{reason}")]
     Http { reason: String },
+    /// A 401 on a server calyx can sign in to; `challenge` is its `WWW-Authenticate`.
+    #[error("Sign-in required")]
+    NeedsSignIn { challenge: Option<String> },
+    /// A 403 `insufficient_scope`: signing in again with more scopes (step-up).
+    #[error("Sign-in required (the server asks for more scopes)")]
+    NeedsScope { challenge: String },
 }
 
 fn stderr_suffix(lines: &[String]) -> String {

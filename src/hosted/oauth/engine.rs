@@ -66,6 +66,15 @@ pub struct OAuthEngine {
     issuer: Mutex<Option<String>>,
 }
 
+impl std::fmt::Debug for OAuthEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthEngine")
+            .field("alias", &self.alias)
+            .field("url", &self.url.as_str())
+            .finish_non_exhaustive()
+    }
+}
+
 fn other(error: impl std::fmt::Display) -> OAuthError {
     OAuthError::Other(format!("sign-in failed: {error}"))
 }
@@ -187,15 +196,18 @@ impl OAuthEngine {
     ) -> Result<PendingSignIn, OAuthError> {
         self.count_request()?;
         let mut manager = self.manager.lock().await;
-        let resolution = manager
-            .resolve_metadata_from_challenge(challenge)
-            .await
-            .map_err(|e| match e {
-                AuthError::NoAuthorizationSupport => OAuthError::NoMetadata,
-                other_error => other(other_error),
-            })?;
-        let discovered = resolution.source.is_discovered();
-        let mut metadata = resolution.metadata;
+        let (mut metadata, discovered) =
+            match manager.resolve_metadata_from_challenge(challenge).await {
+                Ok(resolution) => (resolution.metadata, resolution.source.is_discovered()),
+                Err(AuthError::NoAuthorizationSupport) => return Err(OAuthError::NoMetadata),
+                Err(error @ AuthError::AuthorizationServerMismatch { .. }) => {
+                    match super::root_metadata::root_metadata(&self.url).await {
+                        Some(metadata) => (metadata, true),
+                        None => return Err(other(error)),
+                    }
+                }
+                Err(error) => return Err(other(error)),
+            };
         // The 2025-03-26 endpoint fallback has no metadata to check.
         if discovered && !advertises_pkce(&metadata) {
             return Err(OAuthError::NoPkce {

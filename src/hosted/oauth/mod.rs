@@ -6,14 +6,17 @@
 //! pasted redirect address to finish.
 
 pub mod callback;
+pub mod challenge;
 pub mod credentials;
 pub mod engine;
 pub mod identity;
 pub mod open;
+mod root_metadata;
 
 use thiserror::Error;
 
 pub use callback::{check_callback, CallbackListener, FIXED_REDIRECT_PORT, SIGN_IN_LIMIT};
+pub use challenge::{find_challenge, Challenge};
 pub use engine::{OAuthEngine, OAuthSettings, PendingSignIn, MAX_AUTHORIZATION_REQUESTS};
 
 /// Why a sign-in could not start or finish, as one sentence the user can act on.
