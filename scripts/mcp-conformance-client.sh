@@ -82,6 +82,12 @@ for suite in $SUITES; do
 done
 
 
+# auth/metadata-default through `calyx mcp login conf --paste`, on a real calyx server.
+BROWSER="$work/browser-paste" CALYX="$CALYX" unshare -n sh -c 'ip link set lo up && exec "$@"' sh \
+  "$NODE" "$CLI" client --command "sh $PWD/scripts/conformance-login-paste.sh" \
+  --scenario auth/metadata-default -o "$work/results/paste" >"$work/paste.log" 2>&1 ||
+  runner_failed+=(paste)
+
 # --- summary from the checks.json files ---------------------------------------------------------
 "$NODE" - "$work/results" <<'JS'
 const fs = require('fs'), path = require('path');

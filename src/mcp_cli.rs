@@ -33,6 +33,9 @@ const USAGE: u8 = 2;
 
 /// Runs one `calyx mcp` command.
 pub async fn run(args: McpArgs) -> ExitCode {
+    if let McpCommand::Login(login) = &args.command {
+        return crate::mcp_login::login(login).await;
+    }
     if let McpCommand::ConformanceClient { url } = &args.command {
         return match crate::hosted::conformance_client::run(url).await {
             Ok(()) => ExitCode::SUCCESS,
@@ -75,8 +78,9 @@ pub async fn run(args: McpArgs) -> ExitCode {
 async fn build(command: McpCommand) -> Result<Option<(McpRequest, bool)>, Usage> {
     let request = match command {
         McpCommand::List { json } => return Ok(Some((McpRequest::List, json))),
-        // Answered in `run` without a server.
-        McpCommand::ConformanceClient { .. } => return Ok(None),
+        McpCommand::Logout(a) => McpRequest::SignOut { alias: a.alias },
+        // Answered in `run`.
+        McpCommand::ConformanceClient { .. } | McpCommand::Login(_) => return Ok(None),
         McpCommand::Details { alias, json } => {
             return Ok(Some((McpRequest::Details { alias }, json)))
         }
@@ -101,7 +105,7 @@ async fn build(command: McpCommand) -> Result<Option<(McpRequest, bool)>, Usage>
 }
 
 /// Prints the server's answer and turns it into the exit code.
-fn print(response: Response, json: bool) -> ExitCode {
+pub(crate) fn print(response: Response, json: bool) -> ExitCode {
     let answer = match response {
         Response::Json(value) => {
             serde_json::from_value::<McpAnswer>(value).unwrap_or_else(|e| McpAnswer {

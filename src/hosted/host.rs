@@ -174,6 +174,10 @@ impl Hosting {
             McpRequest::Retry { alias } => self.retry(&alias),
             McpRequest::Remove { alias } => self.remove(&alias),
             McpRequest::Import { candidates, policy } => self.import(candidates, &policy),
+            McpRequest::SignIn { alias, forwarded } => self.sign_in(&alias, forwarded),
+            McpRequest::SignInPaste { alias, redirect } => self.sign_in_paste(&alias, &redirect),
+            McpRequest::SignInWait { alias } => self.sign_in_wait(&alias),
+            McpRequest::SignOut { alias } => self.sign_out(&alias),
         }
     }
 
@@ -350,7 +354,11 @@ impl Hosting {
         let rows: Vec<Value> = list
             .servers
             .iter()
-            .map(|e| row(e, &self.state_of(e)))
+            .map(|e| {
+                let mut r = row(e, &self.state_of(e));
+                r["signed_in"] = json!(self.signed_in(&e.alias));
+                r
+            })
             .collect();
         McpAnswer {
             exit: 0,
@@ -414,6 +422,7 @@ impl Hosting {
 }
 
 pub mod overlay;
+mod sign_in;
 
 #[cfg(test)]
 mod tests;

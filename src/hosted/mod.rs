@@ -19,6 +19,7 @@ pub mod route;
 pub mod rows;
 pub mod secrets;
 pub mod server_list;
+pub mod sign_in;
 pub mod supervisor;
 pub mod validate;
 pub mod wire;

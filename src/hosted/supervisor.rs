@@ -17,10 +17,11 @@ use super::connection::raw_tap::TaskRequired;
 use super::connection::ring::StderrRing;
 use super::connection::spawn::StdioLaunch;
 use super::connection::state::{Reconnects, ServerState};
-use super::connection::{connect, Connected, HttpLaunch, Launch, INIT_TIMEOUT};
+use super::connection::{connect_with, Connected, HttpAuth, HttpLaunch, Launch, INIT_TIMEOUT};
 use super::entry::{ServerEntry, Transport};
 use super::publish::{PublishedServer, Registry};
 use super::secrets::{env_account, header_account, SecretStore};
+use super::sign_in::SignIns;
 
 /// State changes kept for subscribers that fall behind.
 const CHANGES_BUFFERED: usize = 256;
@@ -34,6 +35,7 @@ pub struct Supervisor {
     tasks: Mutex<HashMap<String, JoinHandle<()>>>,
     changes: broadcast::Sender<(String, ServerState)>,
     facts: Arc<Mutex<HashMap<String, Facts>>>,
+    sign_ins: Arc<SignIns>,
 }
 
 /// What `calyx mcp details` shows of a server beyond its tools: what its last connection
@@ -56,6 +58,7 @@ struct Shared {
     process_groups: Arc<Mutex<HashMap<String, i32>>>,
     changes: broadcast::Sender<(String, ServerState)>,
     facts: Arc<Mutex<HashMap<String, Facts>>>,
+    sign_ins: Arc<SignIns>,
 }
 
 impl Shared {
@@ -81,12 +84,13 @@ impl Supervisor {
     pub fn new(registry: Registry, secrets: Arc<dyn SecretStore>) -> Self {
         Supervisor {
             registry,
-            secrets,
             states: Arc::default(),
             process_groups: Arc::default(),
             tasks: Mutex::new(HashMap::new()),
             changes: broadcast::channel(CHANGES_BUFFERED).0,
             facts: Arc::default(),
+            sign_ins: Arc::new(SignIns::new(secrets.clone())),
+            secrets,
         }
     }
 
@@ -97,7 +101,24 @@ impl Supervisor {
             process_groups: self.process_groups.clone(),
             changes: self.changes.clone(),
             facts: self.facts.clone(),
+            sign_ins: self.sign_ins.clone(),
         }
+    }
+
+    /// The OAuth side of the HTTP servers (sign-in, paste, sign-out, the prompt hook).
+    pub fn sign_ins(&self) -> &Arc<SignIns> {
+        &self.sign_ins
+    }
+
+    /// A setter of states for tasks that outlive the call (a sign-in's listener).
+    pub fn state_setter(&self) -> impl Fn(&str, ServerState) + Send + Sync + 'static {
+        let shared = self.shared();
+        move |alias, state| shared.set(alias, state)
+    }
+
+    /// Sets the state of `alias` and tells subscribers (sign-in steps driven from outside).
+    pub fn set_state(&self, alias: &str, state: ServerState) {
+        self.shared().set(alias, state);
     }
 
     /// What the last connection of `alias` negotiated, its last failure and stderr.
@@ -109,6 +130,7 @@ impl Supervisor {
     /// Stops `alias` and forgets it (a removed server): no state, no facts.
     pub fn forget(&self, alias: &str) {
         self.stop(alias);
+        self.sign_ins.forget(alias);
         self.states
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -153,7 +175,10 @@ impl Supervisor {
         let task = tokio::spawn(async move {
             shared.set(&entry.alias, ServerState::Connecting);
             match launch_of(secrets, &entry).await {
-                Ok(launch) => run(shared, entry, launch).await,
+                Ok(launch) => {
+                    let auth = shared.sign_ins.auth_for(&entry).await;
+                    run(shared, entry, launch, auth).await
+                }
                 Err(sentence) => shared.set(&entry.alias, ServerState::Failed { sentence }),
             }
         });
@@ -229,12 +254,12 @@ async fn launch_of(secrets: Arc<dyn SecretStore>, entry: &ServerEntry) -> Result
 }
 
 /// One server's connection loop.
-async fn run(shared: Shared, entry: ServerEntry, launch: Launch) {
+async fn run(shared: Shared, entry: ServerEntry, launch: Launch, auth: HttpAuth) {
     let alias = entry.alias.as_str();
     let mut reconnects = Reconnects::default();
     let mut ever_ready = false;
     loop {
-        let failure = match connect(alias, &launch, INIT_TIMEOUT).await {
+        let failure = match connect_with(alias, &launch, &auth, INIT_TIMEOUT).await {
             Ok(connected) => {
                 ever_ready = true;
                 reconnects.succeeded();
@@ -242,6 +267,13 @@ async fn run(shared: Shared, entry: ServerEntry, launch: Launch) {
                 serve_until_dropped(&shared, &entry, connected).await;
                 reconnects.connected(since.elapsed());
                 "the server's connection ended".to_string()
+            }
+            // Not a failure: wait for the user to sign in, then connect again.
+            Err(error) if error.needs_sign_in() => {
+                shared.set(alias, ServerState::SignInRequired);
+                shared.sign_ins.wait_for_sign_in(&entry, &error).await;
+                shared.set(alias, ServerState::Connecting);
+                continue;
             }
             Err(error) if !ever_ready => {
                 shared.set(

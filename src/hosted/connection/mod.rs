@@ -43,6 +43,29 @@ pub async fn connect(
     }
 }
 
+/// Connects to server `alias`; an HTTP server authorizes as `auth` says.
+pub async fn connect_with(
+    alias: &str,
+    launch: &Launch,
+    auth: &HttpAuth,
+    init_timeout: std::time::Duration,
+) -> Result<Connected, ConnectError> {
+    match launch {
+        Launch::Stdio(stdio) => connect_stdio(alias, stdio, init_timeout).await,
+        Launch::Http(http) => connect_http_with(alias, http, auth, init_timeout).await,
+    }
+}
+
+impl ConnectError {
+    /// A 401 or 403 `insufficient_scope` calyx can answer by signing in.
+    pub fn needs_sign_in(&self) -> bool {
+        matches!(
+            self,
+            ConnectError::NeedsSignIn { .. } | ConnectError::NeedsScope { .. }
+        )
+    }
+}
+
 /// Why a connection attempt failed, as the row shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ConnectError {
