@@ -417,3 +417,7 @@ impl OAuthEngine {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "engine_tests.rs"]
+mod tests;
