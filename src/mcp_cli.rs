@@ -34,7 +34,13 @@ const USAGE: u8 = 2;
 /// Runs one `calyx mcp` command.
 pub async fn run(args: McpArgs) -> ExitCode {
     if let McpCommand::Login(login) = &args.command {
-        return crate::mcp_login::login(login).await;
+        return match crate::mcp_login::login(login).await {
+            Ok(response) => print(response, false),
+            Err(sentence) => {
+                eprintln!("calyx: {sentence}");
+                ExitCode::FAILURE
+            }
+        };
     }
     if let McpCommand::ConformanceClient { url } = &args.command {
         return match crate::hosted::conformance_client::run(url).await {
@@ -105,7 +111,7 @@ async fn build(command: McpCommand) -> Result<Option<(McpRequest, bool)>, Usage>
 }
 
 /// Prints the server's answer and turns it into the exit code.
-pub(crate) fn print(response: Response, json: bool) -> ExitCode {
+fn print(response: Response, json: bool) -> ExitCode {
     let answer = match response {
         Response::Json(value) => {
             serde_json::from_value::<McpAnswer>(value).unwrap_or_else(|e| McpAnswer {

@@ -5,18 +5,17 @@
 //! address the browser fails to load. Then it waits for the outcome (or sends the paste).
 
 use std::io::BufRead;
-use std::process::ExitCode;
 
 use crate::cli::McpLoginArgs;
 use crate::client;
 use crate::hosted::host::McpAnswer;
 use crate::hosted::oauth::open::{launch, opener, Opener};
 use crate::hosted::wire::McpRequest;
-use crate::mcp_cli::print;
 use crate::protocol::{Request, Response};
 
-/// Runs `calyx mcp login`.
-pub async fn login(args: &McpLoginArgs) -> ExitCode {
+/// Runs `calyx mcp login`: the server's last answer, which the caller prints, or why there is
+/// none.
+pub async fn login(args: &McpLoginArgs) -> Result<Response, String> {
     let alias = args.alias.clone();
     let opened = opener(|name| std::env::var(name).ok());
     let forward = match &opened {
@@ -31,8 +30,8 @@ pub async fn login(args: &McpLoginArgs) -> ExitCode {
     .await;
     let answer = match answer_of(started) {
         Ok(answer) if answer.exit == 0 => answer,
-        Ok(failed) => return print(Response::Json(to_json(&failed)), false),
-        Err(e) => return fail(&e),
+        Ok(failed) => return Ok(Response::Json(to_json(&failed))),
+        Err(e) => return Err(e),
     };
     let Some(url) = answer
         .json
@@ -40,7 +39,7 @@ pub async fn login(args: &McpLoginArgs) -> ExitCode {
         .and_then(|j| j["auth_url"].as_str())
         .map(str::to_string)
     else {
-        return fail("the server did not send a sign-in address");
+        return Err("the server did not send a sign-in address".into());
     };
     match (&opened, args.no_browser) {
         (Opener::Browser(program), false) => {
@@ -59,11 +58,11 @@ pub async fn login(args: &McpLoginArgs) -> ExitCode {
             }
         }
     }
-    let finished = if args.paste {
+    if args.paste {
         eprintln!("After approving, paste the address the browser failed to load (http://127.0.0.1:PORT/callback?code=...):");
         let mut line = String::new();
         if std::io::stdin().lock().read_line(&mut line).is_err() || line.trim().is_empty() {
-            return fail("nothing was pasted: run the login again");
+            return Err("nothing was pasted: run the login again".into());
         }
         ask(McpRequest::SignInPaste {
             alias,
@@ -72,10 +71,6 @@ pub async fn login(args: &McpLoginArgs) -> ExitCode {
         .await
     } else {
         ask(McpRequest::SignInWait { alias }).await
-    };
-    match finished {
-        Ok(response) => print(response, false),
-        Err(e) => fail(&e),
     }
 }
 
@@ -98,9 +93,4 @@ fn answer_of(response: Result<Response, String>) -> Result<McpAnswer, String> {
 
 fn to_json(answer: &McpAnswer) -> serde_json::Value {
     serde_json::to_value(answer).unwrap_or_default()
-}
-
-fn fail(sentence: &str) -> ExitCode {
-    eprintln!("calyx: {sentence}");
-    ExitCode::FAILURE
 }
