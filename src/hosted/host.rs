@@ -356,7 +356,10 @@ impl Hosting {
             .iter()
             .map(|e| {
                 let mut r = row(e, &self.state_of(e));
-                r["signed_in"] = json!(self.signed_in(&e.alias));
+                // Only HTTP servers sign in (and a keyring read per stdio row would be waste).
+                if e.transport_name() == "http" {
+                    r["signed_in"] = json!(self.signed_in(&e.alias));
+                }
                 r
             })
             .collect();

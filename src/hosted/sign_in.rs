@@ -281,3 +281,60 @@ pub fn listener_outcome(outcome: Result<(), OAuthError>) -> Option<Result<(), St
         other => Some(other.map_err(|e| e.to_string())),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hosted::entry::{HttpTarget, StdioTarget};
+    use crate::hosted::secrets::MemoryStore;
+
+    fn http(headers: &[&str]) -> ServerEntry {
+        ServerEntry {
+            alias: "linear".into(),
+            name: "Linear".into(),
+            enabled: true,
+            transport: Transport::Http(HttpTarget {
+                url: "http://127.0.0.1:9/mcp".into(),
+                legacy_sse: false,
+                headers: headers.iter().map(|h| h.to_string()).collect(),
+                oauth: Default::default(),
+            }),
+            note: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_configured_authorization_header_turns_oauth_off() {
+        let sign_ins = SignIns::new(Arc::new(MemoryStore::default()));
+        assert!(sign_ins.auth_for(&http(&["X-Team"])).await.oauth.is_some());
+        assert!(sign_ins
+            .auth_for(&http(&["authorization"]))
+            .await
+            .oauth
+            .is_none());
+        let stdio = ServerEntry {
+            transport: Transport::Stdio(StdioTarget {
+                command: "node".into(),
+                args: Vec::new(),
+                cwd: None,
+                env: Vec::new(),
+            }),
+            ..http(&[])
+        };
+        assert!(sign_ins.auth_for(&stdio).await.oauth.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_paste_without_a_sign_in_says_how_to_start_one() {
+        let sign_ins = SignIns::new(Arc::new(MemoryStore::default()));
+        let error = sign_ins
+            .paste("linear", "http://127.0.0.1:1/callback?code=a&state=b")
+            .await
+            .expect_err("nothing in progress");
+        assert!(error.contains("calyx mcp login linear"), "{error}");
+        assert!(
+            sign_ins.begin("linear", false).await.is_err(),
+            "no engine yet"
+        );
+    }
+}
