@@ -9,3 +9,5 @@ bash scripts/test-secret-service.sh
 # suite.sh, approvals.sh and mcp_headers.sh, timed per CLI; fails over the 20-minute budget.
 bash tests/realcli/run.sh
 bash scripts/mcp-conformance.sh
+# calyx as an MCP client: the conformance suite's core and backcompat client scenarios (OAuth).
+bash scripts/mcp-conformance-client.sh

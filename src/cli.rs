@@ -526,12 +526,40 @@ pub enum McpCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Sign in to an HTTP server that asks for it (OAuth): opens the page on a local desktop,
+    /// otherwise prints it with the `ssh -L` line to forward the redirect port; `--paste` reads
+    /// the address the browser failed to load from stdin instead.
+    Login(McpLoginArgs),
+    /// Sign out of a server: deletes its tokens (the client secret stays), sends no revocation.
+    Logout(McpAliasArg),
+    /// The MCP conformance suite's client under test (scripts/mcp-conformance-client.sh): runs
+    /// calyx's connection, OAuth and call code against URL for MCP_CONFORMANCE_SCENARIO.
+    #[command(hide = true)]
+    ConformanceClient {
+        /// The scenario server's URL (the suite appends it).
+        url: String,
+    },
 }
 
 #[derive(Debug, Args)]
 pub struct McpAliasArg {
     /// The server's alias.
     pub alias: String,
+    /// Print the outcome as JSON (docs/mcp-hosting.md has the shape).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct McpLoginArgs {
+    /// The server's alias.
+    pub alias: String,
+    /// Print the sign-in address instead of opening a browser.
+    #[arg(long)]
+    pub no_browser: bool,
+    /// After approving, paste the address the browser failed to load (one line on stdin).
+    #[arg(long)]
+    pub paste: bool,
     /// Print the outcome as JSON (docs/mcp-hosting.md has the shape).
     #[arg(long)]
     pub json: bool,

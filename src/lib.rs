@@ -28,6 +28,7 @@ pub mod layout_size;
 pub mod log_file;
 pub mod mcp;
 pub mod mcp_cli;
+pub mod mcp_login;
 pub mod memory;
 pub mod pane_borders;
 pub mod paths;

@@ -34,6 +34,18 @@ const USAGE: u8 = 2;
 /// Runs one `calyx mcp` command.
 pub async fn run(args: McpArgs) -> ExitCode {
     let json = wants_json(&args.command);
+    if let McpCommand::Login(login) = &args.command {
+        return match crate::mcp_login::login(login).await {
+            Ok(response) => print(response, json),
+            Err(sentence) => failure(1, &sentence, json),
+        };
+    }
+    if let McpCommand::ConformanceClient { url } = &args.command {
+        return match crate::hosted::conformance_client::run(url).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(sentence) => failure(1, &sentence, false),
+        };
+    }
     let (request, json) = match build(args.command).await {
         Ok(Some(built)) => built,
         Ok(None) => return ExitCode::SUCCESS,
@@ -65,8 +77,11 @@ fn wants_json(command: &McpCommand) -> bool {
         McpCommand::Enable(a)
         | McpCommand::Disable(a)
         | McpCommand::Retry(a)
-        | McpCommand::Remove(a) => a.json,
+        | McpCommand::Remove(a)
+        | McpCommand::Logout(a) => a.json,
         McpCommand::Import(a) => a.json,
+        McpCommand::Login(a) => a.json,
+        McpCommand::ConformanceClient { .. } => false,
     }
 }
 
@@ -87,6 +102,9 @@ async fn build(command: McpCommand) -> Result<Option<(McpRequest, bool)>, Usage>
     let json = wants_json(&command);
     let request = match command {
         McpCommand::List { json } => return Ok(Some((McpRequest::List, json))),
+        McpCommand::Logout(a) => McpRequest::SignOut { alias: a.alias },
+        // Answered in `run`.
+        McpCommand::ConformanceClient { .. } | McpCommand::Login(_) => return Ok(None),
         McpCommand::Details { alias, json } => {
             return Ok(Some((McpRequest::Details { alias }, json)))
         }

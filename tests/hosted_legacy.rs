@@ -32,6 +32,8 @@ struct Fake {
     endpoint: String,
     /// `(method and path, X-Team header)` of every request.
     requests: Mutex<Vec<(String, Option<String>)>>,
+    /// `(method and path, Authorization header)` of every request.
+    authorizations: Mutex<Vec<(String, Option<String>)>>,
     /// The open event stream; taking it out drops the stream.
     events: Mutex<Option<mpsc::UnboundedSender<Bytes>>>,
 }
@@ -68,6 +70,15 @@ async fn handle(fake: Arc<Fake>, request: Request<hyper::body::Incoming>) -> Res
         .and_then(|v| v.to_str().ok())
         .map(String::from);
     let line = format!("{} {}", request.method(), request.uri().path());
+    let authorization = request
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .map(String::from);
+    fake.authorizations
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((line.clone(), authorization));
     fake.requests
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -230,4 +241,57 @@ async fn an_event_over_64_mib_fails_every_call_in_flight_and_ends_the_session() 
     let Connected { service, .. } = connected;
     let ended = tokio::time::timeout(deadline, service.waiting()).await;
     assert!(ended.is_ok(), "the session ends after the oversized event");
+}
+
+#[tokio::test]
+async fn with_oauth_the_bearer_goes_on_the_get_and_every_post() {
+    use calyx::hosted::connection::{connect_http_with, HttpAuth};
+    use calyx::hosted::oauth::{OAuthEngine, OAuthSettings};
+    use calyx::hosted::secrets::{MemoryStore, SecretStore};
+    let (fake, url) = serve("/message?sessionId=s1").await;
+    let secrets: Arc<dyn SecretStore> = Arc::new(MemoryStore::default());
+    secrets
+        .set(
+            "old/tokens",
+            r#"{"client_id":"c","token_response":{"access_token":"tok-1","token_type":"bearer"},"granted_scopes":[]}"#,
+        )
+        .expect("stored");
+    let engine = OAuthEngine::new("old", &url, OAuthSettings::default(), secrets)
+        .await
+        .expect("engine");
+    let auth = HttpAuth {
+        oauth: Some(engine),
+        ..HttpAuth::default()
+    };
+    let connected = connect_http_with("old", &launch(url), &auth, INIT_TIMEOUT)
+        .await
+        .expect("connects");
+    assert_eq!(connected.tools.published.len(), 1);
+    let seen = fake
+        .authorizations
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    // The transport's own requests come last: GET, initialize, initialized, tools/list (before
+    // them, discovery for the stored tokens probes the server unauthenticated, as rmcp does).
+    let transport = &seen[seen.len().saturating_sub(4)..];
+    let lines: Vec<&str> = transport.iter().map(|(line, _)| line.as_str()).collect();
+    assert_eq!(
+        lines,
+        [
+            "GET /sse",
+            "POST /message",
+            "POST /message",
+            "POST /message"
+        ],
+        "{seen:?}"
+    );
+    assert!(
+        transport
+            .iter()
+            .all(|(_, auth)| auth.as_deref() == Some("Bearer tok-1")),
+        "{seen:?}"
+    );
+    // The fake keeps its stream open: drop the session rather than wait for a clean close.
+    drop(connected);
 }

@@ -99,6 +99,9 @@ pub struct Config {
     pub mcp_host_servers: bool,
     /// Where hosted servers' secrets are kept (`[mcp] secret_store`).
     pub mcp_secret_store: crate::hosted::secrets::SecretStoreSetting,
+    /// The HTTPS URL of calyx's OAuth client ID metadata document, used with authorization
+    /// servers that support them (`[mcp] client_metadata_url`; empty: none).
+    pub mcp_client_metadata_url: String,
     /// Where panes' OSC 52 clipboard writes go.
     pub set_clipboard: SetClipboard,
     /// A full box around each pane, or tmux's shared separators (see [`PaneBorders`]).
@@ -129,6 +132,7 @@ impl Default for Config {
             mcp_disabled_tools: Vec::new(),
             mcp_host_servers: true,
             mcp_secret_store: Default::default(),
+            mcp_client_metadata_url: String::new(),
             set_clipboard: SetClipboard::External,
             pane_borders: PaneBorders::Box,
             persistence: Default::default(),

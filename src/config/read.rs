@@ -158,7 +158,12 @@ impl Reader<'_> {
                     span,
                     name,
                     item,
-                    &["disabled_tools", "host_servers", "secret_store"],
+                    &[
+                        "disabled_tools",
+                        "host_servers",
+                        "secret_store",
+                        "client_metadata_url",
+                    ],
                     Self::mcp,
                 ),
                 "persistence" => {
@@ -389,6 +394,16 @@ impl Reader<'_> {
                     item,
                     "\"auto\", \"keyring\" or \"file\"",
                     "\"auto\"",
+                ),
+            },
+            "mcp.client_metadata_url" => match item.as_str() {
+                Some(url) => self.config.mcp_client_metadata_url = url.to_string(),
+                None => self.expected(
+                    span,
+                    key,
+                    item,
+                    "an HTTPS URL with a path",
+                    "\"https://example.com/calyx/client-metadata.json\"",
                 ),
             },
             _ => self.mcp_disabled_tools(key, span, item),

@@ -43,8 +43,8 @@ pub struct McpAnswer {
 
 impl McpAnswer {
     /// A change done to `alias`: `text` for people, `{"alias", "result", "warnings"}` for
-    /// `--json` (`result` is `added`, `changed`, `enabled`, `disabled`, `reconnecting` or
-    /// `removed`).
+    /// `--json` (`result` is `added`, `changed`, `enabled`, `disabled`, `reconnecting`,
+    /// `removed`, `signed-in` or `signed-out`).
     fn done(alias: &str, result: &str, warnings: &[String], text: String) -> Self {
         McpAnswer {
             exit: 0,
@@ -216,6 +216,10 @@ impl Hosting {
             McpRequest::Retry { alias } => self.retry(&alias),
             McpRequest::Remove { alias } => self.remove(&alias),
             McpRequest::Import { candidates, policy } => self.import(candidates, &policy),
+            McpRequest::SignIn { alias, forwarded } => self.sign_in(&alias, forwarded),
+            McpRequest::SignInPaste { alias, redirect } => self.sign_in_paste(&alias, &redirect),
+            McpRequest::SignInWait { alias } => self.sign_in_wait(&alias),
+            McpRequest::SignOut { alias } => self.sign_out(&alias),
         }
     }
 
@@ -410,7 +414,18 @@ impl Hosting {
             Ok(list) => list,
             Err(e) => return McpAnswer::failed(e.to_string()),
         };
-        let rows: Vec<Value> = list.servers.iter().map(|e| row(e, &state_of(e))).collect();
+        let rows: Vec<Value> = list
+            .servers
+            .iter()
+            .map(|e| {
+                let mut r = row(e, &state_of(e));
+                // Only HTTP servers sign in (and a keyring read per stdio row would be waste).
+                if e.transport_name() == "http" {
+                    r["signed_in"] = json!(self.signed_in(&e.alias));
+                }
+                r
+            })
+            .collect();
         McpAnswer {
             exit: 0,
             text: format!("{}{}\n", render_rows(&rows), self.secrets_summary()),
@@ -474,6 +489,7 @@ impl Hosting {
 }
 
 pub mod overlay;
+mod sign_in;
 
 #[cfg(test)]
 mod tests;

@@ -3,20 +3,24 @@
 //! under `<alias>-<tool>` names. See docs/mcp-hosting.md for what exists so far.
 
 pub mod alias;
+pub mod conformance_client;
 pub mod connection;
 pub mod edit;
+pub mod elicitation;
 pub mod entry;
 pub mod held;
 pub mod host;
 pub mod import;
 pub mod locked_file;
 pub mod naming;
+pub mod oauth;
 pub mod progress;
 pub mod publish;
 pub mod route;
 pub mod rows;
 pub mod secrets;
 pub mod server_list;
+pub mod sign_in;
 pub mod supervisor;
 pub mod tools_cache;
 pub mod validate;

@@ -15,6 +15,8 @@ pub fn row(entry: &ServerEntry, state: &ServerState) -> Value {
         ServerState::Ready { tools, with_ui } => ("ready", Some(*tools), Some(*with_ui)),
         ServerState::Reconnecting { .. } => ("reconnecting", None, None),
         ServerState::Failed { .. } => ("failed", None, None),
+        ServerState::SignInRequired => ("sign-in required", None, None),
+        ServerState::SigningIn => ("signing in", None, None),
     };
     json!({
         "alias": entry.alias,

@@ -20,11 +20,12 @@ use super::connection::raw_tap::TaskRequired;
 use super::connection::ring::StderrRing;
 use super::connection::spawn::StdioLaunch;
 use super::connection::state::{Reconnects, ServerState};
-use super::connection::{connect, Connected, HttpLaunch, Launch, INIT_TIMEOUT};
+use super::connection::{connect_with, Connected, HttpAuth, HttpLaunch, Launch, INIT_TIMEOUT};
 use super::entry::{ServerEntry, Transport};
 use super::held::{reconnecting_sentence, withdraw_after, HeldServer, WithdrawTimer, RETAIN_FOR};
 use super::publish::{PublishedServer, Registry};
 use super::secrets::{env_account, header_account, SecretStore};
+use super::sign_in::SignIns;
 use super::tools_cache::{CachedTools, ToolsCache};
 
 /// State changes kept for subscribers that fall behind.
@@ -40,6 +41,7 @@ pub struct Supervisor {
     changes: broadcast::Sender<(String, ServerState)>,
     facts: Arc<Mutex<HashMap<String, Facts>>>,
     cache: Arc<ToolsCache>,
+    sign_ins: Arc<SignIns>,
 }
 
 /// What `calyx mcp details` shows of a server beyond its tools: what its last connection
@@ -63,6 +65,7 @@ struct Shared {
     changes: broadcast::Sender<(String, ServerState)>,
     facts: Arc<Mutex<HashMap<String, Facts>>>,
     cache: Arc<ToolsCache>,
+    sign_ins: Arc<SignIns>,
 }
 
 impl Shared {
@@ -123,13 +126,14 @@ impl Supervisor {
     pub fn new(registry: Registry, secrets: Arc<dyn SecretStore>) -> Self {
         Supervisor {
             registry,
-            secrets,
             states: Arc::default(),
             process_groups: Arc::default(),
             tasks: Mutex::new(HashMap::new()),
             changes: broadcast::channel(CHANGES_BUFFERED).0,
             facts: Arc::default(),
             cache: Arc::new(ToolsCache::in_memory()),
+            sign_ins: Arc::new(SignIns::new(secrets.clone())),
+            secrets,
         }
     }
 
@@ -158,6 +162,7 @@ impl Supervisor {
             changes: self.changes.clone(),
             facts: self.facts.clone(),
             cache: self.cache.clone(),
+            sign_ins: self.sign_ins.clone(),
         }
     }
 
@@ -165,6 +170,22 @@ impl Supervisor {
     /// cache file): call it from a blocking thread.
     pub fn forget_cached_tools(&self, alias: &str) {
         self.cache.forget(alias);
+    }
+
+    /// The OAuth side of the HTTP servers (sign-in, paste, sign-out, the prompt hook).
+    pub fn sign_ins(&self) -> &Arc<SignIns> {
+        &self.sign_ins
+    }
+
+    /// A setter of states for tasks that outlive the call (a sign-in's listener).
+    pub fn state_setter(&self) -> impl Fn(&str, ServerState) + Send + Sync + 'static {
+        let shared = self.shared();
+        move |alias, state| shared.set(alias, state)
+    }
+
+    /// Sets the state of `alias` and tells subscribers (sign-in steps driven from outside).
+    pub fn set_state(&self, alias: &str, state: ServerState) {
+        self.shared().set(alias, state);
     }
 
     /// What the last connection of `alias` negotiated, its last failure and stderr.
@@ -177,6 +198,7 @@ impl Supervisor {
     /// facts.
     pub fn forget(&self, alias: &str) {
         self.stop(alias);
+        self.sign_ins.forget(alias);
         self.states
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -221,7 +243,10 @@ impl Supervisor {
         let task = tokio::spawn(async move {
             shared.set(&entry.alias, ServerState::Connecting);
             match launch_of(secrets, &entry).await {
-                Ok(launch) => run(shared, entry, launch).await,
+                Ok(launch) => {
+                    let auth = shared.sign_ins.auth_for(&entry).await;
+                    run(shared, entry, launch, auth).await
+                }
                 Err(sentence) => shared.set(&entry.alias, ServerState::Failed { sentence }),
             }
         });
@@ -297,14 +322,14 @@ async fn launch_of(secrets: Arc<dyn SecretStore>, entry: &ServerEntry) -> Result
 }
 
 /// One server's connection loop.
-async fn run(shared: Shared, entry: ServerEntry, launch: Launch) {
+async fn run(shared: Shared, entry: ServerEntry, launch: Launch, auth: HttpAuth) {
     let alias = entry.alias.as_str();
     let mut reconnects = Reconnects::default();
     let mut ever_ready = false;
     // While reconnecting: withdraws the held tools after 60 s unless dropped first.
     let mut retention: Option<WithdrawTimer> = None;
     loop {
-        let failure = match connect(alias, &launch, INIT_TIMEOUT).await {
+        let failure = match connect_with(alias, &launch, &auth, INIT_TIMEOUT).await {
             Ok(connected) => {
                 ever_ready = true;
                 reconnects.succeeded();
@@ -319,6 +344,13 @@ async fn run(shared: Shared, entry: ServerEntry, launch: Launch) {
                     RETAIN_FOR,
                 ));
                 "the server's connection ended".to_string()
+            }
+            // Not a failure: wait for the user to sign in, then connect again.
+            Err(error) if error.needs_sign_in() => {
+                shared.set(alias, ServerState::SignInRequired);
+                shared.sign_ins.wait_for_sign_in(&entry, &error).await;
+                shared.set(alias, ServerState::Connecting);
+                continue;
             }
             Err(error) if !ever_ready => {
                 shared.set(

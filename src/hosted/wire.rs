@@ -45,4 +45,23 @@ pub enum McpRequest {
         candidates: Vec<Candidate>,
         policy: String,
     },
+    /// Starts a sign-in of an HTTP server waiting for one; answers the authorization URL.
+    /// `forwarded`: the redirect listens on 41890 (an SSH port forward).
+    SignIn {
+        alias: String,
+        forwarded: bool,
+    },
+    /// Finishes the sign-in with the redirect address the user pasted.
+    SignInPaste {
+        alias: String,
+        redirect: String,
+    },
+    /// Waits until the sign-in started by `SignIn` ends (up to 10 minutes).
+    SignInWait {
+        alias: String,
+    },
+    /// Deletes the tokens (keeps the client secret) and reconnects.
+    SignOut {
+        alias: String,
+    },
 }

@@ -120,6 +120,7 @@ async fn start_endpoint(
 async fn start_hosting(
     route: crate::hosted::route::HostedRoute,
     setting: crate::hosted::secrets::SecretStoreSetting,
+    client_metadata_url: String,
 ) -> Result<std::sync::Arc<crate::hosted::host::Hosting>, String> {
     use crate::hosted::host::Hosting;
     use crate::hosted::secrets::LazyChoice;
@@ -135,6 +136,10 @@ async fn start_hosting(
     .await
     .map_err(|e| format!("starting hosted MCP servers failed: {e}"))?;
     let hosting = std::sync::Arc::new(hosting);
+    hosting
+        .supervisor()
+        .sign_ins()
+        .set_client_metadata_url(&client_metadata_url);
     let starting = hosting.clone();
     tokio::task::spawn_blocking(move || {
         if let Err(e) = starting.start() {
@@ -185,7 +190,12 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
             open_files,
         )
         .await;
-        let hosting = start_hosting(hosted_route, config.mcp_secret_store).await;
+        let hosting = start_hosting(
+            hosted_route,
+            config.mcp_secret_store,
+            config.mcp_client_metadata_url.clone(),
+        )
+        .await;
         let signal_tx = tx.clone();
         tokio::spawn(async move {
             use tokio::signal::unix::{signal, SignalKind};

@@ -209,6 +209,10 @@ impl Server {
         // The hosted servers follow the switch and a hand-edited mcp-servers.json.
         let mut hosting_error = None;
         if let Some(hosting) = &self.hosting {
+            hosting
+                .supervisor()
+                .sign_ins()
+                .set_client_metadata_url(&config.mcp_client_metadata_url);
             if let Err(e) = hosting.set_enabled(config.mcp_host_servers) {
                 hosting_error = Some(e.to_string());
             }

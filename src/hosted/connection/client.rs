@@ -22,12 +22,25 @@ pub const MAX_MESSAGE: usize = 64 << 20;
 /// Stderr lines a failure shows.
 const STDERR_LINES: usize = 20;
 
+/// How a connection answers the server's `elicitation/create`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ElicitationPolicy {
+    /// Not announced; rmcp's default answer (decline). The views issue replaces this with
+    /// the user's form.
+    #[default]
+    Decline,
+    /// Announced (`elicitation: {form: {}}`); a form is accepted with its schema's defaults
+    /// (the conformance client, which has nobody to ask).
+    AcceptDefaults,
+}
+
 /// calyx's side of a hosted connection: what it tells the server it supports. The MCP Apps
 /// extension is announced so servers send their `ui://` views; elicitation is the hook the
-/// views issue fills (rmcp's default answers it for now).
+/// views issue fills (see [`ElicitationPolicy`]).
 #[derive(Clone)]
 pub struct HostedClient {
     config: ClientConfig,
+    elicitation: ElicitationPolicy,
     /// Where upstream progress goes (the agents' calls, see `hosted::progress`).
     progress: crate::hosted::progress::ProgressRoutes,
     /// Woken by the server's `notifications/tools/list_changed` (the supervisor re-lists).
@@ -36,18 +49,28 @@ pub struct HostedClient {
 
 impl HostedClient {
     pub fn new() -> Self {
+        Self::with_elicitation(ElicitationPolicy::Decline)
+    }
+
+    /// A client answering elicitations as `elicitation` says.
+    pub fn with_elicitation(elicitation: ElicitationPolicy) -> Self {
+        let mut capabilities = serde_json::json!({
+            "extensions": {
+                "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}
+            }
+        });
+        if elicitation == ElicitationPolicy::AcceptDefaults {
+            capabilities["elicitation"] = serde_json::json!({"form": {}});
+        }
         let config = serde_json::from_value(serde_json::json!({
             "protocolVersion": "2025-11-25",
-            "capabilities": {
-                "extensions": {
-                    "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}
-                }
-            },
+            "capabilities": capabilities,
             "clientInfo": {"name": "calyx", "version": env!("CARGO_PKG_VERSION")}
         }))
         .unwrap_or_default();
         HostedClient {
             config,
+            elicitation,
             progress: Default::default(),
             tools_changed: Default::default(),
         }
@@ -85,6 +108,30 @@ impl ClientHandler for HostedClient {
 
     async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
         self.tools_changed.notify_one();
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+        let accepted = match (&self.elicitation, &request) {
+            (
+                ElicitationPolicy::AcceptDefaults,
+                ElicitRequestParams::FormElicitationParams {
+                    requested_schema, ..
+                },
+            ) => serde_json::to_value(requested_schema)
+                .ok()
+                .map(|schema| crate::hosted::elicitation::schema_defaults(&schema)),
+            _ => None,
+        };
+        Ok(match accepted {
+            Some(content) => ElicitResult::new(ElicitationAction::Accept)
+                .with_content(serde_json::Value::Object(content)),
+            None => ElicitResult::new(ElicitationAction::Decline),
+        })
     }
 }
 
@@ -184,9 +231,18 @@ pub(super) async fn ready(
     let tools = match tokio::time::timeout(init_timeout, service.peer().list_all_tools()).await {
         Ok(Ok(tools)) => tools,
         Ok(Err(error)) => {
-            return Err(ConnectError::ListTools {
-                reason: error.to_string(),
-            })
+            use crate::hosted::oauth::{find_challenge, Challenge};
+            return Err(match find_challenge(&error) {
+                Some(Challenge::Unauthorized(challenge)) => ConnectError::NeedsSignIn {
+                    challenge: Some(challenge),
+                },
+                Some(Challenge::InsufficientScope(challenge)) => {
+                    ConnectError::NeedsScope { challenge }
+                }
+                None => ConnectError::ListTools {
+                    reason: error.to_string(),
+                },
+            });
         }
         Err(_) => {
             return Err(ConnectError::ListTools {

@@ -5,6 +5,7 @@
 //! Legacy HTTP+SSE" when the URL turns out to be a legacy server.
 
 use std::error::Error as StdError;
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::HeaderMap;
@@ -14,12 +15,13 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, ServiceExt};
 use url::Url;
 
-use super::client::{ready, HostedClient};
+use super::client::{ready, ElicitationPolicy, HostedClient};
 use super::http_client::{header_map, http_client, unreachable_reason};
 use super::legacy::{offers_endpoint, LegacyError, LegacySse};
 use super::raw_tap::TaskRequired;
 use super::tapped::TappedHttp;
 use super::{ConnectError, Connected, MAX_MESSAGE};
+use crate::hosted::oauth::{find_challenge, Challenge, OAuthEngine};
 
 /// How long the one GET that checks for a legacy server may take.
 const LEGACY_PROBE: Duration = Duration::from_secs(10);
@@ -33,10 +35,31 @@ pub struct HttpLaunch {
     pub headers: Vec<(String, String)>,
 }
 
-/// Connects to server `alias` at `launch.url`.
+/// How a connection authorizes and answers the server's requests: the server's OAuth side
+/// (`None` without OAuth, e.g. when an Authorization header is configured) and the
+/// elicitation policy.
+#[derive(Debug, Clone, Default)]
+pub struct HttpAuth {
+    pub oauth: Option<Arc<OAuthEngine>>,
+    pub elicitation: ElicitationPolicy,
+}
+
+/// Connects to server `alias` at `launch.url` without OAuth.
 pub async fn connect_http(
     alias: &str,
     launch: &HttpLaunch,
+    init_timeout: Duration,
+) -> Result<Connected, ConnectError> {
+    connect_http_with(alias, launch, &HttpAuth::default(), init_timeout).await
+}
+
+/// Connects to server `alias` at `launch.url`; with OAuth the bearer goes on every request
+/// of either transport, and a 401 or 403 `insufficient_scope` comes back as
+/// [`ConnectError::NeedsSignIn`] / [`ConnectError::NeedsScope`] with the server's challenge.
+pub async fn connect_http_with(
+    alias: &str,
+    launch: &HttpLaunch,
+    auth: &HttpAuth,
     init_timeout: Duration,
 ) -> Result<Connected, ConnectError> {
     let url = Url::parse(&launch.url).map_err(|e| ConnectError::Http {
@@ -53,13 +76,27 @@ pub async fn connect_http(
         headers,
         task_required: task_required.clone(),
         init_timeout,
+        handler: HostedClient::with_elicitation(auth.elicitation),
+        oauth: auth.oauth.clone(),
     };
     let service = if launch.legacy_sse {
         session.legacy().await?
     } else {
         session.streamable().await?
     };
-    ready(alias, service, None, &task_required, init_timeout).await
+    ready(alias, service, None, &task_required, init_timeout)
+        .await
+        .map_err(|error| without_oauth(error, auth.oauth.is_some()))
+}
+
+/// Without OAuth a challenge cannot be answered: the sentence says to add a header.
+fn without_oauth(error: ConnectError, oauth: bool) -> ConnectError {
+    match error {
+        ConnectError::NeedsSignIn { .. } | ConnectError::NeedsScope { .. } if !oauth => {
+            ConnectError::SignInRequired
+        }
+        other => other,
+    }
 }
 
 /// What both transports start a session with.
@@ -70,6 +107,8 @@ struct Session<'a> {
     headers: HeaderMap,
     task_required: TaskRequired,
     init_timeout: Duration,
+    handler: HostedClient,
+    oauth: Option<Arc<OAuthEngine>>,
 }
 
 type Service = RunningService<RoleClient, HostedClient>;
@@ -84,10 +123,22 @@ impl Session<'_> {
 
     /// Legacy HTTP+SSE: the event stream and its endpoint, then `initialize`.
     async fn legacy(self) -> Result<Service, ConnectError> {
+        let mut headers = self.headers.clone();
+        if let Some(engine) = &self.oauth {
+            if let Some(token) = engine.bearer().await {
+                let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
+                    .map_err(|_| ConnectError::Http {
+                        reason: "the stored OAuth token cannot be sent: sign in again".into(),
+                    })?;
+                value.set_sensitive(true);
+                headers.insert(reqwest::header::AUTHORIZATION, value);
+            }
+        }
+        let oauth = self.oauth.is_some();
         let opened = LegacySse::connect(
             self.client.clone(),
             self.url,
-            self.headers.clone(),
+            headers,
             self.task_required.clone(),
         );
         let transport = tokio::time::timeout(self.init_timeout, opened)
@@ -97,14 +148,18 @@ impl Session<'_> {
                 LegacyError::Unreachable { host, reason } => {
                     ConnectError::Unreachable { host, reason }
                 }
+                LegacyError::Status { status: 401, .. } if oauth => {
+                    ConnectError::NeedsSignIn { challenge: None }
+                }
+                LegacyError::Status { status: 401, .. } => ConnectError::SignInRequired,
                 other => ConnectError::Http {
                     reason: other.to_string(),
                 },
             })?;
-        tokio::time::timeout(self.init_timeout, HostedClient::new().serve(transport))
+        tokio::time::timeout(self.init_timeout, self.handler.clone().serve(transport))
             .await
             .map_err(|_| self.timed_out())?
-            .map_err(|error| initialize_failed(self.host, &error))
+            .map_err(|error| initialize_failed(self.host, &error, oauth))
     }
 
     /// Streamable HTTP on rmcp's transport; a 400/404/405 to `initialize` is followed by one
@@ -124,13 +179,24 @@ impl Session<'_> {
             client: self.client.clone(),
             task_required: self.task_required.clone(),
         };
-        let transport = StreamableHttpClientTransport::with_client(tapped, config);
-        let served = tokio::time::timeout(self.init_timeout, HostedClient::new().serve(transport))
-            .await
-            .map_err(|_| self.timed_out())?;
+        let handler = self.handler.clone();
+        let served = match &self.oauth {
+            Some(engine) => {
+                let authorizing = engine.wrap(tapped).await.map_err(|e| ConnectError::Http {
+                    reason: e.to_string(),
+                })?;
+                let transport = StreamableHttpClientTransport::with_client(authorizing, config);
+                tokio::time::timeout(self.init_timeout, handler.serve(transport)).await
+            }
+            None => {
+                let transport = StreamableHttpClientTransport::with_client(tapped, config);
+                tokio::time::timeout(self.init_timeout, handler.serve(transport)).await
+            }
+        }
+        .map_err(|_| self.timed_out())?;
         let error = match served {
             Ok(service) => return Ok(service),
-            Err(error) => initialize_failed(self.host, &error),
+            Err(error) => initialize_failed(self.host, &error, self.oauth.is_some()),
         };
         let not_streamable = matches!(&error, ConnectError::Initialize { reason, .. }
             if matches!(rejected_status(reason), Some(400 | 404 | 405)));
@@ -142,12 +208,25 @@ impl Session<'_> {
     }
 }
 
-/// The sentence for an `initialize` that failed on an HTTP transport.
-fn initialize_failed(host: &str, error: &ClientInitializeError) -> ConnectError {
+/// The sentence for an `initialize` that failed on an HTTP transport; with `oauth` a 401 or
+/// 403 `insufficient_scope` carries its challenge to the sign-in.
+fn initialize_failed(host: &str, error: &ClientInitializeError, oauth: bool) -> ConnectError {
     let inner: &(dyn StdError + 'static) = match error {
         ClientInitializeError::TransportError { error, .. } => error,
         other => other,
     };
+    match find_challenge(inner) {
+        Some(Challenge::Unauthorized(challenge)) if oauth => {
+            return ConnectError::NeedsSignIn {
+                challenge: Some(challenge),
+            }
+        }
+        Some(Challenge::InsufficientScope(challenge)) if oauth => {
+            return ConnectError::NeedsScope { challenge }
+        }
+        Some(_) => return ConnectError::SignInRequired,
+        None => {}
+    }
     if let Some(reason) = chain_unreachable(inner) {
         return ConnectError::Unreachable {
             host: host.to_string(),
@@ -156,7 +235,7 @@ fn initialize_failed(host: &str, error: &ClientInitializeError) -> ConnectError 
     }
     let reason = chain_text(inner);
     if reason.contains("Auth required") || rejected_status(&reason) == Some(401) {
-        return ConnectError::SignInRequired;
+        return without_oauth(ConnectError::NeedsSignIn { challenge: None }, oauth);
     }
     ConnectError::Initialize {
         reason,

@@ -18,8 +18,10 @@ mod tapped;
 
 use thiserror::Error;
 
-pub use client::{connect_stdio, Connected, HostedClient, INIT_TIMEOUT, MAX_MESSAGE};
-pub use http::{connect_http, HttpLaunch};
+pub use client::{
+    connect_stdio, Connected, ElicitationPolicy, HostedClient, INIT_TIMEOUT, MAX_MESSAGE,
+};
+pub use http::{connect_http, connect_http_with, HttpAuth, HttpLaunch};
 use spawn::StdioLaunch;
 
 /// How to reach one server, with its secret values filled in.
@@ -38,6 +40,29 @@ pub async fn connect(
     match launch {
         Launch::Stdio(stdio) => connect_stdio(alias, stdio, init_timeout).await,
         Launch::Http(http) => connect_http(alias, http, init_timeout).await,
+    }
+}
+
+/// Connects to server `alias`; an HTTP server authorizes as `auth` says.
+pub async fn connect_with(
+    alias: &str,
+    launch: &Launch,
+    auth: &HttpAuth,
+    init_timeout: std::time::Duration,
+) -> Result<Connected, ConnectError> {
+    match launch {
+        Launch::Stdio(stdio) => connect_stdio(alias, stdio, init_timeout).await,
+        Launch::Http(http) => connect_http_with(alias, http, auth, init_timeout).await,
+    }
+}
+
+impl ConnectError {
+    /// A 401 or 403 `insufficient_scope` calyx can answer by signing in.
+    pub fn needs_sign_in(&self) -> bool {
+        matches!(
+            self,
+            ConnectError::NeedsSignIn { .. } | ConnectError::NeedsScope { .. }
+        )
     }
 }
 
@@ -72,6 +97,12 @@ pub enum ConnectError {
     /// The server answered `initialize` with a version calyx's client does not know.
     #[error("the server answered initialize with protocol version `{version}`, which calyx cannot speak (it speaks {known}): update the server to a current MCP version")]
     UnsupportedProtocol { version: String, known: String },
+    /// A 401 on a server calyx can sign in to; `challenge` is its `WWW-Authenticate`.
+    #[error("Sign-in required")]
+    NeedsSignIn { challenge: Option<String> },
+    /// A 403 `insufficient_scope`: signing in again with more scopes (step-up).
+    #[error("Sign-in required (the server asks for more scopes)")]
+    NeedsScope { challenge: String },
 }
 
 fn stderr_suffix(lines: &[String]) -> String {

@@ -1,6 +1,6 @@
 //! A hosted server's connection state and the reconnect schedule.
 //!
-//! `disabled` → `connecting` → `ready`; a ready server that drops goes `reconnecting` with
+//! `disabled` → `connecting` → `ready` | `sign-in required` → `signing in` → `connecting`; a ready server that drops goes `reconnecting` with
 //! backoff 1, 2, 4 ... 60 s (reset after 60 s connected); five failed attempts in a row, or a
 //! failure before the first successful `initialize`, go to `failed` and wait for the user.
 
@@ -29,6 +29,10 @@ pub enum ServerState {
     Failed {
         sentence: String,
     },
+    /// An HTTP server answered 401 (or 403 `insufficient_scope`): it waits for a sign-in.
+    SignInRequired,
+    /// A sign-in is waiting for the browser or a pasted redirect address.
+    SigningIn,
 }
 
 impl ServerState {
@@ -43,6 +47,8 @@ impl ServerState {
             ),
             ServerState::Reconnecting { .. } => "Disconnected (reconnecting)".into(),
             ServerState::Failed { sentence } => sentence.clone(),
+            ServerState::SignInRequired => "Sign-in required".into(),
+            ServerState::SigningIn => "Signing in".into(),
         }
     }
 }
@@ -149,5 +155,10 @@ mod tests {
             ServerState::Reconnecting { attempt: 2 }.status_line(),
             "Disconnected (reconnecting)"
         );
+        assert_eq!(
+            ServerState::SignInRequired.status_line(),
+            "Sign-in required"
+        );
+        assert_eq!(ServerState::SigningIn.status_line(), "Signing in");
     }
 }

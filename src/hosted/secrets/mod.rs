@@ -9,6 +9,7 @@ mod elsewhere;
 mod file;
 pub(crate) mod keyring;
 mod lazy;
+mod memory;
 mod select;
 
 use thiserror::Error;
@@ -17,6 +18,7 @@ pub use elsewhere::keyring_index_path;
 pub use file::FileStore;
 pub use keyring::{KeyringStore, KEYRING_TIMEOUT};
 pub use lazy::LazyChoice;
+pub use memory::MemoryStore;
 pub use select::{choose, choose_here, Chosen, SecretStoreSetting};
 
 /// The keyring service name every account lives under.
@@ -27,6 +29,8 @@ pub const SERVICE: &str = "calyx-mcp";
 pub enum Backend {
     Keyring,
     File,
+    /// Kept in memory for one process (throw-away entries such as the conformance client's).
+    Memory,
 }
 
 impl Backend {
@@ -35,6 +39,7 @@ impl Backend {
         match self {
             Backend::Keyring => "the Secret Service",
             Backend::File => "the secrets file",
+            Backend::Memory => "memory (this process only)",
         }
     }
 }
@@ -84,6 +89,12 @@ pub fn tokens_account(alias: &str) -> String {
 /// `<alias>/client-secret`.
 pub fn client_secret_account(alias: &str) -> String {
     format!("{alias}/client-secret")
+}
+
+/// `issuer/<issuer URL>/registration`: a client registration calyx made with that
+/// authorization server (kept after Remove, so the next server on that issuer reuses it).
+pub fn registration_account(issuer: &str) -> String {
+    format!("issuer/{issuer}/registration")
 }
 
 /// Deletes every secret of a removed server (not the issuer's client registration, which the
