@@ -32,6 +32,7 @@ mod e2e_input_modes;
 mod e2e_keys;
 mod e2e_links;
 mod e2e_mcp;
+mod e2e_mcp_fixture;
 mod e2e_mcp_hosted;
 mod e2e_mcp_hosted_calls;
 mod e2e_mcp_limits;

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 pub const DOTTED: &str = "dotted.name";
 /// A 56-character tool name: published under the alias `fx` it would be 59 characters, over
 /// the 48 the model APIs allow.
-pub const LONG: &str = "a_tool_name_long_enough_that_its_published_name_is_59ch";
+pub const LONG: &str = "a_tool_name_long_enough_that_its_published_name_is_59chr";
 /// The tool the fixture lists with `execution.taskSupport: "required"` (added to the raw
 /// `tools/list` answer by [`crate::raw`], since rmcp's `Tool` has no field for it).
 pub const NEEDS_TASK: &str = "needs_task";
