@@ -33,6 +33,9 @@ pub async fn serve(fixture: Fixture) -> anyhow::Result<()> {
     ));
     loop {
         let (stream, _) = listener.accept().await?;
+        // Small SSE writes go out at once (as Node's HTTP server does by default), rather than
+        // waiting for the peer's delayed ACK.
+        stream.set_nodelay(true)?;
         let service = service.clone();
         tokio::spawn(async move {
             let serve = hyper::service::service_fn(move |request| {
