@@ -3,7 +3,8 @@
 //! and one of 65 MiB fails with the 64 MiB sentence, after which the server answers again
 //! (over HTTP only that call fails, over stdio every call in flight); a tool name with a `.`
 //! and one that would publish as 59 characters come out valid and identical after a calyx
-//! restart; a tool with `execution.taskSupport: "required"` is excluded with its reason.
+//! restart; a tool with `execution.taskSupport: "required"` is excluded with its reason; a
+//! server that exits mid-call fails that call naming the server and is reconnected.
 
 use crate::common::{wait_until, Env};
 use crate::e2e_mcp_hosted::{
@@ -225,4 +226,27 @@ async fn odd_names_publish_valid_and_stay_the_same_after_a_restart() {
     row_when(&env, "fx", |r| r["state"] == "ready").await;
     let (after, _) = published_names(&env).await;
     assert_eq!(after, before, "names after a restart");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_exits_fails_that_call_naming_it_and_comes_back() {
+    let env = world("");
+    let fixture = mcp_fixture().display().to_string();
+    calyx_ok(&env, &["mcp", "add", "fx", "--", &fixture]).await;
+    let (client, _listener) = ready_client(&env).await;
+    // The fixture exits without answering: the agent's call ends with an error naming the
+    // server, not a wait for ever.
+    let answer = client
+        .peer()
+        .call_tool(params("fx-exit", json!({"code": 3})))
+        .await
+        .expect("an answer");
+    assert_eq!(answer.is_error, Some(true), "{answer:?}");
+    assert!(
+        text_of(&answer).contains("server `fx`"),
+        "{}",
+        text_of(&answer)
+    );
+    answers_again(&client).await;
+    let _ = client.cancel().await;
 }
