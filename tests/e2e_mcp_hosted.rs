@@ -126,6 +126,16 @@ pub(crate) fn world(config: &str) -> Env {
 }
 
 pub(crate) async fn connect(env: &Env, listener: Listener) -> RunningService<RoleClient, Listener> {
+    connect_allowing(env, listener, None).await
+}
+
+/// [`connect`] with rmcp's 16 MiB message limits raised to `max_message` bytes (for results
+/// as large as calyx passes on), when given.
+pub(crate) async fn connect_allowing(
+    env: &Env,
+    listener: Listener,
+    max_message: Option<usize>,
+) -> RunningService<RoleClient, Listener> {
     let ep = common::mcp::endpoint(env);
     let surface = env.panes()[0]["surface_id"]
         .as_str()
@@ -142,6 +152,12 @@ pub(crate) async fn connect(env: &Env, listener: Listener) -> RunningService<Rol
     ))
     .auth_header(ep.token)
     .custom_headers(headers);
+    let config = match max_message {
+        Some(bytes) => config
+            .max_sse_event_size(bytes)
+            .max_json_response_size(bytes),
+        None => config,
+    };
     // reqwest is built without a default TLS provider (calyx picks ring); any client needs it.
     calyx::hosted::connection::http_client::install_tls_provider();
     listener

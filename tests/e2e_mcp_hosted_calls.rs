@@ -1,11 +1,13 @@
 //! End to end: long tool calls through `/mcp-hosted` of a real calyx server. The upstream's
 //! progress reaches the agent with the agent's own token (server-everything's
 //! `trigger-long-running-operation`), and the agent cancelling a call makes calyx cancel it
-//! upstream (a fixture on the official TypeScript SDK records the `notifications/cancelled`);
-//! a server that adds a tool is re-listed and the agent hears `tools/list_changed`.
+//! upstream (the project's fixture server, examples/mcp_fixture, records the
+//! `notifications/cancelled`); a server that adds a tool is re-listed and the agent hears
+//! `tools/list_changed`.
 
 use crate::e2e_mcp_hosted::{calyx_ok, connect, eventually, published, row_when, world, Listener};
-use crate::hosted_support::{cancel_recorder, server_everything};
+use crate::hosted_support::fixture::mcp_fixture;
+use crate::hosted_support::server_everything;
 
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult};
 use rmcp::service::PeerRequestOptions;
@@ -19,9 +21,10 @@ fn call(name: &str, args: serde_json::Value) -> ClientRequest {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_carries_the_agents_token_and_cancel_reaches_the_server() {
-    let (Some(index), Some(recorder)) = (server_everything(), cancel_recorder()) else {
+    let Some(index) = server_everything() else {
         return;
     };
+    let fixture = mcp_fixture();
     let env = world("");
     let record = env.path().join("cancel-record.txt");
     calyx_ok(
@@ -44,10 +47,9 @@ async fn progress_carries_the_agents_token_and_cancel_reaches_the_server() {
             "add",
             "rec",
             "--env",
-            &format!("CALYX_CANCEL_RECORD={}", record.display()),
+            &format!("CALYX_FIXTURE_CANCEL_RECORD={}", record.display()),
             "--",
-            "node",
-            &recorder.display().to_string(),
+            &fixture.display().to_string(),
         ],
     )
     .await;
@@ -139,48 +141,36 @@ async fn progress_carries_the_agents_token_and_cancel_reaches_the_server() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_adds_a_tool_is_relisted_and_agents_are_told() {
-    let Some(recorder) = cancel_recorder() else {
-        return;
-    };
+    let fixture = mcp_fixture();
     let env = world("");
-    let record = env.path().join("cancel-record.txt");
     calyx_ok(
         &env,
-        &[
-            "mcp",
-            "add",
-            "rec",
-            "--env",
-            &format!("CALYX_CANCEL_RECORD={}", record.display()),
-            "--",
-            "node",
-            &recorder.display().to_string(),
-        ],
+        &["mcp", "add", "rec", "--", &fixture.display().to_string()],
     )
     .await;
     let before = row_when(&env, "rec", |r| r["state"] == "ready").await;
     let listener = Listener::default();
     let heard = listener.list_changed.clone();
     let client = connect(&env, listener).await;
-    assert!(!published(&client).await.iter().any(|n| n == "rec-grown-1"));
+    assert!(!published(&client).await.iter().any(|n| n == "rec-added-1"));
 
     let told = heard.load(std::sync::atomic::Ordering::SeqCst);
     let grown = client
         .peer()
-        .call_tool(CallToolRequestParams::new("rec-grow"))
+        .call_tool(CallToolRequestParams::new("rec-add_tool"))
         .await
-        .expect("rec-grow");
-    assert!(format!("{grown:?}").contains("grown-1"), "{grown:?}");
+        .expect("rec-add_tool");
+    assert!(format!("{grown:?}").contains("added-1"), "{grown:?}");
     eventually(
         "tools/list_changed after the server added a tool",
         || async { (heard.load(std::sync::atomic::Ordering::SeqCst) > told).then_some(()) },
     )
     .await;
-    eventually("rec-grown-1 published", || async {
+    eventually("rec-added-1 published", || async {
         published(&client)
             .await
             .iter()
-            .any(|n| n == "rec-grown-1")
+            .any(|n| n == "rec-added-1")
             .then_some(())
     })
     .await;
@@ -188,9 +178,9 @@ async fn a_server_that_adds_a_tool_is_relisted_and_agents_are_told() {
     row_when(&env, "rec", |r| r["tools"].as_u64() == Some(count + 1)).await;
     let answer = client
         .peer()
-        .call_tool(CallToolRequestParams::new("rec-grown-1"))
+        .call_tool(CallToolRequestParams::new("rec-added-1"))
         .await
-        .expect("rec-grown-1");
-    assert!(format!("{answer:?}").contains("grown-1"), "{answer:?}");
+        .expect("rec-added-1");
+    assert!(format!("{answer:?}").contains("added-1"), "{answer:?}");
     let _ = client.cancel().await;
 }

@@ -1,8 +1,9 @@
 //! A stdio server that answers with a line over 64 MiB: rmcp would drop the line and leave
 //! the call waiting for ever; calyx fails every call in flight with the 64 MiB sentence and
-//! the session ends (the supervisor then reconnects, as after any drop).
+//! the session ends (the supervisor then reconnects, as after any drop). The server is the
+//! project's fixture (examples/mcp_fixture): `big {mib: 65}` answers with a 65 MiB line,
+//! `slow` does not answer until cancelled, `echo` answers at once.
 
-use std::process::Command;
 use std::time::Duration;
 
 use calyx::hosted::connection::in_flight::OVERSIZED;
@@ -10,73 +11,45 @@ use calyx::hosted::connection::spawn::StdioLaunch;
 use calyx::hosted::connection::{connect_stdio, Connected, INIT_TIMEOUT};
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
 use rmcp::service::PeerRequestOptions;
+use serde_json::json;
 
-/// A minimal MCP server in node: `big` answers with 65 MiB of text, `hang` never answers,
-/// anything else answers `small`.
-const SERVER: &str = r#"
-const rl = require('readline').createInterface({ input: process.stdin });
-const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
-rl.on('line', (line) => {
-  const m = JSON.parse(line);
-  if (m.id === undefined) return;
-  let result = {};
-  if (m.method === 'initialize') {
-    result = { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} },
-               serverInfo: { name: 'oversized', version: '1' } };
-  } else if (m.method === 'tools/list') {
-    result = { tools: ['big', 'hang', 'small'].map((name) => ({ name, inputSchema: { type: 'object' } })) };
-  } else if (m.method === 'tools/call') {
-    if (m.params.name === 'hang') return;
-    const text = m.params.name === 'big' ? 'x'.repeat(65 * 1024 * 1024) : 'small';
-    result = { content: [{ type: 'text', text }] };
-  }
-  send({ jsonrpc: '2.0', id: m.id, result });
-});
-"#;
+use crate::hosted_support::fixture::mcp_fixture;
 
-/// Deadline for each step; node writing 65 MiB on a loaded machine is slow.
+/// Deadline for each step; writing and reading 65 MiB on a loaded machine is slow.
 const DEADLINE: Duration = Duration::from_secs(120);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_message_over_64_mib_fails_every_call_in_flight_and_ends_the_session() {
-    if Command::new("node").arg("--version").output().is_err() {
-        assert!(
-            std::env::var_os("CALYX_REQUIRE_NODE").is_none(),
-            "CALYX_REQUIRE_NODE is set and node is missing"
-        );
-        println!("SKIP: node is not installed");
-        return;
-    }
     let launch = StdioLaunch {
-        command: "node".into(),
-        args: vec!["-e".into(), SERVER.into()],
+        command: mcp_fixture().display().to_string(),
         ..StdioLaunch::default()
     };
     let connected = connect_stdio("big", &launch, INIT_TIMEOUT)
         .await
         .expect("connects");
     let peer = connected.service.peer().clone();
-    let small = peer
-        .call_tool(CallToolRequestParams::new("small"))
-        .await
-        .expect("a small answer passes");
+    let mut small = CallToolRequestParams::new("echo");
+    small.arguments = json!({"message": "small"}).as_object().cloned();
+    let small = peer.call_tool(small).await.expect("a small answer passes");
     assert_eq!(
         serde_json::to_value(&small).expect("json")["content"][0]["text"],
         "small"
     );
 
-    // `hang` is queued before `big` is sent (one writer, in order), so both are in flight.
+    // `hang` (the fixture's `slow`) is queued before `big` is sent (one writer, in order), so both are in flight.
     let hang = peer
         .send_cancellable_request(
             ClientRequest::CallToolRequest(CallToolRequest::new(CallToolRequestParams::new(
-                "hang",
+                "slow",
             ))),
             PeerRequestOptions::no_options(),
         )
         .await
         .expect("hang is sent");
     let hang = tokio::spawn(hang.await_response());
-    let big = tokio::time::timeout(DEADLINE, peer.call_tool(CallToolRequestParams::new("big")))
+    let mut big = CallToolRequestParams::new("big");
+    big.arguments = json!({"mib": 65}).as_object().cloned();
+    let big = tokio::time::timeout(DEADLINE, peer.call_tool(big))
         .await
         .expect("big ends instead of waiting for ever");
     let big = big.expect_err("big fails").to_string();

@@ -1,4 +1,7 @@
-//! What the hosted-server tests share: the real server-everything from npm.
+//! What the hosted-server tests share: the real server-everything from npm, and the project's
+//! fixture server.
+
+pub mod fixture;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -102,18 +105,4 @@ impl Drop for HttpEverything {
         }
         let _ = self.child.wait();
     }
-}
-
-/// The cancel-recording fixture (`cancel_recorder.mjs`), copied next to the installed
-/// packages so its imports of the SDK resolve; None (printed) when server-everything is not
-/// installed.
-pub fn cancel_recorder() -> Option<PathBuf> {
-    let index = server_everything()?;
-    // cache/node_modules/@modelcontextprotocol/server-everything/dist/index.js
-    let cache = index.ancestors().nth(5)?.to_path_buf();
-    let script = cache.join("cancel_recorder.mjs");
-    let source =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/hosted_support/cancel_recorder.mjs");
-    std::fs::copy(&source, &script).expect("copy the fixture");
-    Some(script)
 }

@@ -9,6 +9,7 @@ mod http;
 pub mod http_client;
 pub mod in_flight;
 pub mod legacy;
+mod oversized_event;
 pub mod raw_tap;
 pub mod ring;
 pub mod spawn;

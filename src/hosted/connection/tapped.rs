@@ -18,6 +18,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::Sse;
 
+use super::oversized_event;
 use super::raw_tap::{record, TaskRequired};
 use super::sse::SseParser;
 use super::MAX_MESSAGE;
@@ -161,6 +162,7 @@ impl StreamableHttpClient for TappedHttp {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> HttpResult<StreamableHttpPostResponse> {
+        let oversized_answers = oversized_event::request_id(&message);
         let again = is_tools_list(&message).then(|| {
             (
                 message.clone(),
@@ -182,7 +184,12 @@ impl StreamableHttpClient for TappedHttp {
             .await?;
         Ok(match response {
             StreamableHttpPostResponse::Sse(events, session) => {
-                StreamableHttpPostResponse::Sse(tap(events, self.task_required.clone()), session)
+                let events = tap(events, self.task_required.clone());
+                let events = match oversized_answers {
+                    Some(id) => oversized_event::answer_oversized(events, id),
+                    None => events,
+                };
+                StreamableHttpPostResponse::Sse(events, session)
             }
             StreamableHttpPostResponse::Json(typed, session) => {
                 if let Some((message, session_id, auth, headers)) = again {
