@@ -46,7 +46,7 @@ declare -A RELISTS=([claude]=yes [codex]=no [opencode]=yes [gemini]=yes [copilot
 # Whether the CLI offers a tool published after its first listing at the next prompt.
 declare -A NEW_TOOL=([claude]=yes [codex]=no [opencode]=yes [gemini]=yes [copilot]=yes [hermes]=yes
                     [kimi]=no)
-RELIST_WAIT_S=10
+RELIST_WAIT_S=6
 
 # ----------------------------------------------------------------------------------- inside
 report() { # STEP PASS|FAIL|SKIP DETAIL
@@ -92,11 +92,15 @@ print(next((r["state"] + ": " + r["status"] for r in rows if r.get("alias") == s
 }
 
 # Whether the fake model's log after line $1 has a request whose tool result carries the echo.
-echo_reached_model() { tail -n +"$(($1 + 1))" "$D/fake.jsonl" 2>/dev/null | grep -q 'Echo: test'; }
+# (Each `grep -q` reads a string, not a pipe: with pipefail, a writer cut off by grep -q's early
+# exit would turn a match into a failure.)
+echo_reached_model() { grep -q 'Echo: test' <<< "$(tail -n +"$(($1 + 1))" "$D/fake.jsonl" 2>/dev/null)"; }
 inner() {
   . "$D/env.sh"
   rl_calyx_env "$D/run"
-  export CALYX_LOG="info,rmcp=warn,calyx::hosted=debug"
+  # calyx's hosted route and announcer at debug, and rmcp's session lines that show a client
+  # opening its GET stream (where `tools/list_changed` travels).
+  export CALYX_LOG="info,rmcp=warn,calyx::hosted=debug,calyx::mcp::tool_set=debug,rmcp::transport::streamable_http_server::session::local=debug"
   STATE=${XDG_STATE_HOME:-$HOME/.local/state}/calyx
   local P=${PORT[$CLI]} node; node=$(command -v node)
   "$R" fake "$CLI" "$P" "$D/fake.jsonl" > "$D/fake.out" 2>&1 & FAKE=$!
@@ -171,6 +175,17 @@ for line in open(sys.argv[1]):
     grep -q "session=$session" <<< "$relist" && same=yes
     detail="tools/list again $(grep -c . <<< "$relist") time(s) after the change, $([ $same = yes ] && echo "in the session that made the call" || echo "from another session: $(sed -n 's/.*session=\([^ ]*\).*/\1/p' <<< "$relist" | sort -u | tr '\n' ' ')")"
   fi
+  local undelivered; undelivered=$(log_since "$mark" | grep -m1 'tools/list_changed not delivered' | sed 's/.*not delivered: //')
+  [ -z "$undelivered" ] || detail+="; calyx could not deliver the notification to a session: $undelivered"
+  if [ "$session" != '"-"' ] && [ -n "$session" ]; then
+    if grep -F "streamable_http_session{id=$session}" <<< "$(LOG)" | grep 'common channel' > /dev/null; then
+      detail+="; the calling session had opened its GET stream"
+    else
+      detail+="; the calling session never opened a GET stream"
+    fi
+  else
+    detail+="; no MCP session (a stateless protocol version): nothing to notify"
+  fi
   local want=${RELISTS[$CLI]:-}
   if [ -z "$want" ] || [ "$want" = "$observed" ]; then
     report hosted-relist PASS "re-lists after tools/list_changed: $observed: $detail"
@@ -189,7 +204,7 @@ for line in open(sys.argv[1]):
     pump
     answer=$(tail -n +"$((from + 1))" "$D/fake.jsonl" | grep -o "no tool matching 'ev2${dash}echo' among the [0-9]* offered tools" | tail -n 1)
     [ -n "$answer" ] && break
-    if log_since "$mark" | grep -q 'calyx-mcp: forwarding a call to `ev2`' && echo_reached_model "$from"; then
+    if grep -q 'calyx-mcp: forwarding a call to `ev2`' <<< "$(log_since "$mark")" && echo_reached_model "$from"; then
       called=yes; break
     fi
     sleep 0.2
