@@ -39,8 +39,8 @@ declare -A DIALOG=([gemini]='Allow execution' [hermes]='Dangerous Command' [open
 # Hermes: `mcp__calyx_mcp__ev_echo`). The scenario names the tool as the model sees it.
 declare -A DASH=([codex]=_ [hermes]=_)
 declare -A NO_MCP=([pi]="pi has no MCP client; its extension's calyx_mcp tool takes the published name as its 'tool' argument, which the fake model cannot pick (it fills a required string with 'test')")
-# What each pinned CLI does after `tools/list_changed` (docs/integrations.md, "Hosted MCP
-# servers"): `yes` it sends tools/list again, `no` it does not.
+# What each pinned CLI does after `tools/list_changed` (the *hosted MCP* column of
+# docs/integrations.md's table of verified CLIs): `yes` it sends tools/list again, `no` it does not.
 declare -A RELISTS=([claude]=yes [codex]=no [opencode]=yes [gemini]=yes [copilot]=no [hermes]=yes
                    [kimi]=no)
 # Whether the CLI offers a tool published after its first listing at the next prompt.
@@ -53,7 +53,7 @@ report() { # STEP PASS|FAIL|SKIP DETAIL
   echo "$1 $2 $3" >> "$D/results"
   if [ "$2" = SKIP ]; then echo "realcli hosted-mcp $CLI $1: SKIP: $3"; else echo "realcli hosted-mcp $CLI $1: $2 ($3)"; fi
 }
-LOG() { cat "$STATE/server.log" "$STATE/server.log.1" 2>/dev/null; }
+LOG() { cat "$STATE/server.log.1" "$STATE/server.log" 2>/dev/null; }
 # Lines of server.log written after byte offset $1 (server.log is not rotated in a run this short).
 log_since() { tail -c +"$(($1 + 1))" "$STATE/server.log" 2>/dev/null; }
 log_size() { stat -c %s "$STATE/server.log" 2>/dev/null || echo 0; }
