@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the real-CLI suite (suite.sh, approvals.sh, mcp_headers.sh) against the newest published CLI
+# Runs the real-CLI suite (suite.sh, approvals.sh, mcp_headers.sh, hosted_mcp.sh) against the newest published CLI
 # versions instead of the pins, and reports what changed, so a CLI release that breaks calyx is
 # caught the day it ships.
 #
@@ -27,6 +27,7 @@ if [ "${1:-}" = --update-expected ]; then
   out=$(mktemp)
   REALCLI_RESULTS=$out bash "$ROOT/tests/realcli/suite.sh" "$@"
   REALCLI_RESULTS=$out bash "$ROOT/tests/realcli/approvals.sh" "$@"
+  REALCLI_RESULTS=$out bash "$ROOT/tests/realcli/hosted_mcp.sh" "$@"
   sort "$out" > "$EXPECTED"; rm -f "$out"
   echo "realcli drift: wrote $EXPECTED from the pinned versions"
   exit 0
@@ -55,13 +56,15 @@ echo "== MCP identity headers from the newest versions"
 headers_ok=yes
 bash "$ROOT/tests/realcli/mcp_headers.sh" $CLIS | tee -a "$WORK/suite.out"
 [ "${PIPESTATUS[0]}" -eq 0 ] || headers_ok=no
+echo "== hosted MCP servers through calyx-mcp with the newest versions"
+REALCLI_RESULTS=$WORK/results bash "$ROOT/tests/realcli/hosted_mcp.sh" $CLIS | tee -a "$WORK/suite.out"
 
 echo "== results that differ from the pinned versions ($EXPECTED)"
 worse=0
 while read -r cli step result; do
   want=$(awk -v c="$cli" -v s="$step" '$1 == c && $2 == s { print $3; exit }' "$EXPECTED" 2>/dev/null)
   [ "$want" = "$result" ] && continue
-  echo "  $cli $step: ${want:-unknown} -> $result: $(grep -m1 -E "^realcli (approvals )?$cli ${step#approvals-}:" "$WORK/suite.out" | cut -d: -f2- | cut -c1-200)"
+  echo "  $cli $step: ${want:-unknown} -> $result: $(grep -m1 -E "^realcli (approvals |hosted-mcp )?$cli ${step#approvals-}:" "$WORK/suite.out" | cut -d: -f2- | cut -c1-200)"
   # A step that no longer runs (SKIP: not installable, say) is as worse as one that fails.
   [ "$want" = PASS ] && [ "$result" != PASS ] && worse=$((worse + 1))
 done < <(sort "$WORK/results")

@@ -382,6 +382,18 @@ impl Caller {
     }
 }
 
+/// The `Mcp-Session-Id` a request came with (None over a pipe, or before `initialize` made
+/// one): what tells two sessions of one agent apart in the log.
+fn transport_session(context: &RequestContext<RoleServer>) -> Option<&str> {
+    context
+        .extensions
+        .get::<hyper::http::request::Parts>()?
+        .headers
+        .get("mcp-session-id")?
+        .to_str()
+        .ok()
+}
+
 /// The handler of one agent's calyx-mcp session.
 #[derive(Clone)]
 pub struct HostedHandler {
@@ -454,8 +466,15 @@ impl ServerHandler for HostedHandler {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        // At debug, so a test can tell whether an agent re-lists after `tools/list_changed`
+        // (tests/realcli/hosted_mcp.sh reads it from server.log).
+        tracing::debug!(
+            caller = ?self.caller(&context),
+            session = transport_session(&context).unwrap_or("-"),
+            "calyx-mcp: tools/list"
+        );
         Ok(ListToolsResult::with_all_items(self.registry.tools()))
     }
 
@@ -485,6 +504,7 @@ impl ServerHandler for HostedHandler {
         tracing::debug!(
             tool = %request.name,
             caller = ?self.caller(&context),
+            session = transport_session(&context).unwrap_or("-"),
             "calyx-mcp: forwarding a call to `{}`",
             server.alias
         );
