@@ -14,6 +14,7 @@ pub mod pane;
 pub mod server_form;
 pub mod servers;
 pub mod sidebar;
+pub mod sign_in_page;
 pub mod status;
 pub mod tree;
 
@@ -26,6 +27,7 @@ pub use messages::MessagesView;
 pub use pane::{Highlight, HighlightKind, PaneView};
 pub use server_form::{FormField, FormOrigin, ServerForm, ServerFormView};
 pub use servers::{ServerRow, ServersOverlay, ServersPage, ServersView};
+pub use sign_in_page::SignInPage;
 pub use status::{StatusView, WindowTab};
 pub use tree::{TreeRow, TreeView};
 

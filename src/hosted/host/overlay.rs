@@ -6,6 +6,7 @@
 use calyx_tui::ServerRow;
 
 use super::super::connection::state::ServerState;
+use super::super::entry::Transport;
 use super::super::import::{self, Candidate, ConflictPolicy};
 use super::super::server_list;
 use super::{Hosting, STDERR_LINES};
@@ -43,6 +44,8 @@ impl Hosting {
                     stderr,
                     transport: entry.transport_name().to_string(),
                     target: entry.target(),
+                    signed_in: matches!(entry.transport, Transport::Http(_))
+                        && self.signed_in(&entry.alias),
                 }
             })
             .collect())
@@ -72,5 +75,19 @@ impl Hosting {
         list.get(alias)
             .cloned()
             .ok_or_else(|| server_list::ListError::Unknown(alias.to_string()).to_string())
+    }
+}
+
+impl Hosting {
+    /// `c` in the overlay: ends the sign-in of `alias` in progress (its listener closes) and
+    /// puts it back in `Sign-in required`; an error when none is in progress.
+    pub fn cancel_sign_in(&self, alias: &str) -> Result<(), String> {
+        if self.supervisor.state(alias) != Some(ServerState::SigningIn) {
+            return Err(format!("no sign-in of `{alias}` is in progress"));
+        }
+        self.supervisor.sign_ins().cancel(alias);
+        self.supervisor
+            .set_state(alias, ServerState::SignInRequired);
+        Ok(())
     }
 }
