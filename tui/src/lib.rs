@@ -25,7 +25,9 @@ pub use help::{HelpEntry, HelpView};
 pub use links::FrameLinks;
 pub use messages::MessagesView;
 pub use pane::{Highlight, HighlightKind, PaneView};
-pub use server_form::{FormField, FormOrigin, ServerForm, ServerFormView};
+pub use server_form::{
+    FormField, FormOrigin, SecretEntry, ServerForm, ServerFormView, CLIENT_AUTHS,
+};
 pub use servers::{ServerRow, ServersOverlay, ServersPage, ServersView};
 pub use sign_in_page::SignInPage;
 pub use status::{StatusView, WindowTab};

@@ -69,6 +69,16 @@ pub fn parse_import(text: &str) -> Result<Vec<Candidate>, String> {
 }
 
 impl Hosting {
+    /// Whether a client secret is stored for `alias` (the Edit form shows it masked).
+    pub fn client_secret_saved(&self, alias: &str) -> bool {
+        use super::super::secrets::SecretStore;
+        matches!(
+            self.secrets
+                .get(&super::super::secrets::client_secret_account(alias)),
+            Ok(Some(_))
+        )
+    }
+
     /// The saved entry of `alias` (the Edit form starts from it).
     pub fn entry(&self, alias: &str) -> Result<super::super::entry::ServerEntry, String> {
         let list = server_list::load(&self.list_path).map_err(|e| e.to_string())?;

@@ -262,10 +262,14 @@ impl Server {
             KeyCode::Char('e') => {
                 if let Some(alias) = alias {
                     self.with_hosting(client, move |hosting| match hosting.entry(&alias) {
-                        Ok(entry) => ServersDone::Page {
-                            client,
-                            page: ServersPage::Add(Box::new(super::server_form::form_of(&entry))),
-                        },
+                        Ok(entry) => {
+                            let saved = hosting.client_secret_saved(&alias);
+                            let form = super::server_form::form_of(&entry, saved);
+                            ServersDone::Page {
+                                client,
+                                page: ServersPage::Add(Box::new(form)),
+                            }
+                        }
                         Err(why) => ServersDone::Failed { client, why },
                     });
                 }
