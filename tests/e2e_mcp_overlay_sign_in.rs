@@ -6,7 +6,8 @@
 //! (GET the URL, read the redirect's `Location`), pastes that address, and the row goes to
 //! `N tools` with `Signed in`; `S` signs out; `s` then `c` cancels a sign-in. A local client
 //! (`DISPLAY` and `BROWSER` set) has its browser run: a stand-in that follows the redirect
-//! into calyx's listener, and the page closes by itself once signed in.
+//! into calyx's listener, and the page closes by itself once signed in. A client over SSH
+//! gets the `ssh -L` line and a redirect on port 41890.
 
 use crate::common;
 use crate::hosted_support::fixture::HttpFixture;
@@ -193,4 +194,49 @@ fn a_local_client_runs_its_browser_and_the_page_closes_when_signed_in() {
         opened.starts_with(&format!("{origin}/authorize?")),
         "{opened}"
     );
+}
+
+#[test]
+fn over_ssh_the_page_shows_the_forward_line_and_listens_on_41890() {
+    let env = Env::new();
+    let fixture = HttpFixture::start_with(&env.path().join("cancels"), &["--oauth"]);
+    setup(&env, &fixture);
+    let mut vars = env.vars();
+    vars.push((
+        "SSH_CONNECTION".into(),
+        "203.0.113.5 51234 198.51.100.7 22".into(),
+    ));
+    vars.push(("USER".into(), "ana".into()));
+    // A DISPLAY forwarded over SSH does not make the client local.
+    vars.push(("DISPLAY".into(), "localhost:10.0".into()));
+    let mut c = Client::spawn_with(&env, &["new", "-s", "ssh"], 40, 140, &vars);
+    c.wait_for("[ssh]");
+    c.prefix("M");
+    wait_line(&c, "sec waits for sign-in", |l| {
+        l.contains("[x] Secured") && l.contains("Sign-in required")
+    });
+    c.send("s");
+    let screen = c.wait_screen("the sign-in page, or 41890 taken", |s| {
+        s.contains("paste the address") || s.contains("41890")
+    });
+    if !screen.contains("paste the address") {
+        eprintln!("SKIP over_ssh...: port 41890 is taken on this machine:\n{screen}");
+        return;
+    }
+    assert!(
+        screen.contains("ssh -L 41890:127.0.0.1:41890 ana@198.51.100.7"),
+        "{screen}"
+    );
+    let url = url_on(&screen);
+    assert!(
+        url.contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A41890%2Fcallback"),
+        "the redirect listens on the forwarded port: {url}"
+    );
+    // Finished by the paste (which also closes the 41890 listener).
+    let location = redirect_of(&url);
+    c.send(format!("\x1b[200~{location}\x1b[201~\r"));
+    let screen = wait_line(&c, "sec signed in and ready", |l| {
+        l.contains("[x] Secured") && l.contains(" tools, ")
+    });
+    assert!(screen.contains("Signed in"), "{screen}");
 }
