@@ -231,19 +231,20 @@ fn the_http_form_takes_headers_legacy_sse_and_the_oauth_client() {
     // Right: http; then alias, name, URL, the legacy switch, a header with a bad name.
     c.send("\x1b[C");
     c.wait_for("[http]");
-    c.send("\tweb\tWeb\thttp://127.0.0.1:9/mcp\t \tBad:Name\tcore");
+    // The alias is left alone: it follows the name.
+    c.send("\t\tWeb Hooks\thttp://127.0.0.1:9/mcp\t \tBad:Name\tcore");
     c.wait_screen("the http fields", |s| {
-        s.contains("Legacy SSE  [x]") && s.contains("Client secret")
+        s.contains("Legacy SSE  [x]") && s.contains("Alias  webhooks")
     });
     c.send("\x13");
-    c.wait_for("the header name `Bad:Name` of `web` is invalid");
+    c.wait_for("the header name `Bad:Name` of `webhooks` is invalid");
     // The refusal focused the header's name: fix it there.
     c.send("\x7f".repeat(8));
     c.send("X-Team");
     // Its value, the blank row's two fields, then the OAuth client: ID, basic, secret, port.
     c.send("\t\t\t\tapp-1\t\x1b[C\x1b[C\tshh-client\t \t \x13");
     wait_line(&c, "the added server listed", |l| {
-        l.contains("[ ] Web") && l.contains("Disabled")
+        l.contains("[ ] Web Hooks") && l.contains("Disabled")
     });
     let servers = std::fs::read_to_string(env.path().join("config/calyx/mcp-servers.json"))
         .unwrap_or_default();
@@ -270,9 +271,9 @@ fn the_http_form_takes_headers_legacy_sse_and_the_oauth_client() {
     // Edit: both secrets show masked; saving unchanged keeps them.
     c.send("e");
     c.wait_screen("the edit form with masked secrets", |s| {
-        s.contains("edit `web`") && s.contains("X-Team") && s.matches("••••••").count() == 2
+        s.contains("edit `webhooks`") && s.contains("X-Team") && s.matches("••••••").count() == 2
     });
     c.send("\x13");
-    wait_line(&c, "back on the list", |l| l.contains("[ ] Web"));
+    wait_line(&c, "back on the list", |l| l.contains("[ ] Web Hooks"));
     assert_eq!(secrets(), stored, "an unchanged edit keeps the secrets");
 }

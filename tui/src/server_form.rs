@@ -78,6 +78,8 @@ pub struct ServerForm {
     pub fixed_port: bool,
     /// Off: added switched off.
     pub disabled: bool,
+    /// The user typed into the alias: it no longer follows the name.
+    pub alias_typed: bool,
     /// The server as it was, when the form edits one (its alias then cannot change).
     pub editing: Option<FormOrigin>,
     /// The focused field, an index into [`ServerForm::fields`].

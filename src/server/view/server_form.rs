@@ -9,6 +9,7 @@ use calyx_tui::{
 };
 
 use crate::argsplit::split_args;
+use crate::hosted::alias::derive_alias;
 use crate::hosted::edit::EntryEdit;
 use crate::hosted::entry::{
     ClientAuth, HttpTarget, OAuthSettings, ServerEntry, StdioTarget, Transport,
@@ -58,17 +59,31 @@ impl Server {
                 if let Some(text) = form.text_mut(field) {
                     text.pop();
                 }
+                follow_name(&mut form, field);
             }
             KeyCode::Char(ch) if !key.ctrl && !key.alt => {
                 if let Some(text) = form.text_mut(field) {
                     text.push(ch);
                 }
+                follow_name(&mut form, field);
             }
             _ => {}
         }
         form.tidy();
         overlay.page = ServersPage::Add(Box::new(form));
         self.set_mode(client, ClientMode::Servers(Box::new(overlay)));
+    }
+}
+
+/// After the text of `field` changed: on Add, the alias follows the name until the user types one
+/// (the rule `calyx mcp import` uses, [`derive_alias`]).
+pub(crate) fn follow_name(form: &mut ServerForm, field: FormField) {
+    match field {
+        FormField::Alias => form.alias_typed = true,
+        FormField::Name if form.editing.is_none() && !form.alias_typed => {
+            form.alias = derive_alias(&form.name).unwrap_or_default();
+        }
+        _ => {}
     }
 }
 
@@ -535,6 +550,23 @@ mod tests {
             }],
             "the saved client secret stays"
         );
+    }
+
+    #[test]
+    fn the_alias_follows_the_name_until_typed() {
+        let mut form = ServerForm::default();
+        form.name = "GitHub Copilot".into();
+        follow_name(&mut form, FormField::Name);
+        assert_eq!(form.alias, "githubcopi");
+        form.alias = "gh".into();
+        follow_name(&mut form, FormField::Alias);
+        form.name = "Other".into();
+        follow_name(&mut form, FormField::Name);
+        assert_eq!(form.alias, "gh", "typed: kept");
+        let mut edit = form_of(&saved(), false);
+        edit.name = "Renamed".into();
+        follow_name(&mut edit, FormField::Name);
+        assert_eq!(edit.alias, "ev", "an alias is fixed once saved");
     }
 
     #[test]

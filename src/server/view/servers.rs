@@ -404,6 +404,7 @@ impl Server {
                 if let Some(text) = form.text_mut(field) {
                     text.push_str(pasted.trim_end_matches('\n'));
                 }
+                super::server_form::follow_name(form, field);
             }
             _ => {}
         });
