@@ -554,8 +554,10 @@ mod tests {
 
     #[test]
     fn the_alias_follows_the_name_until_typed() {
-        let mut form = ServerForm::default();
-        form.name = "GitHub Copilot".into();
+        let mut form = ServerForm {
+            name: "GitHub Copilot".into(),
+            ..ServerForm::default()
+        };
         follow_name(&mut form, FormField::Name);
         assert_eq!(form.alias, "githubcopi");
         form.alias = "gh".into();
