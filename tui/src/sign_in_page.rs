@@ -28,6 +28,8 @@ pub struct SignInPage {
     pub forward: Option<String>,
     /// What was pasted so far; None when the client's browser reaches the listener itself.
     pub paste: Option<String>,
+    /// Its row has said `Signing in` since the page opened (so another status means it ended).
+    pub seen_signing_in: bool,
 }
 
 fn dim() -> Style {

@@ -140,9 +140,7 @@ impl Server {
                     if let ClientMode::Servers(overlay) = &mut c.mode {
                         overlay.selected = overlay.selected.min(rows.len().saturating_sub(1));
                         overlay.rows = rows.clone();
-                        if super::servers_sign_in::sign_in_done(overlay) {
-                            overlay.page = ServersPage::List;
-                        }
+                        super::servers_sign_in::follow_sign_in(overlay);
                         c.dirty = true;
                         told.push(c.id);
                     }

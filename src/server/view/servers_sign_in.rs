@@ -161,14 +161,63 @@ impl Server {
     }
 }
 
-/// Whether a sign-in page can close by itself: its server is signed in and no longer signing in
-/// (the browser came back to the listener).
-pub(crate) fn sign_in_done(overlay: &ServersOverlay) -> bool {
-    let ServersPage::SignIn(page) = &overlay.page else {
-        return false;
+/// Follows the sign-in page's server in fresh rows: the page closes by itself once the
+/// sign-in ended (the browser came back to the listener, it failed, or its 10 minutes ran out),
+/// which the row shows: signed in, or a status other than `Signing in` after it said so.
+pub(crate) fn follow_sign_in(overlay: &mut ServersOverlay) {
+    let ServersPage::SignIn(page) = &mut overlay.page else {
+        return;
     };
-    overlay
-        .rows
-        .iter()
-        .any(|r| r.alias == page.alias && r.signed_in && r.status != "Signing in")
+    let Some(row) = overlay.rows.iter().find(|r| r.alias == page.alias) else {
+        return;
+    };
+    let signing_in = row.status == "Signing in";
+    page.seen_signing_in |= signing_in;
+    if !signing_in && (row.signed_in || page.seen_signing_in) {
+        overlay.page = ServersPage::List;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use calyx_tui::ServerRow;
+
+    fn overlay(status: &str, signed_in: bool) -> ServersOverlay {
+        let mut overlay = ServersOverlay::new(None);
+        overlay.rows = vec![ServerRow {
+            alias: "lin".into(),
+            name: "Linear".into(),
+            enabled: true,
+            status: status.into(),
+            stderr: Vec::new(),
+            transport: "http".into(),
+            target: "https://mcp.example/mcp".into(),
+            signed_in,
+        }];
+        overlay.page = ServersPage::SignIn(Box::new(SignInPage {
+            alias: "lin".into(),
+            ..SignInPage::default()
+        }));
+        overlay
+    }
+
+    #[test]
+    fn the_page_closes_when_the_sign_in_ends_and_not_before() {
+        // Rows fetched before the sign-in started: the page stays.
+        let mut o = overlay("Sign-in required", false);
+        follow_sign_in(&mut o);
+        assert!(matches!(o.page, ServersPage::SignIn(_)));
+        // Signing in, then back to `Sign-in required` (failed or timed out): it closes.
+        o.rows[0].status = "Signing in".into();
+        follow_sign_in(&mut o);
+        assert!(matches!(o.page, ServersPage::SignIn(_)));
+        o.rows[0].status = "Sign-in required".into();
+        follow_sign_in(&mut o);
+        assert_eq!(o.page, ServersPage::List);
+        // Signed in (even if `Signing in` was never fetched): it closes.
+        let mut o = overlay("Connecting", true);
+        follow_sign_in(&mut o);
+        assert_eq!(o.page, ServersPage::List);
+    }
 }
