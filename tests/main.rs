@@ -43,6 +43,8 @@ mod e2e_mux;
 mod e2e_pane_moves;
 mod e2e_pane_output;
 mod e2e_persist;
+mod e2e_persist_history;
+mod e2e_persist_rules;
 mod e2e_prompt;
 mod e2e_prompt_settings;
 mod e2e_reflow;

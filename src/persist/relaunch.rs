@@ -69,6 +69,20 @@ pub fn shell_line(argv: &[String]) -> String {
         .join(" ")
 }
 
+/// Shells that read their prompt with the terminal's own line discipline (no line editor):
+/// a line typed while they start is echoed once, by the terminal, and never again.
+const PLAIN_SHELLS: &[&str] = &["sh", "dash", "posh"];
+
+/// Whether the shell at `path` (symbolic links followed: `/bin/sh` may be bash) takes its
+/// prompt's keys through a line editor, which prints a typed line itself once it runs; a line
+/// typed for it should wait for it (see `calyx_pty::PaneProcess::type_at_prompt`).
+pub fn shell_edits_lines(path: &str) -> bool {
+    let real = std::fs::canonicalize(path)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| path.to_string());
+    !PLAIN_SHELLS.contains(&base(&real))
+}
+
 /// Decides what `pane` starts again; `restart` is `[persistence] restart`.
 pub fn plan(pane: &SavedPane, restart: &[String]) -> Relaunch {
     // What ran: a program started from the pane's shell, else the pane's own command.

@@ -23,6 +23,7 @@ fn pane(command: &str, program: &str, foreground: &str) -> SavedPane {
         program: argv(program),
         title: String::new(),
         agent: None,
+        history: None,
     }
 }
 
@@ -97,4 +98,21 @@ fn an_agent_that_cannot_resume_starts_fresh_and_says_so() {
     let got = plan(&p, &restart());
     assert_eq!(got.command, argv("gemini -m pro"));
     assert!(got.note.expect("note").contains("Gemini"));
+}
+
+#[test]
+fn plain_shells_take_typed_lines_at_once_and_others_through_their_line_editor() {
+    use super::shell_edits_lines;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dash = dir.path().join("dash");
+    std::fs::write(&dash, "").expect("dash");
+    let linked_sh = dir.path().join("sh");
+    let bash = dir.path().join("bash");
+    std::fs::write(&bash, "").expect("bash");
+    std::os::unix::fs::symlink(&bash, &linked_sh).expect("link");
+    assert!(!shell_edits_lines(&dash.display().to_string()));
+    // `/bin/sh` that is bash edits lines: its link is followed.
+    assert!(shell_edits_lines(&linked_sh.display().to_string()));
+    assert!(shell_edits_lines("/no/such/zsh"));
+    assert!(!shell_edits_lines("/no/such/sh"));
 }
