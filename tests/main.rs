@@ -43,6 +43,7 @@ mod e2e_mux;
 mod e2e_pane_moves;
 mod e2e_pane_output;
 mod e2e_persist;
+mod e2e_persist_edges;
 mod e2e_persist_history;
 mod e2e_persist_rules;
 mod e2e_prompt;
