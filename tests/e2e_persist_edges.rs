@@ -37,7 +37,10 @@ fn new_with_a_saved_name_refuses_and_keeps_the_record() {
     env.ok(&["new", "-d", "-s", "running"]);
     env.ok(&["new", "-d"]);
     let listed = ls(&env);
-    assert!(listed.contains("work: 1 window, 1 pane, 0 agents (saved "), "{listed}");
+    assert!(
+        listed.contains("work: 1 window, 1 pane, 0 agents (saved "),
+        "{listed}"
+    );
     let names: Vec<String> = env
         .panes()
         .iter()
@@ -47,9 +50,8 @@ fn new_with_a_saved_name_refuses_and_keeps_the_record() {
     assert!(!names.contains(&"1".to_string()), "{names:?}");
     wait_saved(&env, &["work", "1", "running"]);
     let after = saved(&env).expect("saved");
-    let record = |s: &calyx::persist::SavedState| {
-        s.sessions.iter().find(|s| s.name == "work").cloned()
-    };
+    let record =
+        |s: &calyx::persist::SavedState| s.sessions.iter().find(|s| s.name == "work").cloned();
     assert_eq!(record(&after), record(&before), "the saved record is kept");
 }
 
@@ -99,7 +101,14 @@ fn the_resume_line_typed_into_bash_shows_once() {
     env.hook_event(&surface, "claude-code", &payload);
     wait_until("the agent saved in front of bash", || {
         let state = saved(&env)?;
-        let pane = &state.sessions.first()?.windows.first()?.panes.first()?.clone();
+        let pane = &state
+            .sessions
+            .first()?
+            .windows
+            .first()?
+            .panes
+            .first()?
+            .clone();
         (pane.agent.as_ref()?.session_id.as_deref() == Some("0nce-1d")
             && !pane.foreground.is_empty())
         .then_some(())
@@ -107,9 +116,14 @@ fn the_resume_line_typed_into_bash_shows_once() {
     kill_9(&env);
 
     let _c = Client::spawn_with(&env, &["attach", "-t", "edge"], 30, 120, &vars);
-    let shown = env.wait_capture("edge", "stand-in claude args: --resume 0nce-1d --model opus");
+    let shown = env.wait_capture(
+        "edge",
+        "stand-in claude args: --resume 0nce-1d --model opus",
+    );
     assert_eq!(
-        shown.matches("/claude --resume 0nce-1d --model opus").count(),
+        shown
+            .matches("/claude --resume 0nce-1d --model opus")
+            .count(),
         1,
         "the typed line shows once: {shown}"
     );

@@ -84,6 +84,9 @@ fn rules_come_back_with_their_scope_after_kill_9_and_restore() {
         .map(|r| &r["pane"])
         .collect();
     assert_eq!(panes.len(), 2, "{rules}");
-    assert!(panes.contains(&&serde_json::Value::from(restored.as_str())), "{rules}");
+    assert!(
+        panes.contains(&&serde_json::Value::from(restored.as_str())),
+        "{rules}"
+    );
     assert!(panes.contains(&&serde_json::Value::Null), "{rules}");
 }

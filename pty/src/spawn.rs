@@ -336,8 +336,7 @@ impl PaneProcess {
             .name("calyx-pane-typist".into())
             .spawn(move || {
                 let deadline = std::time::Instant::now() + wait;
-                while !crate::pty_fd::line_editing(&watch) && std::time::Instant::now() < deadline
-                {
+                while !crate::pty_fd::line_editing(&watch) && std::time::Instant::now() < deadline {
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 input.send(typed);

@@ -255,7 +255,8 @@ impl ApprovalQueue {
         tool: String,
         covers: super::rules::Covers,
     ) -> bool {
-        let same = |r: &Rule| r.pane == pane && r.cli == cli && r.tool == tool && r.covers == covers;
+        let same =
+            |r: &Rule| r.pane == pane && r.cli == cli && r.tool == tool && r.covers == covers;
         if self.rules.iter().any(same) {
             return false;
         }

@@ -161,15 +161,13 @@ impl Reader<'_> {
                     &["disabled_tools", "host_servers", "secret_store"],
                     Self::mcp,
                 ),
-                "persistence" => {
-                    self.section(
+                "persistence" => self.section(
                     span,
                     name,
                     item,
                     &["restore", "restart", "scrollback_lines"],
                     Self::persistence,
-                )
-                }
+                ),
                 unknown => {
                     let known: Vec<&str> = SWITCHES
                         .iter()

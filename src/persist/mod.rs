@@ -13,4 +13,6 @@ pub mod relaunch;
 pub mod summary;
 pub mod writer;
 
-pub use record::{SavedAgent, SavedHistory, SavedPane, SavedSession, SavedState, SavedWindow, VERSION};
+pub use record::{
+    SavedAgent, SavedHistory, SavedPane, SavedSession, SavedState, SavedWindow, VERSION,
+};

@@ -88,16 +88,16 @@ fn an_agent_with_a_session_id_resumes_through_its_script() {
 
 #[test]
 fn an_agent_that_cannot_resume_starts_fresh_and_says_so() {
-    let mut p = pane("gemini -m pro", "gemini -m pro", "");
+    let mut p = pane("grok -m pro", "grok -m pro", "");
     p.agent = Some(SavedAgent {
-        kind: "gemini".into(),
+        kind: "grok".into(),
         session_id: Some("s".into()),
         state: "idle".into(),
         transcript_path: None,
     });
     let got = plan(&p, &restart());
-    assert_eq!(got.command, argv("gemini -m pro"));
-    assert!(got.note.expect("note").contains("Gemini"));
+    assert_eq!(got.command, argv("grok -m pro"));
+    assert!(got.note.expect("note").contains("Grok"));
 }
 
 #[test]
@@ -115,4 +115,20 @@ fn plain_shells_take_typed_lines_at_once_and_others_through_their_line_editor() 
     assert!(shell_edits_lines(&linked_sh.display().to_string()));
     assert!(shell_edits_lines("/no/such/zsh"));
     assert!(!shell_edits_lines("/no/such/sh"));
+}
+
+#[test]
+fn a_cli_run_as_a_python_module_resumes_as_one() {
+    let mut p = pane("", "bash", "/venv/bin/python -m kimi_cli.cli -m k2 --yolo");
+    p.agent = Some(SavedAgent {
+        kind: "kimi".into(),
+        session_id: Some("s1".into()),
+        state: "idle".into(),
+        transcript_path: None,
+    });
+    let got = plan(&p, &restart());
+    assert_eq!(
+        got.typed.as_deref(),
+        Some("/venv/bin/python -m kimi_cli.cli --session s1 -m k2")
+    );
 }

@@ -17,7 +17,7 @@ use super::state::{SessionId, State, Window};
 
 /// How long a line typed into a restored pane's shell waits for the shell's line editor
 /// (startup files can take a while); then it is typed anyway.
-const LINE_EDITOR_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+const LINE_EDITOR_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// What a restore started in one pane, for the caller to report.
 #[derive(Debug)]

@@ -16,6 +16,7 @@ impl Server {
             return;
         }
         let now = now_secs();
+        let started = std::time::Instant::now();
         let live_panes = snapshot
             .state
             .sessions
@@ -31,5 +32,6 @@ impl Server {
             let lines = logical_lines(&p.term(), p.rows, p.cols, true);
             pane.history = kept(&lines, keep, now, crate::approvals::redact::redact);
         }
+        tracing::debug!("history of the panes kept in {:?}", started.elapsed());
     }
 }

@@ -214,13 +214,15 @@ impl Server {
     /// The last save, waited for (at shutdown, before the panes' programs are stopped, so
     /// /proc still shows what ran in them), with each pane's last lines of text.
     pub(crate) fn save_at_shutdown(&mut self) {
+        // Called again by `shutdown` after the loop's own call: the first one saved.
+        let Some(saver) = self.persisted.saver.take() else {
+            return;
+        };
         let mut snapshot = self.persist_snapshot();
         if !self.persisted.forget_all {
             self.add_history(&mut snapshot);
         }
-        if let Some(saver) = self.persisted.saver.take() {
-            saver.finish(snapshot);
-        }
+        saver.finish(snapshot);
     }
 
     /// Brings back the saved session `name` for a client of `rows` x `cols`; `env` is what
@@ -282,27 +284,28 @@ impl Server {
 
     /// Forgets the saved session `name` (`calyx kill -t NAME`); false when none is saved.
     pub(crate) fn forget_saved(&mut self, name: &str) -> bool {
-        let forgotten = self.persisted.take(name);
-        if let Some(session) = &forgotten {
-            self.forget_rules_of(session);
-        }
-        let found = forgotten.is_some();
-        if found {
-            self.persisted.changed(Instant::now());
-        }
-        found
+        let Some(session) = self.persisted.take(name) else {
+            return false;
+        };
+        self.forget_rules_of(&session);
+        self.persisted.changed(Instant::now());
+        true
     }
 
     /// Why a new session (or a renamed one) may not take `name`: a saved session that is not
     /// running has it, and taking it would silently replace that record. Says how to bring the
     /// saved one back or forget it, as tmux's `duplicate session` would for a running one.
     pub(crate) fn saved_name_taken(&self, name: &str) -> Option<String> {
-        self.persisted.dormant.iter().any(|s| s.name == name).then(|| {
-            format!(
-                "duplicate session: {name} (saved, not running: `calyx attach -t {name}` \
+        self.persisted
+            .dormant
+            .iter()
+            .any(|s| s.name == name)
+            .then(|| {
+                format!(
+                    "duplicate session: {name} (saved, not running: `calyx attach -t {name}` \
                  restores it, `calyx kill -t {name}` forgets it)"
-            )
-        })
+                )
+            })
     }
 
     /// Names an unnamed new session (as `create_session` would: the first free number from
