@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 cargo test --workspace --locked
 # The secret-store tests again inside dbus-run-session with gnome-keyring unlocked.
 bash scripts/test-secret-service.sh
-# suite.sh, approvals.sh and mcp_headers.sh, timed per CLI; fails over the 20-minute budget.
+# suite.sh, approvals.sh, mcp_headers.sh and resume.sh, timed per CLI; fails over the 20-minute budget.
 bash tests/realcli/run.sh
 bash scripts/mcp-conformance.sh
