@@ -321,6 +321,31 @@ impl PaneProcess {
         self.input.send(bytes);
     }
 
+    /// Queues `bytes` as if typed at the shell's prompt: once the shell's line editor has the
+    /// terminal (readline, zle and fish read keys with ICANON off), or after `wait` when none
+    /// takes it. Typed earlier, the line would show twice: echoed by the terminal while the
+    /// shell starts, then printed again by the line editor when it reads it.
+    pub fn type_at_prompt(&self, bytes: Vec<u8>, wait: Duration) {
+        let watch = match self.direct.try_clone() {
+            Ok(watch) if !wait.is_zero() => watch,
+            _ => return self.input.send(bytes),
+        };
+        let input = self.input.clone();
+        let typed = bytes.clone();
+        let spawned = std::thread::Builder::new()
+            .name("calyx-pane-typist".into())
+            .spawn(move || {
+                let deadline = std::time::Instant::now() + wait;
+                while !crate::pty_fd::line_editing(&watch) && std::time::Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                input.send(typed);
+            });
+        if spawned.is_err() {
+            self.input.send(bytes);
+        }
+    }
+
     /// How often this pane's reads (the reader thread's and the owner's) waited for the
     /// terminal's lock: (reads that parsed output, reads that waited).
     pub fn read_stats(&self) -> (u64, u64) {

@@ -229,6 +229,7 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
         }
         server.watch_server_states();
         server.persisted = crate::server::operations::persistence::Persisted::start();
+        server.apply_saved_rules_at_start();
         server.restore_at_start();
         server.run(rx).await;
         if let Some(handle) = endpoint {

@@ -27,6 +27,12 @@ pub trait Processes: Send + Sync {
 pub trait PaneProcess: Send + std::fmt::Debug {
     /// Queues bytes for the program's input (never blocks).
     fn write(&self, bytes: Vec<u8>);
+    /// Queues bytes typed at a shell's prompt, once its line editor reads the terminal or
+    /// after `wait` (see `calyx_pty::PaneProcess::type_at_prompt`); at once by default.
+    fn type_at_prompt(&self, bytes: Vec<u8>, wait: Duration) {
+        let _ = wait;
+        self.write(bytes);
+    }
     /// Tells the program its new size.
     fn resize(&self, rows: u16, cols: u16);
     /// SIGHUP now and SIGKILL after `grace`; the thread that kills, to join before exiting.
@@ -68,6 +74,9 @@ impl Processes for Pty {
 impl PaneProcess for calyx_pty::PaneProcess {
     fn write(&self, bytes: Vec<u8>) {
         calyx_pty::PaneProcess::write(self, bytes)
+    }
+    fn type_at_prompt(&self, bytes: Vec<u8>, wait: Duration) {
+        calyx_pty::PaneProcess::type_at_prompt(self, bytes, wait)
     }
     fn resize(&self, rows: u16, cols: u16) {
         calyx_pty::PaneProcess::resize(self, rows, cols)

@@ -20,6 +20,8 @@ pub mod mcp_spawn;
 pub mod mcp_tools;
 pub mod pane_events;
 pub mod pane_requests;
+pub mod persist_history;
+pub mod persist_rules;
 pub mod persistence;
 pub mod prompt_commands;
 pub mod prompt_keys;

@@ -173,7 +173,11 @@ impl Server {
     }
 
     /// `new-session`.
-    fn new_session(&mut self, spec: NewSession, rows: u16, cols: u16) -> Response {
+    fn new_session(&mut self, mut spec: NewSession, rows: u16, cols: u16) -> Response {
+        self.name_clear_of_saved(&mut spec);
+        if let Some(clash) = spec.name.as_deref().and_then(|n| self.saved_name_taken(n)) {
+            return Response::Error(clash);
+        }
         match self.state.create_session(spec, rows, cols, &self.tx) {
             Ok((session, pane)) => self.created(session, pane),
             Err(e) => Response::Error(e.to_string()),
