@@ -36,3 +36,4 @@ pub mod protocol;
 pub mod saved_cli;
 pub mod server;
 pub mod setup;
+pub mod upgrade;

@@ -5,7 +5,7 @@
 //! with the same two ioctls portable-pty uses).
 
 use std::fs::File;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::AsRawFd;
 
 use portable_pty::{MasterPty, PtySize};
 
@@ -18,14 +18,6 @@ pub enum Master {
 }
 
 impl Master {
-    /// The descriptor number of the master.
-    pub fn raw_fd(&self) -> Option<RawFd> {
-        match self {
-            Master::Opened(m) => m.as_raw_fd(),
-            Master::Inherited(f) => Some(f.as_raw_fd()),
-        }
-    }
-
     /// Tells the kernel (and so the program, by SIGWINCH) the new size.
     pub fn resize(&self, rows: u16, cols: u16) {
         let size = PtySize {
@@ -108,7 +100,7 @@ mod tests {
     }
 
     /// A `File` of a duplicate of `fd` (the original stays with portable-pty).
-    fn dup_of(fd: RawFd) -> File {
+    fn dup_of(fd: std::os::fd::RawFd) -> File {
         let dup = nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(0)).expect("dup");
         // SAFETY: `dup` is a descriptor fcntl just created for us; nothing else owns it.
         File::from(unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(dup) })

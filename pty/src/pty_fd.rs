@@ -24,14 +24,6 @@ pub fn duplicate(fd: BorrowedFd<'_>) -> io::Result<File> {
     Ok(File::from(fd.try_clone_to_owned()?))
 }
 
-/// Clears close-on-exec on `fd`, so it stays open in the program this process `execve`s (the
-/// new server of an in-place upgrade), and returns its number.
-pub fn keep_across_exec(fd: BorrowedFd<'_>) -> io::Result<std::os::fd::RawFd> {
-    let raw = fd.as_raw_fd();
-    fcntl(raw, FcntlArg::F_SETFD(nix::fcntl::FdFlag::empty()))?;
-    Ok(raw)
-}
-
 /// Waits until `file` is readable (`POLLIN`) or writable (`POLLOUT`), or hung up. False when
 /// the descriptor is unusable (then reading or writing will report the error).
 pub fn wait(file: &File, events: PollFlags) -> bool {

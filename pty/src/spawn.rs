@@ -439,11 +439,10 @@ impl PaneProcess {
         self.background.store(background, Ordering::Relaxed);
     }
 
-    /// Keeps the PTY master open across an `execve` (clears close-on-exec on the descriptor
-    /// the owner writes through) and returns its number, for the server that replaces this
-    /// one in place (`calyx server-upgrade`) to [`adopt`] the pane.
-    pub fn keep_across_exec(&self) -> std::io::Result<std::os::fd::RawFd> {
-        crate::pty_fd::keep_across_exec(self.direct.as_fd())
+    /// The number of the PTY master's descriptor the owner writes through: what an in-place
+    /// upgrade keeps open across its `execve` for the next server to [`adopt`].
+    pub fn master_fd(&self) -> std::os::fd::RawFd {
+        std::os::fd::AsRawFd::as_raw_fd(&self.direct)
     }
 
     /// The child's pid.

@@ -25,3 +25,4 @@ pub mod prompt_commands;
 pub mod prompt_keys;
 pub mod requests;
 pub mod settings;
+pub mod upgrade;
