@@ -1,0 +1,103 @@
+//! `calyx server-upgrade` (issue 18 §3): the server replaces its binary in place and every
+//! pane keeps running: the same program (same pid) still echoes, its screen and scrollback
+//! capture the same, an attached client keeps working without being restarted, and a binary
+//! that cannot take over leaves the old server serving.
+
+use crate::common::{calyx_bin, wait_until, Env};
+
+/// The pane's program, as `list-panes` reports it.
+fn pane_pid(env: &Env) -> u64 {
+    env.panes()[0]["pid"].as_u64().expect("pane pid")
+}
+
+/// `capture --ansi --scrollback` of the session's pane.
+fn capture(env: &Env) -> String {
+    env.ok(&["capture", "-t", "up", "--ansi", "--scrollback"])
+}
+
+#[test]
+fn an_upgrade_keeps_the_program_its_screen_and_the_attached_client() {
+    let env = Env::new();
+    let mut client = env.client(
+        &["new", "-s", "up", "--", "sh", "-c", "echo $$; exec cat"],
+        24,
+        80,
+    );
+    let pid = wait_until("the pane's pid", || {
+        let pid = env.panes().first()?["pid"].as_u64()?;
+        env.run(&["capture", "-t", "up"])
+            .stdout
+            .starts_with(pid.to_string().as_bytes())
+            .then_some(pid)
+    });
+    client.send("before upgrade\r");
+    env.wait_capture("up", "before upgrade\nbefore upgrade");
+    let before = capture(&env);
+    let server = env.server_pid();
+
+    let said = env.ok(&[
+        "server-upgrade",
+        "--binary",
+        &calyx_bin().display().to_string(),
+    ]);
+    assert!(said.contains("upgraded"), "{said}");
+
+    assert_eq!(
+        env.server_pid(),
+        server,
+        "the server kept its pid (exec in place)"
+    );
+    assert_eq!(
+        pane_pid(&env),
+        pid,
+        "the pane's program is the same process"
+    );
+    assert_eq!(
+        capture(&env),
+        before,
+        "screen and scrollback capture the same"
+    );
+    let log = std::fs::read_to_string(env.path().join("state/calyx/server.log")).expect("log");
+    assert!(log.contains("took over 1 sessions and 1 panes"), "{log}");
+
+    // The client reconnected by itself: what it types reaches the same program, and it draws.
+    client.send("after upgrade\r");
+    env.wait_capture("up", "after upgrade\nafter upgrade");
+    client.wait_for("after upgrade");
+    assert!(!client.exited(), "the client was not restarted");
+}
+
+#[test]
+fn a_binary_that_exits_at_once_leaves_the_old_server_serving() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    env.ok(&[
+        "new",
+        "-d",
+        "-s",
+        "up",
+        "--",
+        "sh",
+        "-c",
+        "echo $$; exec cat",
+    ]);
+    let pid = wait_until("the pane's pid", || {
+        let text = String::from_utf8_lossy(&env.run(&["capture", "-t", "up"]).stdout).to_string();
+        text.trim().parse::<u64>().ok()
+    });
+    let server = env.server_pid();
+    let broken = env.path().join("calyx-broken");
+    std::fs::write(&broken, "#!/bin/sh\nexit 0\n").expect("write");
+    std::fs::set_permissions(&broken, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+
+    let out = env.run(&["server-upgrade", "--binary", &broken.display().to_string()]);
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("not a calyx binary"), "{said}");
+    assert!(said.contains("keeps running"), "{said}");
+
+    assert_eq!(env.server_pid(), server);
+    assert_eq!(pane_pid(&env), pid);
+    env.ok(&["send-keys", "-t", "up", "still here", "Enter"]);
+    env.wait_capture("up", "still here\nstill here");
+}
