@@ -3,6 +3,9 @@
 //! capture the same, an attached client keeps working without being restarted, and a binary
 //! that cannot take over leaves the old server serving.
 
+use serde_json::Value;
+
+use crate::common::gates::fixture_payload;
 use crate::common::{calyx_bin, wait_until, Env};
 
 /// The pane's program, as `list-panes` reports it.
@@ -30,6 +33,14 @@ fn an_upgrade_keeps_the_program_its_screen_and_the_attached_client() {
             .starts_with(pid.to_string().as_bytes())
             .then_some(pid)
     });
+    // An agent row from a real hook payload, as Claude Code sends it at session start.
+    let surface = env.panes()[0]["surface_id"]
+        .as_str()
+        .expect("surface")
+        .to_string();
+    let mut payload = fixture_payload("claude-2.1.197-SessionStart.json");
+    payload["session_id"] = Value::from("5e55-1d");
+    env.hook_event(&surface, "claude-code", &payload);
     client.send("before upgrade\r");
     env.wait_capture("up", "before upgrade\nbefore upgrade");
     let before = capture(&env);
@@ -56,6 +67,11 @@ fn an_upgrade_keeps_the_program_its_screen_and_the_attached_client() {
         capture(&env),
         before,
         "screen and scrollback capture the same"
+    );
+    let agents: Value = serde_json::from_str(&env.ok(&["agents", "--json"])).expect("json");
+    assert!(
+        agents.to_string().contains("5e55-1d"),
+        "the agent row was carried over: {agents}"
     );
     let log = std::fs::read_to_string(env.path().join("state/calyx/server.log")).expect("log");
     assert!(log.contains("took over 1 sessions and 1 panes"), "{log}");

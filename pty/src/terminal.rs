@@ -265,8 +265,11 @@ pub struct HistoryPieces {
     /// The size the history starts at (None: never recorded).
     pub start: Option<(u16, u16)>,
     /// The bytes, oldest first, each with the size to resize to before it (None: no change).
-    pub pieces: Vec<(Vec<u8>, Option<(u16, u16)>)>,
+    pub pieces: Vec<(Vec<u8>, Option<TermSize>)>,
 }
+
+/// A terminal size: rows, columns.
+pub type TermSize = (u16, u16);
 
 /// A pane's history replayed into a parser with scrollback ([`Terminal::replay_history`]), for
 /// a capture or for copy mode. It can hold tens of MiB (10,000 lines of cells at a wide pane's

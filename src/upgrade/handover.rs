@@ -34,12 +34,9 @@ pub struct Handover {
     pub next_session: u32,
     pub sessions: Vec<HandedSession>,
     pub panes: Vec<HandedPane>,
-    /// Agent rows, as the agent book keeps them (JSON of its own shape).
+    /// Agent rows.
     #[serde(default)]
-    pub agents: serde_json::Value,
-    /// The "always" approval rules the human made.
-    #[serde(default)]
-    pub approval_rules: serde_json::Value,
+    pub agents: Vec<crate::agents::carry::CarriedRow>,
 }
 
 /// The agent endpoint's listener.
@@ -237,8 +234,7 @@ mod tests {
                 history_start: history.start,
                 history: HandedPane::encode_history(&history),
             }],
-            agents: serde_json::Value::Null,
-            approval_rules: serde_json::Value::Null,
+            agents: Vec::new(),
         }
     }
 

@@ -117,6 +117,16 @@ impl Server {
     /// sessions and panes; the saved records of those sessions are not "not running" any more.
     pub(crate) fn adopt(&mut self, handover: &Handover) {
         self.state.adopt(handover, &self.tx);
+        let now = tokio::time::Instant::now();
+        let adopted: Vec<_> = handover
+            .agents
+            .iter()
+            .filter(|row| {
+                u32::try_from(row.pane).is_ok_and(|pane| self.state.panes.contains_key(&pane))
+            })
+            .cloned()
+            .collect();
+        self.agents.carry_in(&adopted, now);
         let names: Vec<String> = self
             .state
             .sessions
@@ -252,8 +262,7 @@ impl Server {
             next_session: self.state.next_session,
             sessions,
             panes,
-            agents: serde_json::Value::Null,
-            approval_rules: serde_json::Value::Null,
+            agents: self.agents.carry_out(),
         }
     }
 }
