@@ -117,3 +117,45 @@ fn a_binary_that_exits_at_once_leaves_the_old_server_serving() {
     env.ok(&["send-keys", "-t", "up", "still here", "Enter"]);
     env.wait_capture("up", "still here\nstill here");
 }
+
+/// The oldest pending approval's id, once there is one.
+fn first_pending(env: &Env) -> String {
+    wait_until("a pending request", || {
+        let v: Value = serde_json::from_str(&env.ok(&["approvals", "--json", "--pending"])).ok()?;
+        v["pending"][0]["id"].as_u64().map(|id| id.to_string())
+    })
+}
+
+#[test]
+fn a_hook_waiting_for_a_human_before_the_upgrade_gets_the_answer_given_after_it() {
+    let env = Env::new();
+    env.ok(&["new", "-d", "-s", "up", "--", "sh"]);
+    let surface = env.panes()[0]["surface_id"]
+        .as_str()
+        .expect("surface")
+        .to_string();
+    let payload = fixture_payload("claude-2.1.197-PermissionRequest.json");
+    let hook = env.hook_process(
+        &surface,
+        &["claude-code", "--approval"],
+        &payload,
+        std::process::Stdio::piped(),
+    );
+    first_pending(&env);
+
+    env.ok(&[
+        "server-upgrade",
+        "--binary",
+        &calyx_bin().display().to_string(),
+    ]);
+
+    // The hook asked the new server again; the human answers there.
+    let id = first_pending(&env);
+    env.ok(&["approve", &id]);
+    let out = hook.wait_with_output().expect("hook output");
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        r#"{"hookSpecificOutput":{"decision":{"behavior":"allow"},"hookEventName":"PermissionRequest"}}"#
+    );
+}
