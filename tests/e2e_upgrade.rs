@@ -159,3 +159,35 @@ fn a_hook_waiting_for_a_human_before_the_upgrade_gets_the_answer_given_after_it(
         r#"{"hookSpecificOutput":{"decision":{"behavior":"allow"},"hookEventName":"PermissionRequest"}}"#
     );
 }
+
+#[test]
+fn the_prompt_upgrades_and_its_own_client_comes_back() {
+    let env = Env::new();
+    let mut client = env.client(
+        &["new", "-s", "up", "--", "sh", "-c", "echo $$; exec cat"],
+        24,
+        100,
+    );
+    let pid = wait_until("the pane's pid", || {
+        let text = String::from_utf8_lossy(&env.run(&["capture", "-t", "up"]).stdout).to_string();
+        text.trim().parse::<u64>().ok()
+    });
+    let server = env.server_pid();
+    let log = env.path().join("state/calyx/server.log");
+    client.prefix(":");
+    client.send(format!(
+        "server-upgrade --binary {}\r",
+        calyx_bin().display()
+    ));
+    wait_until("the new server took over", || {
+        let text = std::fs::read_to_string(&log).ok()?;
+        text.contains("took over 1 sessions and 1 panes")
+            .then_some(())
+    });
+    assert_eq!(env.server_pid(), server);
+    assert_eq!(pane_pid(&env), pid);
+    client.send("typed after\r");
+    env.wait_capture("up", "typed after\ntyped after");
+    client.wait_for("typed after");
+    assert!(!client.exited());
+}
