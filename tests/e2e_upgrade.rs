@@ -13,6 +13,15 @@ fn pane_pid(env: &Env) -> u64 {
     env.panes()[0]["pid"].as_u64().expect("pane pid")
 }
 
+/// The pid the pane's `echo $$` printed, once the server and the pane are up (tolerating the
+/// moments before the client started the server).
+fn echoed_pid(env: &Env) -> u64 {
+    wait_until("the pane's pid", || {
+        let text = String::from_utf8_lossy(&env.run(&["capture", "-t", "up"]).stdout).to_string();
+        text.trim().parse::<u64>().ok()
+    })
+}
+
 /// `capture --ansi --scrollback` of the session's pane.
 fn capture(env: &Env) -> String {
     env.ok(&["capture", "-t", "up", "--ansi", "--scrollback"])
@@ -26,13 +35,8 @@ fn an_upgrade_keeps_the_program_its_screen_and_the_attached_client() {
         24,
         80,
     );
-    let pid = wait_until("the pane's pid", || {
-        let pid = env.panes().first()?["pid"].as_u64()?;
-        env.run(&["capture", "-t", "up"])
-            .stdout
-            .starts_with(pid.to_string().as_bytes())
-            .then_some(pid)
-    });
+    let pid = echoed_pid(&env);
+    assert_eq!(pane_pid(&env), pid);
     // An agent row from a real hook payload, as Claude Code sends it at session start.
     let surface = env.panes()[0]["surface_id"]
         .as_str()
@@ -97,10 +101,7 @@ fn a_binary_that_exits_at_once_leaves_the_old_server_serving() {
         "-c",
         "echo $$; exec cat",
     ]);
-    let pid = wait_until("the pane's pid", || {
-        let text = String::from_utf8_lossy(&env.run(&["capture", "-t", "up"]).stdout).to_string();
-        text.trim().parse::<u64>().ok()
-    });
+    let pid = echoed_pid(&env);
     let server = env.server_pid();
     let broken = env.path().join("calyx-broken");
     std::fs::write(&broken, "#!/bin/sh\nexit 0\n").expect("write");
@@ -168,10 +169,7 @@ fn the_prompt_upgrades_and_its_own_client_comes_back() {
         24,
         100,
     );
-    let pid = wait_until("the pane's pid", || {
-        let text = String::from_utf8_lossy(&env.run(&["capture", "-t", "up"]).stdout).to_string();
-        text.trim().parse::<u64>().ok()
-    });
+    let pid = echoed_pid(&env);
     let server = env.server_pid();
     let log = env.path().join("state/calyx/server.log");
     client.prefix(":");
@@ -190,4 +188,35 @@ fn the_prompt_upgrades_and_its_own_client_comes_back() {
     env.wait_capture("up", "typed after\ntyped after");
     client.wait_for("typed after");
     assert!(!client.exited());
+}
+
+#[test]
+fn an_always_rule_made_before_the_upgrade_still_answers_after_it() {
+    use crate::common::gates::{claude_bash, gate, payload_file, side_by_side, CLAUDE_ALLOW};
+    let ask_in = |env: &Env, pane: &str, command: &str, name: &str| {
+        let payload = payload_file(env, &format!("{name}.json"), &claude_bash(command));
+        gate(env, pane, "claude-code", &payload, name)
+    };
+    let (env, mut c, panes) = side_by_side(1, 150);
+    let pane = &panes[0];
+    let g = ask_in(&env, pane, "rm -rf /tmp/x", "first");
+    c.wait_for("wants Bash");
+    c.answer("a");
+    assert_eq!(g.output(&env), CLAUDE_ALLOW);
+    c.wait_panel_gone();
+
+    env.ok(&[
+        "server-upgrade",
+        "--binary",
+        &calyx_bin().display().to_string(),
+    ]);
+
+    let rules = env.ok(&["approvals", "--rules"]);
+    assert!(rules.contains("exactly `rm -rf /tmp/x`"), "{rules}");
+    let again = ask_in(&env, pane, "rm -rf /tmp/x", "again");
+    assert_eq!(
+        again.output(&env),
+        CLAUDE_ALLOW,
+        "allowed by the carried rule"
+    );
 }

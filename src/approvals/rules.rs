@@ -107,7 +107,7 @@ pub fn subject_of(input: Option<&Value>, summary: &Summary) -> Subject {
 }
 
 /// What a rule covers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Covers {
     /// Exactly this command, with these other arguments.
     Command { raw: Value, rest: Value },

@@ -37,6 +37,9 @@ pub struct Handover {
     /// Agent rows.
     #[serde(default)]
     pub agents: Vec<crate::agents::carry::CarriedRow>,
+    /// The "always" approval rules the human made.
+    #[serde(default)]
+    pub approval_rules: Vec<crate::approvals::carry::CarriedRule>,
 }
 
 /// The agent endpoint's listener.
@@ -235,6 +238,7 @@ mod tests {
                 history: HandedPane::encode_history(&history),
             }],
             agents: Vec::new(),
+            approval_rules: Vec::new(),
         }
     }
 

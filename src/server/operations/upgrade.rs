@@ -127,6 +127,7 @@ impl Server {
             .cloned()
             .collect();
         self.agents.carry_in(&adopted, now);
+        self.approvals.carry_in_rules(&handover.approval_rules);
         let names: Vec<String> = self
             .state
             .sessions
@@ -263,6 +264,7 @@ impl Server {
             sessions,
             panes,
             agents: self.agents.carry_out(),
+            approval_rules: self.approvals.carry_out_rules(),
         }
     }
 }
