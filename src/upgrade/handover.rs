@@ -40,6 +40,9 @@ pub struct Handover {
     /// The "always" approval rules the human made.
     #[serde(default)]
     pub approval_rules: Vec<crate::approvals::carry::CarriedRule>,
+    /// MCP peers and their unread messages.
+    #[serde(default)]
+    pub peers: Vec<crate::mcp::peers::CarriedPeer>,
 }
 
 /// The agent endpoint's listener.
@@ -239,6 +242,7 @@ mod tests {
             }],
             agents: Vec::new(),
             approval_rules: Vec::new(),
+            peers: Vec::new(),
         }
     }
 

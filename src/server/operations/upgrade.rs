@@ -128,6 +128,7 @@ impl Server {
             .collect();
         self.agents.carry_in(&adopted, now);
         self.approvals.carry_in_rules(&handover.approval_rules);
+        self.peers.carry_in(handover.peers.clone());
         let names: Vec<String> = self
             .state
             .sessions
@@ -265,6 +266,7 @@ impl Server {
             panes,
             agents: self.agents.carry_out(),
             approval_rules: self.approvals.carry_out_rules(),
+            peers: self.peers.carry_out(),
         }
     }
 }
