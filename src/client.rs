@@ -182,6 +182,22 @@ fn send_frame(writer: &SharedWriter, frame: &[u8]) -> std::io::Result<()> {
 /// Why the stdin forwarder stopped when the server's socket refused its write.
 const SERVER_EXITED: &str = "server exited";
 
+/// Sends a frame; when the socket refuses it, tries again (for [`RECONNECT_TIME`]) in case the
+/// server is replacing itself: the attach loop puts the new connection behind `writer`, and
+/// the keys typed meanwhile reach the new server instead of being lost.
+fn send_surviving_upgrade(writer: &SharedWriter, frame: &[u8]) -> bool {
+    let deadline = std::time::Instant::now() + RECONNECT_TIME;
+    loop {
+        if send_frame(writer, frame).is_ok() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// Reads stdin on its own thread and sends each read to the server as an input frame. The
 /// channel says why it stopped.
 fn spawn_stdin_forwarder(writer: SharedWriter) -> tokio::sync::mpsc::UnboundedReceiver<String> {
@@ -196,7 +212,7 @@ fn spawn_stdin_forwarder(writer: SharedWriter) -> tokio::sync::mpsc::UnboundedRe
                 match stdin.read(&mut buf) {
                     Ok(0) => break "detached (lost the terminal)",
                     Ok(n) => {
-                        if send_frame(&writer, &encode_raw(&buf[..n])).is_err() {
+                        if !send_surviving_upgrade(&writer, &encode_raw(&buf[..n])) {
                             break SERVER_EXITED;
                         }
                     }

@@ -220,3 +220,30 @@ fn an_always_rule_made_before_the_upgrade_still_answers_after_it() {
         "allowed by the carried rule"
     );
 }
+
+#[test]
+fn a_client_that_forwards_keys_itself_reconnects_too() {
+    let env = Env::new();
+    env.write_config("direct_terminal = false\n");
+    let mut client = env.client(
+        &["new", "-s", "up", "--", "sh", "-c", "echo $$; exec cat"],
+        24,
+        80,
+    );
+    let pid = echoed_pid(&env);
+    client.send("one\r");
+    client.wait_for("one");
+    env.ok(&[
+        "server-upgrade",
+        "--binary",
+        &calyx_bin().display().to_string(),
+    ]);
+    assert_eq!(pane_pid(&env), pid);
+    // Typed at once: keys that meet the closed socket wait for the new connection.
+    client.send("three\r");
+    env.wait_capture("up", "three\nthree");
+    client.send("two\r");
+    env.wait_capture("up", "two\ntwo");
+    client.wait_for("two");
+    assert!(!client.exited());
+}
