@@ -472,3 +472,26 @@ async fn one_connection(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A server older than this client drops the connection on a request it cannot parse:
+    /// the client says so and names the way out.
+    #[tokio::test]
+    async fn a_request_an_older_server_drops_suggests_server_upgrade() {
+        let (mut ours, mut server) = UnixStream::pair().expect("socketpair");
+        let older = tokio::spawn(async move {
+            let _ = read_frame::<_, serde_json::Value>(&mut server).await;
+            drop(server);
+        });
+        let err = request(&mut ours, Request::ServerVersion)
+            .await
+            .expect_err("no answer");
+        older.await.expect("older server");
+        let text = format!("{err:#}");
+        assert!(text.contains("calyx server-upgrade"), "{text}");
+        assert!(text.contains(env!("CARGO_PKG_VERSION")), "{text}");
+    }
+}

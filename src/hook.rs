@@ -220,6 +220,20 @@ mod tests {
     }
 
     #[test]
+    fn a_gate_asks_again_only_when_its_connection_dropped() {
+        use std::io::{Error, ErrorKind};
+        assert!(dropped(&Error::new(
+            ErrorKind::InvalidData,
+            "closed before the head"
+        )));
+        assert!(dropped(&Error::from(ErrorKind::ConnectionReset)));
+        // A server that is gone refuses; a deadline that passed is the end.
+        assert!(!dropped(&Error::from(ErrorKind::ConnectionRefused)));
+        assert!(!dropped(&Error::from(ErrorKind::TimedOut)));
+        assert!(!dropped(&Error::from(ErrorKind::WouldBlock)));
+    }
+
+    #[test]
     fn stands_down_outside_calyx_and_in_herdr() {
         assert!(outside_calyx(env(&[])));
         assert!(outside_calyx(env(&[("CALYX_SURFACE_ID", "")])));
