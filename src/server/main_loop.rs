@@ -159,7 +159,7 @@ pub enum Start {
 
 /// Runs the server on `socket` until it exits. Blocks the calling thread.
 pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
-    serve_from(Start::Fresh(socket))
+    serve_from(Start::Fresh(socket), 0)
 }
 
 /// Runs the server taking over what the server this process replaced handed over in the
@@ -167,12 +167,20 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
 pub fn serve_adopted(state_fd: i32) -> anyhow::Result<()> {
     let fd = crate::upgrade::inherit::inherited_fd(state_fd, nix::sys::stat::SFlag::S_IFREG)?;
     let handover = crate::upgrade::handover::Handover::read_from(std::fs::File::from(fd))?;
-    serve_from(Start::Adopt(Box::new(handover)))
+    // Before this process starts children of its own (the hosted MCP servers), so that only
+    // the old server's are reaped here.
+    let panes: Vec<u32> = handover.panes.iter().map(|p| p.pid).collect();
+    let orphans = crate::upgrade::orphans::reap_all_but(&panes);
+    serve_from(Start::Adopt(Box::new(handover)), orphans)
 }
 
-/// Runs the server until it exits. Blocks the calling thread.
-fn serve_from(start: Start) -> anyhow::Result<()> {
+/// Runs the server until it exits (`orphans`: children of the replaced server being reaped,
+/// for the log). Blocks the calling thread.
+fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
     init_logging();
+    if orphans > 0 {
+        tracing::info!("server-upgrade: reaping {orphans} children of the old server");
+    }
     let socket = match &start {
         Start::Fresh(socket) => socket.clone(),
         Start::Adopt(handover) => PathBuf::from(&handover.socket_path),

@@ -9,6 +9,7 @@ pub mod client;
 pub mod exec;
 pub mod handover;
 pub mod inherit;
+pub mod orphans;
 
 /// `calyx server --check-adopt`: reads a handed-over state on stdin and says whether this
 /// binary can take it over (the line [`check::ADOPT_OK`] with its protocol), else why not.
