@@ -56,6 +56,7 @@ mod e2e_reflow_shell;
 mod e2e_sessions;
 mod e2e_shell;
 mod e2e_terminal;
+mod e2e_upgrade;
 mod e2e_window_numbers;
 mod hook_cli;
 mod hosted_http;

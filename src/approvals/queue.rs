@@ -273,6 +273,13 @@ impl ApprovalQueue {
         true
     }
 
+    /// Puts a rule in force as it is (one carried across an upgrade); later rules are
+    /// numbered after it.
+    pub(super) fn insert_rule(&mut self, rule: Rule) {
+        self.next_rule = self.next_rule.max(rule.id + 1);
+        self.rules.push(rule);
+    }
+
     /// Takes rule `id` back (recorded); returns whether there was one.
     pub fn revoke(&mut self, id: u64) -> bool {
         let Some(at) = self.rules.iter().position(|r| r.id == id) else {

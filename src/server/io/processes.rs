@@ -20,6 +20,19 @@ pub trait Processes: Send + Sync {
         terminal: Arc<Mutex<Terminal>>,
         events: Arc<dyn PaneEvents>,
     ) -> anyhow::Result<Box<dyn PaneProcess>>;
+
+    /// Takes over a program already running on the PTY master `master` (inherited across an
+    /// in-place upgrade), as [`Processes::spawn`] would have started it.
+    fn adopt(
+        &self,
+        master: std::os::fd::OwnedFd,
+        pid: u32,
+        terminal: Arc<Mutex<Terminal>>,
+        events: Arc<dyn PaneEvents>,
+    ) -> anyhow::Result<Box<dyn PaneProcess>> {
+        let _ = (master, pid, terminal, events);
+        anyhow::bail!("these processes cannot be adopted")
+    }
 }
 
 /// One running pane program, as the model uses it (see `calyx_pty::PaneProcess` for what each
@@ -45,6 +58,11 @@ pub trait PaneProcess: Send + std::fmt::Debug {
     fn set_background(&self, background: bool);
     /// The child's pid.
     fn pid(&self) -> Option<u32>;
+    /// The PTY master's descriptor number, for an in-place upgrade to hand over (None: there
+    /// is no real PTY).
+    fn master_fd(&self) -> Option<std::os::fd::RawFd> {
+        None
+    }
     /// The PTY's foreground process group leader.
     fn foreground_pid(&self) -> Option<u32>;
     /// The owner reads the program's next output itself (a keystroke's echo).
@@ -68,6 +86,16 @@ impl Processes for Pty {
         events: Arc<dyn PaneEvents>,
     ) -> anyhow::Result<Box<dyn PaneProcess>> {
         Ok(Box::new(calyx_pty::spawn(options, terminal, events)?))
+    }
+
+    fn adopt(
+        &self,
+        master: std::os::fd::OwnedFd,
+        pid: u32,
+        terminal: Arc<Mutex<Terminal>>,
+        events: Arc<dyn PaneEvents>,
+    ) -> anyhow::Result<Box<dyn PaneProcess>> {
+        Ok(Box::new(calyx_pty::adopt(master, pid, terminal, events)?))
     }
 }
 
@@ -93,6 +121,9 @@ impl PaneProcess for calyx_pty::PaneProcess {
     }
     fn pid(&self) -> Option<u32> {
         calyx_pty::PaneProcess::pid(self)
+    }
+    fn master_fd(&self) -> Option<std::os::fd::RawFd> {
+        Some(calyx_pty::PaneProcess::master_fd(self))
     }
     fn foreground_pid(&self) -> Option<u32> {
         calyx_pty::PaneProcess::foreground_pid(self)

@@ -17,6 +17,9 @@ impl Server {
             ClientMessage::Request(crate::protocol::Request::Mcp(request)) => {
                 self.hosted_request(id, request)
             }
+            ClientMessage::Request(crate::protocol::Request::ServerUpgrade { binary }) => {
+                self.server_upgrade(Some(id), binary)
+            }
             ClientMessage::Request(request) => {
                 let response = self.request(request);
                 self.reply(id, response);

@@ -27,3 +27,4 @@ pub mod prompt_commands;
 pub mod prompt_keys;
 pub mod requests;
 pub mod settings;
+pub mod upgrade;

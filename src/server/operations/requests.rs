@@ -169,6 +169,17 @@ impl Server {
             Request::AgentsExplain { pane } => self.agents_explain_response(&pane),
             // Answered off the loop (see `hosted_request`); this path has no client to wait.
             Request::Mcp(_) => Response::Error("calyx mcp requests come over the socket".into()),
+            // From the `:` prompt (a client's request is routed in `client_message`): a
+            // failure shows on the status line.
+            Request::ServerUpgrade { binary } => {
+                self.server_upgrade(None, binary);
+                Response::Text("checking the new binary before the upgrade".into())
+            }
+            Request::ServerVersion => Response::Json(serde_json::json!({
+                "version": env!("CARGO_PKG_VERSION"),
+                "protocol": crate::upgrade::handover::PROTOCOL_VERSION,
+                "pid": std::process::id(),
+            })),
         }
     }
 
