@@ -49,6 +49,7 @@ fn an_upgrade_keeps_the_program_its_screen_and_the_attached_client() {
     env.wait_capture("up", "before upgrade\nbefore upgrade");
     let before = capture(&env);
     let server = env.server_pid();
+    let endpoint = crate::common::mcp::endpoint(&env);
 
     let said = env.ok(&[
         "server-upgrade",
@@ -79,6 +80,16 @@ fn an_upgrade_keeps_the_program_its_screen_and_the_attached_client() {
     );
     let log = std::fs::read_to_string(env.path().join("state/calyx/server.log")).expect("log");
     assert!(log.contains("took over 1 sessions and 1 panes"), "{log}");
+    // The agent endpoint kept its listening socket and token: agents configured before the
+    // upgrade reach it as they did.
+    let after = crate::common::mcp::endpoint(&env);
+    assert_eq!((after.port, &after.token), (endpoint.port, &endpoint.token));
+    let (head, answer) = crate::common::mcp::post(&endpoint, &[], crate::common::mcp::INITIALIZE);
+    assert!(
+        head.contains(" 200 "),
+        "the old port and token still serve: {head}"
+    );
+    assert!(answer["result"]["serverInfo"].is_object(), "{answer}");
 
     // The client reconnected by itself: what it types reaches the same program, and it draws.
     client.send("after upgrade\r");
