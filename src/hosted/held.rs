@@ -17,7 +17,6 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 
 use super::connection::filter::Classified;
-use super::publish::{PublishedServer, Registry};
 
 /// How long a reconnecting server's tools stay published.
 pub const RETAIN_FOR: Duration = Duration::from_secs(60);
@@ -37,21 +36,6 @@ pub struct HeldServer {
     pub wait: Duration,
 }
 
-impl HeldServer {
-    /// The tools of a ready server that just dropped, kept with "server `ALIAS` is
-    /// reconnecting: WHAT_HAPPENED" and the 10 s wait.
-    pub fn reconnecting(server: &PublishedServer, what_happened: &str) -> Self {
-        HeldServer {
-            alias: server.alias.clone(),
-            name: server.name.clone(),
-            tools: server.tools.clone(),
-            instructions: server.instructions.clone(),
-            unavailable: reconnecting_sentence(&server.alias, what_happened),
-            wait: RECONNECT_WAIT,
-        }
-    }
-}
-
 /// "server `ev` is reconnecting: the server's connection ended".
 pub fn reconnecting_sentence(alias: &str, what_happened: &str) -> String {
     format!("server `{alias}` is reconnecting: {what_happened}")
@@ -66,12 +50,13 @@ pub enum Unavailable {
     NotReady(String),
 }
 
-/// A task that withdraws `alias`'s held tools after `after`, unless it is dropped first (the
-/// server came back, failed, or was stopped). Withdrawing leaves a live server alone.
-pub fn withdraw_after(registry: Registry, alias: String, after: Duration) -> WithdrawTimer {
+/// A task that runs `withdraw` after `after`, unless it is dropped first (the server came
+/// back, failed, or was stopped). The registry's `withdraw_held_after` gives it the withdrawal
+/// of one server's held tools (this module does not know the registry: the registry uses it).
+pub fn withdraw_after(after: Duration, withdraw: impl FnOnce() + Send + 'static) -> WithdrawTimer {
     WithdrawTimer(tokio::spawn(async move {
         tokio::time::sleep(after).await;
-        registry.withdraw_held(&alias);
+        withdraw();
     }))
 }
 

@@ -62,6 +62,13 @@ pub enum Msg {
     Shutdown,
     /// The servers overlay's work, done off the loop (see `view::servers`).
     Servers(ServersDone),
+    /// `calyx server-upgrade`'s check of the new binary finished (its `--version` line, or why
+    /// it cannot take over); `client` asked (None: the `:` prompt).
+    UpgradeChecked {
+        client: Option<ClientId>,
+        binary: std::path::PathBuf,
+        result: Result<String, String>,
+    },
 }
 
 /// What the overlay's work off the loop brings back.
