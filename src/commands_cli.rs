@@ -227,10 +227,7 @@ fn attach_message(
         cols,
         term: std::env::var("TERM").ok(),
         terminal: None,
-        opener_env: crate::hosted::oauth::open::OPENER_VARS
-            .iter()
-            .filter_map(|name| Some((name.to_string(), std::env::var(name).ok()?)))
-            .collect(),
+        opener_env: crate::hosted::oauth::open::opener_env(),
     }
 }
 

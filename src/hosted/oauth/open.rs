@@ -17,6 +17,14 @@ pub const OPENER_VARS: [&str; 5] = [
     "USER",
 ];
 
+/// [`OPENER_VARS`] as this process has them: what an attaching client sends.
+pub fn opener_env() -> Vec<(String, String)> {
+    OPENER_VARS
+        .iter()
+        .filter_map(|name| Some((name.to_string(), std::env::var(name).ok()?)))
+        .collect()
+}
+
 /// How the page gets opened, decided from the client's environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Opener {
