@@ -9,5 +9,6 @@ pub mod chrome;
 pub mod separators;
 pub mod server_form;
 pub mod servers;
+pub mod servers_sign_in;
 pub mod sidebar;
 pub mod tree;
