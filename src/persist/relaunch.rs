@@ -123,6 +123,15 @@ fn agent_plan(
     argv: &[String],
     under_shell: bool,
 ) -> Relaunch {
+    // A CLI that renamed its process (Kimi sets its title to "Kimi Code") left no argv to
+    // run: its usual command, without the flags that are gone with the argv.
+    let renamed;
+    let argv = if title_rewritten(argv) {
+        renamed = vec![resume::command_name(kind).to_string()];
+        &renamed
+    } else {
+        argv
+    };
     // The CLI's own flags come after the words that run it; resume reads them as one program.
     let (program, args) = program_words(argv);
     let mut saved = vec![String::new()];
@@ -146,6 +155,14 @@ fn agent_plan(
         with_program(resume::fresh_command(kind, &saved))
     };
     start(fresh, under_shell, Some(note))
+}
+
+/// Whether `argv` is a process title the program set over its command line (its first word
+/// has a space and names no file), not a command that can be run again.
+fn title_rewritten(argv: &[String]) -> bool {
+    argv.first().is_some_and(|first| {
+        first.contains(char::is_whitespace) && !std::path::Path::new(first).exists()
+    })
 }
 
 /// The words of `argv` that run the program, and its own arguments: `python -m MODULE` is

@@ -132,3 +132,18 @@ fn a_cli_run_as_a_python_module_resumes_as_one() {
         Some("/venv/bin/python -m kimi_cli.cli --session s1 -m k2")
     );
 }
+
+#[test]
+fn a_cli_that_retitled_its_process_resumes_under_its_usual_command() {
+    // Kimi 1.52 sets its process title: /proc/PID/cmdline reads "Kimi Code".
+    let mut p = pane("", "bash", "");
+    p.foreground = vec!["Kimi Code".to_string()];
+    p.agent = Some(SavedAgent {
+        kind: "kimi".into(),
+        session_id: Some("s1".into()),
+        state: "idle".into(),
+        transcript_path: None,
+    });
+    let got = plan(&p, &restart());
+    assert_eq!(got.typed.as_deref(), Some("kimi --session s1"));
+}

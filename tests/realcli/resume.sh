@@ -29,7 +29,10 @@ inner() {
   trap 'c kill-server >/dev/null 2>&1; kill $FAKE 2>/dev/null' EXIT
   "$R" waitport "$P" 20 || { echo "FAIL fake model did not start"; return; }
   timeout 60 "$CALYX" setup --yes --agent "${KIND[$CLI]}" > "$D/setup.out" 2>&1 || { echo "FAIL setup"; return; }
-  "$R" cmd --sh "$CLI" tui "SCENARIO:plain first exchange FIRSTMARK" > "$D/line"
+  # The argv one per line, quoted here: `cmd --sh` prints a stray '' for a CLI whose TUI
+  # takes no prompt argument (Hermes, Kimi), which Kimi reads as a command named ''.
+  local A; mapfile -t A < <("$R" cmd "$CLI" tui "SCENARIO:plain first exchange FIRSTMARK" 2>/dev/null)
+  printf '%q ' "${A[@]}" > "$D/line"
   (cd "$D/project" && c new -d -s agent -x 160 -y 45 -c "$D/project") || { echo "FAIL calyx new"; return; }
   c send-keys -t agent -l "$(cat "$D/line")"; c send-keys -t agent Enter
   local i sid=""
