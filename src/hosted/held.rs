@@ -18,6 +18,7 @@ use tokio::task::JoinHandle;
 
 use super::connection::filter::Classified;
 use super::publish::{PublishedServer, Registry};
+use super::sign_in_prompt::{sign_in_sentence, SIGN_IN_WAIT};
 
 /// How long a reconnecting server's tools stay published.
 pub const RETAIN_FOR: Duration = Duration::from_secs(60);
@@ -35,6 +36,9 @@ pub struct HeldServer {
     pub unavailable: String,
     /// How long a call waits for the server to be ready.
     pub wait: Duration,
+    /// The server needs sign-in: a call raises the sign-in prompt while it waits
+    /// ([`super::sign_in_prompt`]), and `Esc` there ends the wait at once.
+    pub sign_in: bool,
 }
 
 impl HeldServer {
@@ -48,6 +52,21 @@ impl HeldServer {
             instructions: server.instructions.clone(),
             unavailable: reconnecting_sentence(&server.alias, what_happened),
             wait: RECONNECT_WAIT,
+            sign_in: false,
+        }
+    }
+
+    /// The tools of a ready server whose connection now needs sign-in, kept with the sign-in
+    /// sentence (naming it `name`, its display name now) and the 120 s wait.
+    pub fn needing_sign_in(server: &PublishedServer, name: &str) -> Self {
+        HeldServer {
+            alias: server.alias.clone(),
+            name: name.to_string(),
+            tools: server.tools.clone(),
+            instructions: server.instructions.clone(),
+            unavailable: sign_in_sentence(name, &server.alias),
+            wait: SIGN_IN_WAIT,
+            sign_in: true,
         }
     }
 }

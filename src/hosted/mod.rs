@@ -21,6 +21,7 @@ pub mod rows;
 pub mod secrets;
 pub mod server_list;
 pub mod sign_in;
+pub mod sign_in_prompt;
 pub mod supervisor;
 pub mod tools_cache;
 pub mod validate;

@@ -23,6 +23,7 @@ use rmcp::{ErrorData, RoleClient, RoleServer, ServerHandler};
 
 use super::connection::filter::Classified;
 use super::held::{reconnecting_sentence, HeldServer, Unavailable, RECONNECT_WAIT};
+use super::sign_in_prompt::SignInPrompts;
 
 /// Each server's instructions are cut to this many bytes in `initialize`.
 pub const SERVER_INSTRUCTIONS_MAX: usize = 2 << 10;
@@ -92,6 +93,8 @@ pub struct Registry {
     /// Counts every change of any entry (ready, held, gone), for calls waiting for a held
     /// server to be ready again.
     readiness: Arc<watch::Sender<u64>>,
+    /// The calls waiting for a server's sign-in (the floating prompt's source).
+    prompts: Arc<SignInPrompts>,
 }
 
 impl Default for Registry {
@@ -100,11 +103,18 @@ impl Default for Registry {
             servers: Arc::default(),
             generation: Arc::new(watch::Sender::new(0)),
             readiness: Arc::new(watch::Sender::new(0)),
+            prompts: Arc::default(),
         }
     }
 }
 
 impl Registry {
+    /// The calls waiting for a server's sign-in: the server's loop shows the prompt for them
+    /// and cancels them.
+    pub fn sign_in_prompts(&self) -> &Arc<SignInPrompts> {
+        &self.prompts
+    }
+
     /// Publishes (or replaces) a ready server's tools.
     pub fn insert(&self, server: PublishedServer) {
         self.put(Published::Live(Arc::new(server)));
@@ -246,7 +256,7 @@ impl Registry {
         published: &str,
     ) -> Result<(Arc<PublishedServer>, String), Unavailable> {
         let alias = super::naming::alias_of(published).ok_or(Unavailable::Unknown)?;
-        let (wait, sentence) = match self.entry(alias) {
+        let (wait, sentence, sign_in) = match self.entry(alias) {
             None => return Err(Unavailable::Unknown),
             Some(entry) if !entry.tools().names.original.contains_key(published) => {
                 return Err(Unavailable::Unknown)
@@ -258,10 +268,26 @@ impl Registry {
             Some(Published::Live(_)) => (
                 RECONNECT_WAIT,
                 reconnecting_sentence(alias, "the server's connection ended"),
+                None,
             ),
-            Some(Published::Held(held)) => (held.wait, held.unavailable.clone()),
+            Some(Published::Held(held)) => (
+                held.wait,
+                held.unavailable.clone(),
+                held.sign_in.then(|| held.name.clone()),
+            ),
         };
-        let Some(server) = self.live_within(alias, wait).await else {
+        let live = match sign_in {
+            // The prompt shows while this call waits; `Esc` there ends the wait.
+            Some(name) => {
+                let ask = self.prompts.ask(alias, &name);
+                tokio::select! {
+                    live = self.live_within(alias, wait) => live,
+                    _ = ask.cancelled() => None,
+                }
+            }
+            None => self.live_within(alias, wait).await,
+        };
+        let Some(server) = live else {
             // The sentence as it is now: a later attempt may have said more.
             let sentence = self
                 .held(alias)

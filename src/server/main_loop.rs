@@ -228,6 +228,7 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
             Err(why) => server.hosting_unavailable = Some(why),
         }
         server.watch_server_states();
+        server.watch_sign_in_prompts();
         server.persisted = crate::server::operations::persistence::Persisted::start();
         server.restore_at_start();
         server.run(rx).await;
@@ -364,6 +365,8 @@ impl Server {
             Msg::Reply { id, response } => self.reply(id, response),
             Msg::Shutdown => self.state.quit = true,
             Msg::Servers(done) => self.servers_done(done),
+            Msg::SignInPrompts => self.sign_in_prompts_changed(),
+            Msg::SignInStep { alias, step } => self.sign_in_step(&alias, step),
         }
     }
 

@@ -62,6 +62,13 @@ pub enum Msg {
     Shutdown,
     /// The servers overlay's work, done off the loop (see `view::servers`).
     Servers(ServersDone),
+    /// The calls waiting for a hosted server's sign-in changed (see `view::sign_in_prompt`).
+    SignInPrompts,
+    /// How far the sign-in started from a prompt got.
+    SignInStep {
+        alias: String,
+        step: crate::server::model::sign_in_prompt::SignInStep,
+    },
 }
 
 /// What the overlay's work off the loop brings back.

@@ -10,4 +10,5 @@ pub mod separators;
 pub mod server_form;
 pub mod servers;
 pub mod sidebar;
+pub mod sign_in_prompt;
 pub mod tree;
