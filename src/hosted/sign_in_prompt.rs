@@ -67,7 +67,7 @@ impl SignInPrompts {
     /// A call to a tool of `alias` (display name `name`) starts waiting for its sign-in; the
     /// prompt shows while the returned [`Ask`] lives.
     pub fn ask(self: &Arc<Self>, alias: &str, name: &str) -> Ask {
-        let (id, cancel, first) = {
+        let (id, cancel) = {
             let mut waiting = self.lock();
             let entry = waiting.entry(alias.to_string()).or_insert_with(|| Waiting {
                 id: self
@@ -78,11 +78,9 @@ impl SignInPrompts {
                 cancel: CancellationToken::new(),
             });
             entry.calls += 1;
-            (entry.id, entry.cancel.clone(), entry.calls == 1)
+            (entry.id, entry.cancel.clone())
         };
-        if first {
-            self.changed();
-        }
+        self.changed();
         Ask {
             prompts: self.clone(),
             alias: alias.to_string(),
@@ -102,11 +100,11 @@ impl SignInPrompts {
         true
     }
 
-    /// The servers calls wait on now, as (alias, display name), by alias.
-    pub fn waiting(&self) -> Vec<(String, String)> {
+    /// The servers calls wait on now, as (alias, display name, how many calls), by alias.
+    pub fn waiting(&self) -> Vec<(String, String, usize)> {
         self.lock()
             .iter()
-            .map(|(alias, w)| (alias.clone(), w.name.clone()))
+            .map(|(alias, w)| (alias.clone(), w.name.clone(), w.calls))
             .collect()
     }
 
@@ -124,10 +122,8 @@ impl SignInPrompts {
                     w.calls = w.calls.saturating_sub(1);
                     if w.calls == 0 {
                         waiting.remove(alias);
-                        true
-                    } else {
-                        false
                     }
+                    true
                 }
                 _ => false,
             }
@@ -171,10 +167,10 @@ mod tests {
         let second = prompts.ask("lin", "Linear");
         assert_eq!(
             prompts.waiting(),
-            [("lin".to_string(), "Linear".to_string())]
+            [("lin".to_string(), "Linear".to_string(), 2)]
         );
         drop(first);
-        assert_eq!(prompts.waiting().len(), 1, "one call still waits");
+        assert_eq!(prompts.waiting()[0].2, 1, "one call still waits");
         drop(second);
         assert!(prompts.waiting().is_empty());
         assert!(changes.has_changed().unwrap_or(false));
@@ -191,7 +187,7 @@ mod tests {
         b.cancelled().await;
         assert_eq!(
             prompts.waiting(),
-            [("gh".to_string(), "GitHub".to_string())]
+            [("gh".to_string(), "GitHub".to_string(), 1)]
         );
         // A new call after the cancel raises a new prompt; the old calls ending leave it.
         let again = prompts.ask("lin", "Linear");

@@ -188,10 +188,12 @@ async fn a_call_held_for_sign_in_raises_the_prompt_and_esc_answers_it_at_once() 
     let registry = Registry::default();
     let connection = connection().await;
     registry.insert(live(&connection));
-    assert!(registry.hold_live("ev", |server| HeldServer::needing_sign_in(
-        server,
-        "Everything"
-    )));
+    assert!(
+        registry.hold_live("ev", |server| HeldServer::needing_sign_in(
+            server,
+            "Everything"
+        ))
+    );
     let prompts = registry.sign_in_prompts().clone();
     let calling = registry.clone();
     let call = tokio::spawn(async move { calling.callable("ev-echo").await.err() });
@@ -200,7 +202,7 @@ async fn a_call_held_for_sign_in_raises_the_prompt_and_esc_answers_it_at_once() 
     }
     assert_eq!(
         prompts.waiting(),
-        [("ev".to_string(), "Everything".to_string())]
+        [("ev".to_string(), "Everything".to_string(), 1)]
     );
     let started = Instant::now();
     assert!(prompts.cancel("ev"));
@@ -221,10 +223,12 @@ async fn a_call_held_for_sign_in_runs_once_signed_in_and_the_prompt_goes() {
     let registry = Registry::default();
     let connection = connection().await;
     registry.insert(live(&connection));
-    assert!(registry.hold_live("ev", |server| HeldServer::needing_sign_in(
-        server,
-        "Everything"
-    )));
+    assert!(
+        registry.hold_live("ev", |server| HeldServer::needing_sign_in(
+            server,
+            "Everything"
+        ))
+    );
     let prompts = registry.sign_in_prompts().clone();
     let calling = registry.clone();
     let call = tokio::spawn(async move { calling.callable("ev-echo").await.map(|(_, o)| o) });

@@ -10,6 +10,8 @@ pub struct SignInPrompt {
     pub alias: String,
     /// The server's display name (drawn sanitised).
     pub name: String,
+    /// How many agents' calls wait on it.
+    pub calls: usize,
     pub step: SignInStep,
 }
 
@@ -31,21 +33,22 @@ pub enum SignInStep {
     Failed(String),
 }
 
-/// The prompts after the waiting servers became `waiting` (alias, name): the ones still
-/// waited on keep their step, new ones ask, the others go.
-pub fn merged(shown: &[SignInPrompt], waiting: &[(String, String)]) -> Vec<SignInPrompt> {
+/// The prompts after the waiting servers became `waiting` (alias, name, calls): the ones
+/// still waited on keep their step, new ones ask, the others go.
+pub fn merged(shown: &[SignInPrompt], waiting: &[(String, String, usize)]) -> Vec<SignInPrompt> {
     waiting
         .iter()
-        .map(|(alias, name)| {
-            shown
+        .map(|(alias, name, calls)| {
+            let step = shown
                 .iter()
                 .find(|p| &p.alias == alias)
-                .cloned()
-                .unwrap_or_else(|| SignInPrompt {
-                    alias: alias.clone(),
-                    name: name.clone(),
-                    step: SignInStep::Asking,
-                })
+                .map_or(SignInStep::Asking, |p| p.step.clone());
+            SignInPrompt {
+                alias: alias.clone(),
+                name: name.clone(),
+                calls: *calls,
+                step,
+            }
         })
         .collect()
 }
@@ -56,10 +59,10 @@ mod tests {
 
     #[test]
     fn a_prompt_keeps_its_step_while_waited_on_and_goes_when_not() {
-        let waiting = |aliases: &[&str]| -> Vec<(String, String)> {
+        let waiting = |aliases: &[&str]| -> Vec<(String, String, usize)> {
             aliases
                 .iter()
-                .map(|a| (a.to_string(), a.to_uppercase()))
+                .map(|a| (a.to_string(), a.to_uppercase(), 1))
                 .collect()
         };
         let shown = merged(&[], &waiting(&["lin"]));

@@ -186,8 +186,12 @@ fn lines(prompt: &SignInPrompt) -> Vec<(String, Style, Option<String>)> {
     let dim = Style::default().fg(Color::Gray);
     let keys = Style::default().add_modifier(Modifier::BOLD);
     let alias = calyx_tui::escape::visible(&prompt.alias);
+    let waits = match prompt.calls {
+        1 => "1 call waits".to_string(),
+        n => format!("{n} calls wait"),
+    };
     let mut out = vec![(
-        format!("An agent called a tool of `{alias}`; it waits up to 2 minutes."),
+        format!("An agent called a tool of `{alias}`: {waits} up to 2 minutes."),
         dim,
         None,
     )];
@@ -309,6 +313,7 @@ mod tests {
         SignInPrompt {
             alias: "lin".into(),
             name: "Linear\x1b]0;owned\x07".into(),
+            calls: 2,
             step,
         }
     }
@@ -324,6 +329,7 @@ mod tests {
             "{shown}"
         );
         assert!(shown.contains("s Sign In    Esc Cancel"), "{shown}");
+        assert!(shown.contains("2 calls wait up to 2 minutes"), "{shown}");
         assert!(!shown.contains('\x1b'));
     }
 
