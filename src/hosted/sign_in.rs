@@ -4,9 +4,10 @@
 //! (its state, issuer and cancel switch, the redirect listener waiting on its own task), and
 //! the wake-up of the connection task once tokens are stored.
 //!
-//! The hook for "an agent called a tool of a server that needs sign-in" (the floating prompt
-//! of the views issue) is [`SignIns::set_prompt_hook`]: the supervisor calls it with the alias
-//! and name each time a server enters `sign-in required`.
+//! [`SignIns::set_prompt_hook`] is called with the alias and name each time a server enters
+//! `sign-in required`. The floating prompt of "an agent calls a tool of a server that needs
+//! sign-in" does not use it: it is raised by the calls themselves
+//! ([`super::sign_in_prompt`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -74,7 +75,8 @@ impl SignIns {
         *lock(&self.client_metadata_url) = (!url.trim().is_empty()).then(|| url.trim().into());
     }
 
-    /// The hook the views issue fills: raise "<name> requires sign-in" in attached clients.
+    /// A hook told whenever a server enters `sign-in required` (the prompt for agents' calls
+    /// is raised by the calls, see [`super::sign_in_prompt`]).
     pub fn set_prompt_hook(&self, hook: SignInHook) {
         *lock(&self.hook) = Some(hook);
     }
