@@ -6,6 +6,8 @@
 //! runs `$BROWSER` (the stand-in follows the redirect into calyx's listener, as a user
 //! approving would), the server becomes ready and the original call returns the tool's result.
 //! `Esc` instead answers every waiting call (two here, one prompt) with the sign-in sentence.
+//! Signed in, a call to a tool that needs a scope the token lacks (a 403 `insufficient_scope`)
+//! raises the prompt again; `s` steps up to that scope and the call returns its result.
 
 use crate::common::{self, Client, Env};
 use crate::e2e_mcp_hosted::{calyx_ok, connect, published, row_when, Listener};
@@ -28,7 +30,10 @@ async fn waiting_for_sign_in() -> (Env, Client, OAuthServer) {
     env.write_config("[mcp]\nsecret_store = \"file\"\n");
     let cache = serde_json::json!({"version": 1, "servers": {"lin": {
         "name": "Linear",
-        "tools": [{"name": "whoami", "inputSchema": {"type": "object"}}],
+        "tools": [
+            {"name": "whoami", "inputSchema": {"type": "object"}},
+            {"name": "admin", "inputSchema": {"type": "object"}},
+        ],
     }}});
     std::fs::create_dir_all(env.path().join("state/calyx")).expect("state dir");
     std::fs::write(
@@ -63,9 +68,16 @@ async fn waiting_for_sign_in() -> (Env, Client, OAuthServer) {
 fn call_whoami(
     peer: &rmcp::service::Peer<rmcp::RoleClient>,
 ) -> tokio::task::JoinHandle<CallToolResult> {
+    call(peer, "lin-whoami")
+}
+
+fn call(
+    peer: &rmcp::service::Peer<rmcp::RoleClient>,
+    tool: &'static str,
+) -> tokio::task::JoinHandle<CallToolResult> {
     let peer = peer.clone();
     tokio::spawn(async move {
-        peer.call_tool(CallToolRequestParams::new("lin-whoami"))
+        peer.call_tool(CallToolRequestParams::new(tool))
             .await
             .expect("a tool result, not a protocol error")
     })
@@ -141,5 +153,42 @@ async fn esc_answers_every_waiting_call_with_the_sign_in_sentence() {
         Some(rows)
     });
     assert_eq!(rows[0]["state"], "sign-in required", "{rows}");
+    let _ = agent.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_refused_for_its_scope_steps_up_through_the_prompt() {
+    let (env, mut c, server) = waiting_for_sign_in().await;
+    let agent = connect(&env, Listener::default()).await;
+    let first = call_whoami(agent.peer());
+    tokio::task::block_in_place(|| c.wait_for("Linear requires sign-in"));
+    c.send("s");
+    let answer = finished(first).await;
+    assert_ne!(answer.is_error, Some(true), "{answer:?}");
+    wait_prompt_gone(&c);
+    row_when(&env, "lin", |r| r["state"] == "ready").await;
+
+    // Ready and signed in, but without the scope `admin`: the 403 raises the prompt again.
+    let admin = call(agent.peer(), "lin-admin");
+    tokio::task::block_in_place(|| c.wait_for("Linear requires sign-in"));
+    row_when(&env, "lin", |r| r["state"] == "sign-in required").await;
+    c.send("s");
+    let answer = finished(admin).await;
+    let text = serde_json::to_string(&answer).unwrap_or_default();
+    assert_ne!(answer.is_error, Some(true), "{text}");
+    assert!(text.contains("admin granted"), "{text}");
+    let scopes = server
+        .scopes
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    assert_eq!(scopes.len(), 2, "a sign-in, then one step-up: {scopes:?}");
+    assert!(
+        scopes[1].split(' ').any(|s| s == "admin"),
+        "the step-up asked for the challenged scope: {scopes:?}"
+    );
+    wait_prompt_gone(&c);
+    // The connection stayed up: the row is ready again without reconnecting.
+    row_when(&env, "lin", |r| r["state"] == "ready").await;
     let _ = agent.cancel().await;
 }

@@ -23,7 +23,9 @@ use rmcp::{ErrorData, RoleClient, RoleServer, ServerHandler};
 
 use super::connection::filter::Classified;
 use super::held::{reconnecting_sentence, HeldServer, Unavailable, RECONNECT_WAIT};
-use super::sign_in_prompt::SignInPrompts;
+use super::oauth::{find_challenge, Challenge};
+use super::sign_in_prompt::{sign_in_sentence, SignInPrompts};
+use super::step_up::wait_for_step_up;
 
 /// Each server's instructions are cut to this many bytes in `initialize`.
 pub const SERVER_INSTRUCTIONS_MAX: usize = 2 << 10;
@@ -536,13 +538,34 @@ impl ServerHandler for HostedHandler {
         );
         let mut upstream = CallToolRequestParams::new(original);
         upstream.arguments = request.arguments;
-        let answer = forward_call(&server, upstream, &context).await;
+        let mut answer = forward_call(&server, upstream.clone(), &context).await;
+        if let Err(ForwardError::Challenge(challenge)) = answer {
+            // Step-up (or a sign-in again): the prompt, then the same call once more.
+            let prompts = self.registry.sign_in_prompts();
+            let alias = server.alias.as_str();
+            let waited =
+                wait_for_step_up(prompts, alias, &server.name, challenge, &context.ct).await;
+            if let Err(sentence) = waited {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(sentence)]).into());
+            }
+            answer = match forward_call(&server, upstream, &context).await {
+                Err(ForwardError::Challenge(_)) => Err(ForwardError::Upstream(
+                    "the server still refuses the call after the sign-in".into(),
+                )),
+                other => other,
+            };
+        }
         match answer {
             Ok(response) => Ok(response),
             Err(ForwardError::Cancelled) => {
                 // rmcp drops the answer of a cancelled request; this reaches nobody.
                 Err(ErrorData::internal_error("cancelled by the client", None))
             }
+            // Not reached (a challenge above is waited on, a second one made Upstream).
+            Err(ForwardError::Challenge(_)) => Ok(CallToolResult::error(vec![ContentBlock::text(
+                sign_in_sentence(&server.name, &server.alias),
+            )])
+            .into()),
             Err(ForwardError::Upstream(error)) => {
                 Ok(CallToolResult::error(vec![ContentBlock::text(format!(
                     "server `{}` ({}) failed the call: {error}",
@@ -560,6 +583,16 @@ enum ForwardError {
     Cancelled,
     /// The upstream request failed (connection gone, an error answer, a bad result).
     Upstream(String),
+    /// The server asked for authorization: a 403 `insufficient_scope` (step-up) or a 401.
+    Challenge(Challenge),
+}
+
+/// A failed upstream request: its authorization challenge when it carries one.
+fn upstream_error(error: rmcp::ServiceError) -> ForwardError {
+    match find_challenge(&error) {
+        Some(challenge) => ForwardError::Challenge(challenge),
+        None => ForwardError::Upstream(error.to_string()),
+    }
 }
 
 /// Sends `params` upstream as a cancellable request. The agent's `progressToken`, when it sent
@@ -576,7 +609,7 @@ async fn forward_call(
         .peer
         .send_cancellable_request(request, PeerRequestOptions::no_options())
         .await
-        .map_err(|e| ForwardError::Upstream(e.to_string()))?;
+        .map_err(upstream_error)?;
     let _route = context.meta.get_progress_token().map(|agent_token| {
         server.progress.add(
             handle.progress_token.clone(),
@@ -601,7 +634,7 @@ async fn forward_call(
     cancel_on_drop.peer = None;
     let result = answer
         .map_err(|_| ForwardError::Upstream("the server's connection closed".into()))?
-        .map_err(|e| ForwardError::Upstream(e.to_string()))?;
+        .map_err(upstream_error)?;
     match result {
         ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
         ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),

@@ -14,8 +14,15 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
+
+use super::oauth::Challenge;
+
+/// Told when a call to a ready server met an authorization challenge (a 403
+/// `insufficient_scope`, or a 401): the supervisor records it for the sign-in and puts the
+/// server's row in `sign-in required`.
+pub type ChallengeHook = Arc<dyn Fn(&str, Challenge) + Send + Sync>;
 
 /// How long a call to a server that needs sign-in waits for the sign-in to finish.
 pub const SIGN_IN_WAIT: Duration = Duration::from_secs(120);
@@ -43,6 +50,9 @@ pub struct SignInPrompts {
     next_id: std::sync::atomic::AtomicU64,
     /// Ticks on every change of [`SignInPrompts::waiting`].
     changes: watch::Sender<u64>,
+    /// The aliases whose sign-in (or step-up) just finished.
+    signed_in: broadcast::Sender<String>,
+    challenged: Mutex<Option<ChallengeHook>>,
 }
 
 impl Default for SignInPrompts {
@@ -51,6 +61,8 @@ impl Default for SignInPrompts {
             waiting: Mutex::default(),
             next_id: std::sync::atomic::AtomicU64::new(0),
             changes: watch::Sender::new(0),
+            signed_in: broadcast::channel(64).0,
+            challenged: Mutex::new(None),
         }
     }
 }
@@ -106,6 +118,34 @@ impl SignInPrompts {
             .iter()
             .map(|(alias, w)| (alias.clone(), w.name.clone(), w.calls))
             .collect()
+    }
+
+    /// The supervisor's side of [`SignInPrompts::challenged`].
+    pub fn set_challenge_hook(&self, hook: ChallengeHook) {
+        *self.challenged.lock().unwrap_or_else(|e| e.into_inner()) = Some(hook);
+    }
+
+    /// A call to ready `alias` met `challenge`: tell the supervisor (no hook: nothing to do).
+    pub fn challenged(&self, alias: &str, challenge: Challenge) {
+        let hook = self
+            .challenged
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some(hook) = hook {
+            hook(alias, challenge);
+        }
+    }
+
+    /// The sign-in (or step-up) of `alias` stored its tokens.
+    pub fn signed_in(&self, alias: &str) {
+        // Nobody waiting is fine.
+        let _ = self.signed_in.send(alias.to_string());
+    }
+
+    /// Every alias signed in from now on.
+    pub fn signed_in_events(&self) -> broadcast::Receiver<String> {
+        self.signed_in.subscribe()
     }
 
     /// A receiver that wakes whenever [`SignInPrompts::waiting`] changes.

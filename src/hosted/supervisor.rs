@@ -75,6 +75,22 @@ impl Shared {
         change(facts.entry(alias.to_string()).or_default());
     }
 
+    fn settle_after_sign_in(&self, alias: &str, signed_in: bool) {
+        let state = match self
+            .registry
+            .get(alias)
+            .filter(|s| !s.peer.is_transport_closed())
+        {
+            Some(live) => ServerState::Ready {
+                tools: live.tools.published.len(),
+                with_ui: live.tools.with_ui(),
+            },
+            None if signed_in => ServerState::Connecting,
+            None => ServerState::SignInRequired,
+        };
+        self.set(alias, state);
+    }
+
     fn set(&self, alias: &str, state: ServerState) {
         if let ServerState::Failed { sentence } = &state {
             let sentence = sentence.clone();
@@ -129,7 +145,8 @@ impl Shared {
 impl Supervisor {
     /// A supervisor publishing into `registry`, reading secret values from `secrets`.
     pub fn new(registry: Registry, secrets: Arc<dyn SecretStore>) -> Self {
-        Supervisor {
+        let prompts = registry.sign_in_prompts().clone();
+        let supervisor = Supervisor {
             registry,
             states: Arc::default(),
             process_groups: Arc::default(),
@@ -137,9 +154,31 @@ impl Supervisor {
             changes: broadcast::channel(CHANGES_BUFFERED).0,
             facts: Arc::default(),
             cache: Arc::new(ToolsCache::in_memory()),
-            sign_ins: Arc::new(SignIns::new(secrets.clone())),
+            sign_ins: Arc::new(SignIns::new(secrets.clone()).with_prompts(prompts.clone())),
             secrets,
-        }
+        };
+        // A call to a ready server met a challenge: the next sign-in answers it, and the row
+        // says so until then.
+        let shared = supervisor.shared();
+        prompts.set_challenge_hook(Arc::new(move |alias, challenge| {
+            shared.sign_ins.note_challenge(alias, challenge);
+            shared.set(alias, ServerState::SignInRequired);
+        }));
+        supervisor
+    }
+
+    /// The state of `alias` once a sign-in ended (`signed_in`) or was given up: `ready` again
+    /// when its connection is still up (a step-up), else `connecting` after a sign-in and
+    /// `sign-in required` without one.
+    pub fn settle_after_sign_in(&self, alias: &str, signed_in: bool) {
+        self.shared().settle_after_sign_in(alias, signed_in);
+    }
+
+    /// [`Supervisor::settle_after_sign_in`] for tasks that outlive the call (a sign-in's
+    /// listener).
+    pub fn settler(&self) -> impl Fn(&str, bool) + Send + Sync + 'static {
+        let shared = self.shared();
+        move |alias, signed_in| shared.settle_after_sign_in(alias, signed_in)
     }
 
     /// This supervisor remembering published lists in `cache` (the server's is the file

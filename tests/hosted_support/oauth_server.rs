@@ -4,7 +4,10 @@
 //! resource metadata, the authorization server metadata (PKCE S256, RFC 7591 registration),
 //! `/register`, `/authorize` (a `302` to the redirect URI with a code and the state, as a user
 //! approving would get) and `/token`. Once signed in, `/mcp` speaks Streamable HTTP with JSON
-//! answers and offers one tool, `whoami`, which answers "signed in as tester".
+//! answers and offers two tools: `whoami` answers "signed in as tester"; `admin` needs the
+//! scope `admin`, answering a token without it `403` with `WWW-Authenticate: Bearer
+//! error="insufficient_scope", scope="admin"` (what makes a client step up), and "admin
+//! granted" once the token has it.
 //!
 //! [`browser_script`] writes the browser stand-in: a script that GETs the authorization URL
 //! and follows its redirect into calyx's listener (the same stand-in the conformance runs use).
@@ -13,18 +16,22 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
 /// The access token `/token` issues.
 const TOKEN: &str = "token-for-tester";
+/// The one it issues for an authorization that asked for the scope `admin`.
+const ADMIN_TOKEN: &str = "admin-token-for-tester";
 
 /// The server; it runs until the test process ends (its threads own nothing else).
 pub struct OAuthServer {
     pub origin: String,
-    /// How many `tools/call` requests reached the tool with the token.
+    /// How many `tools/call` requests reached a tool with a good token.
     pub calls: Arc<AtomicUsize>,
+    /// The `scope` of every authorization request, in order.
+    pub scopes: Arc<Mutex<Vec<String>>>,
 }
 
 impl OAuthServer {
@@ -35,20 +42,36 @@ impl OAuthServer {
             listener.local_addr().expect("addr").port()
         );
         let calls = Arc::new(AtomicUsize::new(0));
-        let (served, counted) = (origin.clone(), calls.clone());
+        let scopes = Arc::new(Mutex::new(Vec::new()));
+        let seen = Seen {
+            calls: calls.clone(),
+            scopes: scopes.clone(),
+        };
+        let served = origin.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
-                let (origin, calls) = (served.clone(), counted.clone());
-                std::thread::spawn(move || serve(stream, &origin, &calls));
+                let (origin, seen) = (served.clone(), seen.clone());
+                std::thread::spawn(move || serve(stream, &origin, &seen));
             }
         });
-        OAuthServer { origin, calls }
+        OAuthServer {
+            origin,
+            calls,
+            scopes,
+        }
     }
 
     /// The MCP endpoint.
     pub fn url(&self) -> String {
         format!("{}/mcp", self.origin)
     }
+}
+
+/// What the server records for the test.
+#[derive(Clone)]
+struct Seen {
+    calls: Arc<AtomicUsize>,
+    scopes: Arc<Mutex<Vec<String>>>,
 }
 
 /// A request: method, path with query, headers (lower-case names), body.
@@ -167,7 +190,7 @@ fn json_response(stream: &mut TcpStream, status: &str, body: &Value) {
     );
 }
 
-fn serve(mut stream: TcpStream, origin: &str, calls: &AtomicUsize) {
+fn serve(mut stream: TcpStream, origin: &str, seen: &Seen) {
     let Some(request) = read_request(&mut stream) else {
         return;
     };
@@ -221,31 +244,48 @@ fn serve(mut stream: TcpStream, origin: &str, calls: &AtomicUsize) {
             else {
                 return respond(&mut stream, "400 Bad Request", &[], "no redirect_uri");
             };
-            let location = format!("{redirect}?code=approved&state={state}");
+            let scope = request.query("scope").unwrap_or_default();
+            seen.scopes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(scope.clone());
+            let code = if scope.split(' ').any(|s| s == "admin") {
+                "approved-admin"
+            } else {
+                "approved"
+            };
+            let location = format!("{redirect}?code={code}&state={state}");
             respond(&mut stream, "302 Found", &[("location", location)], "");
         }
         ("POST", "/token") => {
             let form = String::from_utf8_lossy(&request.body).into_owned();
-            if form_value(&form, "code").as_deref() != Some("approved") {
-                return json_response(
-                    &mut stream,
-                    "400 Bad Request",
-                    &json!({"error": "invalid_grant"}),
-                );
-            }
+            let (token, scope) = match form_value(&form, "code").as_deref() {
+                Some("approved") => (TOKEN, ""),
+                Some("approved-admin") => (ADMIN_TOKEN, "admin"),
+                _ => {
+                    return json_response(
+                        &mut stream,
+                        "400 Bad Request",
+                        &json!({"error": "invalid_grant"}),
+                    )
+                }
+            };
             json_response(
                 &mut stream,
                 "200 OK",
                 &json!({
-                    "access_token": TOKEN,
+                    "access_token": token,
                     "token_type": "Bearer",
                     "expires_in": 3600,
+                    "scope": scope,
                 }),
             )
         }
         (_, "/mcp") => {
-            let bearer = format!("Bearer {TOKEN}");
-            if request.header("authorization") != Some(bearer.as_str()) {
+            let token = request
+                .header("authorization")
+                .and_then(|h| h.strip_prefix("Bearer "));
+            if token != Some(TOKEN) && token != Some(ADMIN_TOKEN) {
                 let challenge = format!(
                     "Bearer resource_metadata=\"{origin}/.well-known/oauth-protected-resource/mcp\""
                 );
@@ -256,14 +296,15 @@ fn serve(mut stream: TcpStream, origin: &str, calls: &AtomicUsize) {
                     "",
                 );
             }
-            mcp(&mut stream, &request, calls)
+            let admin = token == Some(ADMIN_TOKEN);
+            mcp(&mut stream, &request, origin, admin, &seen.calls)
         }
         _ => respond(&mut stream, "404 Not Found", &[], ""),
     }
 }
 
 /// Streamable HTTP with JSON answers; no stream for `GET`.
-fn mcp(stream: &mut TcpStream, request: &Request, calls: &AtomicUsize) {
+fn mcp(stream: &mut TcpStream, request: &Request, origin: &str, admin: bool, calls: &AtomicUsize) {
     match request.method.as_str() {
         "POST" => {}
         "DELETE" => return respond(stream, "200 OK", &[], ""),
@@ -285,7 +326,26 @@ fn mcp(stream: &mut TcpStream, request: &Request, calls: &AtomicUsize) {
             "name": "whoami",
             "description": "Who the token belongs to.",
             "inputSchema": {"type": "object"},
+        }, {
+            "name": "admin",
+            "description": "Needs the scope admin.",
+            "inputSchema": {"type": "object"},
         }]}),
+        "tools/call" if message["params"]["name"] == "admin" => {
+            if !admin {
+                let challenge = format!(
+                    "Bearer error=\"insufficient_scope\", scope=\"admin\", resource_metadata=\"{origin}/.well-known/oauth-protected-resource/mcp\""
+                );
+                return respond(
+                    stream,
+                    "403 Forbidden",
+                    &[("www-authenticate", challenge)],
+                    "",
+                );
+            }
+            calls.fetch_add(1, Ordering::SeqCst);
+            json!({"content": [{"type": "text", "text": "admin granted"}]})
+        }
         "tools/call" => {
             calls.fetch_add(1, Ordering::SeqCst);
             json!({"content": [{"type": "text", "text": "signed in as tester"}]})

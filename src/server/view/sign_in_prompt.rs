@@ -103,12 +103,16 @@ impl Server {
             return;
         };
         hosting.sign_in_prompts().cancel(&prompt.alias);
+        let supervisor = hosting.supervisor();
         if prompt.step != SignInStep::Asking {
-            let supervisor = hosting.supervisor();
             supervisor.sign_ins().cancel(&prompt.alias);
-            if supervisor.state(&prompt.alias) == Some(ServerState::SigningIn) {
-                supervisor.set_state(&prompt.alias, ServerState::SignInRequired);
-            }
+        }
+        // Back to `sign-in required`, or `ready` when only a step-up was wanted.
+        if matches!(
+            supervisor.state(&prompt.alias),
+            Some(ServerState::SigningIn | ServerState::SignInRequired)
+        ) {
+            supervisor.settle_after_sign_in(&prompt.alias, false);
         }
         self.sign_in_prompts_changed();
     }
