@@ -285,6 +285,8 @@ impl Registry {
                 tokio::select! {
                     live = self.live_within(alias, wait) => live,
                     _ = ask.cancelled() => None,
+                    // Stopped or removed meanwhile: nothing to sign in to any more.
+                    _ = self.withdrawn(alias) => None,
                 }
             }
             None => self.live_within(alias, wait).await,
@@ -300,6 +302,17 @@ impl Registry {
         match server.tools.names.original.get(published) {
             Some(original) => Ok((server.clone(), original.clone())),
             None => Err(Unavailable::Unknown),
+        }
+    }
+
+    /// Resolves once nothing is published for `alias`.
+    async fn withdrawn(&self, alias: &str) {
+        let mut changes = self.readiness.subscribe();
+        while self.entry(alias).is_some() {
+            if changes.changed().await.is_err() {
+                // The registry is going away with its last clone: never resolves.
+                std::future::pending::<()>().await;
+            }
         }
     }
 

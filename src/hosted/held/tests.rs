@@ -239,3 +239,31 @@ async fn a_call_held_for_sign_in_runs_once_signed_in_and_the_prompt_goes() {
     assert_eq!(call.await.expect("the call ends"), Ok("echo".to_string()));
     assert!(prompts.waiting().is_empty(), "the prompt went");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_call_held_for_sign_in_ends_when_its_server_is_removed() {
+    let registry = Registry::default();
+    let connection = connection().await;
+    registry.insert(live(&connection));
+    assert!(
+        registry.hold_live("ev", |server| HeldServer::needing_sign_in(
+            server,
+            "Everything"
+        ))
+    );
+    let prompts = registry.sign_in_prompts().clone();
+    let calling = registry.clone();
+    let call = tokio::spawn(async move { calling.callable("ev-echo").await.err() });
+    while prompts.waiting().is_empty() {
+        tokio::task::yield_now().await;
+    }
+    let started = Instant::now();
+    registry.remove("ev");
+    let answer = call.await.expect("the call ends");
+    assert_eq!(started.elapsed(), std::time::Duration::ZERO, "at once");
+    assert!(
+        matches!(answer, Some(Unavailable::NotReady(ref s)) if s.contains("requires sign-in")),
+        "{answer:?}"
+    );
+    assert!(prompts.waiting().is_empty(), "the prompt went");
+}
