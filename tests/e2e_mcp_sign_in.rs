@@ -7,7 +7,8 @@
 //! approving would), the server becomes ready and the original call returns the tool's result.
 //! `Esc` instead answers every waiting call (two here, one prompt) with the sign-in sentence.
 //! Signed in, a call to a tool that needs a scope the token lacks (a 403 `insufficient_scope`)
-//! raises the prompt again; `s` steps up to that scope and the call returns its result.
+//! raises the prompt again; `s` steps up to that scope and the call returns its result. A
+//! client with no display gets the address in the prompt, an OSC 8 link to all of it.
 
 use crate::common::{self, Client, Env};
 use crate::e2e_mcp_hosted::{calyx_ok, connect, published, row_when, Listener};
@@ -25,9 +26,15 @@ const DEADLINE: Duration = Duration::from_secs(90);
 /// attached from a local desktop whose `$BROWSER` is the stand-in, and `lin` (named Linear)
 /// added and waiting for sign-in.
 async fn waiting_for_sign_in() -> (Env, Client, OAuthServer) {
+    waiting_for_sign_in_on(true).await
+}
+
+/// [`waiting_for_sign_in`], the client on a local desktop or (`desktop` false) on a box with
+/// no display, which cannot open a browser; hyperlinks always on.
+async fn waiting_for_sign_in_on(desktop: bool) -> (Env, Client, OAuthServer) {
     let server = OAuthServer::start();
     let env = Env::new();
-    env.write_config("[mcp]\nsecret_store = \"file\"\n");
+    env.write_config("hyperlinks = \"always\"\n[mcp]\nsecret_store = \"file\"\n");
     let cache = serde_json::json!({"version": 1, "servers": {"lin": {
         "name": "Linear",
         "tools": [
@@ -43,7 +50,9 @@ async fn waiting_for_sign_in() -> (Env, Client, OAuthServer) {
     .expect("the tools cache");
     let browser = browser_script(env.path());
     let mut vars = env.vars();
-    vars.push(("DISPLAY".into(), ":99".into()));
+    if desktop {
+        vars.push(("DISPLAY".into(), ":99".into()));
+    }
     vars.push(("BROWSER".into(), browser.display().to_string()));
     let c = Client::spawn_with(&env, &["new", "-s", "si"], 30, 110, &vars);
     tokio::task::block_in_place(|| c.wait_for("[si]"));
@@ -190,5 +199,41 @@ async fn a_call_refused_for_its_scope_steps_up_through_the_prompt() {
     wait_prompt_gone(&c);
     // The connection stayed up: the row is ready again without reconnecting.
     row_when(&env, "lin", |r| r["state"] == "ready").await;
+    let _ = agent.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_display_the_prompt_shows_the_address_as_a_link() {
+    let (env, mut c, server) = waiting_for_sign_in_on(false).await;
+    let agent = connect(&env, Listener::default()).await;
+    let call = call_whoami(agent.peer());
+    tokio::task::block_in_place(|| c.wait_for("Linear requires sign-in"));
+    c.send("s");
+    let authorize = format!("{}/authorize?", server.origin);
+    tokio::task::block_in_place(|| c.wait_for("Open this address to sign in:"));
+    // The whole address is the target of the OSC 8 link over its rows.
+    let url = tokio::task::block_in_place(|| {
+        common::wait_until_within("the address as a link", DEADLINE, || {
+            let raw = String::from_utf8_lossy(&c.raw()).into_owned();
+            let start = raw.find(&format!("\x1b]8;;{authorize}"))? + "\x1b]8;;".len();
+            let end = start + raw[start..].find('\x1b')?;
+            Some(raw[start..end].to_string())
+        })
+    });
+    assert_eq!(
+        server.scopes.lock().map(|s| s.len()).unwrap_or(0),
+        0,
+        "not opened"
+    );
+    // The user opens it in a browser elsewhere; it follows the redirect back to calyx.
+    let status = std::process::Command::new(browser_script(env.path()))
+        .arg(&url)
+        .status()
+        .expect("the browser stand-in runs");
+    assert!(status.success());
+    let answer = finished(call).await;
+    let text = serde_json::to_string(&answer).unwrap_or_default();
+    assert!(text.contains("signed in as tester"), "{text}");
+    wait_prompt_gone(&c);
     let _ = agent.cancel().await;
 }
