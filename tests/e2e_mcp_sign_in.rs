@@ -99,6 +99,23 @@ async fn finished(call: tokio::task::JoinHandle<CallToolResult>) -> CallToolResu
         .expect("the call's task")
 }
 
+/// Presses `s` in the asking prompt until it takes it: a prompt that appeared right after a
+/// key lets its keys wake only 500 ms later (the user may have been typing).
+fn sign_in_with_s(c: &mut Client) {
+    let deadline = std::time::Instant::now() + DEADLINE;
+    tokio::task::block_in_place(|| loop {
+        c.send("s");
+        let look_until = std::time::Instant::now() + Duration::from_millis(300);
+        while std::time::Instant::now() < look_until {
+            if !c.screen().contains("s Sign In    Esc Cancel") {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(std::time::Instant::now() < deadline, "s was never taken");
+    });
+}
+
 fn wait_prompt_gone(c: &Client) {
     tokio::task::block_in_place(|| {
         c.wait_screen("the prompt gone", |s| !s.contains("requires sign-in"))
@@ -118,7 +135,7 @@ async fn a_call_raises_the_prompt_and_signing_in_with_s_returns_its_result() {
     let screen = tokio::task::block_in_place(|| c.wait_for("Linear requires sign-in"));
     assert!(screen.contains("s Sign In    Esc Cancel"), "{screen}");
     assert_eq!(server.calls.load(Ordering::SeqCst), 0, "not run yet");
-    c.send("s");
+    sign_in_with_s(&mut c);
 
     let answer = finished(call).await;
     let text = serde_json::to_string(&answer).unwrap_or_default();
@@ -171,7 +188,7 @@ async fn a_call_refused_for_its_scope_steps_up_through_the_prompt() {
     let agent = connect(&env, Listener::default()).await;
     let first = call_whoami(agent.peer());
     tokio::task::block_in_place(|| c.wait_for("Linear requires sign-in"));
-    c.send("s");
+    sign_in_with_s(&mut c);
     let answer = finished(first).await;
     assert_ne!(answer.is_error, Some(true), "{answer:?}");
     wait_prompt_gone(&c);
@@ -181,7 +198,7 @@ async fn a_call_refused_for_its_scope_steps_up_through_the_prompt() {
     let admin = call(agent.peer(), "lin-admin");
     tokio::task::block_in_place(|| c.wait_for("Linear requires sign-in"));
     row_when(&env, "lin", |r| r["state"] == "sign-in required").await;
-    c.send("s");
+    sign_in_with_s(&mut c);
     let answer = finished(admin).await;
     let text = serde_json::to_string(&answer).unwrap_or_default();
     assert_ne!(answer.is_error, Some(true), "{text}");
@@ -208,7 +225,7 @@ async fn without_a_display_the_prompt_shows_the_address_as_a_link() {
     let agent = connect(&env, Listener::default()).await;
     let call = call_whoami(agent.peer());
     tokio::task::block_in_place(|| c.wait_for("Linear requires sign-in"));
-    c.send("s");
+    sign_in_with_s(&mut c);
     let authorize = format!("{}/authorize?", server.origin);
     tokio::task::block_in_place(|| c.wait_for("Open this address to sign in:"));
     // The whole address is the target of the OSC 8 link over its rows.

@@ -4,6 +4,13 @@
 //! The calls themselves wait in [`crate::hosted::sign_in_prompt`]; this is what the screen
 //! shows of them and how far the user got (`s` pressed, the page opened or its URL shown).
 
+use tokio::time::{Duration, Instant};
+
+/// How long the keys of a prompt that appeared while the user typed stay asleep.
+pub const READ_GRACE: Duration = Duration::from_millis(500);
+/// Keys this close before a prompt appeared mean the user was typing when it did.
+const TYPING_WINDOW: Duration = Duration::from_secs(1);
+
 /// One prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SignInPrompt {
@@ -12,7 +19,20 @@ pub struct SignInPrompt {
     pub name: String,
     /// How many agents' calls wait on it.
     pub calls: usize,
+    /// When it appeared (its keys sleep a moment for a user who was typing then).
+    pub since: Instant,
     pub step: SignInStep,
+}
+
+impl SignInPrompt {
+    /// Whether `s` and `Esc` do nothing yet: the prompt appeared while the user was typing
+    /// (a key at `last_key`) less than [`READ_GRACE`] ago, so an `s` meant for a pane does not
+    /// open a browser. The keys are still taken, so none leaks into the pane.
+    pub fn keys_asleep(&self, last_key: Option<Instant>, now: Instant) -> bool {
+        let typing =
+            last_key.is_some_and(|t| self.since.saturating_duration_since(t) < TYPING_WINDOW);
+        typing && now.saturating_duration_since(self.since) < READ_GRACE
+    }
 }
 
 /// How far the sign-in of a prompt got.
@@ -33,21 +53,23 @@ pub enum SignInStep {
     Failed(String),
 }
 
-/// The prompts after the waiting servers became `waiting` (alias, name, calls): the ones
-/// still waited on keep their step, new ones ask, the others go.
-pub fn merged(shown: &[SignInPrompt], waiting: &[(String, String, usize)]) -> Vec<SignInPrompt> {
+/// The prompts after the waiting servers became `waiting` (alias, name, calls) at `now`: the
+/// ones still waited on keep their step, new ones ask, the others go.
+pub fn merged(
+    shown: &[SignInPrompt],
+    waiting: &[(String, String, usize)],
+    now: Instant,
+) -> Vec<SignInPrompt> {
     waiting
         .iter()
         .map(|(alias, name, calls)| {
-            let step = shown
-                .iter()
-                .find(|p| &p.alias == alias)
-                .map_or(SignInStep::Asking, |p| p.step.clone());
+            let kept = shown.iter().find(|p| &p.alias == alias);
             SignInPrompt {
                 alias: alias.clone(),
                 name: name.clone(),
                 calls: *calls,
-                step,
+                since: kept.map_or(now, |p| p.since),
+                step: kept.map_or(SignInStep::Asking, |p| p.step.clone()),
             }
         })
         .collect()
@@ -65,16 +87,34 @@ mod tests {
                 .map(|a| (a.to_string(), a.to_uppercase(), 1))
                 .collect()
         };
-        let shown = merged(&[], &waiting(&["lin"]));
+        let now = Instant::now();
+        let shown = merged(&[], &waiting(&["lin"]), now);
         assert_eq!(shown[0].step, SignInStep::Asking);
         assert_eq!(shown[0].name, "LIN");
         let mut shown = shown;
         shown[0].step = SignInStep::Opened;
-        let shown = merged(&shown, &waiting(&["gh", "lin"]));
+        let later = now + Duration::from_secs(3);
+        let shown = merged(&shown, &waiting(&["gh", "lin"]), later);
         assert_eq!(
             shown.iter().map(|p| &p.step).collect::<Vec<_>>(),
             [&SignInStep::Asking, &SignInStep::Opened]
         );
-        assert!(merged(&shown, &[]).is_empty());
+        assert_eq!((shown[0].since, shown[1].since), (later, now));
+        assert!(merged(&shown, &[], later).is_empty());
+    }
+
+    #[test]
+    fn keys_sleep_a_moment_only_for_a_user_who_was_typing() {
+        let now = Instant::now();
+        let prompt = merged(&[], &[("lin".into(), "Linear".into(), 1)], now).remove(0);
+        let ms = Duration::from_millis;
+        assert!(!prompt.keys_asleep(None, now), "not typing: awake at once");
+        assert!(!prompt.keys_asleep(now.checked_sub(ms(3000)), now + ms(10)));
+        assert!(prompt.keys_asleep(now.checked_sub(ms(200)), now + ms(100)));
+        assert!(
+            prompt.keys_asleep(Some(now + ms(50)), now + ms(100)),
+            "still typing"
+        );
+        assert!(!prompt.keys_asleep(now.checked_sub(ms(200)), now + READ_GRACE));
     }
 }

@@ -1,7 +1,8 @@
 //! The floating sign-in prompt (issue 16, OAuth: "an agent calls a tool of a server that needs
 //! sign-in"), drawn over the panes of every attached client while an agent's call waits for a
 //! hosted server's sign-in: `<name> requires sign-in`, `s` Sign In, `Esc` Cancel. While shown it
-//! takes the keys of the normal mode (the prefix still works), like the approval panel.
+//! takes the keys of the normal mode (the prefix still works), like the approval panel, and
+//! like it lets its keys wake only after 500 ms when it appeared while the user was typing.
 //!
 //! `s` starts the sign-in as `calyx mcp login` does ([`McpRequest::SignIn`] on a blocking
 //! thread), then opens the page the way the client's environment allows (the session's
@@ -52,7 +53,11 @@ impl Server {
             .as_ref()
             .map(|h| h.sign_in_prompts().waiting())
             .unwrap_or_default();
-        let next = merged(&self.state.sign_in_prompts, &waiting);
+        let next = merged(
+            &self.state.sign_in_prompts,
+            &waiting,
+            tokio::time::Instant::now(),
+        );
         if next != self.state.sign_in_prompts {
             self.state.sign_in_prompts = next;
             self.redraw_every_client();
@@ -85,6 +90,10 @@ impl Server {
         let Some(prompt) = self.state.sign_in_prompts.first().cloned() else {
             return false;
         };
+        let last_key = self.state.clients.get(&client).and_then(|c| c.last_key_at);
+        if prompt.keys_asleep(last_key, tokio::time::Instant::now()) {
+            return true;
+        }
         let plain = !key.ctrl && !key.alt;
         match key.code {
             KeyCode::Char('s') if plain && prompt.step != SignInStep::Starting => {
@@ -318,6 +327,7 @@ mod tests {
             alias: "lin".into(),
             name: "Linear\x1b]0;owned\x07".into(),
             calls: 2,
+            since: tokio::time::Instant::now(),
             step,
         }
     }
