@@ -128,6 +128,19 @@ pub enum Command {
     /// Host your own MCP servers: calyx connects to them and republishes their tools to every
     /// agent as `<alias>-<tool>` through the `calyx-mcp` entry. Exit 0, 1 (failure), 2 (bad input).
     Mcp(McpArgs),
+    /// Replace the running server with the installed calyx binary (or --binary PATH) while every
+    /// pane keeps running: same processes, screens, scrollback, endpoint port and token; attached
+    /// clients reconnect by themselves. The new binary is checked first; if it cannot take over,
+    /// the running server stays as it was and this says why.
+    ServerUpgrade(ServerUpgradeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServerUpgradeArgs {
+    /// The calyx binary to switch to (default: the installed one, by the path the server was
+    /// started from).
+    #[arg(long, value_name = "PATH")]
+    pub binary: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -429,6 +442,14 @@ pub struct ServerArgs {
     /// Stay attached to the terminal instead of detaching into the background (for debugging).
     #[arg(long)]
     pub foreground: bool,
+    /// Take over from the server this process replaced (`server-upgrade` execs with it): the
+    /// state is in this descriptor.
+    #[arg(long, value_name = "FD", hide = true)]
+    pub adopt: Option<i32>,
+    /// `server-upgrade`'s dry run: read a handed-over state on stdin, say whether it can be
+    /// taken over, and exit.
+    #[arg(long, hide = true)]
+    pub check_adopt: bool,
 }
 
 #[derive(Debug, Args)]

@@ -85,11 +85,19 @@ pub async fn request(stream: &mut UnixStream, request: Request) -> anyhow::Resul
     loop {
         match read_frame::<_, ServerMessage>(stream)
             .await
-            .context("the server closed the connection")?
-        {
+            .with_context(|| {
+                format!(
+                    "the server closed the connection without answering (if it runs an older \
+                     calyx than this {}, `calyx server-upgrade` switches it to this binary)",
+                    env!("CARGO_PKG_VERSION")
+                )
+            })? {
             Frame::Message(ServerMessage::Response(r)) => return Ok(r),
             Frame::Message(ServerMessage::Exit { message }) => bail!("{message}"),
-            Frame::Raw(_) | Frame::Message(ServerMessage::Attached { .. }) => continue,
+            Frame::Raw(_)
+            | Frame::Message(ServerMessage::Attached { .. } | ServerMessage::Upgrading { .. }) => {
+                continue
+            }
         }
     }
 }
@@ -171,6 +179,25 @@ fn send_frame(writer: &SharedWriter, frame: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Why the stdin forwarder stopped when the server's socket refused its write.
+const SERVER_EXITED: &str = "server exited";
+
+/// Sends a frame; when the socket refuses it, tries again (for [`RECONNECT_TIME`]) in case the
+/// server is replacing itself: the attach loop puts the new connection behind `writer`, and
+/// the keys typed meanwhile reach the new server instead of being lost.
+fn send_surviving_upgrade(writer: &SharedWriter, frame: &[u8]) -> bool {
+    let deadline = std::time::Instant::now() + RECONNECT_TIME;
+    loop {
+        if send_frame(writer, frame).is_ok() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// Reads stdin on its own thread and sends each read to the server as an input frame. The
 /// channel says why it stopped.
 fn spawn_stdin_forwarder(writer: SharedWriter) -> tokio::sync::mpsc::UnboundedReceiver<String> {
@@ -185,8 +212,8 @@ fn spawn_stdin_forwarder(writer: SharedWriter) -> tokio::sync::mpsc::UnboundedRe
                 match stdin.read(&mut buf) {
                     Ok(0) => break "detached (lost the terminal)",
                     Ok(n) => {
-                        if send_frame(&writer, &encode_raw(&buf[..n])).is_err() {
-                            break "server exited";
+                        if !send_surviving_upgrade(&writer, &encode_raw(&buf[..n])) {
+                            break SERVER_EXITED;
                         }
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -233,11 +260,40 @@ fn own_terminal() -> Option<TerminalDevice> {
 /// before restoring it anyway.
 const DETACH_WAIT: Duration = Duration::from_secs(1);
 
+/// How long a client whose server is upgrading (`calyx server-upgrade`) tries to reconnect.
+const RECONNECT_TIME: Duration = Duration::from_secs(10);
+
+/// How one connection of an attached client ended.
+enum Ended {
+    /// Detached, the session ended, the server went away: the message to print.
+    Done(String),
+    /// The server replaced itself: attach to this session again on a new connection.
+    Upgrading(String),
+}
+
+/// Connects again to the socket of a server that is replacing itself in place: the listener
+/// stays open through the exec, so this succeeds at once or within the new server's start.
+async fn reconnect() -> anyhow::Result<UnixStream> {
+    let socket = paths::socket_path();
+    let deadline = tokio::time::Instant::now() + RECONNECT_TIME;
+    loop {
+        match UnixStream::connect(&socket).await {
+            Ok(stream) => return Ok(stream),
+            Err(e) if tokio::time::Instant::now() >= deadline => {
+                return Err(e).context("the upgraded calyx server did not come back")
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+        }
+    }
+}
+
 /// Attaches this terminal; returns the message to print after detaching.
 ///
 /// Normally the server reads and writes the terminal itself (see `server::terminal`) and this
 /// process only keeps raw mode, reports resizes and waits; when the server cannot (or the
-/// `direct_terminal` setting is off) keystrokes and frames go through here.
+/// `direct_terminal` setting is off) keystrokes and frames go through here. When the server
+/// upgrades itself (`calyx server-upgrade`) it says so before its connection closes, and this
+/// client connects again and attaches to the same session, keeping the terminal as it is.
 pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow::Result<String> {
     use tokio::signal::unix::{signal, SignalKind};
     if !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
@@ -247,24 +303,90 @@ pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow
     // The terminal is set up before the server can draw on it.
     let _guard = TerminalGuard::enter(config.mouse)?;
     let mut direct_asked = false;
+    let mut device = None;
     if let ClientMessage::Attach { terminal, .. } = &mut attach {
         *terminal = config.direct_terminal.then(own_terminal).flatten();
         direct_asked = terminal.is_some();
+        device = terminal.clone();
     }
-    stream.write_all(&encode_message(&attach)).await?;
-    let std_stream = stream.into_std()?;
-    let writer = std::sync::Arc::new(std::sync::Mutex::new(std_stream.try_clone()?));
-    std_stream.set_nonblocking(true)?;
-    let mut reader = UnixStream::from_std(std_stream)?;
-    let mut winch = signal(SignalKind::window_change())?;
-    let mut hup = signal(SignalKind::hangup())?;
-    let mut term = signal(SignalKind::terminate())?;
+    let mut signals = AttachSignals {
+        winch: signal(SignalKind::window_change())?,
+        hup: signal(SignalKind::hangup())?,
+        term: signal(SignalKind::terminate())?,
+    };
+    let mut writer: Option<SharedWriter> = None;
+    let mut stdin_closed = None;
+    loop {
+        stream.write_all(&encode_message(&attach)).await?;
+        let std_stream = stream.into_std()?;
+        let this_writer = std_stream.try_clone()?;
+        let shared = match &writer {
+            Some(shared) => {
+                // The stdin forwarder keeps writing through the same handle.
+                *shared
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = this_writer;
+                shared.clone()
+            }
+            None => {
+                let shared = std::sync::Arc::new(std::sync::Mutex::new(this_writer));
+                writer = Some(shared.clone());
+                shared
+            }
+        };
+        std_stream.set_nonblocking(true)?;
+        let reader = UnixStream::from_std(std_stream)?;
+        let ended = one_connection(
+            reader,
+            &shared,
+            direct_asked,
+            &mut stdin_closed,
+            &mut signals,
+        )
+        .await;
+        match ended {
+            Ended::Done(message) => return Ok(message),
+            Ended::Upgrading(session) => {
+                stream = reconnect().await?;
+                let (rows, cols) = terminal_size().unwrap_or((24, 80));
+                attach = ClientMessage::Attach {
+                    target: Some(session),
+                    create: None,
+                    create_if_missing: false,
+                    rows,
+                    cols,
+                    term: std::env::var("TERM").ok(),
+                    terminal: device.clone(),
+                };
+            }
+        }
+    }
+}
+
+/// The signals an attached client acts on.
+struct AttachSignals {
+    winch: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+    term: tokio::signal::unix::Signal,
+}
+
+/// Serves one connection of an attached client until it ends. `stdin_closed` is the stdin
+/// forwarder's (started here the first time the server does not take the terminal; it lasts
+/// across connections).
+async fn one_connection(
+    mut reader: UnixStream,
+    writer: &SharedWriter,
+    direct_asked: bool,
+    stdin_closed: &mut Option<tokio::sync::mpsc::UnboundedReceiver<String>>,
+    signals: &mut AttachSignals,
+) -> Ended {
     // Whether the server took the terminal: it says so in `Attached`; a frame arriving first
     // (a server from before direct terminals) means it did not.
     let (direct_tx, mut direct_rx) = tokio::sync::oneshot::channel::<bool>();
     let server_frames = async move {
         let mut direct_tx = Some(direct_tx);
         let mut stdout = std::io::stdout();
+        let mut upgrading = None;
         loop {
             match read_frame::<_, ServerMessage>(&mut reader).await {
                 Ok(Frame::Raw(bytes)) => {
@@ -276,7 +398,7 @@ pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow
                         .and_then(|()| stdout.flush())
                         .is_err()
                     {
-                        return "lost the terminal".to_string();
+                        return Ended::Done("lost the terminal".to_string());
                     }
                 }
                 Ok(Frame::Message(ServerMessage::Attached { direct })) => {
@@ -284,28 +406,37 @@ pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow
                         let _ = tx.send(direct);
                     }
                 }
-                Ok(Frame::Message(ServerMessage::Exit { message })) => return message,
-                Ok(Frame::Message(ServerMessage::Response(Response::Error(e)))) => return e,
+                Ok(Frame::Message(ServerMessage::Exit { message })) => return Ended::Done(message),
+                Ok(Frame::Message(ServerMessage::Response(Response::Error(e)))) => {
+                    return Ended::Done(e)
+                }
+                Ok(Frame::Message(ServerMessage::Upgrading { session })) => {
+                    upgrading = Some(session);
+                }
                 Ok(Frame::Message(_)) => {}
-                Err(_) => return "server exited".to_string(),
+                Err(_) => {
+                    return match upgrading {
+                        Some(session) => Ended::Upgrading(session),
+                        None => Ended::Done("server exited".to_string()),
+                    }
+                }
             }
         }
     };
     tokio::pin!(server_frames);
     // Keystrokes are read by a plain thread when this process forwards them (tokio's stdin
     // would hop through its blocking pool on every key).
-    let mut stdin_closed = None;
-    if !direct_asked {
-        stdin_closed = Some(spawn_stdin_forwarder(writer.clone()));
+    if !direct_asked && stdin_closed.is_none() {
+        *stdin_closed = Some(spawn_stdin_forwarder(writer.clone()));
     }
-    let mut told = direct_asked.then_some(());
-    let message = loop {
+    let mut told = (direct_asked && stdin_closed.is_none()).then_some(());
+    loop {
         tokio::select! {
-            message = &mut server_frames => break message,
+            ended = &mut server_frames => return ended,
             direct = &mut direct_rx, if told.is_some() => {
                 told = None;
                 if !direct.unwrap_or(false) {
-                    stdin_closed = Some(spawn_stdin_forwarder(writer.clone()));
+                    *stdin_closed = Some(spawn_stdin_forwarder(writer.clone()));
                 }
             }
             why = async {
@@ -313,23 +444,54 @@ pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow
                     Some(rx) => rx.recv().await,
                     None => std::future::pending().await,
                 }
-            } => break why.unwrap_or_else(|| "detached (lost the terminal)".to_string()),
-            _ = winch.recv() => {
+            } => {
+                // A write refused by a server that is going away (or replacing itself): the
+                // server's side of the connection says which; a new forwarder writes to the
+                // next connection. Anything else means the terminal is gone.
+                let why = why.unwrap_or_else(|| "detached (lost the terminal)".to_string());
+                if why != SERVER_EXITED {
+                    return Ended::Done(why);
+                }
+                *stdin_closed = Some(spawn_stdin_forwarder(writer.clone()));
+            }
+            _ = signals.winch.recv() => {
                 if let Some((rows, cols)) = terminal_size() {
-                    let _ = send_frame(&writer, &encode_message(&ClientMessage::Resize { rows, cols }));
+                    let _ = send_frame(writer, &encode_message(&ClientMessage::Resize { rows, cols }));
                 }
             }
-            _ = hup.recv() => break "detached (hangup)".to_string(),
-            _ = term.recv() => {
+            _ = signals.hup.recv() => return Ended::Done("detached (hangup)".to_string()),
+            _ = signals.term.recv() => {
                 // The server may be drawing on this terminal: let it finish before restoring.
                 let message = "detached (terminated)".to_string();
                 let detach = ClientMessage::Detach { message: message.clone() };
-                if send_frame(&writer, &encode_message(&detach)).is_ok() {
+                if send_frame(writer, &encode_message(&detach)).is_ok() {
                     let _ = tokio::time::timeout(DETACH_WAIT, &mut server_frames).await;
                 }
-                break message;
+                return Ended::Done(message);
             }
         }
-    };
-    Ok(message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A server older than this client drops the connection on a request it cannot parse:
+    /// the client says so and names the way out.
+    #[tokio::test]
+    async fn a_request_an_older_server_drops_suggests_server_upgrade() {
+        let (mut ours, mut server) = UnixStream::pair().expect("socketpair");
+        let older = tokio::spawn(async move {
+            let _ = read_frame::<_, serde_json::Value>(&mut server).await;
+            drop(server);
+        });
+        let err = request(&mut ours, Request::ServerVersion)
+            .await
+            .expect_err("no answer");
+        older.await.expect("older server");
+        let text = format!("{err:#}");
+        assert!(text.contains("calyx server-upgrade"), "{text}");
+        assert!(text.contains(env!("CARGO_PKG_VERSION")), "{text}");
+    }
 }

@@ -28,6 +28,9 @@ pub trait Defaults {
 pub fn request_for(command: Command, d: &impl Defaults) -> Result<Request, Box<Command>> {
     Ok(match command {
         Command::Ls => Request::ListSessions,
+        Command::ServerUpgrade(args) => Request::ServerUpgrade {
+            binary: args.binary,
+        },
         Command::ReloadConfig => Request::ReloadConfig,
         Command::KillServer { forget: false } => Request::KillServer,
         Command::KillServer { forget: true } => Request::KillServerForget,

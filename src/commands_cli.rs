@@ -176,6 +176,7 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
         Command::Setup(args) => Ok(crate::setup::run(args).await),
         Command::Doctor(args) => doctor(args).await,
         Command::Mcp(args) => Ok(crate::mcp_cli::run(args).await),
+        Command::ServerUpgrade(args) => crate::upgrade::client::server_upgrade(args.binary).await,
         Command::Server(_) => Ok(print_response(unreachable_server())),
         // Every other command is one request, built as the `:` prompt builds it.
         other => match command_requests::request_for(other, &Shell) {

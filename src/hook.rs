@@ -115,7 +115,7 @@ fn forward(kind: AgentKind, approval: bool) -> Option<Vec<u8>> {
     } else {
         ("/agent-event", EVENT_TIMEOUT)
     };
-    let response = match client::post(endpoint.port, path, &headers, &payload, timeout) {
+    let response = match post_gate(endpoint.port, path, &headers, &payload, timeout, approval) {
         Ok(response) => response,
         // calyx went away while the request waited (it crashed, or was killed).
         Err(_) if approval => return refused_answer(kind, "calyx stopped answering"),
@@ -127,6 +127,42 @@ fn forward(kind: AgentKind, approval: bool) -> Option<Vec<u8>> {
     }
     let decided = approval && !response.body.is_empty();
     decided.then_some(response.body)
+}
+
+/// How many times a gate is asked again after its connection dropped while calyx still
+/// listens: the server replaced itself in place (`calyx server-upgrade`), and the new one
+/// holds the gate for the human as the old one did.
+const REASKS: usize = 3;
+
+/// Posts one request; for a gate (`approval`), asks again when the connection dropped without
+/// an answer but the endpoint still accepts connections. A server that is gone (killed, or
+/// crashed) refuses the new connection at once, so that case answers as fast as before.
+fn post_gate(
+    port: u16,
+    path: &str,
+    headers: &[(&str, &str)],
+    payload: &[u8],
+    timeout: Duration,
+    approval: bool,
+) -> std::io::Result<client::Response> {
+    let deadline = std::time::Instant::now() + timeout;
+    let mut reasks = 0;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match client::post(port, path, headers, payload, left) {
+            Err(e) if approval && reasks < REASKS && dropped(&e) => reasks += 1,
+            answered => return answered,
+        }
+    }
+}
+
+/// Whether a request failed because its connection dropped (not refused, not out of time).
+fn dropped(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    !matches!(
+        e.kind(),
+        ErrorKind::ConnectionRefused | ErrorKind::TimedOut | ErrorKind::WouldBlock
+    )
 }
 
 /// What a gate prints when no human can answer it: calyx refused the request (a payload over
@@ -181,6 +217,20 @@ mod tests {
         ] {
             assert_eq!(text(kind), None, "{kind}");
         }
+    }
+
+    #[test]
+    fn a_gate_asks_again_only_when_its_connection_dropped() {
+        use std::io::{Error, ErrorKind};
+        assert!(dropped(&Error::new(
+            ErrorKind::InvalidData,
+            "closed before the head"
+        )));
+        assert!(dropped(&Error::from(ErrorKind::ConnectionReset)));
+        // A server that is gone refuses; a deadline that passed is the end.
+        assert!(!dropped(&Error::from(ErrorKind::ConnectionRefused)));
+        assert!(!dropped(&Error::from(ErrorKind::TimedOut)));
+        assert!(!dropped(&Error::from(ErrorKind::WouldBlock)));
     }
 
     #[test]

@@ -37,3 +37,4 @@ pub mod protocol;
 pub mod saved_cli;
 pub mod server;
 pub mod setup;
+pub mod upgrade;

@@ -18,13 +18,20 @@ fn main() -> ExitCode {
         // runtime, asks no terminal anything (crossterm would run `tput` without one) and
         // starts no process.
         Some(Command::Hook(args)) => calyx::hook::run(&args.kind, args.approval),
-        Some(Command::Server(_)) => match calyx::server::serve(calyx::paths::socket_path()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("calyx server: {e:#}");
-                ExitCode::FAILURE
+        Some(Command::Server(args)) if args.check_adopt => calyx::upgrade::check_adopt(),
+        Some(Command::Server(args)) => {
+            let served = match args.adopt {
+                Some(fd) => calyx::server::serve_adopted(fd),
+                None => calyx::server::serve(calyx::paths::socket_path()),
+            };
+            match served {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("calyx server: {e:#}");
+                    ExitCode::FAILURE
+                }
             }
-        },
+        }
         command => {
             let runtime = match tokio::runtime::Builder::new_current_thread()
                 .enable_all()

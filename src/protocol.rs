@@ -296,6 +296,14 @@ pub enum Request {
     SavedSessions,
     /// `kill-server --forget`: stop the server and forget every saved session.
     KillServerForget,
+    /// `calyx server-upgrade`: hand everything to `binary` (None: the installed calyx) in
+    /// place. Answered with an error when the binary fails its checks; on success the
+    /// connection closes as the server execs.
+    ServerUpgrade {
+        binary: Option<String>,
+    },
+    /// The server's version, protocol and pid (answered with `Json`).
+    ServerVersion,
 }
 
 /// A session as `calyx ls` shows it.
@@ -358,5 +366,10 @@ pub enum ServerMessage {
     /// The client is detached (or its session ended): restore the terminal and exit.
     Exit {
         message: String,
+    },
+    /// The server is replacing itself (`calyx server-upgrade`): the connection will close;
+    /// reconnect and attach to `session` again.
+    Upgrading {
+        session: String,
     },
 }

@@ -12,12 +12,12 @@ use crate::common::gates::fixture_payload;
 use crate::common::{calyx_bin, wait_until, Env};
 
 /// The state file of a test world.
-fn sessions_file(env: &Env) -> PathBuf {
+pub(crate) fn sessions_file(env: &Env) -> PathBuf {
     env.path().join("state/calyx/sessions.json")
 }
 
 /// The state file, parsed as the server reads it.
-fn saved(env: &Env) -> Option<calyx::persist::SavedState> {
+pub(crate) fn saved(env: &Env) -> Option<calyx::persist::SavedState> {
     let text = std::fs::read_to_string(sessions_file(env)).ok()?;
     calyx::persist::file::parse(&text).ok()
 }
@@ -41,12 +41,12 @@ fn ok_with_path(env: &Env, bin: &Path, args: &[&str]) -> String {
 
 /// `calyx ls`'s listing, whatever its status (it fails when no session is running, even with
 /// saved ones listed).
-fn ls(env: &Env) -> String {
+pub(crate) fn ls(env: &Env) -> String {
     String::from_utf8_lossy(&env.run(&["ls"]).stdout).to_string()
 }
 
 /// Kills the world's server with SIGKILL and waits until it is gone.
-fn kill_9(env: &Env) {
+pub(crate) fn kill_9(env: &Env) {
     let pid = env.server_pid();
     let _ = nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(pid as i32),
@@ -323,7 +323,7 @@ fn the_chooser_lists_a_saved_session_and_enter_restores_it() {
 }
 
 /// Waits until the state file holds sessions named `names`.
-fn wait_saved(env: &Env, names: &[&str]) {
+pub(crate) fn wait_saved(env: &Env, names: &[&str]) {
     wait_until(&format!("{names:?} saved"), || {
         let state = saved(env)?;
         names

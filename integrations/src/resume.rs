@@ -9,10 +9,12 @@
 //! | OpenCode 1.18 | `opencode --session ID` | `-m`/`--model`, `--agent` |
 //! | pi 0.73 | `pi --session ID` | `--model` |
 //! | Copilot CLI 1.0 | `copilot --resume ID` | `--model`, `--agent` |
-//! | Hermes 0.19 | `hermes --resume ID` | `-m`/`--model`, `--provider` |
+//! | Hermes 0.19 | `hermes --resume ID` | `-m`/`--model`, `--provider`, `--accept-hooks`, `--cli`, `--yolo` |
 //! | Kimi 1.52 | `kimi --session ID` | `-m`/`--model`, `--agent` |
+//! | Gemini CLI 0.61 | `gemini --resume ID` | `-m`/`--model` |
 //!
-//! Gemini CLI 0.61's `--resume` takes only `latest` or a list index, not an id, and Grok,
+//! Gemini CLI's `--help` names only `latest` or a list index for `--resume`, but it looks the
+//! value up as a session id first (tests/realcli/resume.sh resumes it for real). Grok,
 //! Antigravity and Cursor were not verified: those start fresh (the caller says so in the pane).
 
 use crate::AgentKind;
@@ -28,11 +30,13 @@ enum Form {
 /// Where the session id goes in the CLI's resume command line (None: it cannot resume by id).
 fn form(kind: AgentKind) -> Option<Form> {
     match kind {
-        AgentKind::ClaudeCode | AgentKind::Copilot => Some(Form::Flag("--resume")),
+        AgentKind::ClaudeCode | AgentKind::Copilot | AgentKind::Gemini => {
+            Some(Form::Flag("--resume"))
+        }
         AgentKind::Hermes => Some(Form::Flag("--resume")),
         AgentKind::Codex => Some(Form::Subcommand("resume")),
         AgentKind::OpenCode | AgentKind::Pi | AgentKind::Kimi => Some(Form::Flag("--session")),
-        AgentKind::Gemini | AgentKind::Grok | AgentKind::Antigravity | AgentKind::Cursor => None,
+        AgentKind::Grok | AgentKind::Antigravity | AgentKind::Cursor => None,
     }
 }
 
@@ -65,6 +69,7 @@ fn kept_flags(kind: AgentKind) -> &'static [&'static str] {
 fn kept_switches(kind: AgentKind) -> &'static [&'static str] {
     match kind {
         AgentKind::ClaudeCode => &["--dangerously-skip-permissions"],
+        AgentKind::Hermes => &["--accept-hooks", "--cli", "--yolo"],
         AgentKind::Codex => &[
             "--dangerously-bypass-hook-trust",
             "--dangerously-bypass-approvals-and-sandbox",
@@ -189,6 +194,11 @@ mod tests {
             (AgentKind::Pi, "pi --model x", "pi --session S --model x"),
             (AgentKind::Copilot, "copilot", "copilot --resume S"),
             (AgentKind::Hermes, "hermes -m m1", "hermes --resume S -m m1"),
+            (
+                AgentKind::Hermes,
+                "hermes chat --cli --accept-hooks",
+                "hermes --resume S --cli --accept-hooks",
+            ),
             (AgentKind::Kimi, "kimi", "kimi --session S"),
         ];
         for (kind, saved, want) in cases {
@@ -201,11 +211,16 @@ mod tests {
     }
 
     #[test]
-    fn clis_without_resume_by_id_have_none() {
+    fn gemini_resumes_by_id_with_its_model() {
         assert_eq!(
-            resume_command(AgentKind::Gemini, &argv("gemini"), "S"),
-            None
+            resume_command(AgentKind::Gemini, &argv("gemini -m flash --yolo"), "S"),
+            Some(argv("gemini --resume S -m flash"))
         );
+    }
+
+    #[test]
+    fn clis_without_resume_by_id_have_none() {
+        assert_eq!(resume_command(AgentKind::Grok, &argv("grok"), "S"), None);
         assert_eq!(resume_command(AgentKind::ClaudeCode, &[], "S"), None);
     }
 

@@ -7,6 +7,7 @@ pub mod commands;
 pub mod history;
 mod history_sizes;
 pub mod limits;
+pub mod master;
 pub mod osc_cap;
 pub mod plain;
 mod pty_fd;
@@ -19,7 +20,8 @@ pub mod terminal;
 
 pub use answerback::Answerback;
 pub use commands::{CommandLog, CommandRecord, CommandState};
-pub use spawn::{spawn, PaneEvents, PaneProcess, SpawnError, SpawnOptions};
+pub use spawn::{adopt, spawn, PaneEvents, PaneProcess, SpawnError, SpawnOptions};
 pub use terminal::{
-    all_lines, for_each_page, release_freed_memory, Drained, HistoryLimits, Replay, Terminal,
+    all_lines, for_each_page, release_freed_memory, Drained, HistoryLimits, HistoryPieces, Replay,
+    Terminal,
 };

@@ -41,6 +41,18 @@ pub fn wait(file: &File, events: PollFlags) -> bool {
     }
 }
 
+/// Whether a line editor has the terminal behind the PTY master `file` (canonical input is
+/// off: the program reads keys one by one). An unreadable terminal counts as yes: nobody
+/// should wait on it.
+pub fn line_editing(file: &File) -> bool {
+    nix::sys::termios::tcgetattr(file.as_fd())
+        .map(|t| {
+            !t.local_flags
+                .contains(nix::sys::termios::LocalFlags::ICANON)
+        })
+        .unwrap_or(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,8 +19,9 @@ use std::time::Duration;
 use nix::poll::PollFlags;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
-use portable_pty::{native_pty_system, CommandBuilder, MasterPty, PtySize};
+use portable_pty::{native_pty_system, CommandBuilder, PtySize};
 
+use crate::master::Master;
 use crate::pty_fd;
 use crate::terminal::Terminal;
 
@@ -59,7 +60,7 @@ pub enum SpawnError {
 pub struct PaneProcess {
     /// Whether the reader thread or the owner reads the next output (see `read_gate`).
     gate: Arc<ReadGate>,
-    master: Box<dyn MasterPty + Send>,
+    master: Master,
     input: InputQueue,
     /// The master, non-blocking, for writing keystrokes without the writer thread.
     direct: File,
@@ -169,33 +170,102 @@ pub fn spawn(
         })?;
     drop(pty.slave);
     let pid = child.process_id();
-    let reaped = Arc::new(AtomicBool::new(false));
-    let reaped_by_reader = reaped.clone();
-    let background = Arc::new(AtomicBool::new(false));
-    let background_for_reader = background.clone();
-
-    let start_error = |e: std::io::Error| SpawnError::Start {
-        command: command_text.clone(),
-        reason: e.to_string(),
-    };
     let master_fd = pty
         .master
         .as_raw_fd()
         .ok_or_else(|| SpawnError::OpenPty("the pty master has no descriptor".into()))?;
-    // SAFETY: portable-pty hands out only the raw number of the master it owns; `pty.master`
-    // is alive (and so is the descriptor) until after the last use of this borrow below, and
-    // nothing closes it meanwhile. Neither portable-pty nor nix offers a borrowed form.
-    let master = unsafe { BorrowedFd::borrow_raw(master_fd) };
-    pty_fd::set_nonblocking(master).map_err(start_error)?;
-    let reader = pty_fd::duplicate(master).map_err(start_error)?;
-    let direct = pty_fd::duplicate(master).map_err(start_error)?;
-    let writer_ready = pty_fd::duplicate(master).map_err(start_error)?;
-    let gate = Arc::new(crate::read_gate::ReadGate::new(reader).map_err(start_error)?);
-    let gate_for_reader = gate.clone();
     let writer = pty.master.take_writer().map_err(|e| SpawnError::Start {
         command: command_text.clone(),
         reason: e.to_string(),
     })?;
+    // SAFETY: portable-pty hands out only the raw number of the master it owns; `pty.master`
+    // is alive (and so is the descriptor) for this borrow's one use, and nothing closes it
+    // meanwhile. Neither portable-pty nor nix offers a borrowed form.
+    let master = unsafe { BorrowedFd::borrow_raw(master_fd) };
+    let start_error = |e: std::io::Error| SpawnError::Start {
+        command: command_text.clone(),
+        reason: e.to_string(),
+    };
+    let master = pty_fd::duplicate(master).map_err(start_error)?;
+    let wait = Box::new(move || child.wait().ok().map(|s| s.exit_code()));
+    let started = Started {
+        master,
+        writer,
+        wait,
+        pid,
+    };
+    start_threads(started, Master::Opened(pty.master), terminal, events).map_err(start_error)
+}
+
+/// Takes over a pane whose program runs already: `master` is its PTY master, inherited from
+/// the server this process replaced (`calyx server-upgrade`), and `pid` its child, still this
+/// process's child (the upgrade kept the pid), so it is reaped here as a spawned one is.
+pub fn adopt(
+    master: std::os::fd::OwnedFd,
+    pid: u32,
+    terminal: Arc<Mutex<Terminal>>,
+    events: Arc<dyn PaneEvents>,
+) -> std::io::Result<PaneProcess> {
+    let master = File::from(master);
+    let started = Started {
+        master: pty_fd::duplicate(master.as_fd())?,
+        writer: Box::new(pty_fd::duplicate(master.as_fd())?),
+        wait: Box::new(move || wait_for(pid)),
+        pid: Some(pid),
+    };
+    start_threads(started, Master::Inherited(master), terminal, events)
+}
+
+/// Waits for the child `pid` to end: its exit code, 1 when a signal ended it (as portable-pty
+/// reports it), None when it cannot be waited for.
+fn wait_for(pid: u32) -> Option<u32> {
+    use nix::sys::wait::{waitpid, WaitStatus};
+    let pid = Pid::from_raw(i32::try_from(pid).ok()?);
+    loop {
+        match waitpid(pid, None) {
+            Ok(WaitStatus::Exited(_, code)) => return u32::try_from(code).ok(),
+            Ok(WaitStatus::Signaled(..)) => return Some(1),
+            Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+            Err(_) => return None,
+        }
+    }
+}
+
+/// What a pane's threads need of a started program.
+struct Started {
+    /// A descriptor of the PTY master, for the duplicates the threads and the owner use.
+    master: File,
+    /// Where queued input is written.
+    writer: Box<dyn Write + Send>,
+    /// Waits for the program to end (called by the reader thread once the PTY closed).
+    wait: Box<dyn FnOnce() -> Option<u32> + Send>,
+    pid: Option<u32>,
+}
+
+/// Starts the reader and writer threads of a pane whose program runs on `started.master`.
+fn start_threads(
+    started: Started,
+    master: Master,
+    terminal: Arc<Mutex<Terminal>>,
+    events: Arc<dyn PaneEvents>,
+) -> std::io::Result<PaneProcess> {
+    let Started {
+        master: base,
+        writer,
+        wait,
+        pid,
+    } = started;
+    let master_fd = base.as_fd();
+    let reaped = Arc::new(AtomicBool::new(false));
+    let reaped_by_reader = reaped.clone();
+    let background = Arc::new(AtomicBool::new(false));
+    let background_for_reader = background.clone();
+    pty_fd::set_nonblocking(master_fd)?;
+    let reader = pty_fd::duplicate(master_fd)?;
+    let direct = pty_fd::duplicate(master_fd)?;
+    let writer_ready = pty_fd::duplicate(master_fd)?;
+    let gate = Arc::new(crate::read_gate::ReadGate::new(reader)?);
+    let gate_for_reader = gate.clone();
 
     let (input_tx, input_rx) = std_mpsc::channel::<Vec<u8>>();
     let input = InputQueue {
@@ -205,8 +275,7 @@ pub fn spawn(
     let written = input.pending.clone();
     std::thread::Builder::new()
         .name("calyx-pane-writer".into())
-        .spawn(move || write_loop(writer, &writer_ready, &input_rx, &written))
-        .map_err(|e| SpawnError::OpenPty(e.to_string()))?;
+        .spawn(move || write_loop(writer, &writer_ready, &input_rx, &written))?;
 
     let replies_tx = input.clone();
     std::thread::Builder::new()
@@ -219,15 +288,14 @@ pub fn spawn(
                 &replies_tx,
                 events.as_ref(),
             );
-            let status = child.wait().ok().map(|s| s.exit_code());
+            let status = wait();
             reaped_by_reader.store(true, Ordering::Release);
             events.exited(status);
-        })
-        .map_err(|e| SpawnError::OpenPty(e.to_string()))?;
+        })?;
 
     Ok(PaneProcess {
         gate,
-        master: pty.master,
+        master,
         input,
         direct,
         pid,
@@ -321,6 +389,31 @@ impl PaneProcess {
         self.input.send(bytes);
     }
 
+    /// Queues `bytes` as if typed at the shell's prompt: once the shell's line editor has the
+    /// terminal (readline, zle and fish read keys with ICANON off), or after `wait` when none
+    /// takes it. Typed earlier, the line would show twice: echoed by the terminal while the
+    /// shell starts, then printed again by the line editor when it reads it.
+    pub fn type_at_prompt(&self, bytes: Vec<u8>, wait: Duration) {
+        let watch = match self.direct.try_clone() {
+            Ok(watch) if !wait.is_zero() => watch,
+            _ => return self.input.send(bytes),
+        };
+        let input = self.input.clone();
+        let typed = bytes.clone();
+        let spawned = std::thread::Builder::new()
+            .name("calyx-pane-typist".into())
+            .spawn(move || {
+                let deadline = std::time::Instant::now() + wait;
+                while !crate::pty_fd::line_editing(&watch) && std::time::Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                input.send(typed);
+            });
+        if spawned.is_err() {
+            self.input.send(bytes);
+        }
+    }
+
     /// How often this pane's reads (the reader thread's and the owner's) waited for the
     /// terminal's lock: (reads that parsed output, reads that waited).
     pub fn read_stats(&self) -> (u64, u64) {
@@ -363,17 +456,18 @@ impl PaneProcess {
     pub fn resize(&self, rows: u16, cols: u16) {
         // The program sees the size its screen has (see `crate::limits`).
         let (rows, cols) = crate::limits::clamp_size(rows, cols);
-        let _ = self.master.resize(PtySize {
-            rows,
-            cols,
-            pixel_width: 0,
-            pixel_height: 0,
-        });
+        self.master.resize(rows, cols);
     }
 
     /// Marks the pane as in the background (nobody looks at or types into it) or not.
     pub fn set_background(&self, background: bool) {
         self.background.store(background, Ordering::Relaxed);
+    }
+
+    /// The number of the PTY master's descriptor the owner writes through: what an in-place
+    /// upgrade keeps open across its `execve` for the next server to [`adopt`].
+    pub fn master_fd(&self) -> std::os::fd::RawFd {
+        std::os::fd::AsRawFd::as_raw_fd(&self.direct)
     }
 
     /// The child's pid.

@@ -194,6 +194,43 @@ impl Terminal {
         self.history.push(screen.as_bytes());
     }
 
+    /// The retained output as owned pieces, each with the size to resize to before it, and
+    /// the size the history starts at: what an in-place upgrade hands to the next server,
+    /// which rebuilds the pane with [`Terminal::from_history`].
+    pub fn history_pieces(&self) -> HistoryPieces {
+        let (start, pieces) = self.history.sized_chunks();
+        HistoryPieces {
+            start,
+            pieces: pieces
+                .into_iter()
+                .map(|(bytes, size)| (bytes.to_vec(), size))
+                .collect(),
+        }
+    }
+
+    /// A terminal of `rows` x `cols` whose history is `history` and whose screen is what that
+    /// output drew: the output is parsed again through the sizes it was printed at (so a
+    /// capture of the history replays exactly as before), with query answers, bells and
+    /// clipboard writes dropped (the program had its answers already).
+    pub fn from_history(
+        rows: u16,
+        cols: u16,
+        limits: HistoryLimits,
+        history: &HistoryPieces,
+    ) -> Self {
+        let (first_rows, first_cols) = history.start.unwrap_or((rows, cols));
+        let mut terminal = Terminal::new(first_rows, first_cols, limits);
+        for (bytes, size) in &history.pieces {
+            if let Some((r, c)) = size {
+                terminal.resize(*r, *c);
+            }
+            terminal.process(bytes);
+            let _ = terminal.drain();
+        }
+        terminal.resize(rows, cols);
+        terminal
+    }
+
     /// Rebuilds the history as a parser with scrollback at the given size, by replaying the
     /// retained output with query replies suppressed, through the sizes the pane had as it was
     /// printed (a shell's redraw after a resize lands where it did on the live screen; see
@@ -221,6 +258,18 @@ impl Terminal {
         Replay(replay)
     }
 }
+
+/// A pane's retained output with the sizes it was printed at ([`Terminal::history_pieces`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HistoryPieces {
+    /// The size the history starts at (None: never recorded).
+    pub start: Option<(u16, u16)>,
+    /// The bytes, oldest first, each with the size to resize to before it (None: no change).
+    pub pieces: Vec<(Vec<u8>, Option<TermSize>)>,
+}
+
+/// A terminal size: rows, columns.
+pub type TermSize = (u16, u16);
 
 /// A pane's history replayed into a parser with scrollback ([`Terminal::replay_history`]), for
 /// a capture or for copy mode. It can hold tens of MiB (10,000 lines of cells at a wide pane's
@@ -359,6 +408,38 @@ mod tests {
         assert_eq!(
             tail,
             ["line 26", "line 27", "line 28", "line 29", "$ typed"]
+        );
+    }
+
+    #[test]
+    fn a_terminal_rebuilt_from_its_history_shows_and_replays_the_same() {
+        let mut t = Terminal::new(5, 20, HistoryLimits::default());
+        for i in 0..30 {
+            t.process(format!("\x1b[1mline {i}\x1b[m\r\n").as_bytes());
+        }
+        t.resize(4, 12);
+        t.process(b"\x1b]2;title\x07narrow\r\n$ \x1b[6n");
+        let _ = t.drain();
+        let history = t.history_pieces();
+        let mut rebuilt = Terminal::from_history(4, 12, HistoryLimits::default(), &history);
+        assert!(
+            rebuilt.drain().replies.is_empty(),
+            "replayed queries are not answered"
+        );
+        assert_eq!(rebuilt.history_pieces(), history);
+        assert_eq!(
+            rebuilt.screen().contents_formatted(),
+            t.screen().contents_formatted()
+        );
+        assert_eq!(
+            rebuilt.screen().cursor_position(),
+            t.screen().cursor_position()
+        );
+        assert_eq!(rebuilt.title(), Some("title"));
+        let before = t.replay_history(4, 12).screen().contents_formatted();
+        assert_eq!(
+            rebuilt.replay_history(4, 12).screen().contents_formatted(),
+            before
         );
     }
 

@@ -295,6 +295,11 @@ impl AgentBook {
         out
     }
 
+    /// Puts a row in (one carried across an upgrade), over any row of its pane.
+    pub(super) fn insert_row(&mut self, row: AgentRow) {
+        self.rows.insert(row.pane, row);
+    }
+
     /// Forgets a pane's row (the pane was closed).
     pub fn remove(&mut self, pane: u64) -> Option<AgentRow> {
         self.rows.remove(&pane)

@@ -6,6 +6,7 @@
 //! tests can construct instants or run with tokio's paused clock.
 
 mod book;
+pub mod carry;
 mod child;
 mod explain;
 pub mod notify;

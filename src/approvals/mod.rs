@@ -4,6 +4,7 @@
 pub mod answer;
 pub mod asker;
 mod body;
+pub mod carry;
 mod diff;
 pub mod elsewhere;
 pub mod gate;

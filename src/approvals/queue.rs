@@ -246,6 +246,40 @@ impl ApprovalQueue {
         &self.rules
     }
 
+    /// Sets again a rule the human made before the server stopped (read from the state file;
+    /// recorded as restored). Returns false when the same rule is already set.
+    pub fn restore_rule(
+        &mut self,
+        pane: Option<PaneId>,
+        cli: &'static str,
+        tool: String,
+        covers: super::rules::Covers,
+    ) -> bool {
+        let same =
+            |r: &Rule| r.pane == pane && r.cli == cli && r.tool == tool && r.covers == covers;
+        if self.rules.iter().any(same) {
+            return false;
+        }
+        let rule = Rule {
+            id: self.next_rule,
+            pane,
+            cli,
+            tool,
+            covers,
+        };
+        self.next_rule += 1;
+        self.write_rule_log(&rule, "rule restored");
+        self.rules.push(rule);
+        true
+    }
+
+    /// Puts a rule in force as it is (one carried across an upgrade); later rules are
+    /// numbered after it.
+    pub(super) fn insert_rule(&mut self, rule: Rule) {
+        self.next_rule = self.next_rule.max(rule.id + 1);
+        self.rules.push(rule);
+    }
+
     /// Takes rule `id` back (recorded); returns whether there was one.
     pub fn revoke(&mut self, id: u64) -> bool {
         let Some(at) = self.rules.iter().position(|r| r.id == id) else {

@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::summary::Summary;
@@ -106,8 +107,9 @@ pub fn subject_of(input: Option<&Value>, summary: &Summary) -> Subject {
     Subject::Tool
 }
 
-/// What a rule covers.
-#[derive(Debug, Clone, PartialEq)]
+/// What a rule covers (saved as it is in `sessions.json`, so a restore re-applies the very rule).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Covers {
     /// Exactly this command, with these other arguments.
     Command { raw: Value, rest: Value },

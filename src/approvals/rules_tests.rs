@@ -329,3 +329,28 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn what_a_rule_covers_survives_the_state_file_and_is_set_once() {
+    // Saved as JSON and read back, a rule covers exactly what it covered.
+    let rule = rule_from("npm test --watch", Breadth::Prefix).expect("prefix rule");
+    let text = serde_json::to_string(&rule.covers).expect("serialise");
+    let back: Covers = serde_json::from_str(&text).expect("read back");
+    assert_eq!(back, rule.covers);
+    let mut queue = super::queue::ApprovalQueue::new(None);
+    assert!(queue.restore_rule(Some(3), "claude-code", "Bash".into(), back.clone()));
+    assert!(!queue.restore_rule(Some(3), "claude-code", "Bash".into(), back));
+    assert_eq!(queue.rules().len(), 1);
+    assert!(queue.rule_allows_call(
+        3,
+        "claude-code",
+        "Bash",
+        Some(&json!({"command": "npm test --ci"}))
+    ));
+    assert!(!queue.rule_allows_call(
+        4,
+        "claude-code",
+        "Bash",
+        Some(&json!({"command": "npm test --ci"}))
+    ));
+}

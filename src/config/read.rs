@@ -166,9 +166,13 @@ impl Reader<'_> {
                     ],
                     Self::mcp,
                 ),
-                "persistence" => {
-                    self.section(span, name, item, &["restore", "restart"], Self::persistence)
-                }
+                "persistence" => self.section(
+                    span,
+                    name,
+                    item,
+                    &["restore", "restart", "scrollback_lines"],
+                    Self::persistence,
+                ),
                 unknown => {
                     let known: Vec<&str> = SWITCHES
                         .iter()
@@ -357,6 +361,14 @@ impl Reader<'_> {
                 if !self.config.persistence.restart.contains(&entry) {
                     self.config.persistence.restart.push(entry);
                 }
+            }
+            return;
+        }
+        if key == "persistence.scrollback_lines" {
+            let default = self.config.persistence.scrollback_lines;
+            if let Some(n) = self.count(span, key, item, default) {
+                self.config.persistence.scrollback_lines =
+                    n.min(super::persistence::MAX_SCROLLBACK_LINES);
             }
             return;
         }

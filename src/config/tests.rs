@@ -325,3 +325,23 @@ fn the_persistence_table_sets_when_sessions_come_back_and_adds_programs() {
     assert_eq!(c.persistence.restore, Restore::OnAttach);
     assert!(errors[0].contains("persistence.restore"), "{errors:#?}");
 }
+
+#[test]
+fn persistence_scrollback_lines_is_a_count_capped_and_zero_turns_it_off() {
+    use crate::config::persistence::{DEFAULT_SCROLLBACK_LINES, MAX_SCROLLBACK_LINES};
+    assert_eq!(
+        Config::default().persistence.scrollback_lines,
+        DEFAULT_SCROLLBACK_LINES
+    );
+    let (c, errors) = Config::parse("[persistence]\nscrollback_lines = 0\n", p());
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert_eq!(c.persistence.scrollback_lines, 0);
+    let (c, _) = Config::parse("[persistence]\nscrollback_lines = 99999999\n", p());
+    assert_eq!(c.persistence.scrollback_lines, MAX_SCROLLBACK_LINES);
+    let (c, errors) = Config::parse("[persistence]\nscrollback_lines = \"all\"\n", p());
+    assert_eq!(c.persistence.scrollback_lines, DEFAULT_SCROLLBACK_LINES);
+    assert!(
+        errors[0].contains("persistence.scrollback_lines"),
+        "{errors:#?}"
+    );
+}

@@ -17,8 +17,6 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 
 use super::connection::filter::Classified;
-use super::publish::{PublishedServer, Registry};
-use super::sign_in_prompt::{sign_in_sentence, SIGN_IN_WAIT};
 
 /// How long a reconnecting server's tools stay published.
 pub const RETAIN_FOR: Duration = Duration::from_secs(60);
@@ -41,36 +39,6 @@ pub struct HeldServer {
     pub sign_in: bool,
 }
 
-impl HeldServer {
-    /// The tools of a ready server that just dropped, kept with "server `ALIAS` is
-    /// reconnecting: WHAT_HAPPENED" and the 10 s wait.
-    pub fn reconnecting(server: &PublishedServer, what_happened: &str) -> Self {
-        HeldServer {
-            alias: server.alias.clone(),
-            name: server.name.clone(),
-            tools: server.tools.clone(),
-            instructions: server.instructions.clone(),
-            unavailable: reconnecting_sentence(&server.alias, what_happened),
-            wait: RECONNECT_WAIT,
-            sign_in: false,
-        }
-    }
-
-    /// The tools of a ready server whose connection now needs sign-in, kept with the sign-in
-    /// sentence (naming it `name`, its display name now) and the 120 s wait.
-    pub fn needing_sign_in(server: &PublishedServer, name: &str) -> Self {
-        HeldServer {
-            alias: server.alias.clone(),
-            name: name.to_string(),
-            tools: server.tools.clone(),
-            instructions: server.instructions.clone(),
-            unavailable: sign_in_sentence(name, &server.alias),
-            wait: SIGN_IN_WAIT,
-            sign_in: true,
-        }
-    }
-}
-
 /// "server `ev` is reconnecting: the server's connection ended".
 pub fn reconnecting_sentence(alias: &str, what_happened: &str) -> String {
     format!("server `{alias}` is reconnecting: {what_happened}")
@@ -85,12 +53,13 @@ pub enum Unavailable {
     NotReady(String),
 }
 
-/// A task that withdraws `alias`'s held tools after `after`, unless it is dropped first (the
-/// server came back, failed, or was stopped). Withdrawing leaves a live server alone.
-pub fn withdraw_after(registry: Registry, alias: String, after: Duration) -> WithdrawTimer {
+/// A task that runs `withdraw` after `after`, unless it is dropped first (the server came
+/// back, failed, or was stopped). The registry's `withdraw_held_after` gives it the withdrawal
+/// of one server's held tools (this module does not know the registry: the registry uses it).
+pub fn withdraw_after(after: Duration, withdraw: impl FnOnce() + Send + 'static) -> WithdrawTimer {
     WithdrawTimer(tokio::spawn(async move {
         tokio::time::sleep(after).await;
-        registry.withdraw_held(&alias);
+        withdraw();
     }))
 }
 

@@ -22,9 +22,11 @@ use rmcp::service::{Peer, PeerRequestOptions, RequestContext};
 use rmcp::{ErrorData, RoleClient, RoleServer, ServerHandler};
 
 use super::connection::filter::Classified;
-use super::held::{reconnecting_sentence, HeldServer, Unavailable, RECONNECT_WAIT};
+use super::held::{
+    reconnecting_sentence, withdraw_after, HeldServer, Unavailable, WithdrawTimer, RECONNECT_WAIT,
+};
 use super::oauth::{find_challenge, Challenge};
-use super::sign_in_prompt::{sign_in_sentence, SignInPrompts};
+use super::sign_in_prompt::{sign_in_sentence, SignInPrompts, SIGN_IN_WAIT};
 use super::step_up::wait_for_step_up;
 
 /// Each server's instructions are cut to this many bytes in `initialize`.
@@ -42,6 +44,36 @@ pub struct PublishedServer {
     pub instructions: Option<String>,
     /// Where the connection's upstream progress goes (its client handler reads the same table).
     pub progress: super::progress::ProgressRoutes,
+}
+
+impl PublishedServer {
+    /// This ready server's tools, kept while it reconnects: "server `ALIAS` is reconnecting:
+    /// WHAT_HAPPENED" for calls still waiting after the 10 s wait.
+    pub fn held_while_reconnecting(&self, what_happened: &str) -> HeldServer {
+        HeldServer {
+            alias: self.alias.clone(),
+            name: self.name.clone(),
+            tools: self.tools.clone(),
+            instructions: self.instructions.clone(),
+            unavailable: reconnecting_sentence(&self.alias, what_happened),
+            wait: RECONNECT_WAIT,
+            sign_in: false,
+        }
+    }
+
+    /// This ready server's tools, kept while its connection needs sign-in: the sign-in sentence
+    /// (naming it `name`, its display name now) and the 120 s wait; a call raises the prompt.
+    pub fn held_needing_sign_in(&self, name: &str) -> HeldServer {
+        HeldServer {
+            alias: self.alias.clone(),
+            name: name.to_string(),
+            tools: self.tools.clone(),
+            instructions: self.instructions.clone(),
+            unavailable: sign_in_sentence(name, &self.alias),
+            wait: SIGN_IN_WAIT,
+            sign_in: true,
+        }
+    }
 }
 
 /// What the registry publishes for one alias: a ready server, or the tools of one that cannot
@@ -181,6 +213,14 @@ impl Registry {
             self.bump();
             self.readiness.send_modify(|n| *n = n.wrapping_add(1));
         }
+    }
+
+    /// Withdraws `alias`'s held tools after `after`, unless the timer is dropped first (the
+    /// server came back, failed, or was stopped).
+    pub fn withdraw_held_after(&self, alias: &str, after: std::time::Duration) -> WithdrawTimer {
+        let registry = self.clone();
+        let alias = alias.to_string();
+        withdraw_after(after, move || registry.withdraw_held(&alias))
     }
 
     /// Withdraws `alias`'s tools if they are held (a ready server is left alone).

@@ -22,7 +22,7 @@ use super::connection::spawn::StdioLaunch;
 use super::connection::state::{Reconnects, ServerState};
 use super::connection::{connect_with, Connected, HttpAuth, HttpLaunch, Launch, INIT_TIMEOUT};
 use super::entry::{ServerEntry, Transport};
-use super::held::{reconnecting_sentence, withdraw_after, HeldServer, WithdrawTimer, RETAIN_FOR};
+use super::held::{reconnecting_sentence, HeldServer, WithdrawTimer, RETAIN_FOR};
 use super::publish::{PublishedServer, Registry};
 use super::secrets::{env_account, header_account, SecretStore};
 use super::sign_in::SignIns;
@@ -122,7 +122,7 @@ impl Shared {
     /// tools replace them) or stopped.
     fn hold_for_sign_in(&self, entry: &ServerEntry) -> bool {
         if self.registry.hold_live(&entry.alias, |server| {
-            HeldServer::needing_sign_in(server, &entry.name)
+            server.held_needing_sign_in(&entry.name)
         }) {
             return true;
         }
@@ -382,11 +382,7 @@ async fn run(shared: Shared, entry: ServerEntry, launch: Launch, auth: HttpAuth)
                 let since = Instant::now();
                 serve_until_dropped(&shared, &entry, connected).await;
                 reconnects.connected(since.elapsed());
-                retention.replace(withdraw_after(
-                    shared.registry.clone(),
-                    alias.to_string(),
-                    RETAIN_FOR,
-                ));
+                retention.replace(shared.registry.withdraw_held_after(alias, RETAIN_FOR));
                 "the server's connection ended".to_string()
             }
             // Not a failure: wait for the user to sign in, then connect again.
@@ -492,7 +488,7 @@ async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Co
     // Agents keep seeing the tools while the server reconnects (the caller withdraws them
     // after 60 s or when it gives up).
     shared.registry.hold_live(alias, |server| {
-        HeldServer::reconnecting(server, "the server's connection ended")
+        server.held_while_reconnecting("the server's connection ended")
     });
     {
         let mut groups = shared

@@ -18,8 +18,8 @@ pub mod token;
 
 pub use identity::{DEFAULT_HOOK_KIND, KIND_HEADER, SESSION_HEADER, SURFACE_HEADER};
 pub use options::{
-    EndpointOptions, PortChoice, APPROVAL_TIMEOUT, DEFAULT_PORTS, MAX_BODY_BYTES, MAX_HEADER_BYTES,
-    REQUEST_TIMEOUT, SHUTDOWN_GRACE,
+    EndpointOptions, InheritedListener, PortChoice, APPROVAL_TIMEOUT, DEFAULT_PORTS,
+    MAX_BODY_BYTES, MAX_HEADER_BYTES, REQUEST_TIMEOUT, SHUTDOWN_GRACE,
 };
 pub use server::{start, EndpointHandle};
 

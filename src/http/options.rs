@@ -83,6 +83,17 @@ pub struct EndpointOptions {
     pub mcp: Option<crate::mcp::McpOptions>,
     /// The user's hosted MCP servers behind `/mcp-hosted`; `None` answers 404 there.
     pub hosted: Option<crate::hosted::route::HostedRoute>,
+    /// A listening socket and token inherited from the server this process replaced
+    /// (`calyx server-upgrade`): served as they are instead of binding (same port, same token).
+    pub inherited: Option<InheritedListener>,
+}
+
+/// The endpoint's listener handed over by an in-place upgrade.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InheritedListener {
+    /// The descriptor number (open in this process since the exec).
+    pub fd: i32,
+    pub token: String,
 }
 
 impl Default for EndpointOptions {
@@ -100,6 +111,7 @@ impl Default for EndpointOptions {
             unauthenticated_deadline: UNAUTHENTICATED_DEADLINE,
             mcp: None,
             hosted: None,
+            inherited: None,
         }
     }
 }

@@ -26,6 +26,8 @@ use crate::accept_backoff::AcceptBackoff;
 #[derive(Debug)]
 pub struct EndpointHandle {
     info: EndpointInfo,
+    /// The listening socket's descriptor, which an in-place upgrade hands over.
+    listener_fd: std::os::fd::RawFd,
     endpoint_file: PathBuf,
     stop: watch::Sender<bool>,
     accept_task: Option<JoinHandle<()>>,
@@ -41,6 +43,11 @@ impl EndpointHandle {
     /// The bearer token every request must carry.
     pub fn token(&self) -> &str {
         &self.info.token
+    }
+
+    /// The listening socket's descriptor number (for `calyx server-upgrade` to hand over).
+    pub fn listener_fd(&self) -> std::os::fd::RawFd {
+        self.listener_fd
     }
 
     /// Where the port and token were written.
@@ -78,8 +85,19 @@ pub async fn start(
     sender: EndpointSender,
     options: EndpointOptions,
 ) -> anyhow::Result<EndpointHandle> {
-    let remembered = endpoint_file::read(&options.endpoint_file);
-    let (listener, token) = bind(remembered, options.port).await?;
+    let (listener, token) = match &options.inherited {
+        Some(inherited) => {
+            let fd = crate::upgrade::inherit::inherited_fd(
+                inherited.fd,
+                nix::sys::stat::SFlag::S_IFSOCK,
+            )?;
+            let listener = std::net::TcpListener::from(fd);
+            listener.set_nonblocking(true)?;
+            (TcpListener::from_std(listener)?, inherited.token.clone())
+        }
+        None => bind(endpoint_file::read(&options.endpoint_file), options.port).await?,
+    };
+    let listener_fd = std::os::fd::AsRawFd::as_raw_fd(&listener);
     let port = listener
         .local_addr()
         .context("failed to read the endpoint's local address")?
@@ -135,6 +153,7 @@ pub async fn start(
     tracing::info!(port, file = %options.endpoint_file.display(), "endpoint: listening on 127.0.0.1");
     Ok(EndpointHandle {
         info,
+        listener_fd,
         endpoint_file: options.endpoint_file,
         stop,
         accept_task: Some(accept_task),

@@ -98,9 +98,51 @@ pub struct Delivery {
     pub dropped_now: bool,
 }
 
+/// A peer and its unread messages, as an in-place upgrade (`calyx server-upgrade`) hands
+/// them to the new server (pane ids stay, so the keys do too).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CarriedPeer {
+    /// Its pane id (what other peers address it by).
+    pub pane: String,
+    pub name: String,
+    pub role: Option<String>,
+    pub inbox: Vec<Message>,
+    pub dropped: u64,
+}
+
 impl PeerRegistry {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Every peer with its inbox, to hand over.
+    pub fn carry_out(&self) -> Vec<CarriedPeer> {
+        self.lock()
+            .iter()
+            .map(|(pane, p)| CarriedPeer {
+                pane: pane.clone(),
+                name: p.name.clone(),
+                role: p.role.clone(),
+                inbox: p.inbox.iter().cloned().collect(),
+                dropped: p.dropped,
+            })
+            .collect()
+    }
+
+    /// Takes in handed-over peers with their inboxes.
+    pub fn carry_in(&self, carried: Vec<CarriedPeer>) {
+        let mut peers = self.lock();
+        for c in carried {
+            peers.insert(
+                c.pane,
+                Peer {
+                    name: c.name,
+                    role: c.role,
+                    inbox: c.inbox.into_iter().take(MAX_QUEUED).collect(),
+                    dropped: c.dropped,
+                },
+            );
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Peer>> {
@@ -267,6 +309,22 @@ mod tests {
 
     fn pane(id: &str) -> PaneRef {
         PaneRef { pane: id.into() }
+    }
+
+    #[test]
+    fn peers_carried_out_come_back_with_their_unread_messages() {
+        let old = PeerRegistry::new();
+        old.register(&pane("%1"), "alice", Some("lead"))
+            .expect("register");
+        old.register(&pane("%2"), "bob", None).expect("register");
+        old.send(&pane("%1"), "%2", "hello bob").expect("send");
+        let new = PeerRegistry::new();
+        new.carry_in(old.carry_out());
+        assert_eq!(new.list(), old.list());
+        let inbox = new.receive(&pane("%2")).expect("inbox");
+        assert_eq!(inbox.messages.len(), 1);
+        assert_eq!(inbox.messages[0].content, "hello bob");
+        assert_eq!(inbox.messages[0].from_name, "alice");
     }
 
     #[test]

@@ -14,6 +14,7 @@ fn sample() -> SavedState {
         program: vec!["bash".into()],
         title: "t".into(),
         agent: None,
+        history: None,
     };
     SavedState {
         version: VERSION,

@@ -70,6 +70,20 @@ pub struct SavedPane {
     pub program: Vec<String>,
     pub title: String,
     pub agent: Option<SavedAgent>,
+    /// The pane's last lines of text, saved at a graceful stop only: the periodic saves of a
+    /// running server leave it out, so after a crash there is none to show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<SavedHistory>,
+}
+
+/// A pane's last lines of text, redacted as `pane_read` redacts, shown again (dimmed, under a
+/// `── restored <date time> ──` line) above the program a restore starts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedHistory {
+    /// When the server stopped (seconds since the Unix epoch).
+    pub saved_at: u64,
+    /// Oldest first, without trailing blank lines.
+    pub lines: Vec<String>,
 }
 
 /// What calyx knew about the agent CLI in a pane.
@@ -84,8 +98,8 @@ pub struct SavedAgent {
     pub transcript_path: Option<String>,
 }
 
-/// An "always" approval rule, for the record (rules last for a server's life; the file keeps
-/// what the human had decided).
+/// An "always" approval rule the human made, with its scope: set again when the server starts
+/// (every pane's) or when its pane's session is restored (a pane's).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SavedRule {
     /// The CLI whose tool it covers.
@@ -95,6 +109,10 @@ pub struct SavedRule {
     pub covers: String,
     /// The pane's record id (CALYX_SESSION_ID) for a pane's rule; None for every pane.
     pub pane: Option<String>,
+    /// Exactly what it covers, for setting it again on restore (a file written before rules
+    /// were restored lacks it: such a rule is listed, not set again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matches: Option<crate::approvals::rules::Covers>,
 }
 
 impl SavedSession {

@@ -69,6 +69,20 @@ pub fn shell_line(argv: &[String]) -> String {
         .join(" ")
 }
 
+/// Shells that read their prompt with the terminal's own line discipline (no line editor):
+/// a line typed while they start is echoed once, by the terminal, and never again.
+const PLAIN_SHELLS: &[&str] = &["sh", "dash", "posh"];
+
+/// Whether the shell at `path` (symbolic links followed: `/bin/sh` may be bash) takes its
+/// prompt's keys through a line editor, which prints a typed line itself once it runs; a line
+/// typed for it should wait for it (see `calyx_pty::PaneProcess::type_at_prompt`).
+pub fn shell_edits_lines(path: &str) -> bool {
+    let real = std::fs::canonicalize(path)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| path.to_string());
+    !PLAIN_SHELLS.contains(&base(&real))
+}
+
 /// Decides what `pane` starts again; `restart` is `[persistence] restart`.
 pub fn plan(pane: &SavedPane, restart: &[String]) -> Relaunch {
     // What ran: a program started from the pane's shell, else the pane's own command.
@@ -109,8 +123,16 @@ fn agent_plan(
     argv: &[String],
     under_shell: bool,
 ) -> Relaunch {
-    if let Some(line) = session.and_then(|id| resume::resume_command(kind, argv, id)) {
-        return start(line, under_shell, None);
+    // The CLI's own flags come after the words that run it; resume reads them as one program.
+    let (program, args) = program_words(argv);
+    let mut saved = vec![String::new()];
+    saved.extend_from_slice(args);
+    let with_program = |mut line: Vec<String>| {
+        line.splice(0..1, program.iter().cloned());
+        line
+    };
+    if let Some(line) = session.and_then(|id| resume::resume_command(kind, &saved, id)) {
+        return start(with_program(line), under_shell, None);
     }
     let why = if session.is_none() {
         "its conversation id was never reported"
@@ -118,7 +140,22 @@ fn agent_plan(
         "it cannot resume a conversation by id"
     };
     let note = format!("calyx: {} started afresh: {why}", kind.display_name());
-    start(resume::fresh_command(kind, argv), under_shell, Some(note))
+    let fresh = if program.is_empty() {
+        resume::fresh_command(kind, argv)
+    } else {
+        with_program(resume::fresh_command(kind, &saved))
+    };
+    start(fresh, under_shell, Some(note))
+}
+
+/// The words of `argv` that run the program, and its own arguments: `python -m MODULE` is
+/// three words (Kimi CLI runs so), any other program one.
+fn program_words(argv: &[String]) -> (&[String], &[String]) {
+    let python_module = argv.first().is_some_and(|p| base(p).starts_with("python"))
+        && argv.get(1).is_some_and(|a| a == "-m")
+        && argv.len() >= 3;
+    let at = if python_module { 3 } else { argv.len().min(1) };
+    argv.split_at(at)
 }
 
 fn start(argv: Vec<String>, under_shell: bool, note: Option<String>) -> Relaunch {

@@ -23,6 +23,7 @@ fn pane(command: &str, program: &str, foreground: &str) -> SavedPane {
         program: argv(program),
         title: String::new(),
         agent: None,
+        history: None,
     }
 }
 
@@ -87,14 +88,47 @@ fn an_agent_with_a_session_id_resumes_through_its_script() {
 
 #[test]
 fn an_agent_that_cannot_resume_starts_fresh_and_says_so() {
-    let mut p = pane("gemini -m pro", "gemini -m pro", "");
+    let mut p = pane("grok -m pro", "grok -m pro", "");
     p.agent = Some(SavedAgent {
-        kind: "gemini".into(),
+        kind: "grok".into(),
         session_id: Some("s".into()),
         state: "idle".into(),
         transcript_path: None,
     });
     let got = plan(&p, &restart());
-    assert_eq!(got.command, argv("gemini -m pro"));
-    assert!(got.note.expect("note").contains("Gemini"));
+    assert_eq!(got.command, argv("grok -m pro"));
+    assert!(got.note.expect("note").contains("Grok"));
+}
+
+#[test]
+fn plain_shells_take_typed_lines_at_once_and_others_through_their_line_editor() {
+    use super::shell_edits_lines;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dash = dir.path().join("dash");
+    std::fs::write(&dash, "").expect("dash");
+    let linked_sh = dir.path().join("sh");
+    let bash = dir.path().join("bash");
+    std::fs::write(&bash, "").expect("bash");
+    std::os::unix::fs::symlink(&bash, &linked_sh).expect("link");
+    assert!(!shell_edits_lines(&dash.display().to_string()));
+    // `/bin/sh` that is bash edits lines: its link is followed.
+    assert!(shell_edits_lines(&linked_sh.display().to_string()));
+    assert!(shell_edits_lines("/no/such/zsh"));
+    assert!(!shell_edits_lines("/no/such/sh"));
+}
+
+#[test]
+fn a_cli_run_as_a_python_module_resumes_as_one() {
+    let mut p = pane("", "bash", "/venv/bin/python -m kimi_cli.cli -m k2 --yolo");
+    p.agent = Some(SavedAgent {
+        kind: "kimi".into(),
+        session_id: Some("s1".into()),
+        state: "idle".into(),
+        transcript_path: None,
+    });
+    let got = plan(&p, &restart());
+    assert_eq!(
+        got.typed.as_deref(),
+        Some("/venv/bin/python -m kimi_cli.cli --session s1 -m k2")
+    );
 }

@@ -44,6 +44,21 @@ pub fn local_clock(secs: u64, now: u64) -> String {
     }
 }
 
+/// `YYYY-MM-DD HH:MM` in local time for a Unix time.
+pub fn local_date_time(secs: u64) -> String {
+    let Some(t) = local(secs) else {
+        return secs.to_string();
+    };
+    format!(
+        "{}-{:02}-{:02} {:02}:{:02}",
+        t.tm_year + 1900,
+        t.tm_mon + 1,
+        t.tm_mday,
+        t.tm_hour,
+        t.tm_min
+    )
+}
+
 /// The broken-down local time of a Unix time.
 fn local(secs: u64) -> Option<libc::tm> {
     let t = libc::time_t::try_from(secs).ok()?;
@@ -75,6 +90,7 @@ mod tests {
                 state: "idle".into(),
                 transcript_path: None,
             }),
+            history: None,
         }
     }
 

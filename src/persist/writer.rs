@@ -161,6 +161,7 @@ mod tests {
             program: Vec::new(),
             title: String::new(),
             agent: None,
+            history: None,
         };
         Snapshot {
             state: SavedState {

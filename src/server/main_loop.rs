@@ -58,6 +58,7 @@ async fn start_endpoint(
     peers: std::sync::Arc<crate::mcp::PeerRegistry>,
     hosted: crate::hosted::route::HostedRoute,
     open_files: Option<u64>,
+    inherited: Option<crate::http::InheritedListener>,
 ) -> Option<crate::http::EndpointHandle> {
     let (sender, mut requests) = mpsc::channel(256);
     let backend = std::sync::Arc::new(super::io::mcp_backend::OwnerBackend { tx: tx.clone() });
@@ -78,6 +79,7 @@ async fn start_endpoint(
         ),
         hosted: Some(hosted),
         max_connections,
+        inherited,
         ..defaults
     };
     match crate::http::start(sender, options).await {
@@ -149,9 +151,41 @@ async fn start_hosting(
     Ok(hosting)
 }
 
+/// How a server starts: binding its socket, or taking over from the server this process
+/// replaced in place (`calyx server-upgrade`).
+pub enum Start {
+    Fresh(PathBuf),
+    Adopt(Box<crate::upgrade::handover::Handover>),
+}
+
 /// Runs the server on `socket` until it exits. Blocks the calling thread.
 pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
+    serve_from(Start::Fresh(socket), 0)
+}
+
+/// Runs the server taking over what the server this process replaced handed over in the
+/// memfd `state_fd` (`calyx server --adopt N`). Blocks the calling thread.
+pub fn serve_adopted(state_fd: i32) -> anyhow::Result<()> {
+    let fd = crate::upgrade::inherit::inherited_fd(state_fd, nix::sys::stat::SFlag::S_IFREG)?;
+    let handover = crate::upgrade::handover::Handover::read_from(std::fs::File::from(fd))?;
+    // Before this process starts children of its own (the hosted MCP servers), so that only
+    // the old server's are reaped here.
+    let panes: Vec<u32> = handover.panes.iter().map(|p| p.pid).collect();
+    let orphans = crate::upgrade::orphans::reap_all_but(&panes);
+    serve_from(Start::Adopt(Box::new(handover)), orphans)
+}
+
+/// Runs the server until it exits (`orphans`: children of the replaced server being reaped,
+/// for the log). Blocks the calling thread.
+fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
     init_logging();
+    if orphans > 0 {
+        tracing::info!("server-upgrade: reaping {orphans} children of the old server");
+    }
+    let socket = match &start {
+        Start::Fresh(socket) => socket.clone(),
+        Start::Adopt(handover) => PathBuf::from(&handover.socket_path),
+    };
     let open_files = match crate::accept_backoff::raise_open_files_limit() {
         Ok(limit) => {
             tracing::info!("open files limit: {limit}");
@@ -170,7 +204,23 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
         .build()
         .context("failed to start the async runtime")?;
     runtime.block_on(async move {
-        let listener = bind(&socket).await?;
+        let listener = match &start {
+            Start::Fresh(socket) => bind(socket).await?,
+            Start::Adopt(handover) => super::io::socket::inherited(handover.socket_fd)?,
+        };
+        let socket_fd = std::os::fd::AsRawFd::as_raw_fd(&listener);
+        let inherited_endpoint = match &start {
+            Start::Adopt(handover) => {
+                handover
+                    .endpoint
+                    .as_ref()
+                    .map(|e| crate::http::InheritedListener {
+                        fd: e.fd,
+                        token: e.token.clone(),
+                    })
+            }
+            Start::Fresh(_) => None,
+        };
         let (config, errors) = crate::config::Config::load(&paths::config_file());
         for e in &errors {
             tracing::warn!("{e}");
@@ -188,6 +238,7 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
             peers.clone(),
             hosted_route.clone(),
             open_files,
+            inherited_endpoint,
         )
         .await;
         let hosting = start_hosting(
@@ -229,8 +280,24 @@ pub fn serve(socket: PathBuf) -> anyhow::Result<()> {
         }
         server.watch_server_states();
         server.watch_sign_in_prompts();
+        server.upgrade.socket_fd = Some(socket_fd);
+        server.upgrade.endpoint =
+            endpoint
+                .as_ref()
+                .map(|handle| crate::upgrade::handover::HandedEndpoint {
+                    fd: handle.listener_fd(),
+                    port: handle.port(),
+                    token: handle.token().to_string(),
+                });
         server.persisted = crate::server::operations::persistence::Persisted::start();
-        server.restore_at_start();
+        match &start {
+            Start::Fresh(_) => {
+                server.apply_saved_rules_at_start();
+                server.restore_at_start();
+            }
+            // The rules came with the handover, in force as they were.
+            Start::Adopt(handover) => server.adopt(handover),
+        }
         server.run(rx).await;
         if let Some(handle) = endpoint {
             if let Err(e) = handle.shutdown().await {
@@ -289,6 +356,10 @@ impl Server {
                 break;
             }
             self.schedule_render();
+            if let Some((binary, client)) = self.upgrade.due.take() {
+                self.flush_connections().await;
+                self.exec_upgrade(&binary, client);
+            }
         }
         // The last save is written before the socket goes, so a server started right after
         // this one reads it; the socket goes before the panes' programs are stopped (which may
@@ -367,6 +438,11 @@ impl Server {
             Msg::Servers(done) => self.servers_done(done),
             Msg::SignInPrompts => self.sign_in_prompts_changed(),
             Msg::SignInStep { alias, step } => self.sign_in_step(&alias, step),
+            Msg::UpgradeChecked {
+                client,
+                binary,
+                result,
+            } => self.upgrade_checked(client, binary, result),
         }
     }
 

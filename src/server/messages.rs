@@ -69,6 +69,13 @@ pub enum Msg {
         alias: String,
         step: crate::server::model::sign_in_prompt::SignInStep,
     },
+    /// `calyx server-upgrade`'s check of the new binary finished (its `--version` line, or why
+    /// it cannot take over); `client` asked (None: the `:` prompt).
+    UpgradeChecked {
+        client: Option<ClientId>,
+        binary: std::path::PathBuf,
+        result: Result<String, String>,
+    },
 }
 
 /// What the overlay's work off the loop brings back.

@@ -37,7 +37,7 @@ mod restore_on_fakes_tests;
 mod state_on_fakes_tests;
 mod view;
 
-pub use main_loop::serve;
+pub use main_loop::{serve, serve_adopted};
 pub use messages::Msg;
 pub use model::ids::ClientId;
 pub use owner::{Server, FRAME_INTERVAL};

@@ -91,6 +91,8 @@ pub struct Server {
     pub(crate) hosting_unavailable: Option<String>,
     /// Saved sessions: the writer thread, the sessions not running, when the next save is due.
     pub(crate) persisted: operations::persistence::Persisted,
+    /// `calyx server-upgrade`: the descriptors to hand over, a check running, an exec due.
+    pub(crate) upgrade: operations::upgrade::Upgrade,
 }
 
 impl Server {
@@ -144,6 +146,7 @@ impl Server {
             hosting: None,
             hosting_unavailable: None,
             persisted: Default::default(),
+            upgrade: Default::default(),
         }
     }
 

@@ -27,6 +27,7 @@ fn pane(id: u32, cwd: &str, command: &[&str], foreground: &[&str]) -> SavedPane 
         program: words(command),
         title: String::new(),
         agent: None,
+        history: None,
     }
 }
 

@@ -4,13 +4,19 @@
 # pane's shell with one exchange with the fake model; once calyx saved its session id, the server
 # is killed with SIGKILL; `calyx attach` restores the session, the pane types the CLI's resume
 # command, a second prompt is typed, and the fake model's request for it (its raw body, dumped
-# with FAKE_DUMP_DIR) must contain the first exchange. Prints `realcli resume: PASS|FAIL CLI ...`. Usage: tests/realcli/resume.sh [CLI...]
+# with FAKE_DUMP_DIR) must contain the first exchange. Prints `realcli resume: PASS|FAIL CLI ...`.
+# Usage: tests/realcli/resume.sh [CLI...] (default claude codex; every CLI ../shared/realcli
+# drives is known here: claude codex opencode gemini pi copilot hermes kimi).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 rl_init "realcli resume"
 CLIS=${*:-claude codex}
-declare -A KIND=([claude]=claude-code [codex]=codex)
-declare -A PORT=([claude]=18401 [codex]=18402)
+declare -A KIND=([claude]=claude-code [codex]=codex [opencode]=opencode [gemini]=gemini
+                 [pi]=pi [copilot]=copilot [hermes]=hermes [kimi]=kimi)
+declare -A PORT=([claude]=18401 [codex]=18402 [opencode]=18403 [gemini]=18404 [pi]=18405
+                 [copilot]=18406 [hermes]=18407 [kimi]=18408)
+# CLIs whose TUI takes no prompt on its command line: it is typed once this greeting shows.
+declare -A GREET=([hermes]='Welcome to Hermes' [kimi]='Welcome to Kimi')
 FAILED=0
 
 inner() {
@@ -27,6 +33,10 @@ inner() {
   (cd "$D/project" && c new -d -s agent -x 160 -y 45 -c "$D/project") || { echo "FAIL calyx new"; return; }
   c send-keys -t agent -l "$(cat "$D/line")"; c send-keys -t agent Enter
   local i sid=""
+  if [ -n "${GREET[$CLI]:-}" ]; then
+    for i in $(seq 600); do c capture -t agent 2>/dev/null | grep -qF "${GREET[$CLI]}" && break; sleep 0.2; done
+    c send-keys -t agent -l "SCENARIO:plain first exchange FIRSTMARK"; sleep 0.5; c send-keys -t agent Enter
+  fi
   for i in $(seq 600); do
     sid=$(python3 - "${XDG_STATE_HOME:-$HOME/.local/state}/calyx/sessions.json" <<'PY' 2>/dev/null
 import json, sys
@@ -75,20 +85,22 @@ PY
   done
   kill "$holder" 2>/dev/null
   if [ $ok = yes ]; then
-    echo "PASS resumed $sid: $(grep -v '^\s*$' "$D/ls.out" | head -n 1); typed: $(grep -m1 -E "(--resume|resume) " "$D/pane-restored.txt")"
+    echo "PASS resumed $sid: $(grep -v '^\s*$' "$D/ls.out" | head -n 1); typed: $(grep -m1 -F -- "$sid" "$D/pane-restored.txt" | sed 's/^.*[#$] //')"
   else
     echo "FAIL no request with both exchanges; pane: $(c capture -t agent | grep -v '^\s*$' | head -n 8 | tr '\n' ' ')"
   fi
 }
 
 for CLI in $CLIS; do
+  t0=$SECONDS
   D=$T/$CLI; mkdir -p "$D/project"
   rl_install "$CLI" "$D/install.log" || { echo "realcli resume: FAIL $CLI install"; FAILED=1; continue; }
   "$R" prepare "$CLI" "$D/home" "$D/project" "${PORT[$CLI]}" > "$D/env.sh"
   export D CLI R CALYX
-  out=$("$R" netns -- bash -c "$(declare -f inner c rl_calyx_env); $(declare -p PORT KIND); inner" 2>&1 | tail -n 1)
+  out=$("$R" netns -- bash -c "$(declare -f inner c rl_calyx_env); $(declare -p PORT KIND GREET); inner" 2>&1 | tail -n 1)
   echo "realcli resume: $out" | sed "s/^realcli resume: \(PASS\|FAIL\)/realcli resume: \1 $CLI/"
   case "$out" in PASS*) ;; *) FAILED=1 ;; esac
+  rl_time "$CLI" $((SECONDS - t0))
 done
 rl_finish $FAILED
 exit $FAILED

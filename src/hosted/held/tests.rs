@@ -11,6 +11,7 @@ use tokio::time::Instant;
 
 use super::*;
 use crate::hosted::connection::filter::classify;
+use crate::hosted::publish::{PublishedServer, Registry};
 
 /// An upstream server with nothing to say: only its connection matters here.
 struct Upstream;
@@ -58,10 +59,8 @@ fn listed(registry: &Registry) -> Vec<String> {
 }
 
 fn held_after_drop(registry: &Registry) {
-    assert!(registry.hold_live("ev", |server| HeldServer::reconnecting(
-        server,
-        "the server's connection ended"
-    )));
+    assert!(registry.hold_live("ev", |server| server
+        .held_while_reconnecting("the server's connection ended")));
 }
 
 #[tokio::test(start_paused = true)]
@@ -157,7 +156,7 @@ async fn held_tools_are_withdrawn_after_60_s_unless_the_timer_is_dropped() {
     held_after_drop(&registry);
     let mut changes = registry.watch_changes();
     changes.mark_unchanged();
-    let _timer = withdraw_after(registry.clone(), "ev".into(), RETAIN_FOR);
+    let _timer = registry.withdraw_held_after("ev", RETAIN_FOR);
     tokio::time::sleep(RETAIN_FOR - Duration::from_secs(1)).await;
     assert_eq!(listed(&registry), ["ev-echo"], "still held at 59 s");
     assert!(!changes.has_changed().expect("registry alive"));
@@ -171,14 +170,14 @@ async fn held_tools_are_withdrawn_after_60_s_unless_the_timer_is_dropped() {
     // Dropped (the server came back): nothing is withdrawn.
     registry.insert(live(&connection));
     held_after_drop(&registry);
-    let timer = withdraw_after(registry.clone(), "ev".into(), RETAIN_FOR);
+    let timer = registry.withdraw_held_after("ev", RETAIN_FOR);
     drop(timer);
     tokio::time::sleep(RETAIN_FOR * 2).await;
     assert_eq!(listed(&registry), ["ev-echo"]);
 
     // A ready server is never withdrawn by a stale timer.
     registry.insert(live(&connection));
-    let _stale = withdraw_after(registry.clone(), "ev".into(), Duration::from_secs(1));
+    let _stale = registry.withdraw_held_after("ev", Duration::from_secs(1));
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert!(registry.get("ev").is_some());
 }
@@ -188,12 +187,7 @@ async fn a_call_held_for_sign_in_raises_the_prompt_and_esc_answers_it_at_once() 
     let registry = Registry::default();
     let connection = connection().await;
     registry.insert(live(&connection));
-    assert!(
-        registry.hold_live("ev", |server| HeldServer::needing_sign_in(
-            server,
-            "Everything"
-        ))
-    );
+    assert!(registry.hold_live("ev", |server| server.held_needing_sign_in("Everything")));
     let prompts = registry.sign_in_prompts().clone();
     let calling = registry.clone();
     let call = tokio::spawn(async move { calling.callable("ev-echo").await.err() });
@@ -223,12 +217,7 @@ async fn a_call_held_for_sign_in_runs_once_signed_in_and_the_prompt_goes() {
     let registry = Registry::default();
     let connection = connection().await;
     registry.insert(live(&connection));
-    assert!(
-        registry.hold_live("ev", |server| HeldServer::needing_sign_in(
-            server,
-            "Everything"
-        ))
-    );
+    assert!(registry.hold_live("ev", |server| server.held_needing_sign_in("Everything")));
     let prompts = registry.sign_in_prompts().clone();
     let calling = registry.clone();
     let call = tokio::spawn(async move { calling.callable("ev-echo").await.map(|(_, o)| o) });
@@ -245,12 +234,7 @@ async fn a_call_held_for_sign_in_ends_when_its_server_is_removed() {
     let registry = Registry::default();
     let connection = connection().await;
     registry.insert(live(&connection));
-    assert!(
-        registry.hold_live("ev", |server| HeldServer::needing_sign_in(
-            server,
-            "Everything"
-        ))
-    );
+    assert!(registry.hold_live("ev", |server| server.held_needing_sign_in("Everything")));
     let prompts = registry.sign_in_prompts().clone();
     let calling = registry.clone();
     let call = tokio::spawn(async move { calling.callable("ev-echo").await.err() });

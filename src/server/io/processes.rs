@@ -20,6 +20,19 @@ pub trait Processes: Send + Sync {
         terminal: Arc<Mutex<Terminal>>,
         events: Arc<dyn PaneEvents>,
     ) -> anyhow::Result<Box<dyn PaneProcess>>;
+
+    /// Takes over a program already running on the PTY master `master` (inherited across an
+    /// in-place upgrade), as [`Processes::spawn`] would have started it.
+    fn adopt(
+        &self,
+        master: std::os::fd::OwnedFd,
+        pid: u32,
+        terminal: Arc<Mutex<Terminal>>,
+        events: Arc<dyn PaneEvents>,
+    ) -> anyhow::Result<Box<dyn PaneProcess>> {
+        let _ = (master, pid, terminal, events);
+        anyhow::bail!("these processes cannot be adopted")
+    }
 }
 
 /// One running pane program, as the model uses it (see `calyx_pty::PaneProcess` for what each
@@ -27,6 +40,12 @@ pub trait Processes: Send + Sync {
 pub trait PaneProcess: Send + std::fmt::Debug {
     /// Queues bytes for the program's input (never blocks).
     fn write(&self, bytes: Vec<u8>);
+    /// Queues bytes typed at a shell's prompt, once its line editor reads the terminal or
+    /// after `wait` (see `calyx_pty::PaneProcess::type_at_prompt`); at once by default.
+    fn type_at_prompt(&self, bytes: Vec<u8>, wait: Duration) {
+        let _ = wait;
+        self.write(bytes);
+    }
     /// Tells the program its new size.
     fn resize(&self, rows: u16, cols: u16);
     /// SIGHUP now and SIGKILL after `grace`; the thread that kills, to join before exiting.
@@ -39,6 +58,11 @@ pub trait PaneProcess: Send + std::fmt::Debug {
     fn set_background(&self, background: bool);
     /// The child's pid.
     fn pid(&self) -> Option<u32>;
+    /// The PTY master's descriptor number, for an in-place upgrade to hand over (None: there
+    /// is no real PTY).
+    fn master_fd(&self) -> Option<std::os::fd::RawFd> {
+        None
+    }
     /// The PTY's foreground process group leader.
     fn foreground_pid(&self) -> Option<u32>;
     /// The owner reads the program's next output itself (a keystroke's echo).
@@ -63,11 +87,24 @@ impl Processes for Pty {
     ) -> anyhow::Result<Box<dyn PaneProcess>> {
         Ok(Box::new(calyx_pty::spawn(options, terminal, events)?))
     }
+
+    fn adopt(
+        &self,
+        master: std::os::fd::OwnedFd,
+        pid: u32,
+        terminal: Arc<Mutex<Terminal>>,
+        events: Arc<dyn PaneEvents>,
+    ) -> anyhow::Result<Box<dyn PaneProcess>> {
+        Ok(Box::new(calyx_pty::adopt(master, pid, terminal, events)?))
+    }
 }
 
 impl PaneProcess for calyx_pty::PaneProcess {
     fn write(&self, bytes: Vec<u8>) {
         calyx_pty::PaneProcess::write(self, bytes)
+    }
+    fn type_at_prompt(&self, bytes: Vec<u8>, wait: Duration) {
+        calyx_pty::PaneProcess::type_at_prompt(self, bytes, wait)
     }
     fn resize(&self, rows: u16, cols: u16) {
         calyx_pty::PaneProcess::resize(self, rows, cols)
@@ -84,6 +121,9 @@ impl PaneProcess for calyx_pty::PaneProcess {
     }
     fn pid(&self) -> Option<u32> {
         calyx_pty::PaneProcess::pid(self)
+    }
+    fn master_fd(&self) -> Option<std::os::fd::RawFd> {
+        Some(calyx_pty::PaneProcess::master_fd(self))
     }
     fn foreground_pid(&self) -> Option<u32> {
         calyx_pty::PaneProcess::foreground_pid(self)

@@ -63,6 +63,15 @@ pub async fn bind(path: &Path) -> anyhow::Result<UnixListener> {
     Ok(listener)
 }
 
+/// The listening socket inherited from the server this process replaced in place
+/// (`calyx server-upgrade`): the same socket file, never closed in between.
+pub fn inherited(fd: i32) -> anyhow::Result<UnixListener> {
+    let fd = crate::upgrade::inherit::inherited_fd(fd, nix::sys::stat::SFlag::S_IFSOCK)?;
+    let listener = std::os::unix::net::UnixListener::from(fd);
+    listener.set_nonblocking(true)?;
+    Ok(UnixListener::from_std(listener)?)
+}
+
 static NEXT_CLIENT: AtomicU64 = AtomicU64::new(1);
 
 /// Accepts connections forever, refusing other users. One descriptor is kept in reserve: when

@@ -2,6 +2,7 @@
 //! (sizes, targets, names, copy mode). No rendering, no sockets, no key handling: what the
 //! operations change and the view reads.
 
+pub mod adopt;
 pub mod copy_mode;
 pub mod ids;
 pub mod label;

@@ -1,18 +1,23 @@
 //! Building a session back from its saved record (issue 18 §2): every window in its split
 //! tree with its ratios, numbers, names, zoom, focus and synchronize-panes, every pane in its
 //! directory (`$HOME` when that is gone, and the pane says so) running what
-//! [`crate::persist::relaunch::plan`] decides.
+//! [`crate::persist::relaunch::plan`] decides, under its saved lines of text when a graceful
+//! stop kept them.
 
 use std::collections::HashMap;
 
 use tokio::sync::mpsc;
 
 use crate::layout::{Layout, PaneId};
-use crate::persist::relaunch::{plan, Relaunch};
+use crate::persist::relaunch::{plan, shell_edits_lines, Relaunch};
 use crate::persist::{SavedPane, SavedSession};
 use crate::server::messages::Msg;
 
 use super::state::{SessionId, State, Window};
+
+/// How long a line typed into a restored pane's shell waits for the shell's line editor
+/// (startup files can take a while); then it is typed anyway.
+const LINE_EDITOR_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
 
 /// What a restore started in one pane, for the caller to report.
 #[derive(Debug)]
@@ -46,6 +51,16 @@ fn note_bytes(text: &str) -> Vec<u8> {
 }
 
 impl State {
+    /// The shell a session's panes start (`$SHELL` of its environment, else `/bin/sh`).
+    fn session_shell(&self, session: SessionId) -> String {
+        self.sessions
+            .get(&session)
+            .and_then(|s| s.env.iter().find(|(k, _)| k == "SHELL"))
+            .map(|(_, v)| v.clone())
+            .filter(|v| !v.is_empty())
+            .unwrap_or_else(|| "/bin/sh".to_string())
+    }
+
     /// Starts `saved` as a running session of `rows` x `cols` whose panes inherit `env`.
     /// `restart` is `[persistence] restart`.
     pub fn restore_session(
@@ -168,6 +183,15 @@ impl State {
             Err(e) => return Err(e),
         };
         if let Some(p) = self.panes.get(&pane) {
+            let history = saved
+                .history
+                .as_ref()
+                .filter(|_| self.config.persistence.scrollback_lines > 0);
+            if let Some(history) = history {
+                let when = crate::persist::summary::local_date_time(history.saved_at);
+                p.term()
+                    .process(&crate::persist::history::shown(history, &when));
+            }
             if !notes.is_empty() {
                 let mut term = p.term();
                 for note in &notes {
@@ -175,8 +199,15 @@ impl State {
                 }
             }
             if let Some(line) = &relaunch.typed {
-                // Typed for the shell, which reads it once it is ready (the terminal holds it).
-                p.process.write(format!("{line}\r").into_bytes());
+                // Typed for the shell once its line editor reads the terminal (the terminal
+                // holds it until the shell reads it); typed earlier it would show twice.
+                let wait = if shell_edits_lines(&self.session_shell(session)) {
+                    LINE_EDITOR_WAIT
+                } else {
+                    std::time::Duration::ZERO
+                };
+                p.process
+                    .type_at_prompt(format!("{line}\r").into_bytes(), wait);
             }
         }
         Ok((pane, relaunch))

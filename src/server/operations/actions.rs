@@ -236,6 +236,9 @@ impl Server {
         {
             return Err(format!("duplicate session: {name}"));
         }
+        if let Some(clash) = self.saved_name_taken(name) {
+            return Err(clash);
+        }
         if let Some(s) = self.state.sessions.get_mut(&session) {
             s.name = name.to_string();
         }

@@ -17,6 +17,9 @@ impl Server {
             ClientMessage::Request(crate::protocol::Request::Mcp(request)) => {
                 self.hosted_request(id, request)
             }
+            ClientMessage::Request(crate::protocol::Request::ServerUpgrade { binary }) => {
+                self.server_upgrade(Some(id), binary)
+            }
             ClientMessage::Request(request) => {
                 let response = self.request(request);
                 self.reply(id, response);
@@ -60,11 +63,17 @@ impl Server {
                 let session = match (existing, create) {
                     (Some(s), Some(_)) if create_if_missing => Ok(s),
                     (Some(s), None) => Ok(s),
-                    (_, Some(spec)) => self
-                        .state
-                        .create_session(spec, rows, cols, &self.tx)
-                        .map(|(s, _)| s)
-                        .map_err(|e| e.to_string()),
+                    (_, Some(mut spec)) => {
+                        self.name_clear_of_saved(&mut spec);
+                        match spec.name.as_deref().and_then(|n| self.saved_name_taken(n)) {
+                            Some(clash) => Err(clash),
+                            None => self
+                                .state
+                                .create_session(spec, rows, cols, &self.tx)
+                                .map(|(s, _)| s)
+                                .map_err(|e| e.to_string()),
+                        }
+                    }
                     (None, None) => Err(match target {
                         Some(t) => format!("can't find session: {t}"),
                         None => "no sessions".to_string(),

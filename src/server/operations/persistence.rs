@@ -29,6 +29,9 @@ pub struct Persisted {
     last_save: Option<Instant>,
     /// `kill-server --forget`: the last save drops every record.
     pub forget_all: bool,
+    /// Saved approval rules not set yet: a pane's, until its session is restored (see
+    /// `persist_rules`); at start, every rule the file held.
+    pub waiting_rules: Vec<crate::persist::record::SavedRule>,
 }
 
 impl Persisted {
@@ -62,9 +65,13 @@ impl Persisted {
                 None
             }
         };
+        let (dormant, waiting_rules) = state
+            .map(|s| (s.sessions, s.approval_rules))
+            .unwrap_or_default();
         Self {
             saver,
-            dormant: state.map(|s| s.sessions).unwrap_or_default(),
+            dormant,
+            waiting_rules,
             ..Default::default()
         }
     }
@@ -95,7 +102,9 @@ impl Server {
     pub(crate) fn persist_snapshot(&self) -> Snapshot {
         let mut sessions = Vec::new();
         let mut procs = Vec::new();
+        let mut approval_rules = Vec::new();
         if !self.persisted.forget_all {
+            approval_rules = self.saved_rules();
             for s in self.state.sessions.values() {
                 sessions.push(self.saved_session(s, &mut procs));
             }
@@ -113,7 +122,7 @@ impl Server {
                 version: VERSION,
                 saved_at: 0,
                 sessions,
-                approval_rules: self.saved_rules(),
+                approval_rules,
             },
             procs,
         }
@@ -180,24 +189,8 @@ impl Server {
             program: Vec::new(),
             title,
             agent,
+            history: None,
         })
-    }
-
-    /// The "always" rules, with their scope (a pane's record id, or every pane).
-    fn saved_rules(&self) -> Vec<crate::persist::record::SavedRule> {
-        self.approvals
-            .rules()
-            .iter()
-            .map(|r| crate::persist::record::SavedRule {
-                cli: r.cli.to_string(),
-                tool: r.tool.clone(),
-                covers: crate::approvals::rules::covers_words(&r.covers),
-                pane: r
-                    .pane
-                    .and_then(|p| self.state.panes.get(&p))
-                    .map(|p| p.record_id.clone()),
-            })
-            .collect()
     }
 
     /// Saves now if a save is due (called from the owner's timer).
@@ -219,12 +212,17 @@ impl Server {
     }
 
     /// The last save, waited for (at shutdown, before the panes' programs are stopped, so
-    /// /proc still shows what ran in them).
+    /// /proc still shows what ran in them), with each pane's last lines of text.
     pub(crate) fn save_at_shutdown(&mut self) {
-        let snapshot = self.persist_snapshot();
-        if let Some(saver) = self.persisted.saver.take() {
-            saver.finish(snapshot);
+        // Called again by `shutdown` after the loop's own call: the first one saved.
+        let Some(saver) = self.persisted.saver.take() else {
+            return;
+        };
+        let mut snapshot = self.persist_snapshot();
+        if !self.persisted.forget_all {
+            self.add_history(&mut snapshot);
         }
+        saver.finish(snapshot);
     }
 
     /// Brings back the saved session `name` for a client of `rows` x `cols`; `env` is what
@@ -248,6 +246,7 @@ impl Server {
         match &result {
             Ok(r) => {
                 tracing::info!("restored session {name} ({} panes)", r.panes.len());
+                self.apply_saved_rules_for(r.session);
                 self.persisted.changed(Instant::now());
             }
             Err(e) => {
@@ -285,11 +284,46 @@ impl Server {
 
     /// Forgets the saved session `name` (`calyx kill -t NAME`); false when none is saved.
     pub(crate) fn forget_saved(&mut self, name: &str) -> bool {
-        let found = self.persisted.take(name).is_some();
-        if found {
-            self.persisted.changed(Instant::now());
+        let Some(session) = self.persisted.take(name) else {
+            return false;
+        };
+        self.forget_rules_of(&session);
+        self.persisted.changed(Instant::now());
+        true
+    }
+
+    /// Why a new session (or a renamed one) may not take `name`: a saved session that is not
+    /// running has it, and taking it would silently replace that record. Says how to bring the
+    /// saved one back or forget it, as tmux's `duplicate session` would for a running one.
+    pub(crate) fn saved_name_taken(&self, name: &str) -> Option<String> {
+        self.persisted
+            .dormant
+            .iter()
+            .any(|s| s.name == name)
+            .then(|| {
+                format!(
+                    "duplicate session: {name} (saved, not running: `calyx attach -t {name}` \
+                 restores it, `calyx kill -t {name}` forgets it)"
+                )
+            })
+    }
+
+    /// Names an unnamed new session (as `create_session` would: the first free number from
+    /// the next session id) so that it takes no saved session's name either; left unnamed
+    /// when no session is saved.
+    pub(crate) fn name_clear_of_saved(&self, spec: &mut crate::protocol::NewSession) {
+        if spec.name.is_some() || self.persisted.dormant.is_empty() {
+            return;
         }
-        found
+        let taken = |n: &str| {
+            self.state.sessions.values().any(|s| s.name == n)
+                || self.persisted.dormant.iter().any(|s| s.name == n)
+        };
+        let mut n = self.state.next_session;
+        while taken(&n.to_string()) {
+            n += 1;
+        }
+        spec.name = Some(n.to_string());
     }
 
     /// The saved sessions that are not running, for `calyx ls`.

@@ -169,11 +169,26 @@ impl Server {
             Request::AgentsExplain { pane } => self.agents_explain_response(&pane),
             // Answered off the loop (see `hosted_request`); this path has no client to wait.
             Request::Mcp(_) => Response::Error("calyx mcp requests come over the socket".into()),
+            // From the `:` prompt (a client's request is routed in `client_message`): a
+            // failure shows on the status line.
+            Request::ServerUpgrade { binary } => {
+                self.server_upgrade(None, binary);
+                Response::Text("checking the new binary before the upgrade".into())
+            }
+            Request::ServerVersion => Response::Json(serde_json::json!({
+                "version": env!("CARGO_PKG_VERSION"),
+                "protocol": crate::upgrade::handover::PROTOCOL_VERSION,
+                "pid": std::process::id(),
+            })),
         }
     }
 
     /// `new-session`.
-    fn new_session(&mut self, spec: NewSession, rows: u16, cols: u16) -> Response {
+    fn new_session(&mut self, mut spec: NewSession, rows: u16, cols: u16) -> Response {
+        self.name_clear_of_saved(&mut spec);
+        if let Some(clash) = spec.name.as_deref().and_then(|n| self.saved_name_taken(n)) {
+            return Response::Error(clash);
+        }
         match self.state.create_session(spec, rows, cols, &self.tx) {
             Ok((session, pane)) => self.created(session, pane),
             Err(e) => Response::Error(e.to_string()),
