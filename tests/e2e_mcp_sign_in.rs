@@ -12,7 +12,7 @@
 
 use crate::common::{self, Client, Env};
 use crate::e2e_mcp_hosted::{calyx_ok, connect, published, row_when, Listener};
-use crate::hosted_support::oauth_server::{browser_script, OAuthServer};
+use crate::hosted_support::oauth_server::{browser_script, refusing_browser_script, OAuthServer};
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -29,9 +29,18 @@ async fn waiting_for_sign_in() -> (Env, Client, OAuthServer) {
     waiting_for_sign_in_on(true).await
 }
 
+/// [`waiting_for_sign_in`] with a browser whose user refuses.
+async fn waiting_for_sign_in_refused() -> (Env, Client, OAuthServer) {
+    waiting_for_sign_in_with(true, true).await
+}
+
 /// [`waiting_for_sign_in`], the client on a local desktop or (`desktop` false) on a box with
 /// no display, which cannot open a browser; hyperlinks always on.
 async fn waiting_for_sign_in_on(desktop: bool) -> (Env, Client, OAuthServer) {
+    waiting_for_sign_in_with(desktop, false).await
+}
+
+async fn waiting_for_sign_in_with(desktop: bool, refuse: bool) -> (Env, Client, OAuthServer) {
     let server = OAuthServer::start();
     let env = Env::new();
     env.write_config("hyperlinks = \"always\"\n[mcp]\nsecret_store = \"file\"\n");
@@ -48,7 +57,11 @@ async fn waiting_for_sign_in_on(desktop: bool) -> (Env, Client, OAuthServer) {
         cache.to_string(),
     )
     .expect("the tools cache");
-    let browser = browser_script(env.path());
+    let browser = if refuse {
+        refusing_browser_script(env.path())
+    } else {
+        browser_script(env.path())
+    };
     let mut vars = env.vars();
     if desktop {
         vars.push(("DISPLAY".into(), ":99".into()));
@@ -251,6 +264,29 @@ async fn without_a_display_the_prompt_shows_the_address_as_a_link() {
     let answer = finished(call).await;
     let text = serde_json::to_string(&answer).unwrap_or_default();
     assert!(text.contains("signed in as tester"), "{text}");
+    wait_prompt_gone(&c);
+    let _ = agent.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_sign_in_says_why_in_the_prompt_and_esc_then_answers_the_call() {
+    let (env, mut c, server) = waiting_for_sign_in_refused().await;
+    let agent = connect(&env, Listener::default()).await;
+    let call = call_whoami(agent.peer());
+    tokio::task::block_in_place(|| c.wait_for("Linear requires sign-in"));
+    sign_in_with_s(&mut c);
+    let screen = tokio::task::block_in_place(|| c.wait_for("access_denied (no thanks)"));
+    assert!(screen.contains("s Try again    Esc Cancel"), "{screen}");
+    assert_eq!(
+        server.scopes.lock().map(|s| s.len()).unwrap_or(0),
+        1,
+        "one authorization"
+    );
+    c.send("\x1b");
+    let answer = finished(call).await;
+    let text = serde_json::to_string(&answer).unwrap_or_default();
+    assert_eq!(answer.is_error, Some(true), "{text}");
+    assert!(text.contains("`Linear` requires sign-in"), "{text}");
     wait_prompt_gone(&c);
     let _ = agent.cancel().await;
 }

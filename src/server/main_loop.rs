@@ -438,6 +438,7 @@ impl Server {
             Msg::Servers(done) => self.servers_done(done),
             Msg::SignInPrompts => self.sign_in_prompts_changed(),
             Msg::SignInStep { alias, step } => self.sign_in_step(&alias, step),
+            Msg::SignInFailed { alias, sentence } => self.sign_in_failed(&alias, sentence),
             Msg::UpgradeChecked {
                 client,
                 binary,

@@ -69,6 +69,8 @@ pub enum Msg {
         alias: String,
         step: crate::server::model::sign_in_prompt::SignInStep,
     },
+    /// A sign-in failed; the sentence says why (see `view::sign_in_prompt`).
+    SignInFailed { alias: String, sentence: String },
     /// `calyx server-upgrade`'s check of the new binary finished (its `--version` line, or why
     /// it cannot take over); `client` asked (None: the `:` prompt).
     UpgradeChecked {

@@ -379,3 +379,20 @@ pub fn browser_script(dir: &Path) -> PathBuf {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     path
 }
+
+/// Writes a browser stand-in whose user refuses: it follows the authorization URL to the
+/// redirect and sends calyx's listener `error=access_denied` (with the state) instead.
+pub fn refusing_browser_script(dir: &Path) -> PathBuf {
+    let path = dir.join("refusing-browser");
+    std::fs::write(
+        &path,
+        "#!/bin/sh\n\
+         loc=$(curl --silent --output /dev/null --max-time 30 --write-out '%{redirect_url}' \"$1\")\n\
+         state=${loc##*state=}\n\
+         exec curl --silent --output /dev/null --max-time 30 \"${loc%%\\?*}?error=access_denied&error_description=no+thanks&state=$state\"\n",
+    )
+    .expect("write the browser script");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}

@@ -6,6 +6,8 @@
 
 use tokio::time::{Duration, Instant};
 
+use super::ids::ClientId;
+
 /// How long the keys of a prompt that appeared while the user typed stay asleep.
 pub const READ_GRACE: Duration = Duration::from_millis(500);
 /// Keys this close before a prompt appeared mean the user was typing when it did.
@@ -19,20 +21,25 @@ pub struct SignInPrompt {
     pub name: String,
     /// How many agents' calls wait on it.
     pub calls: usize,
-    /// When it appeared (its keys sleep a moment for a user who was typing then).
+    /// When it appeared.
     pub since: Instant,
+    /// The clients that were typing then: their keys sleep a moment ([`READ_GRACE`]).
+    pub typing: Vec<ClientId>,
     pub step: SignInStep,
 }
 
 impl SignInPrompt {
-    /// Whether `s` and `Esc` do nothing yet: the prompt appeared while the user was typing
-    /// (a key at `last_key`) less than [`READ_GRACE`] ago, so an `s` meant for a pane does not
-    /// open a browser. The keys are still taken, so none leaks into the pane.
-    pub fn keys_asleep(&self, last_key: Option<Instant>, now: Instant) -> bool {
-        let typing =
-            last_key.is_some_and(|t| self.since.saturating_duration_since(t) < TYPING_WINDOW);
-        typing && now.saturating_duration_since(self.since) < READ_GRACE
+    /// Whether `s` and `Esc` do nothing yet for `client`: it was typing when the prompt
+    /// appeared (see [`typing`]) and that was less than [`READ_GRACE`] ago, so an `s` meant for
+    /// a pane does not open a browser. The keys are still taken, so none leaks into the pane.
+    pub fn keys_asleep(&self, client: ClientId, now: Instant) -> bool {
+        self.typing.contains(&client) && now.saturating_duration_since(self.since) < READ_GRACE
     }
+}
+
+/// Whether a client whose last key was at `last_key` is typing at `now`.
+pub fn typing(last_key: Option<Instant>, now: Instant) -> bool {
+    last_key.is_some_and(|t| now.saturating_duration_since(t) < TYPING_WINDOW)
 }
 
 /// How far the sign-in of a prompt got.
@@ -53,12 +60,14 @@ pub enum SignInStep {
     Failed(String),
 }
 
-/// The prompts after the waiting servers became `waiting` (alias, name, calls) at `now`: the
-/// ones still waited on keep their step, new ones ask, the others go.
+/// The prompts after the waiting servers became `waiting` (alias, name, calls) at `now`, when
+/// the clients `typing` were typing: the ones still waited on keep their step, new ones ask,
+/// the others go.
 pub fn merged(
     shown: &[SignInPrompt],
     waiting: &[(String, String, usize)],
     now: Instant,
+    typing: &[ClientId],
 ) -> Vec<SignInPrompt> {
     waiting
         .iter()
@@ -69,6 +78,7 @@ pub fn merged(
                 name: name.clone(),
                 calls: *calls,
                 since: kept.map_or(now, |p| p.since),
+                typing: kept.map_or_else(|| typing.to_vec(), |p| p.typing.clone()),
                 step: kept.map_or(SignInStep::Asking, |p| p.step.clone()),
             }
         })
@@ -88,33 +98,35 @@ mod tests {
                 .collect()
         };
         let now = Instant::now();
-        let shown = merged(&[], &waiting(&["lin"]), now);
+        let shown = merged(&[], &waiting(&["lin"]), now, &[]);
         assert_eq!(shown[0].step, SignInStep::Asking);
         assert_eq!(shown[0].name, "LIN");
         let mut shown = shown;
         shown[0].step = SignInStep::Opened;
         let later = now + Duration::from_secs(3);
-        let shown = merged(&shown, &waiting(&["gh", "lin"]), later);
+        let shown = merged(&shown, &waiting(&["gh", "lin"]), later, &[7]);
         assert_eq!(
             shown.iter().map(|p| &p.step).collect::<Vec<_>>(),
             [&SignInStep::Asking, &SignInStep::Opened]
         );
         assert_eq!((shown[0].since, shown[1].since), (later, now));
-        assert!(merged(&shown, &[], later).is_empty());
+        assert_eq!(
+            (&shown[0].typing[..], &shown[1].typing[..]),
+            (&[7][..], &[][..])
+        );
+        assert!(merged(&shown, &[], later, &[]).is_empty());
     }
 
     #[test]
-    fn keys_sleep_a_moment_only_for_a_user_who_was_typing() {
+    fn keys_sleep_a_moment_only_for_a_client_that_was_typing() {
         let now = Instant::now();
-        let prompt = merged(&[], &[("lin".into(), "Linear".into(), 1)], now).remove(0);
         let ms = Duration::from_millis;
-        assert!(!prompt.keys_asleep(None, now), "not typing: awake at once");
-        assert!(!prompt.keys_asleep(now.checked_sub(ms(3000)), now + ms(10)));
-        assert!(prompt.keys_asleep(now.checked_sub(ms(200)), now + ms(100)));
-        assert!(
-            prompt.keys_asleep(Some(now + ms(50)), now + ms(100)),
-            "still typing"
-        );
-        assert!(!prompt.keys_asleep(now.checked_sub(ms(200)), now + READ_GRACE));
+        assert!(typing(now.checked_sub(ms(200)), now));
+        assert!(!typing(now.checked_sub(ms(3000)), now));
+        assert!(!typing(None, now));
+        let prompt = merged(&[], &[("lin".into(), "Linear".into(), 1)], now, &[1]).remove(0);
+        assert!(prompt.keys_asleep(1, now + ms(100)), "was typing");
+        assert!(!prompt.keys_asleep(2, now), "was not typing: awake at once");
+        assert!(!prompt.keys_asleep(1, now + READ_GRACE));
     }
 }

@@ -21,7 +21,7 @@ use crate::hosted::oauth::open::{opener, Opener};
 use crate::hosted::wire::McpRequest;
 use crate::keys::{Key, KeyCode};
 use crate::server::messages::Msg;
-use crate::server::model::sign_in_prompt::{merged, SignInPrompt, SignInStep};
+use crate::server::model::sign_in_prompt::{merged, typing, SignInPrompt, SignInStep};
 use crate::server::model::state::ClientId;
 use crate::server::owner::Server;
 
@@ -44,6 +44,39 @@ impl Server {
                 }
             }
         });
+        // A sign-in that failed (the authorization server refused, a bad redirect) puts the
+        // server back in `sign-in required` with its reason: the prompt shows it.
+        let mut states = hosting.supervisor().subscribe();
+        let sign_ins = hosting.supervisor().sign_ins().clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            use tokio::sync::broadcast::error::RecvError;
+            loop {
+                match states.recv().await {
+                    Ok((alias, ServerState::SignInRequired)) => {
+                        let Some(sentence) = sign_ins.last_error(&alias) else {
+                            continue;
+                        };
+                        if tx.send(Msg::SignInFailed { alias, sentence }).is_err() {
+                            return;
+                        }
+                    }
+                    Ok(_) | Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => return,
+                }
+            }
+        });
+    }
+
+    /// A sign-in started from a prompt failed: the prompt says why (`s` tries again). A prompt
+    /// still asking is left alone (the failure is an older sign-in's).
+    pub(crate) fn sign_in_failed(&mut self, alias: &str, sentence: String) {
+        let started = self.state.sign_in_prompts.iter().any(|p| {
+            p.alias == alias && !matches!(p.step, SignInStep::Asking | SignInStep::Failed(_))
+        });
+        if started {
+            self.sign_in_step(alias, SignInStep::Failed(sentence));
+        }
     }
 
     /// The waiting calls changed: prompts come, keep their step, or go, in every client.
@@ -53,11 +86,15 @@ impl Server {
             .as_ref()
             .map(|h| h.sign_in_prompts().waiting())
             .unwrap_or_default();
-        let next = merged(
-            &self.state.sign_in_prompts,
-            &waiting,
-            tokio::time::Instant::now(),
-        );
+        let now = tokio::time::Instant::now();
+        let typing: Vec<ClientId> = self
+            .state
+            .clients
+            .values()
+            .filter(|c| typing(c.last_key_at, now))
+            .map(|c| c.id)
+            .collect();
+        let next = merged(&self.state.sign_in_prompts, &waiting, now, &typing);
         if next != self.state.sign_in_prompts {
             self.state.sign_in_prompts = next;
             self.redraw_every_client();
@@ -90,8 +127,7 @@ impl Server {
         let Some(prompt) = self.state.sign_in_prompts.first().cloned() else {
             return false;
         };
-        let last_key = self.state.clients.get(&client).and_then(|c| c.last_key_at);
-        if prompt.keys_asleep(last_key, tokio::time::Instant::now()) {
+        if prompt.keys_asleep(client, tokio::time::Instant::now()) {
             return true;
         }
         let plain = !key.ctrl && !key.alt;
@@ -328,6 +364,7 @@ mod tests {
             name: "Linear\x1b]0;owned\x07".into(),
             calls: 2,
             since: tokio::time::Instant::now(),
+            typing: Vec::new(),
             step,
         }
     }
