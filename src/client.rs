@@ -357,6 +357,7 @@ pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow
                     cols,
                     term: std::env::var("TERM").ok(),
                     terminal: device.clone(),
+                    opener_env: crate::hosted::oauth::open::opener_env(),
                 };
             }
         }

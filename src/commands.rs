@@ -357,7 +357,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     ),
     cmd!(
         "show-mcp-servers",
-        "the hosted MCP servers: switch, retry, details, import, remove",
+        "the hosted MCP servers: switch, retry, details, add, edit, import, sign in, remove",
         ["M"],
         Action::ShowMcpServers
     ),

@@ -227,6 +227,7 @@ fn attach_message(
         cols,
         term: std::env::var("TERM").ok(),
         terminal: None,
+        opener_env: crate::hosted::oauth::open::opener_env(),
     }
 }
 

@@ -125,6 +125,10 @@ pub enum ClientMessage {
         /// `server::terminal`); None keeps every byte going through the client.
         #[serde(default)]
         terminal: Option<TerminalDevice>,
+        /// The client's variables that decide how a sign-in page opens (`SSH_CONNECTION`,
+        /// `DISPLAY`, `WAYLAND_DISPLAY`, `BROWSER`, `USER`): see `hosted::oauth::open`.
+        #[serde(default)]
+        opener_env: Vec<(String, String)>,
     },
     /// Detach this client (it is closing): the server answers with `Exit` once nothing more
     /// will be written to the client's terminal.

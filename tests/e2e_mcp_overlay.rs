@@ -3,8 +3,10 @@
 //! open from `Connecting` to `N tools` by itself, `Space` switches it off (the entry says
 //! Disabled and `calyx mcp list --json` agrees), `Enter` shows its details, and `D` removes it.
 //! The import field takes a bracketed paste and previews it like `calyx mcp import --dry-run`;
-//! the Add form refuses a bad alias under its field and adds a server with a masked secret,
-//! and Edit changes its name. Without node: a stdio server that fails shows why, its stderr
+//! the Add form refuses a bad alias under its field and adds a server with a working directory
+//! and two masked variables, and Edit changes its name. The HTTP form takes a header, the legacy
+//! SSE switch and the OAuth client (ID, basic authentication, a masked secret, the fixed port),
+//! refuses a bad header name with that field focused, and Edit keeps the saved secrets. Without node: a stdio server that fails shows why, its stderr
 //! beneath; `host_servers = false` puts the banner on top.
 
 use crate::common;
@@ -113,8 +115,11 @@ fn the_overlay_follows_switches_details_and_removes_a_server() {
     c.send("\tBad Alias\x13");
     c.wait_for("invalid alias `Bad Alias`");
     c.send("\x7f".repeat(9));
+    // Command (quoted like a shell), working directory, then two variables.
+    let workdir = env.path().join("home");
     c.send(format!(
-        "formed\t\tnode {index} stdio\tCALYX_TEST_GREETING\t"
+        "formed\t\tnode '{index}' stdio\t{}\tCALYX_TEST_GREETING\t",
+        workdir.display()
     ));
     // The value pasted, as a token usually is.
     c.send("\x1b[200~secret-greeting\n\x1b[201~");
@@ -123,6 +128,10 @@ fn the_overlay_follows_switches_details_and_removes_a_server() {
         !screen.contains("secret-greeting"),
         "the value is masked:\n{screen}"
     );
+    c.send("\tSECOND_VAR\tsecond-value");
+    c.wait_screen("the second variable masked", |s| {
+        s.contains("SECOND_VAR") && s.matches("••••••").count() == 2
+    });
     c.send("\x13");
     wait_line(&c, "the added server ready", |l| {
         l.contains("[x] formed") && l.contains(" tools, ")
@@ -132,6 +141,14 @@ fn the_overlay_follows_switches_details_and_removes_a_server() {
     let secrets = std::fs::read_to_string(env.path().join("state/calyx/mcp-secrets.json"))
         .unwrap_or_default();
     assert!(secrets.contains("\"secret-greeting\""), "{secrets}");
+    assert!(secrets.contains("\"second-value\""), "{secrets}");
+    let servers = std::fs::read_to_string(env.path().join("config/calyx/mcp-servers.json"))
+        .unwrap_or_default();
+    assert!(
+        servers.contains(&format!("\"cwd\": \"{}\"", workdir.display()))
+            && servers.contains("SECOND_VAR"),
+        "{servers}"
+    );
 
     // e on it: the saved value shows masked; a new name is saved, the rest left alone.
     c.send("j");
@@ -199,4 +216,64 @@ fn hosting_off_shows_the_banner() {
         screen.contains("hosting is off: host_servers = false"),
         "{screen}"
     );
+}
+
+#[test]
+fn the_http_form_takes_headers_legacy_sse_and_the_oauth_client() {
+    let env = Env::new();
+    env.write_config("[mcp]\nsecret_store = \"file\"\n");
+    let mut c = env.client(&["new", "-s", "form"], 40, 120);
+    c.wait_for("[form]");
+    c.prefix("M");
+    c.wait_for("no hosted MCP servers");
+    c.send("a");
+    c.wait_for("add an MCP server");
+    // Right: http; then alias, name, URL, the legacy switch, a header with a bad name.
+    c.send("\x1b[C");
+    c.wait_for("[http]");
+    // The alias is left alone: it follows the name.
+    c.send("\t\tWeb Hooks\thttp://127.0.0.1:9/mcp\t \tBad:Name\tcore");
+    c.wait_screen("the http fields", |s| {
+        s.contains("Legacy SSE  [x]") && s.contains("Alias  webhooks")
+    });
+    c.send("\x13");
+    c.wait_for("the header name `Bad:Name` of `webhooks` is invalid");
+    // The refusal focused the header's name: fix it there.
+    c.send("\x7f".repeat(8));
+    c.send("X-Team");
+    // Its value, the blank row's two fields, then the OAuth client: ID, basic, secret, port.
+    c.send("\t\t\t\tapp-1\t\x1b[C\x1b[C\tshh-client\t \t \x13");
+    wait_line(&c, "the added server listed", |l| {
+        l.contains("[ ] Web Hooks") && l.contains("Disabled")
+    });
+    let servers = std::fs::read_to_string(env.path().join("config/calyx/mcp-servers.json"))
+        .unwrap_or_default();
+    let list: Value = serde_json::from_str(&servers).unwrap_or(Value::Null);
+    let web = &list["servers"][0];
+    assert_eq!(web["legacy_sse"], true, "{servers}");
+    assert_eq!(web["headers"], serde_json::json!(["X-Team"]), "{servers}");
+    assert_eq!(web["oauth"]["client_id"], "app-1", "{servers}");
+    assert_eq!(
+        web["oauth"]["client_auth"], "client_secret_basic",
+        "{servers}"
+    );
+    assert_eq!(web["oauth"]["fixed_redirect_port"], true, "{servers}");
+    assert!(!servers.contains("shh-client") && !servers.contains("core"));
+    let secrets = || {
+        std::fs::read_to_string(env.path().join("state/calyx/mcp-secrets.json")).unwrap_or_default()
+    };
+    let stored = secrets();
+    assert!(
+        stored.contains("\"shh-client\"") && stored.contains("\"core\""),
+        "{stored}"
+    );
+
+    // Edit: both secrets show masked; saving unchanged keeps them.
+    c.send("e");
+    c.wait_screen("the edit form with masked secrets", |s| {
+        s.contains("edit `webhooks`") && s.contains("X-Team") && s.matches("••••••").count() == 2
+    });
+    c.send("\x13");
+    wait_line(&c, "back on the list", |l| l.contains("[ ] Web Hooks"));
+    assert_eq!(secrets(), stored, "an unchanged edit keeps the secrets");
 }

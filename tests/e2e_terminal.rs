@@ -192,6 +192,7 @@ fn after_exit_the_server_writes_nothing_more_to_the_terminal() {
                 dev: meta.dev(),
                 ino: meta.ino(),
             }),
+            opener_env: Vec::new(),
         };
         stream
             .write_all(&encode_message(&attach))

@@ -38,6 +38,7 @@ mod e2e_mcp_hosted;
 mod e2e_mcp_hosted_calls;
 mod e2e_mcp_limits;
 mod e2e_mcp_overlay;
+mod e2e_mcp_overlay_sign_in;
 mod e2e_mcp_protocol;
 mod e2e_mcp_retain;
 mod e2e_mcp_sign_in;

@@ -22,9 +22,12 @@ type Service = StreamableHttpService<Fixture, LocalSessionManager>;
 
 /// Serves `fixture` on a free loopback port; prints `http://127.0.0.1:PORT/mcp` on stdout
 /// first, then runs until the process ends.
-pub async fn serve(fixture: Fixture) -> anyhow::Result<()> {
+/// `oauth`: wants the fixture's bearer ([`crate::oauth`]).
+pub async fn serve(fixture: Fixture, oauth: bool) -> anyhow::Result<()> {
     let listener = TcpListener::bind("127.0.0.1:0").await?;
-    println!("http://{}/mcp", listener.local_addr()?);
+    let origin = format!("http://{}", listener.local_addr()?);
+    println!("{origin}/mcp");
+    let oauth = oauth.then_some(Arc::new(origin));
     let config = StreamableHttpServerConfig::default().with_max_request_body_bytes(64 << 20);
     let service: Arc<Service> = Arc::new(StreamableHttpService::new(
         move || Ok(fixture.clone()),
@@ -37,10 +40,12 @@ pub async fn serve(fixture: Fixture) -> anyhow::Result<()> {
         // waiting for the peer's delayed ACK.
         stream.set_nodelay(true)?;
         let service = service.clone();
+        let oauth = oauth.clone();
         tokio::spawn(async move {
             let serve = hyper::service::service_fn(move |request| {
                 let service = service.clone();
-                async move { Ok::<_, Infallible>(answer(&service, request).await) }
+                let oauth = oauth.clone();
+                async move { Ok::<_, Infallible>(answer(&service, oauth.as_deref(), request).await) }
             });
             let _ = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), serve)
@@ -53,6 +58,7 @@ pub async fn serve(fixture: Fixture) -> anyhow::Result<()> {
 /// marked.
 async fn answer(
     service: &Service,
+    oauth: Option<&String>,
     request: Request<Incoming>,
 ) -> Response<BoxBody<Bytes, Infallible>> {
     let (parts, body) = request.into_parts();
@@ -64,6 +70,9 @@ async fn answer(
             return refused;
         }
     };
+    if let Some(answer) = oauth.and_then(|origin| crate::oauth::route(origin, &parts, &body)) {
+        return answer;
+    }
     let is_tools_list =
         serde_json::from_slice::<Value>(&body).is_ok_and(|v| v["method"] == "tools/list");
     let response = service

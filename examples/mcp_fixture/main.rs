@@ -5,7 +5,8 @@
 //! `mcp_fixture [stdio]` speaks MCP on stdin/stdout; `mcp_fixture http` serves Streamable HTTP
 //! on a free 127.0.0.1 port and prints its URL as the first stdout line. `slow` appends
 //! `cancelled <request id>` to the file named by `--cancel-record PATH` or
-//! `$CALYX_FIXTURE_CANCEL_RECORD`.
+//! `$CALYX_FIXTURE_CANCEL_RECORD`. `http --oauth` wants a bearer and serves its own
+//! authorization server (`oauth.rs`), for sign-in tests.
 //!
 //! Tools: `echo {message}`, `add_tool` (adds `added-N`, sends tools/list_changed), `slow`
 //! (progress, then waits for its cancel), `big {mib}` ([`tools::big_text`]), `dotted.name`,
@@ -13,6 +14,7 @@
 //! `exit {code}`.
 
 mod http;
+mod oauth;
 mod raw;
 mod tools;
 
@@ -23,11 +25,13 @@ use rmcp::ServiceExt;
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let mut mode = "stdio".to_string();
+    let mut oauth = false;
     let mut cancel_record = std::env::var_os("CALYX_FIXTURE_CANCEL_RECORD").map(PathBuf::from);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "stdio" | "http" => mode = arg,
+            "--oauth" => oauth = true,
             "--cancel-record" => {
                 let path = args
                     .next()
@@ -35,13 +39,13 @@ async fn main() -> anyhow::Result<()> {
                 cancel_record = Some(PathBuf::from(path));
             }
             other => anyhow::bail!(
-                "usage: mcp_fixture [stdio|http] [--cancel-record PATH] (not {other:?})"
+                "usage: mcp_fixture [stdio|http [--oauth]] [--cancel-record PATH] (not {other:?})"
             ),
         }
     }
     let fixture = tools::Fixture::new(cancel_record);
     if mode == "http" {
-        return http::serve(fixture).await;
+        return http::serve(fixture, oauth).await;
     }
     let running = fixture.serve(raw::stdio()).await?;
     running.waiting().await?;

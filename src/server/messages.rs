@@ -97,6 +97,13 @@ pub enum ServersDone {
         client: ClientId,
         answer: crate::hosted::host::McpAnswer,
     },
+    /// A sign-in `client` started (`s`): the answer carries its authorization URL.
+    SignIn {
+        client: ClientId,
+        alias: String,
+        name: String,
+        answer: crate::hosted::host::McpAnswer,
+    },
     /// Something `client` asked for could not be done.
     Failed { client: ClientId, why: String },
 }

@@ -83,6 +83,7 @@ impl Harness {
                 cols,
                 term: None,
                 terminal: None,
+                opener_env: Vec::new(),
             },
         );
         let nz = |n: u16| std::num::NonZeroU16::new(n).expect("size");

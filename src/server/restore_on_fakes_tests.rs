@@ -109,6 +109,7 @@ fn an_attach_by_name_restores_windows_layouts_and_programs() {
             cols: 120,
             term: None,
             terminal: None,
+            opener_env: Vec::new(),
         },
     );
     assert!(server.persisted.dormant.is_empty(), "the record was taken");

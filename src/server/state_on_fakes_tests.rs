@@ -72,6 +72,7 @@ impl Fixture {
                 cols,
                 term: None,
                 terminal: None,
+                opener_env: Vec::new(),
             },
         );
         Fixture {

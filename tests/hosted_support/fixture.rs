@@ -46,8 +46,15 @@ impl HttpFixture {
     /// Starts the fixture in HTTP mode and reads the URL it prints; its `slow` records
     /// cancels in `cancel_record`.
     pub fn start(cancel_record: &std::path::Path) -> HttpFixture {
+        Self::start_with(cancel_record, &[])
+    }
+
+    /// As [`HttpFixture::start`], with more arguments (`--oauth`: it wants a bearer and is its
+    /// own authorization server, examples/mcp_fixture/oauth.rs).
+    pub fn start_with(cancel_record: &std::path::Path, more: &[&str]) -> HttpFixture {
         let mut child = Command::new(mcp_fixture())
             .arg("http")
+            .args(more)
             .arg("--cancel-record")
             .arg(cancel_record)
             .stdin(Stdio::null())

@@ -14,6 +14,7 @@ pub mod pane;
 pub mod server_form;
 pub mod servers;
 pub mod sidebar;
+pub mod sign_in_page;
 pub mod status;
 pub mod tree;
 
@@ -24,8 +25,11 @@ pub use help::{HelpEntry, HelpView};
 pub use links::FrameLinks;
 pub use messages::MessagesView;
 pub use pane::{Highlight, HighlightKind, PaneView};
-pub use server_form::{FormField, FormOrigin, ServerForm, ServerFormView};
+pub use server_form::{
+    FormField, FormOrigin, SecretEntry, ServerForm, ServerFormView, CLIENT_AUTHS,
+};
 pub use servers::{ServerRow, ServersOverlay, ServersPage, ServersView};
+pub use sign_in_page::SignInPage;
 pub use status::{StatusView, WindowTab};
 pub use tree::{TreeRow, TreeView};
 

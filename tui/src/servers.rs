@@ -28,6 +28,8 @@ pub struct ServerRow {
     pub transport: String,
     /// The command line or the URL.
     pub target: String,
+    /// Tokens are stored for it (an HTTP server signed in with OAuth).
+    pub signed_in: bool,
 }
 
 /// What the overlay shows.
@@ -45,6 +47,8 @@ pub enum ServersPage {
     Import { text: String },
     /// The Add form.
     Add(Box<crate::server_form::ServerForm>),
+    /// A sign-in in progress: its URL and the ways back.
+    SignIn(Box<crate::sign_in_page::SignInPage>),
     /// The preview of importing `source`: Enter imports it.
     Preview {
         source: String,
@@ -108,6 +112,7 @@ fn row_lines(row: &ServerRow, selected: bool, width: usize) -> Vec<Line<'static>
     let first = status.next().unwrap_or_default();
     let status_style = match first {
         "Disabled" | "Connecting" => dim(),
+        "Signing in" | "Sign-in required" => Style::default().fg(Color::Yellow),
         s if s.contains(" tool") && s.contains("with UI") => Style::default().fg(Color::Green),
         _ => Style::default().fg(Color::LightRed),
     };
@@ -127,7 +132,7 @@ fn row_lines(row: &ServerRow, selected: bool, width: usize) -> Vec<Line<'static>
     for line in more.iter().skip(skip) {
         lines.push(Line::styled(format!("      | {}", visible(line)), dim()));
     }
-    lines.push(Line::styled(
+    let mut under = vec![Span::styled(
         format!(
             "    {}  {}  {}",
             visible(&row.alias),
@@ -135,7 +140,14 @@ fn row_lines(row: &ServerRow, selected: bool, width: usize) -> Vec<Line<'static>
             visible(&row.target)
         ),
         dim(),
-    ));
+    )];
+    if row.signed_in {
+        under.push(Span::styled(
+            "  Signed in",
+            Style::default().fg(Color::Green),
+        ));
+    }
+    lines.push(Line::from(under));
     lines
 }
 
@@ -186,10 +198,27 @@ impl ServersView<'_> {
     }
 }
 
+impl ServersView<'_> {
+    /// Draws the overlay; on the sign-in page, also returns the URL and the cells it was drawn
+    /// in, so the frame can make them one OSC 8 link.
+    pub fn render_linked(self, area: Rect, buf: &mut Buffer) -> Option<(String, Vec<Rect>)> {
+        if let ServersPage::SignIn(page) = &self.overlay.page {
+            let cells = crate::sign_in_page::render_sign_in(page, popup(area), buf);
+            return Some((page.url.clone(), cells));
+        }
+        self.render(area, buf);
+        None
+    }
+}
+
 impl Widget for ServersView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         if let ServersPage::Add(form) = &self.overlay.page {
             crate::server_form::ServerFormView { form }.render(area, buf);
+            return;
+        }
+        if let ServersPage::SignIn(page) = &self.overlay.page {
+            crate::sign_in_page::render_sign_in(page, popup(area), buf);
             return;
         }
         let popup = popup(area);
@@ -198,7 +227,7 @@ impl Widget for ServersView<'_> {
         let (title, keys, lines, scroll, wrap) = match &self.overlay.page {
             ServersPage::List => (
                 " MCP servers ".to_string(),
-                " ↑↓ choose, Space on/off, Enter details, a add, e edit, i import, r retry, D remove, q close ",
+                " ↑↓ choose, Space on/off, Enter details, a add, e edit, i import, r retry, s sign in, c cancel sign-in, S sign out, D remove, q close ",
                 self.list(inner_rows, width),
                 0,
                 false,
@@ -228,7 +257,7 @@ impl Widget for ServersView<'_> {
                     true,
                 )
             }
-            ServersPage::Add(_) => return,
+            ServersPage::Add(_) | ServersPage::SignIn(_) => return,
             ServersPage::Preview { text, scroll, .. } => (
                 " import preview ".to_string(),
                 " Enter import, ↑↓ scroll, Esc cancel ",
@@ -266,6 +295,7 @@ mod tests {
             stderr: stderr.iter().map(|s| s.to_string()).collect(),
             transport: "stdio".into(),
             target: format!("npx -y @example/{alias}"),
+            signed_in: false,
         }
     }
 
@@ -310,6 +340,19 @@ mod tests {
         assert!(!buf[(60, row_of("[x] ev server"))]
             .modifier
             .contains(Modifier::REVERSED));
+    }
+
+    #[test]
+    fn a_signed_in_server_says_so_under_its_name() {
+        let mut overlay = sample();
+        overlay.rows[0].signed_in = true;
+        let (screen, _) = draw(&overlay, 90, 16);
+        let under = screen
+            .lines()
+            .find(|l| l.contains("ev  stdio"))
+            .unwrap_or_default();
+        assert!(under.contains("Signed in"), "{screen}");
+        assert_eq!(screen.matches("Signed in").count(), 1, "{screen}");
     }
 
     #[test]

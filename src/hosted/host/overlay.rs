@@ -6,6 +6,7 @@
 use calyx_tui::ServerRow;
 
 use super::super::connection::state::ServerState;
+use super::super::entry::Transport;
 use super::super::import::{self, Candidate, ConflictPolicy};
 use super::super::server_list;
 use super::{Hosting, STDERR_LINES};
@@ -43,6 +44,8 @@ impl Hosting {
                     stderr,
                     transport: entry.transport_name().to_string(),
                     target: entry.target(),
+                    signed_in: matches!(entry.transport, Transport::Http(_))
+                        && self.signed_in(&entry.alias),
                 }
             })
             .collect())
@@ -66,11 +69,35 @@ pub fn parse_import(text: &str) -> Result<Vec<Candidate>, String> {
 }
 
 impl Hosting {
+    /// Whether a client secret is stored for `alias` (the Edit form shows it masked).
+    pub fn client_secret_saved(&self, alias: &str) -> bool {
+        use super::super::secrets::SecretStore;
+        matches!(
+            self.secrets
+                .get(&super::super::secrets::client_secret_account(alias)),
+            Ok(Some(_))
+        )
+    }
+
     /// The saved entry of `alias` (the Edit form starts from it).
     pub fn entry(&self, alias: &str) -> Result<super::super::entry::ServerEntry, String> {
         let list = server_list::load(&self.list_path).map_err(|e| e.to_string())?;
         list.get(alias)
             .cloned()
             .ok_or_else(|| server_list::ListError::Unknown(alias.to_string()).to_string())
+    }
+}
+
+impl Hosting {
+    /// `c` in the overlay: ends the sign-in of `alias` in progress (its listener closes) and
+    /// puts it back in `Sign-in required`; an error when none is in progress.
+    pub fn cancel_sign_in(&self, alias: &str) -> Result<(), String> {
+        if self.supervisor.state(alias) != Some(ServerState::SigningIn) {
+            return Err(format!("no sign-in of `{alias}` is in progress"));
+        }
+        self.supervisor.sign_ins().cancel(alias);
+        self.supervisor
+            .set_state(alias, ServerState::SignInRequired);
+        Ok(())
     }
 }

@@ -8,6 +8,23 @@ use std::process::Stdio;
 
 use super::callback::FIXED_REDIRECT_PORT;
 
+/// The variables [`opener`] reads (an attaching client sends these to the server).
+pub const OPENER_VARS: [&str; 5] = [
+    "SSH_CONNECTION",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "BROWSER",
+    "USER",
+];
+
+/// [`OPENER_VARS`] as this process has them: what an attaching client sends.
+pub fn opener_env() -> Vec<(String, String)> {
+    OPENER_VARS
+        .iter()
+        .filter_map(|name| Some((name.to_string(), std::env::var(name).ok()?)))
+        .collect()
+}
+
 /// How the page gets opened, decided from the client's environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Opener {
@@ -49,6 +66,12 @@ pub fn forward_line(ssh_connection: &str, user: Option<&str>) -> String {
 /// Runs `program URL` (a `$BROWSER` with arguments is split like a shell would); its output
 /// is discarded so it does not draw over the terminal.
 pub fn launch(program: &str, url: &str) -> std::io::Result<()> {
+    launch_with(program, url, &[])
+}
+
+/// [`launch`] with `env` added to the program's environment (the servers overlay runs the
+/// browser of a client, whose `DISPLAY` the server may not have).
+pub fn launch_with(program: &str, url: &str, env: &[(String, String)]) -> std::io::Result<()> {
     let words = crate::argsplit::split_args(program).unwrap_or_else(|_| vec![program.into()]);
     let Some((first, rest)) = words.split_first() else {
         return Err(std::io::Error::other("no browser program"));
@@ -56,6 +79,7 @@ pub fn launch(program: &str, url: &str) -> std::io::Result<()> {
     std::process::Command::new(first)
         .args(rest)
         .arg(url)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

@@ -505,6 +505,10 @@ pub struct Client {
     pub direct: Option<crate::server::io::terminal::DirectTerminal>,
     /// What the `:` prompt remembers between keys (Tab's cycle, the history walk).
     pub prompt_aid: PromptAid,
+    /// The client's variables that decide how a sign-in page opens (see
+    /// `hosted::oauth::open::OPENER_VARS`): the servers overlay opens it in the client's
+    /// browser, or shows how to come back over SSH.
+    pub opener_env: Vec<(String, String)>,
 }
 
 /// What an open `:` prompt remembers between keys: the candidates Tab is cycling through and

@@ -45,6 +45,7 @@ impl Server {
                 cols,
                 term,
                 terminal,
+                opener_env,
             } => {
                 let (rows, cols) = calyx_pty::limits::clamp_size(rows, cols);
                 let existing = self
@@ -122,6 +123,7 @@ impl Server {
                         panel: Default::default(),
                         direct,
                         prompt_aid: Default::default(),
+                        opener_env,
                     },
                 );
                 if let Some(s) = self.state.sessions.get_mut(&session) {

@@ -157,7 +157,17 @@ fn compose(
         }
     }
     if let Some(servers) = chrome.servers() {
-        servers.render(chrome.overlay_area(), &mut buf);
+        // The sign-in page's URL is one OSC 8 link where the terminal takes them.
+        let linked = servers.render_linked(chrome.overlay_area(), &mut buf);
+        if let Some((url, cells)) = linked.filter(|_| hyperlinks) {
+            if let Some(handle) = links.add(&url, None) {
+                for cell in cells {
+                    for x in cell.x..cell.x + cell.width {
+                        links.set(x, cell.y, handle);
+                    }
+                }
+            }
+        }
     }
     if let Some(scroll) = chrome.help() {
         let entries = crate::commands::help_entries(&state.config.keymap);

@@ -9,6 +9,7 @@ pub mod chrome;
 pub mod separators;
 pub mod server_form;
 pub mod servers;
+pub mod servers_sign_in;
 pub mod sidebar;
 pub mod sign_in_prompt;
 pub mod tree;

@@ -140,6 +140,7 @@ impl Server {
                     if let ClientMode::Servers(overlay) = &mut c.mode {
                         overlay.selected = overlay.selected.min(rows.len().saturating_sub(1));
                         overlay.rows = rows.clone();
+                        super::servers_sign_in::follow_sign_in(overlay);
                         c.dirty = true;
                         told.push(c.id);
                     }
@@ -157,6 +158,12 @@ impl Server {
                 }
                 self.fetch_server_rows();
             }
+            ServersDone::SignIn {
+                client,
+                alias,
+                name,
+                answer,
+            } => self.servers_signing_in(client, alias, name, answer),
             ServersDone::Failed { client, why } => self.message(client, why),
         }
     }
@@ -211,6 +218,7 @@ impl Server {
                 self.set_mode(client, ClientMode::Servers(Box::new(overlay)));
             }
             ServersPage::Add(form) => self.servers_form_key(client, overlay, *form, key),
+            ServersPage::SignIn(page) => self.servers_sign_in_key(client, overlay, *page, key),
             ServersPage::Preview {
                 source,
                 text,
@@ -236,6 +244,7 @@ impl Server {
         let last = overlay.rows.len().saturating_sub(1);
         let alias = overlay.selected_row().map(|r| r.alias.clone());
         let enabled = overlay.selected_row().is_some_and(|r| r.enabled);
+        let name = overlay.selected_row().map(|r| r.name.clone());
         match key.code {
             KeyCode::Escape | KeyCode::Char('q') => {
                 self.set_mode(client, ClientMode::Normal);
@@ -251,10 +260,14 @@ impl Server {
             KeyCode::Char('e') => {
                 if let Some(alias) = alias {
                     self.with_hosting(client, move |hosting| match hosting.entry(&alias) {
-                        Ok(entry) => ServersDone::Page {
-                            client,
-                            page: ServersPage::Add(Box::new(super::server_form::form_of(&entry))),
-                        },
+                        Ok(entry) => {
+                            let saved = hosting.client_secret_saved(&alias);
+                            let form = super::server_form::form_of(&entry, saved);
+                            ServersDone::Page {
+                                client,
+                                page: ServersPage::Add(Box::new(form)),
+                            }
+                        }
                         Err(why) => ServersDone::Failed { client, why },
                     });
                 }
@@ -282,6 +295,21 @@ impl Server {
             KeyCode::Char('r') => {
                 if let Some(alias) = alias {
                     self.servers_request(client, McpRequest::Retry { alias });
+                }
+            }
+            KeyCode::Char('s') if !key.ctrl => {
+                if let (Some(alias), Some(name)) = (alias, name) {
+                    self.servers_sign_in(client, alias, name);
+                }
+            }
+            KeyCode::Char('c') if !key.ctrl => {
+                if let Some(alias) = alias {
+                    self.servers_cancel_sign_in(client, alias);
+                }
+            }
+            KeyCode::Char('S') => {
+                if let Some(alias) = alias {
+                    self.servers_request(client, McpRequest::SignOut { alias });
                 }
             }
             KeyCode::Char('D') => {
@@ -364,11 +392,17 @@ impl Server {
             .replace('\r', "\n");
         self.change_overlay(client, |o| match &mut o.page {
             ServersPage::Import { text } => text.push_str(&pasted),
+            ServersPage::SignIn(page) => {
+                if let Some(field) = &mut page.paste {
+                    field.push_str(pasted.trim());
+                }
+            }
             ServersPage::Add(form) => {
                 let field = form.focused();
                 if let Some(text) = form.text_mut(field) {
                     text.push_str(pasted.trim_end_matches('\n'));
                 }
+                super::server_form::follow_name(form, field);
             }
             _ => {}
         });
