@@ -5,9 +5,9 @@
 //! like it lets its keys wake only after 500 ms when it appeared while the user was typing.
 //!
 //! `s` starts the sign-in as `calyx mcp login` does ([`McpRequest::SignIn`] on a blocking
-//! thread), then opens the page the way the client's environment allows (the session's
-//! environment, which its creating client passed): a local desktop runs `$BROWSER` or
-//! `xdg-open`; otherwise the prompt shows the address (sanitised, an OSC 8 link) and, over SSH,
+//! thread), then opens the page the way the environment of the client that pressed it allows
+//! (the variables it sent when it attached, as for the overlay's `s`): a local desktop runs
+//! `$BROWSER` or `xdg-open`; otherwise the prompt shows the address (sanitised, an OSC 8 link) and, over SSH,
 //! the `ssh -L` line (the redirect then listens on 41890). The waiting calls run once the server
 //! is ready; `Esc` ends them at once with the sign-in sentence and cancels a sign-in in progress.
 
@@ -167,10 +167,12 @@ impl Server {
         let Some(hosting) = self.hosting.clone() else {
             return;
         };
+        // The variables the client sent when it attached (`opener_env`), as the overlay's `s`.
         let env = self
-            .client_session(client)
-            .and_then(|s| self.state.sessions.get(&s))
-            .map(|s| s.env.clone())
+            .state
+            .clients
+            .get(&client)
+            .map(|c| c.opener_env.clone())
             .unwrap_or_default();
         let opener = opener(|name| env.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()));
         let forwarded = matches!(opener, Opener::Print { forward: Some(_) });
@@ -188,7 +190,7 @@ impl Server {
                 .and_then(|j| j["auth_url"].as_str())
                 .map(str::to_string);
             let step = match (answer.exit, url) {
-                (0, Some(url)) => open_page(opener, url),
+                (0, Some(url)) => open_page(opener, url, &env),
                 _ => SignInStep::Failed(answer.text.trim().to_string()),
             };
             let _ = tx.send(Msg::SignInStep { alias, step });
@@ -196,10 +198,11 @@ impl Server {
     }
 }
 
-/// Opens the sign-in page with `opener`; what the prompt shows next.
-fn open_page(opener: Opener, url: String) -> SignInStep {
+/// Opens the sign-in page with `opener` (the client's `env` added to the browser's, for its
+/// `DISPLAY`); what the prompt shows next.
+fn open_page(opener: Opener, url: String, env: &[(String, String)]) -> SignInStep {
     match opener {
-        Opener::Browser(program) => match launch(&program, &url) {
+        Opener::Browser(program) => match launch(&program, &url, env) {
             Ok(()) => SignInStep::Opened,
             Err(e) => {
                 tracing::warn!("sign-in: starting the browser `{program}` failed: {e}");
@@ -210,9 +213,10 @@ fn open_page(opener: Opener, url: String) -> SignInStep {
     }
 }
 
-/// Runs `program URL` (split like a shell would) with its output discarded, and reaps it on a
-/// thread of its own: the server lives on, so a browser that exits must not stay a zombie.
-fn launch(program: &str, url: &str) -> std::io::Result<()> {
+/// Runs `program URL` (split like a shell would) with `env` added and its output discarded, and
+/// reaps it on a thread of its own: the server lives on, so a browser that exits must not stay
+/// a zombie.
+fn launch(program: &str, url: &str, env: &[(String, String)]) -> std::io::Result<()> {
     use std::process::Stdio;
     let words = crate::argsplit::split_args(program).unwrap_or_else(|_| vec![program.into()]);
     let Some((first, rest)) = words.split_first() else {
@@ -221,6 +225,7 @@ fn launch(program: &str, url: &str) -> std::io::Result<()> {
     let mut child = std::process::Command::new(first)
         .args(rest)
         .arg(url)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
