@@ -34,6 +34,9 @@ pub struct HeldServer {
     pub unavailable: String,
     /// How long a call waits for the server to be ready.
     pub wait: Duration,
+    /// The server needs sign-in: a call raises the sign-in prompt while it waits
+    /// ([`super::sign_in_prompt`]), and `Esc` there ends the wait at once.
+    pub sign_in: bool,
 }
 
 /// "server `ev` is reconnecting: the server's connection ended".

@@ -111,6 +111,11 @@ impl Hosting {
         &self.supervisor
     }
 
+    /// The calls waiting for a server's sign-in (the floating prompt shows them).
+    pub fn sign_in_prompts(&self) -> &Arc<super::sign_in_prompt::SignInPrompts> {
+        self.route.registry.sign_in_prompts()
+    }
+
     /// Which secret store is in use, and why; or that none is chosen yet.
     pub fn secrets_summary(&self) -> String {
         self.secrets.summary()

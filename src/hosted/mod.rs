@@ -21,6 +21,8 @@ pub mod rows;
 pub mod secrets;
 pub mod server_list;
 pub mod sign_in;
+pub mod sign_in_prompt;
+pub mod step_up;
 pub mod supervisor;
 pub mod tools_cache;
 pub mod validate;

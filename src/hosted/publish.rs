@@ -25,6 +25,9 @@ use super::connection::filter::Classified;
 use super::held::{
     reconnecting_sentence, withdraw_after, HeldServer, Unavailable, WithdrawTimer, RECONNECT_WAIT,
 };
+use super::oauth::{find_challenge, Challenge};
+use super::sign_in_prompt::{sign_in_sentence, SignInPrompts, SIGN_IN_WAIT};
+use super::step_up::wait_for_step_up;
 
 /// Each server's instructions are cut to this many bytes in `initialize`.
 pub const SERVER_INSTRUCTIONS_MAX: usize = 2 << 10;
@@ -54,6 +57,21 @@ impl PublishedServer {
             instructions: self.instructions.clone(),
             unavailable: reconnecting_sentence(&self.alias, what_happened),
             wait: RECONNECT_WAIT,
+            sign_in: false,
+        }
+    }
+
+    /// This ready server's tools, kept while its connection needs sign-in: the sign-in sentence
+    /// (naming it `name`, its display name now) and the 120 s wait; a call raises the prompt.
+    pub fn held_needing_sign_in(&self, name: &str) -> HeldServer {
+        HeldServer {
+            alias: self.alias.clone(),
+            name: name.to_string(),
+            tools: self.tools.clone(),
+            instructions: self.instructions.clone(),
+            unavailable: sign_in_sentence(name, &self.alias),
+            wait: SIGN_IN_WAIT,
+            sign_in: true,
         }
     }
 }
@@ -109,6 +127,8 @@ pub struct Registry {
     /// Counts every change of any entry (ready, held, gone), for calls waiting for a held
     /// server to be ready again.
     readiness: Arc<watch::Sender<u64>>,
+    /// The calls waiting for a server's sign-in (the floating prompt's source).
+    prompts: Arc<SignInPrompts>,
 }
 
 impl Default for Registry {
@@ -117,11 +137,18 @@ impl Default for Registry {
             servers: Arc::default(),
             generation: Arc::new(watch::Sender::new(0)),
             readiness: Arc::new(watch::Sender::new(0)),
+            prompts: Arc::default(),
         }
     }
 }
 
 impl Registry {
+    /// The calls waiting for a server's sign-in: the server's loop shows the prompt for them
+    /// and cancels them.
+    pub fn sign_in_prompts(&self) -> &Arc<SignInPrompts> {
+        &self.prompts
+    }
+
     /// Publishes (or replaces) a ready server's tools.
     pub fn insert(&self, server: PublishedServer) {
         self.put(Published::Live(Arc::new(server)));
@@ -271,7 +298,7 @@ impl Registry {
         published: &str,
     ) -> Result<(Arc<PublishedServer>, String), Unavailable> {
         let alias = super::naming::alias_of(published).ok_or(Unavailable::Unknown)?;
-        let (wait, sentence) = match self.entry(alias) {
+        let (wait, sentence, sign_in) = match self.entry(alias) {
             None => return Err(Unavailable::Unknown),
             Some(entry) if !entry.tools().names.original.contains_key(published) => {
                 return Err(Unavailable::Unknown)
@@ -283,10 +310,28 @@ impl Registry {
             Some(Published::Live(_)) => (
                 RECONNECT_WAIT,
                 reconnecting_sentence(alias, "the server's connection ended"),
+                None,
             ),
-            Some(Published::Held(held)) => (held.wait, held.unavailable.clone()),
+            Some(Published::Held(held)) => (
+                held.wait,
+                held.unavailable.clone(),
+                held.sign_in.then(|| held.name.clone()),
+            ),
         };
-        let Some(server) = self.live_within(alias, wait).await else {
+        let live = match sign_in {
+            // The prompt shows while this call waits; `Esc` there ends the wait.
+            Some(name) => {
+                let ask = self.prompts.ask(alias, &name);
+                tokio::select! {
+                    live = self.live_within(alias, wait) => live,
+                    _ = ask.cancelled() => None,
+                    // Stopped or removed meanwhile: nothing to sign in to any more.
+                    _ = self.withdrawn(alias) => None,
+                }
+            }
+            None => self.live_within(alias, wait).await,
+        };
+        let Some(server) = live else {
             // The sentence as it is now: a later attempt may have said more.
             let sentence = self
                 .held(alias)
@@ -297,6 +342,17 @@ impl Registry {
         match server.tools.names.original.get(published) {
             Some(original) => Ok((server.clone(), original.clone())),
             None => Err(Unavailable::Unknown),
+        }
+    }
+
+    /// Resolves once nothing is published for `alias`.
+    async fn withdrawn(&self, alias: &str) {
+        let mut changes = self.readiness.subscribe();
+        while self.entry(alias).is_some() {
+            if changes.changed().await.is_err() {
+                // The registry is going away with its last clone: never resolves.
+                std::future::pending::<()>().await;
+            }
         }
     }
 
@@ -535,13 +591,34 @@ impl ServerHandler for HostedHandler {
         );
         let mut upstream = CallToolRequestParams::new(original);
         upstream.arguments = request.arguments;
-        let answer = forward_call(&server, upstream, &context).await;
+        let mut answer = forward_call(&server, upstream.clone(), &context).await;
+        if let Err(ForwardError::Challenge(challenge)) = answer {
+            // Step-up (or a sign-in again): the prompt, then the same call once more.
+            let prompts = self.registry.sign_in_prompts();
+            let alias = server.alias.as_str();
+            let waited =
+                wait_for_step_up(prompts, alias, &server.name, challenge, &context.ct).await;
+            if let Err(sentence) = waited {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(sentence)]).into());
+            }
+            answer = match forward_call(&server, upstream, &context).await {
+                Err(ForwardError::Challenge(_)) => Err(ForwardError::Upstream(
+                    "the server still refuses the call after the sign-in".into(),
+                )),
+                other => other,
+            };
+        }
         match answer {
             Ok(response) => Ok(response),
             Err(ForwardError::Cancelled) => {
                 // rmcp drops the answer of a cancelled request; this reaches nobody.
                 Err(ErrorData::internal_error("cancelled by the client", None))
             }
+            // Not reached (a challenge above is waited on, a second one made Upstream).
+            Err(ForwardError::Challenge(_)) => Ok(CallToolResult::error(vec![ContentBlock::text(
+                sign_in_sentence(&server.name, &server.alias),
+            )])
+            .into()),
             Err(ForwardError::Upstream(error)) => {
                 Ok(CallToolResult::error(vec![ContentBlock::text(format!(
                     "server `{}` ({}) failed the call: {error}",
@@ -559,6 +636,16 @@ enum ForwardError {
     Cancelled,
     /// The upstream request failed (connection gone, an error answer, a bad result).
     Upstream(String),
+    /// The server asked for authorization: a 403 `insufficient_scope` (step-up) or a 401.
+    Challenge(Challenge),
+}
+
+/// A failed upstream request: its authorization challenge when it carries one.
+fn upstream_error(error: rmcp::ServiceError) -> ForwardError {
+    match find_challenge(&error) {
+        Some(challenge) => ForwardError::Challenge(challenge),
+        None => ForwardError::Upstream(error.to_string()),
+    }
 }
 
 /// Sends `params` upstream as a cancellable request. The agent's `progressToken`, when it sent
@@ -575,7 +662,7 @@ async fn forward_call(
         .peer
         .send_cancellable_request(request, PeerRequestOptions::no_options())
         .await
-        .map_err(|e| ForwardError::Upstream(e.to_string()))?;
+        .map_err(upstream_error)?;
     let _route = context.meta.get_progress_token().map(|agent_token| {
         server.progress.add(
             handle.progress_token.clone(),
@@ -600,7 +687,7 @@ async fn forward_call(
     cancel_on_drop.peer = None;
     let result = answer
         .map_err(|_| ForwardError::Upstream("the server's connection closed".into()))?
-        .map_err(|e| ForwardError::Upstream(e.to_string()))?;
+        .map_err(upstream_error)?;
     match result {
         ServerResult::CallToolResult(result) => Ok(CallToolResponse::Complete(result)),
         ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),

@@ -4,9 +4,10 @@
 //! (its state, issuer and cancel switch, the redirect listener waiting on its own task), and
 //! the wake-up of the connection task once tokens are stored.
 //!
-//! The hook for "an agent called a tool of a server that needs sign-in" (the floating prompt
-//! of the views issue) is [`SignIns::set_prompt_hook`]: the supervisor calls it with the alias
-//! and name each time a server enters `sign-in required`.
+//! [`SignIns::set_prompt_hook`] is called with the alias and name each time a server enters
+//! `sign-in required`. The floating prompt of "an agent calls a tool of a server that needs
+//! sign-in" does not use it: it is raised by the calls themselves
+//! ([`super::sign_in_prompt`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -17,8 +18,9 @@ use tokio_util::sync::CancellationToken;
 use super::connection::{ConnectError, ElicitationPolicy, HttpAuth};
 use super::entry::{ServerEntry, Transport};
 use super::oauth::callback::parse_and_check;
-use super::oauth::{OAuthEngine, OAuthError, OAuthSettings, PendingSignIn};
+use super::oauth::{Challenge, OAuthEngine, OAuthError, OAuthSettings, PendingSignIn};
 use super::secrets::{client_secret_account, tokens_account, SecretStore};
+use super::sign_in_prompt::SignInPrompts;
 
 /// Called with (alias, name) when a server needs sign-in.
 pub type SignInHook = Arc<dyn Fn(&str, &str) + Send + Sync>;
@@ -49,6 +51,8 @@ pub struct SignIns {
     active: Mutex<HashMap<String, Active>>,
     last_error: Mutex<HashMap<String, String>>,
     hook: Mutex<Option<SignInHook>>,
+    /// Told when a sign-in finishes, so that calls waiting for a step-up send again.
+    prompts: Arc<SignInPrompts>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -66,7 +70,24 @@ impl SignIns {
             active: Mutex::default(),
             last_error: Mutex::default(),
             hook: Mutex::new(None),
+            prompts: Arc::default(),
         }
+    }
+
+    /// These sign-ins telling `prompts` (the registry's) when one finishes.
+    pub fn with_prompts(mut self, prompts: Arc<SignInPrompts>) -> Self {
+        self.prompts = prompts;
+        self
+    }
+
+    /// A call to the ready server `alias` met `challenge`: the next sign-in answers it (a 403
+    /// `insufficient_scope` steps up to the scopes it names).
+    pub fn note_challenge(&self, alias: &str, challenge: Challenge) {
+        let stopped = match challenge {
+            Challenge::InsufficientScope(header) => Stopped::Scope(header),
+            Challenge::Unauthorized(header) => Stopped::Unauthorized(Some(header)),
+        };
+        lock(&self.stopped).insert(alias.to_string(), stopped);
     }
 
     /// `[mcp] client_metadata_url` (empty: none); used by connections started from now on.
@@ -74,7 +95,8 @@ impl SignIns {
         *lock(&self.client_metadata_url) = (!url.trim().is_empty()).then(|| url.trim().into());
     }
 
-    /// The hook the views issue fills: raise "<name> requires sign-in" in attached clients.
+    /// A hook told whenever a server enters `sign-in required` (the prompt for agents' calls
+    /// is raised by the calls, see [`super::sign_in_prompt`]).
     pub fn set_prompt_hook(&self, hook: SignInHook) {
         *lock(&self.hook) = Some(hook);
     }
@@ -229,6 +251,7 @@ impl SignIns {
                     .or_default()
                     .clone();
                 done.notify_one();
+                self.prompts.signed_in(alias);
             }
             Err(sentence) => {
                 lock(&self.last_error).insert(alias.to_string(), sentence.clone());

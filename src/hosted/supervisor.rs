@@ -26,6 +26,7 @@ use super::held::{reconnecting_sentence, HeldServer, WithdrawTimer, RETAIN_FOR};
 use super::publish::{PublishedServer, Registry};
 use super::secrets::{env_account, header_account, SecretStore};
 use super::sign_in::SignIns;
+use super::sign_in_prompt::{sign_in_sentence, SIGN_IN_WAIT};
 use super::tools_cache::{CachedTools, ToolsCache};
 
 /// State changes kept for subscribers that fall behind.
@@ -74,6 +75,22 @@ impl Shared {
         change(facts.entry(alias.to_string()).or_default());
     }
 
+    fn settle_after_sign_in(&self, alias: &str, signed_in: bool) {
+        let state = match self
+            .registry
+            .get(alias)
+            .filter(|s| !s.peer.is_transport_closed())
+        {
+            Some(live) => ServerState::Ready {
+                tools: live.tools.published.len(),
+                with_ui: live.tools.with_ui(),
+            },
+            None if signed_in => ServerState::Connecting,
+            None => ServerState::SignInRequired,
+        };
+        self.set(alias, state);
+    }
+
     fn set(&self, alias: &str, state: ServerState) {
         if let ServerState::Failed { sentence } = &state {
             let sentence = sentence.clone();
@@ -97,25 +114,29 @@ impl Shared {
         }
     }
 
-    /// Publishes the tools `alias` published last (this run or an earlier one, from the tools
-    /// cache) while it cannot take calls: a call waits up to `wait` for it to be ready, then
-    /// gets `unavailable` as its `isError` text. For a server that needs sign-in (its row says
-    /// so; the call can raise the sign-in prompt meanwhile). False when nothing is cached for
-    /// it. The tools stay until the server is ready (its live tools replace them), stopped, or
-    /// [`Registry::withdraw_held`] is called.
-    // Its first caller is the sign-in state (the OAuth work); tested below.
-    #[cfg_attr(not(test), allow(dead_code))]
-    fn publish_cached(&self, alias: &str, unavailable: String, wait: std::time::Duration) -> bool {
-        let Some((cached, tools)) = self.cache.cached_tools_for(alias) else {
+    /// Keeps `entry`'s tools published while it needs sign-in: the live ones if it was ready,
+    /// else the ones it published last (this run or an earlier one, from the tools cache). A
+    /// call to one raises the sign-in prompt and waits up to 120 s for the sign-in
+    /// ([`super::sign_in_prompt`]), then gets the sign-in sentence as its `isError` text. False
+    /// when there is nothing to publish. The tools stay until the server is ready (its live
+    /// tools replace them) or stopped.
+    fn hold_for_sign_in(&self, entry: &ServerEntry) -> bool {
+        if self.registry.hold_live(&entry.alias, |server| {
+            server.held_needing_sign_in(&entry.name)
+        }) {
+            return true;
+        }
+        let Some((cached, tools)) = self.cache.cached_tools_for(&entry.alias) else {
             return false;
         };
         self.registry.hold(HeldServer {
-            alias: alias.to_string(),
-            name: cached.name,
+            alias: entry.alias.clone(),
+            name: entry.name.clone(),
             tools,
             instructions: cached.instructions,
-            unavailable,
-            wait,
+            unavailable: sign_in_sentence(&entry.name, &entry.alias),
+            wait: SIGN_IN_WAIT,
+            sign_in: true,
         });
         true
     }
@@ -124,7 +145,8 @@ impl Shared {
 impl Supervisor {
     /// A supervisor publishing into `registry`, reading secret values from `secrets`.
     pub fn new(registry: Registry, secrets: Arc<dyn SecretStore>) -> Self {
-        Supervisor {
+        let prompts = registry.sign_in_prompts().clone();
+        let supervisor = Supervisor {
             registry,
             states: Arc::default(),
             process_groups: Arc::default(),
@@ -132,9 +154,31 @@ impl Supervisor {
             changes: broadcast::channel(CHANGES_BUFFERED).0,
             facts: Arc::default(),
             cache: Arc::new(ToolsCache::in_memory()),
-            sign_ins: Arc::new(SignIns::new(secrets.clone())),
+            sign_ins: Arc::new(SignIns::new(secrets.clone()).with_prompts(prompts.clone())),
             secrets,
-        }
+        };
+        // A call to a ready server met a challenge: the next sign-in answers it, and the row
+        // says so until then.
+        let shared = supervisor.shared();
+        prompts.set_challenge_hook(Arc::new(move |alias, challenge| {
+            shared.sign_ins.note_challenge(alias, challenge);
+            shared.set(alias, ServerState::SignInRequired);
+        }));
+        supervisor
+    }
+
+    /// The state of `alias` once a sign-in ended (`signed_in`) or was given up: `ready` again
+    /// when its connection is still up (a step-up), else `connecting` after a sign-in and
+    /// `sign-in required` without one.
+    pub fn settle_after_sign_in(&self, alias: &str, signed_in: bool) {
+        self.shared().settle_after_sign_in(alias, signed_in);
+    }
+
+    /// [`Supervisor::settle_after_sign_in`] for tasks that outlive the call (a sign-in's
+    /// listener).
+    pub fn settler(&self) -> impl Fn(&str, bool) + Send + Sync + 'static {
+        let shared = self.shared();
+        move |alias, signed_in| shared.settle_after_sign_in(alias, signed_in)
     }
 
     /// This supervisor remembering published lists in `cache` (the server's is the file
@@ -343,6 +387,9 @@ async fn run(shared: Shared, entry: ServerEntry, launch: Launch, auth: HttpAuth)
             }
             // Not a failure: wait for the user to sign in, then connect again.
             Err(error) if error.needs_sign_in() => {
+                // Its tools stay published (no 60 s withdrawal): a call raises the prompt.
+                drop(retention.take());
+                shared.hold_for_sign_in(&entry);
                 shared.set(alias, ServerState::SignInRequired);
                 shared.sign_ins.wait_for_sign_in(&entry, &error).await;
                 shared.set(alias, ServerState::Connecting);
@@ -523,7 +570,7 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn cached_tools_are_published_held_with_the_given_sentence() {
+    fn a_server_needing_sign_in_keeps_its_cached_tools_held_for_the_prompt() {
         let dir = tempfile::tempdir().expect("tempdir");
         let registry = Registry::default();
         let supervisor = Supervisor::new(
@@ -531,8 +578,19 @@ mod tests {
             Arc::new(FileStore::new(dir.path().join("s.json"))),
         );
         let shared = supervisor.shared();
-        let sentence = "`Linear` requires sign-in: run `calyx mcp login linear`".to_string();
-        assert!(!shared.publish_cached("linear", sentence.clone(), Duration::from_secs(120)));
+        let entry = ServerEntry {
+            alias: "linear".into(),
+            name: "Linear".into(),
+            enabled: true,
+            transport: Transport::Http(crate::hosted::entry::HttpTarget {
+                url: "http://127.0.0.1:9/mcp".into(),
+                legacy_sse: false,
+                headers: Vec::new(),
+                oauth: Default::default(),
+            }),
+            note: None,
+        };
+        assert!(!shared.hold_for_sign_in(&entry), "nothing cached");
         assert!(supervisor.cached_tools_for("linear").is_none());
 
         let tool: rmcp::model::Tool = serde_json::from_value(
@@ -542,8 +600,8 @@ mod tests {
         let tools = classify("linear", vec![tool], &Default::default());
         supervisor
             .cache
-            .remember("linear", CachedTools::of("Linear", None, &tools));
-        assert!(shared.publish_cached("linear", sentence.clone(), Duration::from_secs(120)));
+            .remember("linear", CachedTools::of("Old name", None, &tools));
+        assert!(shared.hold_for_sign_in(&entry));
         let names: Vec<String> = registry
             .tools()
             .iter()
@@ -551,8 +609,12 @@ mod tests {
             .collect();
         assert_eq!(names, ["linear-list_issues"]);
         let held = registry.held("linear").expect("held");
-        assert_eq!(held.unavailable, sentence);
+        assert_eq!(
+            held.unavailable,
+            "`Linear` requires sign-in: run `calyx mcp login linear` or sign in from prefix M"
+        );
         assert_eq!(held.wait, Duration::from_secs(120));
+        assert!(held.sign_in);
         assert!(registry.get("linear").is_none(), "not callable until ready");
     }
 }

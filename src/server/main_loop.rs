@@ -279,6 +279,7 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
             Err(why) => server.hosting_unavailable = Some(why),
         }
         server.watch_server_states();
+        server.watch_sign_in_prompts();
         server.upgrade.socket_fd = Some(socket_fd);
         server.upgrade.endpoint =
             endpoint
@@ -435,6 +436,9 @@ impl Server {
             Msg::Reply { id, response } => self.reply(id, response),
             Msg::Shutdown => self.state.quit = true,
             Msg::Servers(done) => self.servers_done(done),
+            Msg::SignInPrompts => self.sign_in_prompts_changed(),
+            Msg::SignInStep { alias, step } => self.sign_in_step(&alias, step),
+            Msg::SignInFailed { alias, sentence } => self.sign_in_failed(&alias, sentence),
             Msg::UpgradeChecked {
                 client,
                 binary,

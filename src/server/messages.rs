@@ -62,6 +62,15 @@ pub enum Msg {
     Shutdown,
     /// The servers overlay's work, done off the loop (see `view::servers`).
     Servers(ServersDone),
+    /// The calls waiting for a hosted server's sign-in changed (see `view::sign_in_prompt`).
+    SignInPrompts,
+    /// How far the sign-in started from a prompt got.
+    SignInStep {
+        alias: String,
+        step: crate::server::model::sign_in_prompt::SignInStep,
+    },
+    /// A sign-in failed; the sentence says why (see `view::sign_in_prompt`).
+    SignInFailed { alias: String, sentence: String },
     /// `calyx server-upgrade`'s check of the new binary finished (its `--version` line, or why
     /// it cannot take over); `client` asked (None: the `:` prompt).
     UpgradeChecked {

@@ -2,6 +2,7 @@
 //! fixture server.
 
 pub mod fixture;
+pub mod oauth_server;
 
 use std::path::PathBuf;
 use std::process::Command;

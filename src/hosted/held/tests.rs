@@ -181,3 +181,73 @@ async fn held_tools_are_withdrawn_after_60_s_unless_the_timer_is_dropped() {
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert!(registry.get("ev").is_some());
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_call_held_for_sign_in_raises_the_prompt_and_esc_answers_it_at_once() {
+    let registry = Registry::default();
+    let connection = connection().await;
+    registry.insert(live(&connection));
+    assert!(registry.hold_live("ev", |server| server.held_needing_sign_in("Everything")));
+    let prompts = registry.sign_in_prompts().clone();
+    let calling = registry.clone();
+    let call = tokio::spawn(async move { calling.callable("ev-echo").await.err() });
+    while prompts.waiting().is_empty() {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(
+        prompts.waiting(),
+        [("ev".to_string(), "Everything".to_string(), 1)]
+    );
+    let started = Instant::now();
+    assert!(prompts.cancel("ev"));
+    let answer = call.await.expect("the call ends");
+    assert_eq!(started.elapsed(), std::time::Duration::ZERO, "at once");
+    assert_eq!(
+        answer,
+        Some(Unavailable::NotReady(
+            "`Everything` requires sign-in: run `calyx mcp login ev` or sign in from prefix M"
+                .into()
+        ))
+    );
+    assert!(prompts.waiting().is_empty(), "the prompt went");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_held_for_sign_in_runs_once_signed_in_and_the_prompt_goes() {
+    let registry = Registry::default();
+    let connection = connection().await;
+    registry.insert(live(&connection));
+    assert!(registry.hold_live("ev", |server| server.held_needing_sign_in("Everything")));
+    let prompts = registry.sign_in_prompts().clone();
+    let calling = registry.clone();
+    let call = tokio::spawn(async move { calling.callable("ev-echo").await.map(|(_, o)| o) });
+    // Signed in after 100 s (within the 120 s wait): the live server is back.
+    tokio::time::sleep(std::time::Duration::from_secs(100)).await;
+    assert_eq!(prompts.waiting().len(), 1, "still waiting at 100 s");
+    registry.insert(live(&connection));
+    assert_eq!(call.await.expect("the call ends"), Ok("echo".to_string()));
+    assert!(prompts.waiting().is_empty(), "the prompt went");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_held_for_sign_in_ends_when_its_server_is_removed() {
+    let registry = Registry::default();
+    let connection = connection().await;
+    registry.insert(live(&connection));
+    assert!(registry.hold_live("ev", |server| server.held_needing_sign_in("Everything")));
+    let prompts = registry.sign_in_prompts().clone();
+    let calling = registry.clone();
+    let call = tokio::spawn(async move { calling.callable("ev-echo").await.err() });
+    while prompts.waiting().is_empty() {
+        tokio::task::yield_now().await;
+    }
+    let started = Instant::now();
+    registry.remove("ev");
+    let answer = call.await.expect("the call ends");
+    assert_eq!(started.elapsed(), std::time::Duration::ZERO, "at once");
+    assert!(
+        matches!(answer, Some(Unavailable::NotReady(ref s)) if s.contains("requires sign-in")),
+        "{answer:?}"
+    );
+    assert!(prompts.waiting().is_empty(), "the prompt went");
+}

@@ -57,6 +57,7 @@ impl Hosting {
         } = pending;
         let port = listener.port();
         let set_state = self.supervisor.state_setter();
+        let settle = self.supervisor.settler();
         let alias_owned = alias.to_string();
         runtime.spawn(async move {
             let waited = listener
@@ -71,7 +72,8 @@ impl Hosting {
                 Err(e) => listener_outcome(Err(e)),
             };
             match outcome {
-                Some(Ok(())) => set_state(&alias_owned, ServerState::Connecting),
+                // `ready` again after a step-up on a live connection.
+                Some(Ok(())) => settle(&alias_owned, true),
                 Some(Err(sentence)) => {
                     sign_ins.ended(&alias_owned, &Err(sentence));
                     set_state(&alias_owned, ServerState::SignInRequired);
@@ -95,7 +97,7 @@ impl Hosting {
         let runtime = tokio::runtime::Handle::current();
         match runtime.block_on(sign_ins.paste(alias, redirect)) {
             Ok(()) => {
-                self.supervisor.set_state(alias, ServerState::Connecting);
+                self.supervisor.settle_after_sign_in(alias, true);
                 McpAnswer::done(alias, "signed-in", &[], format!("signed in to `{alias}`\n"))
             }
             Err(sentence) => {

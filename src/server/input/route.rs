@@ -157,6 +157,10 @@ impl Server {
                     }
                     KeyRoute::Unbound | KeyRoute::Pass => {}
                 }
+                // A sign-in prompt takes the keyboard until it is answered or goes.
+                if self.sign_in_prompt_key(client, key) {
+                    return;
+                }
                 // A shown approval panel takes the keyboard until it is answered or hidden.
                 if self.panel_key(client, key) {
                     return;

@@ -13,6 +13,7 @@ pub mod panel;
 pub mod panes;
 pub mod prompt_history;
 pub mod restore;
+pub mod sign_in_prompt;
 pub mod state;
 pub mod target;
 pub mod window_numbers;

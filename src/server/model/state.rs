@@ -558,6 +558,9 @@ pub struct State {
     pub quit: bool,
     /// Where pane programs start: real PTYs, or fakes in the state tests.
     pub processes: Arc<dyn Processes>,
+    /// The sign-in prompts every client shows (agents' calls waiting for a hosted server's
+    /// sign-in); the first is drawn.
+    pub sign_in_prompts: Vec<super::sign_in_prompt::SignInPrompt>,
 }
 
 impl State {
@@ -607,6 +610,7 @@ impl State {
             quit: false,
             reapers: Vec::new(),
             processes: Arc::new(Pty),
+            sign_in_prompts: Vec::new(),
         }
     }
 

@@ -199,6 +199,16 @@ fn compose(
         }
         .render(chrome.overlay_area(), &mut buf);
     }
+    // On top of everything: whatever the client was doing, the waiting agent needs an answer.
+    if let Some(prompt) = chrome.sign_in() {
+        let links_out = hyperlinks.then_some(&mut links);
+        crate::server::view::sign_in_prompt::draw(
+            prompt,
+            chrome.overlay_area(),
+            &mut buf,
+            links_out,
+        );
+    }
     Composed {
         buf,
         links,

@@ -120,6 +120,8 @@ pub struct Chrome {
     tree: Option<TreeKey>,
     /// The hosted MCP servers overlay covers the panes.
     servers: Option<ServersOverlay>,
+    /// The sign-in prompt floats over everything (every client shows it).
+    sign_in: Option<crate::server::model::sign_in_prompt::SignInPrompt>,
     /// Whether the focused pane's cursor is shown (not while a prompt or overlay has it).
     pub pane_cursor: bool,
 }
@@ -275,8 +277,10 @@ impl Chrome {
             prompt_hint: prompt.as_ref().and(c.prompt_aid.hint.clone()),
             prompt,
         };
+        let sign_in = state.sign_in_prompts.first().cloned();
         let pane_cursor = matches!(mode, ClientMode::Normal | ClientMode::Prefix { .. })
             && !(panel && matches!(mode, ClientMode::Normal))
+            && sign_in.is_none()
             && help.is_none()
             && messages.is_none()
             && tree.is_none()
@@ -297,6 +301,7 @@ impl Chrome {
             display_panes,
             tree,
             servers,
+            sign_in,
             pane_cursor,
         })
     }
@@ -308,7 +313,13 @@ impl Chrome {
             || self.messages.is_some()
             || self.tree.is_some()
             || self.servers.is_some()
+            || self.sign_in.is_some()
             || self.display_panes
+    }
+
+    /// The sign-in prompt, when an agent's call waits for a server's sign-in.
+    pub fn sign_in(&self) -> Option<&crate::server::model::sign_in_prompt::SignInPrompt> {
+        self.sign_in.as_ref()
     }
 
     /// The area between the panes and the status line that overlays cover.

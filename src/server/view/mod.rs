@@ -11,4 +11,5 @@ pub mod server_form;
 pub mod servers;
 pub mod servers_sign_in;
 pub mod sidebar;
+pub mod sign_in_prompt;
 pub mod tree;
