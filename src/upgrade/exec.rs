@@ -29,7 +29,21 @@ pub fn exec_in_place(binary: &Path, state: &File, keep: &[RawFd]) -> std::io::Er
         .arg(state_fd.to_string())
         .exec();
     close_on_exec(&all);
+    ignore_sigpipe_again();
     error
+}
+
+/// `Command::exec` sets SIGPIPE back to its default (killing) action in this very process
+/// before it calls `execve`, so the new program starts as programs expect; when the exec
+/// fails that stays behind, and the next write to a closed socket or pipe would kill the
+/// server instead of failing that write. Rust programs ignore SIGPIPE: this puts that back.
+fn ignore_sigpipe_again() {
+    use nix::sys::signal::{signal, SigHandler, Signal};
+    // SAFETY: SIG_IGN installs no handler code, so nothing runs in signal context; this is
+    // the disposition the Rust runtime set at start.
+    if let Err(e) = unsafe { signal(Signal::SIGPIPE, SigHandler::SigIgn) } {
+        tracing::warn!("could not ignore SIGPIPE again after a failed exec: {e}");
+    }
 }
 
 /// Sets close-on-exec again on descriptors an exec that failed would have kept.
@@ -53,5 +67,14 @@ mod tests {
             let flags = fcntl(fd, FcntlArg::F_GETFD).expect("getfd");
             assert!(FdFlag::from_bits_retain(flags).contains(FdFlag::FD_CLOEXEC));
         }
+        // SIGPIPE is ignored again (a write to a closed pipe fails instead of killing the
+        // server): bit 13 of SigIgn.
+        let status = std::fs::read_to_string("/proc/self/status").expect("status");
+        let ignored = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigIgn:"))
+            .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+            .expect("SigIgn line");
+        assert_ne!(ignored & (1 << (13 - 1)), 0, "SIGPIPE ignored: {ignored:x}");
     }
 }
