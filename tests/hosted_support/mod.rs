@@ -60,10 +60,10 @@ impl HttpEverything {
     /// accepts connections.
     pub fn start(index: &std::path::Path, mode: &str) -> HttpEverything {
         use std::os::unix::process::CommandExt;
-        let port = {
-            let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-            probe.local_addr().expect("addr").port()
-        };
+        // The preload binds port 0 and writes the port it got here: no probe-and-release race
+        // with another test's server for the same port.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let port_file = dir.path().join("port");
         let preload = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("tests/hosted_support/bind-localhost.cjs");
         let child = Command::new("node")
@@ -71,19 +71,31 @@ impl HttpEverything {
             .arg(preload)
             .arg(index)
             .arg(mode)
-            .env("PORT", port.to_string())
+            .env("PORT", "3001")
+            .env("CALYX_TEST_PORT_FILE", &port_file)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .process_group(0)
             .spawn()
             .expect("node starts");
-        let server = HttpEverything { child, port };
+        let mut server = HttpEverything { child, port: 0 };
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        loop {
+            if let Some(port) = std::fs::read_to_string(&port_file)
+                .ok()
+                .and_then(|text| text.trim().parse::<u16>().ok())
+            {
+                server.port = port;
+                break;
+            }
             assert!(
                 std::time::Instant::now() < deadline,
-                "server-everything {mode} did not listen on {port} within 90 s"
+                "server-everything {mode} did not listen within 90 s"
+            );
+            assert!(
+                server.child.try_wait().ok().flatten().is_none(),
+                "server-everything {mode} exited before listening"
             );
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
