@@ -38,3 +38,4 @@ pub mod saved_cli;
 pub mod server;
 pub mod setup;
 pub mod upgrade;
+pub mod views;
