@@ -61,13 +61,16 @@ say() { echo "STEP $1 $2"; }
 # Prints the screen of session $1 and calyx's approvals to the log, for a failed step.
 dump() { { echo "--- $1"; c capture -t "$1"; c approvals; c agents; } >> "$D/steps.log" 2>&1; }
 server() { # (re)starts calyx with the given config.toml text
-  c kill-server >/dev/null 2>&1
+  # --forget: a plain kill-server keeps the sessions' records, and a saved name (`setup`, the
+  # steps' sessions) refuses `calyx new -s` until it is restored or forgotten.
+  c kill-server --forget >/dev/null 2>&1
   mkdir -p "$CONF"; printf '%s\n' "$1" > "$CONF/config.toml"
   # The old server may still be going away: retry until a new one answers.
   for _ in 1 2 3 4 5; do
-    c new -d -s setup -x 160 -y 45 -- sleep 900 2>/dev/null && return 0
+    c new -d -s setup -x 160 -y 45 -- sleep 900 2> "$D/server-start.err" && return 0
     sleep 1
   done
+  echo "calyx server did not start: $(tail -n 2 "$D/server-start.err" | tr '\n' ' ')"
   return 1
 }
 pending_id() { rl_pending_ids | head -n 1; } # the id of the first pending request, or nothing
