@@ -7,7 +7,13 @@ const TOKEN_BYTES: usize = 32;
 
 /// A fresh token from the operating system's random source.
 pub fn generate() -> Result<String, getrandom::Error> {
-    let mut bytes = [0u8; TOKEN_BYTES];
+    random_hex::<TOKEN_BYTES>()
+}
+
+/// `N` bytes from the operating system's random source, as lowercase hex: the endpoint's
+/// token and the MCP App views' URL tokens (`crate::views::token`) both come from here.
+pub fn random_hex<const N: usize>() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; N];
     getrandom::fill(&mut bytes)?;
     Ok(hex(&bytes))
 }

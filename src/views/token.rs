@@ -19,9 +19,7 @@ pub struct ViewToken(String);
 impl ViewToken {
     /// A fresh token from the operating system's random source.
     pub fn generate() -> Result<Self, getrandom::Error> {
-        let mut bytes = [0u8; TOKEN_BYTES];
-        getrandom::fill(&mut bytes)?;
-        Ok(Self(hex(&bytes)))
+        crate::http::token::random_hex::<TOKEN_BYTES>().map(Self)
     }
 
     /// The token as it goes into the URL (32 lowercase hex digits).
@@ -40,16 +38,6 @@ impl fmt::Debug for ViewToken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("ViewToken(..)")
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
-    }
-    out
 }
 
 #[cfg(test)]
@@ -88,10 +76,5 @@ mod tests {
     fn debug_hides_the_token() {
         let token = ViewToken::generate().expect("random");
         assert!(!format!("{token:?}").contains(token.as_str()));
-    }
-
-    #[test]
-    fn hex_encodes_every_nibble() {
-        assert_eq!(hex(&[0x00, 0x9f, 0xa0, 0xff]), "009fa0ff");
     }
 }
