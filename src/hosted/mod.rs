@@ -6,6 +6,7 @@ pub mod alias;
 pub mod conformance_client;
 pub mod connection;
 pub mod edit;
+pub mod elicit;
 pub mod elicitation;
 pub mod entry;
 pub mod held;
