@@ -116,6 +116,11 @@ impl Hosting {
         self.route.registry.sign_in_prompts()
     }
 
+    /// The hosted servers' elicitations waiting for the user (the panel shows them).
+    pub fn elicitations(&self) -> &Arc<super::elicit::Elicitations> {
+        self.route.registry.elicitations()
+    }
+
     /// Which secret store is in use, and why; or that none is chosen yet.
     pub fn secrets_summary(&self) -> String {
         self.secrets.summary()

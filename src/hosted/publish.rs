@@ -129,6 +129,8 @@ pub struct Registry {
     readiness: Arc<watch::Sender<u64>>,
     /// The calls waiting for a server's sign-in (the floating prompt's source).
     prompts: Arc<SignInPrompts>,
+    /// The servers' elicitations waiting for the user (the elicitation panel's source).
+    elicitations: Arc<super::elicit::Elicitations>,
 }
 
 impl Default for Registry {
@@ -138,6 +140,7 @@ impl Default for Registry {
             generation: Arc::new(watch::Sender::new(0)),
             readiness: Arc::new(watch::Sender::new(0)),
             prompts: Arc::default(),
+            elicitations: Arc::default(),
         }
     }
 }
@@ -147,6 +150,12 @@ impl Registry {
     /// and cancels them.
     pub fn sign_in_prompts(&self) -> &Arc<SignInPrompts> {
         &self.prompts
+    }
+
+    /// The servers' elicitations: the live connections put them here, the server's loop shows
+    /// them in the panel and answers them.
+    pub fn elicitations(&self) -> &Arc<super::elicit::Elicitations> {
+        &self.elicitations
     }
 
     /// Publishes (or replaces) a ready server's tools.

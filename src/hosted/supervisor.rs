@@ -20,7 +20,9 @@ use super::connection::raw_tap::TaskRequired;
 use super::connection::ring::StderrRing;
 use super::connection::spawn::StdioLaunch;
 use super::connection::state::{Reconnects, ServerState};
-use super::connection::{connect_with, Connected, HttpAuth, HttpLaunch, Launch, INIT_TIMEOUT};
+use super::connection::{
+    connect_with, Asker, Connected, ElicitationPolicy, HttpAuth, HttpLaunch, Launch, INIT_TIMEOUT,
+};
 use super::entry::{ServerEntry, Transport};
 use super::held::{reconnecting_sentence, HeldServer, WithdrawTimer, RETAIN_FOR};
 use super::publish::{PublishedServer, Registry};
@@ -288,7 +290,13 @@ impl Supervisor {
             shared.set(&entry.alias, ServerState::Connecting);
             match launch_of(secrets, &entry).await {
                 Ok(launch) => {
-                    let auth = shared.sign_ins.auth_for(&entry).await;
+                    let mut auth = shared.sign_ins.auth_for(&entry).await;
+                    // The user answers this server's elicitations in the panel.
+                    auth.elicitation = ElicitationPolicy::Ask(Asker {
+                        queue: shared.registry.elicitations().clone(),
+                        alias: entry.alias.clone(),
+                        name: entry.name.clone(),
+                    });
                     run(shared, entry, launch, auth).await
                 }
                 Err(sentence) => shared.set(&entry.alias, ServerState::Failed { sentence }),
@@ -309,6 +317,8 @@ impl Supervisor {
             task.abort();
         }
         self.registry.remove(alias);
+        // Its questions have nobody to answer them now (the panel's `Done` ones too).
+        self.registry.elicitations().forget(alias);
         let mut groups = self
             .process_groups
             .lock()

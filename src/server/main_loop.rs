@@ -280,6 +280,7 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
         }
         server.watch_server_states();
         server.watch_sign_in_prompts();
+        server.watch_elicitations();
         server.upgrade.socket_fd = Some(socket_fd);
         server.upgrade.endpoint =
             endpoint
@@ -437,6 +438,7 @@ impl Server {
             Msg::Shutdown => self.state.quit = true,
             Msg::Servers(done) => self.servers_done(done),
             Msg::SignInPrompts => self.sign_in_prompts_changed(),
+            Msg::Elicitations => self.elicitations_changed(),
             Msg::SignInStep { alias, step } => self.sign_in_step(&alias, step),
             Msg::SignInFailed { alias, sentence } => self.sign_in_failed(&alias, sentence),
             Msg::UpgradeChecked {

@@ -64,6 +64,9 @@ pub enum Msg {
     Servers(ServersDone),
     /// The calls waiting for a hosted server's sign-in changed (see `view::sign_in_prompt`).
     SignInPrompts,
+    /// The hosted servers' elicitations waiting for the user changed (see
+    /// `view::elicit_panel`).
+    Elicitations,
     /// How far the sign-in started from a prompt got.
     SignInStep {
         alias: String,

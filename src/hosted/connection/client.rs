@@ -23,15 +23,27 @@ pub const MAX_MESSAGE: usize = 64 << 20;
 const STDERR_LINES: usize = 20;
 
 /// How a connection answers the server's `elicitation/create`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub enum ElicitationPolicy {
-    /// Not announced; rmcp's default answer (decline). The views issue replaces this with
-    /// the user's form.
+    /// Not announced; rmcp's default answer (decline): the sign-in helper's connection, which
+    /// runs no tools.
     #[default]
     Decline,
     /// Announced (`elicitation: {form: {}}`); a form is accepted with its schema's defaults
     /// (the conformance client, which has nobody to ask).
     AcceptDefaults,
+    /// Announced (`elicitation: {form: {}, url: {}}`); every request waits in the server's
+    /// queue for the user's answer in the panel (the supervisor's live connections).
+    Ask(Asker),
+}
+
+/// Where a live connection's elicitations go: the queue, and the server they come from.
+#[derive(Debug, Clone)]
+pub struct Asker {
+    pub queue: std::sync::Arc<crate::hosted::elicit::Elicitations>,
+    pub alias: String,
+    /// The server's display name (the panel's title).
+    pub name: String,
 }
 
 /// calyx's side of a hosted connection: what it tells the server it supports. The MCP Apps
@@ -59,8 +71,14 @@ impl HostedClient {
                 "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}
             }
         });
-        if elicitation == ElicitationPolicy::AcceptDefaults {
-            capabilities["elicitation"] = serde_json::json!({"form": {}});
+        match elicitation {
+            ElicitationPolicy::Decline => {}
+            ElicitationPolicy::AcceptDefaults => {
+                capabilities["elicitation"] = serde_json::json!({"form": {}});
+            }
+            ElicitationPolicy::Ask(_) => {
+                capabilities["elicitation"] = serde_json::json!({"form": {}, "url": {}});
+            }
         }
         let config = serde_json::from_value(serde_json::json!({
             "protocolVersion": "2025-11-25",
@@ -110,12 +128,37 @@ impl ClientHandler for HostedClient {
         self.tools_changed.notify_one();
     }
 
+    async fn on_custom_notification(
+        &self,
+        notification: rmcp::model::CustomNotification,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        // rmcp has no typed variant for it: a URL elicitation finished on the server's side.
+        if notification.method != "notifications/elicitation/complete" {
+            return;
+        }
+        let ElicitationPolicy::Ask(asker) = &self.elicitation else {
+            return;
+        };
+        let id = notification
+            .params
+            .as_ref()
+            .and_then(|p| p.get("elicitationId"))
+            .and_then(serde_json::Value::as_str);
+        if let Some(id) = id {
+            asker.queue.complete(&asker.alias, id);
+        }
+    }
+
     async fn create_elicitation(
         &self,
         request: rmcp::model::ElicitRequestParams,
-        _context: rmcp::service::RequestContext<RoleClient>,
+        context: rmcp::service::RequestContext<RoleClient>,
     ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
         use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+        if let ElicitationPolicy::Ask(asker) = &self.elicitation {
+            return Ok(ask(asker, request, &context).await);
+        }
         let accepted = match (&self.elicitation, &request) {
             (
                 ElicitationPolicy::AcceptDefaults,
@@ -132,6 +175,51 @@ impl ClientHandler for HostedClient {
                 .with_content(serde_json::Value::Object(content)),
             None => ElicitResult::new(ElicitationAction::Decline),
         })
+    }
+}
+
+/// Puts `request` in the server's queue and waits for the user's answer (or the server's
+/// cancel of its request, which withdraws it: `cancel`).
+async fn ask(
+    asker: &Asker,
+    request: rmcp::model::ElicitRequestParams,
+    context: &rmcp::service::RequestContext<RoleClient>,
+) -> rmcp::model::ElicitResult {
+    use crate::hosted::elicit::{Answer, Request};
+    use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+    let request = match request {
+        ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } => Request::Form {
+            message,
+            order: requested_schema.property_order.clone().unwrap_or_default(),
+            schema: serde_json::to_value(&requested_schema).unwrap_or_default(),
+        },
+        ElicitRequestParams::UrlElicitationParams {
+            message,
+            url,
+            elicitation_id,
+            ..
+        } => Request::Url {
+            message,
+            url,
+            elicitation_id,
+        },
+        // A mode this rmcp does not know yet: nothing the panel could show.
+        _ => return ElicitResult::new(ElicitationAction::Decline),
+    };
+    let answer = tokio::select! {
+        answer = asker.queue.ask(&asker.alias, &asker.name, request) => answer,
+        () = context.ct.cancelled() => Answer::Cancel,
+    };
+    match answer {
+        Answer::Accept(Some(content)) => ElicitResult::new(ElicitationAction::Accept)
+            .with_content(serde_json::Value::Object(content)),
+        Answer::Accept(None) => ElicitResult::new(ElicitationAction::Accept),
+        Answer::Decline => ElicitResult::new(ElicitationAction::Decline),
+        Answer::Cancel => ElicitResult::new(ElicitationAction::Cancel),
     }
 }
 
@@ -175,6 +263,16 @@ pub async fn connect_stdio(
     launch: &StdioLaunch,
     init_timeout: Duration,
 ) -> Result<Connected, ConnectError> {
+    connect_stdio_with(alias, launch, ElicitationPolicy::Decline, init_timeout).await
+}
+
+/// [`connect_stdio`] answering the server's elicitations as `elicitation` says.
+pub async fn connect_stdio_with(
+    alias: &str,
+    launch: &StdioLaunch,
+    elicitation: ElicitationPolicy,
+    init_timeout: Duration,
+) -> Result<Connected, ConnectError> {
     let (mut process, stdin, stdout) = spawn(launch)?;
     let task_required = TaskRequired::default();
     let in_flight = InFlight::default();
@@ -182,28 +280,32 @@ pub async fn connect_stdio(
         RawTap::new(stdout, MAX_MESSAGE, task_required.clone()).guarding(in_flight.clone());
     let stdin = WriteTap::new(stdin, MAX_MESSAGE, in_flight);
     let transport = AsyncRwTransport::new_client(tapped, stdin).with_max_line_length(MAX_MESSAGE);
-    let service =
-        match tokio::time::timeout(init_timeout, HostedClient::new().serve(transport)).await {
-            Ok(Ok(service)) => service,
-            Ok(Err(error)) => {
-                let exited = process.wait_exit(Duration::from_secs(1)).await;
-                process.drain_stderr(Duration::from_secs(1)).await;
-                let stderr = process.stderr.tail(STDERR_LINES);
-                return Err(match exited {
-                    Some(status) => ConnectError::ExitedEarly { status, stderr },
-                    None => ConnectError::Initialize {
-                        reason: error.to_string(),
-                        stderr,
-                    },
-                });
-            }
-            Err(_) => {
-                return Err(ConnectError::InitTimeout {
-                    after: init_timeout,
-                    stderr: process.stderr.tail(STDERR_LINES),
-                })
-            }
-        };
+    let service = match tokio::time::timeout(
+        init_timeout,
+        HostedClient::with_elicitation(elicitation).serve(transport),
+    )
+    .await
+    {
+        Ok(Ok(service)) => service,
+        Ok(Err(error)) => {
+            let exited = process.wait_exit(Duration::from_secs(1)).await;
+            process.drain_stderr(Duration::from_secs(1)).await;
+            let stderr = process.stderr.tail(STDERR_LINES);
+            return Err(match exited {
+                Some(status) => ConnectError::ExitedEarly { status, stderr },
+                None => ConnectError::Initialize {
+                    reason: error.to_string(),
+                    stderr,
+                },
+            });
+        }
+        Err(_) => {
+            return Err(ConnectError::InitTimeout {
+                after: init_timeout,
+                stderr: process.stderr.tail(STDERR_LINES),
+            })
+        }
+    };
     ready(alias, service, Some(process), &task_required, init_timeout).await
 }
 

@@ -76,7 +76,7 @@ pub async fn connect_http_with(
         headers,
         task_required: task_required.clone(),
         init_timeout,
-        handler: HostedClient::with_elicitation(auth.elicitation),
+        handler: HostedClient::with_elicitation(auth.elicitation.clone()),
         oauth: auth.oauth.clone(),
     };
     let service = if launch.legacy_sse {

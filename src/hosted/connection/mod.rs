@@ -20,7 +20,8 @@ mod tapped;
 use thiserror::Error;
 
 pub use client::{
-    connect_stdio, Connected, ElicitationPolicy, HostedClient, INIT_TIMEOUT, MAX_MESSAGE,
+    connect_stdio, connect_stdio_with, Asker, Connected, ElicitationPolicy, HostedClient,
+    INIT_TIMEOUT, MAX_MESSAGE,
 };
 pub use http::{connect_http, connect_http_with, HttpAuth, HttpLaunch};
 use spawn::StdioLaunch;
@@ -44,7 +45,8 @@ pub async fn connect(
     }
 }
 
-/// Connects to server `alias`; an HTTP server authorizes as `auth` says.
+/// Connects to server `alias`; an HTTP server authorizes as `auth` says, and either answers
+/// elicitations as `auth.elicitation` says.
 pub async fn connect_with(
     alias: &str,
     launch: &Launch,
@@ -52,7 +54,9 @@ pub async fn connect_with(
     init_timeout: std::time::Duration,
 ) -> Result<Connected, ConnectError> {
     match launch {
-        Launch::Stdio(stdio) => connect_stdio(alias, stdio, init_timeout).await,
+        Launch::Stdio(stdio) => {
+            connect_stdio_with(alias, stdio, auth.elicitation.clone(), init_timeout).await
+        }
         Launch::Http(http) => connect_http_with(alias, http, auth, init_timeout).await,
     }
 }

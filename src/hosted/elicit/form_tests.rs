@@ -13,7 +13,7 @@ fn everything() -> Value {
             "homepage": {"type": "string", "format": "uri"},
             "birthdate": {"type": "string", "format": "date"},
             "integer": {"type": "integer", "minimum": 1, "maximum": 100, "default": 42},
-            "number": {"type": "number", "minimum": 0, "maximum": 1000, "default": 3.14},
+            "number": {"type": "number", "minimum": 0, "maximum": 1000, "default": 2.5},
             "untitledSingleSelectEnum": {"type": "string", "enum": ["Monica", "Rachel", "Joey"], "default": "Monica"},
             "untitledMultipleSelectEnum": {
                 "type": "array", "minItems": 1, "maxItems": 2,
@@ -178,7 +178,7 @@ fn defaults_are_prefilled_and_accepted_typed_per_schema() {
             "check": false,
             "firstLine": "It was a dark and stormy night.",
             "integer": 42,
-            "number": 3.14,
+            "number": 2.5,
             "untitledSingleSelectEnum": "Monica",
             "untitledMultipleSelectEnum": ["Guitar"],
             "titledSingleSelectEnum": "hero-1",

@@ -161,6 +161,10 @@ impl Server {
                 if self.sign_in_prompt_key(client, key) {
                     return;
                 }
+                // So does a hosted server's question (elicitation).
+                if self.elicit_key(client, key) {
+                    return;
+                }
                 // A shown approval panel takes the keyboard until it is answered or hidden.
                 if self.panel_key(client, key) {
                     return;

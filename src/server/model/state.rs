@@ -561,6 +561,9 @@ pub struct State {
     /// The sign-in prompts every client shows (agents' calls waiting for a hosted server's
     /// sign-in); the first is drawn.
     pub sign_in_prompts: Vec<super::sign_in_prompt::SignInPrompt>,
+    /// The elicitation panels every client shows (hosted servers' questions waiting for the
+    /// user); the first is drawn.
+    pub elicit_panels: Vec<super::elicit_panel::ElicitPanel>,
 }
 
 impl State {
@@ -611,6 +614,7 @@ impl State {
             reapers: Vec::new(),
             processes: Arc::new(Pty),
             sign_in_prompts: Vec::new(),
+            elicit_panels: Vec::new(),
         }
     }
 

@@ -199,6 +199,11 @@ fn compose(
         }
         .render(chrome.overlay_area(), &mut buf);
     }
+    // On top of everything: whatever the client was doing, the waiting server needs an answer.
+    if let Some(panel) = chrome.elicit() {
+        let links_out = hyperlinks.then_some(&mut links);
+        crate::server::view::elicit_draw::draw(panel, chrome.overlay_area(), &mut buf, links_out);
+    }
     // On top of everything: whatever the client was doing, the waiting agent needs an answer.
     if let Some(prompt) = chrome.sign_in() {
         let links_out = hyperlinks.then_some(&mut links);

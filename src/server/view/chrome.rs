@@ -122,6 +122,8 @@ pub struct Chrome {
     servers: Option<ServersOverlay>,
     /// The sign-in prompt floats over everything (every client shows it).
     sign_in: Option<crate::server::model::sign_in_prompt::SignInPrompt>,
+    /// A hosted server's question floats over the panes (every client shows it).
+    elicit: Option<crate::server::model::elicit_panel::ElicitPanel>,
     /// Whether the focused pane's cursor is shown (not while a prompt or overlay has it).
     pub pane_cursor: bool,
 }
@@ -278,9 +280,11 @@ impl Chrome {
             prompt,
         };
         let sign_in = state.sign_in_prompts.first().cloned();
+        let elicit = state.elicit_panels.first().cloned();
         let pane_cursor = matches!(mode, ClientMode::Normal | ClientMode::Prefix { .. })
             && !(panel && matches!(mode, ClientMode::Normal))
             && sign_in.is_none()
+            && elicit.is_none()
             && help.is_none()
             && messages.is_none()
             && tree.is_none()
@@ -302,6 +306,7 @@ impl Chrome {
             tree,
             servers,
             sign_in,
+            elicit,
             pane_cursor,
         })
     }
@@ -314,12 +319,18 @@ impl Chrome {
             || self.tree.is_some()
             || self.servers.is_some()
             || self.sign_in.is_some()
+            || self.elicit.is_some()
             || self.display_panes
     }
 
     /// The sign-in prompt, when an agent's call waits for a server's sign-in.
     pub fn sign_in(&self) -> Option<&crate::server::model::sign_in_prompt::SignInPrompt> {
         self.sign_in.as_ref()
+    }
+
+    /// The hosted server's question, when one waits for the user.
+    pub fn elicit(&self) -> Option<&crate::server::model::elicit_panel::ElicitPanel> {
+        self.elicit.as_ref()
     }
 
     /// The area between the panes and the status line that overlays cover.

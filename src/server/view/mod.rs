@@ -6,6 +6,8 @@
 
 pub mod approval_panel;
 pub mod chrome;
+pub mod elicit_draw;
+pub mod elicit_panel;
 pub mod separators;
 pub mod server_form;
 pub mod servers;

@@ -216,7 +216,7 @@ fn open_page(opener: Opener, url: String, env: &[(String, String)]) -> SignInSte
 /// Runs `program URL` (split like a shell would) with `env` added and its output discarded, and
 /// reaps it on a thread of its own: the server lives on, so a browser that exits must not stay
 /// a zombie.
-fn launch(program: &str, url: &str, env: &[(String, String)]) -> std::io::Result<()> {
+pub(crate) fn launch(program: &str, url: &str, env: &[(String, String)]) -> std::io::Result<()> {
     use std::process::Stdio;
     let words = crate::argsplit::split_args(program).unwrap_or_else(|_| vec![program.into()]);
     let Some((first, rest)) = words.split_first() else {
