@@ -33,6 +33,7 @@ mod e2e_keys;
 mod e2e_links;
 mod e2e_mcp;
 mod e2e_mcp_cli;
+mod e2e_mcp_elicitation;
 mod e2e_mcp_fixture;
 mod e2e_mcp_hosted;
 mod e2e_mcp_hosted_calls;

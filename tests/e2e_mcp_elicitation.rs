@@ -1,0 +1,239 @@
+//! End to end (issue 17, "Elicitation"): server-everything hosted by a real calyx server over
+//! stdio, a real client attached in a PTY, and an agent (rmcp's client bound to a pane) calling
+//! `ev-trigger-elicitation-request`. The server's `elicitation/create` becomes the panel
+//! `Everything request` in the client's screen, with the defaults pre-filled; keys fill it and
+//! accept it, and the tool's result echoes the typed values (integers as integers). Two more
+//! runs decline and cancel it. `ev-trigger-url-elicitation` shows the URL panel: Open answers
+//! accept (the client has no display: the panel shows the address), `Done` closes it.
+
+use crate::common::{Client, Env};
+use crate::e2e_mcp_hosted::{calyx_ok, connect, published, row_when, Listener};
+use crate::hosted_support::server_everything;
+
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::RoleClient;
+use serde_json::{json, Value};
+
+/// Generous: a loaded 2-core machine.
+const DEADLINE: Duration = Duration::from_secs(90);
+
+/// A calyx world with a client attached to session `el` and server-everything added as `ev`
+/// (named Everything) and ready; None when Node or the package is missing.
+async fn everything_world() -> Option<(Env, Client)> {
+    let index = server_everything()?.display().to_string();
+    let env = Env::new();
+    env.write_config("[mcp]\nsecret_store = \"file\"\n");
+    let c = Client::spawn_with(&env, &["new", "-s", "el"], 30, 110, &env.vars());
+    tokio::task::block_in_place(|| c.wait_for("[el]"));
+    calyx_ok(
+        &env,
+        &[
+            "mcp",
+            "add",
+            "ev",
+            "--name",
+            "Everything",
+            "--",
+            "node",
+            &index,
+            "stdio",
+        ],
+    )
+    .await;
+    row_when(&env, "ev", |r| r["state"] == "ready").await;
+    Some((env, c))
+}
+
+/// An agent bound to the session's pane, once `tool` is published to it.
+async fn agent_with(env: &Env, tool: &str) -> RunningService<RoleClient, Listener> {
+    let agent = connect(env, Listener::default()).await;
+    let names = published(&agent).await;
+    assert!(
+        names.iter().any(|n| n == tool),
+        "{tool} is published (calyx announced elicitation): {names:?}"
+    );
+    agent
+}
+
+fn call(
+    agent: &RunningService<RoleClient, Listener>,
+    tool: &'static str,
+    args: Value,
+) -> tokio::task::JoinHandle<CallToolResult> {
+    let peer = agent.peer().clone();
+    let mut params = CallToolRequestParams::new(tool);
+    params.arguments = args.as_object().cloned();
+    tokio::spawn(async move {
+        peer.call_tool(params)
+            .await
+            .expect("a tool result, not a protocol error")
+    })
+}
+
+/// The result's text blocks, joined.
+async fn finished(call: tokio::task::JoinHandle<CallToolResult>) -> String {
+    let result = tokio::time::timeout(DEADLINE, call)
+        .await
+        .expect("the call ends in time")
+        .expect("the call's task");
+    assert_ne!(result.is_error, Some(true), "{result:?}");
+    serde_json::to_value(&result).unwrap_or_default()["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn wait_panel_gone(c: &Client) {
+    tokio::task::block_in_place(|| {
+        c.wait_screen("the panel gone", |s| !s.contains("Everything request"))
+    });
+}
+
+/// Presses `key` until the panel takes it and goes: a panel that appeared right after a key
+/// lets its keys wake only 500 ms later.
+fn press_until_gone(c: &mut Client, key: &str) {
+    let deadline = std::time::Instant::now() + DEADLINE;
+    tokio::task::block_in_place(|| loop {
+        c.send(key);
+        let look_until = std::time::Instant::now() + Duration::from_millis(300);
+        while std::time::Instant::now() < look_until {
+            if !c.screen().contains("Everything request") {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{key:?} was never taken"
+        );
+    });
+}
+
+/// The form panel of `trigger-elicitation-request`, shown.
+fn form_shown(c: &Client) -> String {
+    tokio::task::block_in_place(|| c.wait_for("Everything asks"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_elicitation_is_filled_and_accepted_with_keys_and_the_result_echoes_it() {
+    let Some((env, mut c)) = everything_world().await else {
+        return;
+    };
+    let agent = agent_with(&env, "ev-trigger-elicitation-request").await;
+    let pending = call(&agent, "ev-trigger-elicitation-request", json!({}));
+
+    let screen = form_shown(&c);
+    assert!(screen.contains("Everything request"), "{screen}");
+    assert!(
+        screen.contains("Please provide inputs for the following fields:"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("› String *"),
+        "the required name, focused: {screen}"
+    );
+    assert!(screen.contains("[ Accept ]"), "{screen}");
+    // The name, then Tab to the boolean and Space to tick it.
+    c.send("Ana Lima");
+    tokio::task::block_in_place(|| c.wait_for("[Ana Lima_]"));
+    c.send("\t");
+    c.send(" ");
+    tokio::task::block_in_place(|| c.wait_for("[x] yes"));
+    // Shift-Tab twice wraps to Cancel; Left twice reaches Accept.
+    c.send("\x1b[Z");
+    c.send("\x1b[Z");
+    c.send("\x1b[D");
+    c.send("\x1b[D");
+    c.send("\r");
+
+    let text = finished(pending).await;
+    assert!(
+        text.contains("User provided the requested information"),
+        "{text}"
+    );
+    assert!(text.contains("- Name: Ana Lima"), "{text}");
+    assert!(text.contains("- Agreed to terms: true"), "{text}");
+    assert!(
+        text.contains("- Favorite Integer: 42"),
+        "default kept: {text}"
+    );
+    let raw: String = text.split_whitespace().collect();
+    assert!(raw.contains(r#""integer":42,"#), "a JSON integer: {text}");
+    assert!(
+        raw.contains(r#""untitledMultipleSelectEnum":["Guitar"]"#),
+        "{text}"
+    );
+    assert!(
+        raw.contains(r#""titledSingleSelectEnum":"hero-1""#),
+        "{text}"
+    );
+    wait_panel_gone(&c);
+    let _ = agent.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_elicitation_is_declined_then_cancelled() {
+    let Some((env, mut c)) = everything_world().await else {
+        return;
+    };
+    let agent = agent_with(&env, "ev-trigger-elicitation-request").await;
+
+    let pending = call(&agent, "ev-trigger-elicitation-request", json!({}));
+    form_shown(&c);
+    // Shift-Tab wraps to Cancel; Left reaches Decline.
+    c.send("\x1b[Z");
+    c.send("\x1b[D");
+    c.send("\r");
+    let text = finished(pending).await;
+    assert!(text.contains("User declined"), "{text}");
+    wait_panel_gone(&c);
+
+    // The Enter that declined was typed less than a second before this panel came: its keys
+    // sleep 500 ms (the user may have been typing), so Esc is pressed until it is taken.
+    let pending = call(&agent, "ev-trigger-elicitation-request", json!({}));
+    form_shown(&c);
+    press_until_gone(&mut c, "\x1b");
+    let text = finished(pending).await;
+    assert!(text.contains("User cancelled"), "{text}");
+    wait_panel_gone(&c);
+    let _ = agent.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_elicitation_is_opened_then_done() {
+    let Some((env, mut c)) = everything_world().await else {
+        return;
+    };
+    let agent = agent_with(&env, "ev-trigger-url-elicitation").await;
+    let url = "https://example.com/verify?step=1";
+    let pending = call(
+        &agent,
+        "ev-trigger-url-elicitation",
+        json!({"url": url, "message": "Verify your account", "elicitationId": "e2e-1"}),
+    );
+    let screen = tokio::task::block_in_place(|| c.wait_for("Verify your account"));
+    assert!(screen.contains(url), "the whole URL: {screen}");
+    assert!(
+        screen.contains("[ Cancel ]  [ Decline ]  [ Open ]"),
+        "{screen}"
+    );
+    // Open is focused: the client has no display, so the panel shows the address to open.
+    c.send("\r");
+    let text = finished(pending).await;
+    assert!(
+        text.contains("User completed the URL elicitation flow"),
+        "{text}"
+    );
+    assert!(text.contains("e2e-1"), "{text}");
+    let screen = tokio::task::block_in_place(|| c.wait_for("[ Done ]"));
+    assert!(screen.contains("Ctrl-Y copies it"), "{screen}");
+    c.send("\r");
+    wait_panel_gone(&c);
+    let _ = agent.cancel().await;
+}
