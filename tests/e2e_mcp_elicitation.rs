@@ -98,12 +98,17 @@ fn wait_panel_gone(c: &Client) {
 /// Presses `key` until the panel takes it and goes: a panel that appeared right after a key
 /// lets its keys wake only 500 ms later.
 fn press_until_gone(c: &mut Client, key: &str) {
+    press_until(c, key, |s| !s.contains("Everything request"));
+}
+
+/// Presses `key` until the screen is as `done` wants (a panel's keys may still sleep).
+fn press_until(c: &mut Client, key: &str, done: impl Fn(&str) -> bool) {
     let deadline = std::time::Instant::now() + DEADLINE;
     tokio::task::block_in_place(|| loop {
         c.send(key);
         let look_until = std::time::Instant::now() + Duration::from_millis(300);
         while std::time::Instant::now() < look_until {
-            if !c.screen().contains("Everything request") {
+            if done(&c.screen()) {
                 return;
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -235,5 +240,60 @@ async fn a_url_elicitation_is_opened_then_done() {
     assert!(screen.contains("Ctrl-Y copies it"), "{screen}");
     c.send("\r");
     wait_panel_gone(&c);
+    let _ = agent.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_answered_minus_32042_shows_the_page_and_is_retried_once_done() {
+    let Some((env, mut c)) = everything_world().await else {
+        return;
+    };
+    let agent = agent_with(&env, "ev-trigger-url-elicitation").await;
+    let url = "https://example.com/after-prerequisite";
+    let pending = call(
+        &agent,
+        "ev-trigger-url-elicitation",
+        json!({"url": url, "message": "Now the real one", "elicitationId": "e2e-2", "errorPath": true}),
+    );
+    // The -32042's prerequisite page, shown as a URL elicitation.
+    let screen =
+        tokio::task::block_in_place(|| c.wait_for("Open this link to satisfy the prerequisite"));
+    assert!(
+        screen.contains("https://modelcontextprotocol.io"),
+        "{screen}"
+    );
+    c.send("\r");
+    tokio::task::block_in_place(|| c.wait_for("[ Done ]"));
+    c.send("\r");
+    // Done: the call is sent again, and this time the server asks with elicitation/create.
+    let screen = tokio::task::block_in_place(|| c.wait_for("Now the real one"));
+    assert!(screen.contains(url), "{screen}");
+    press_until(&mut c, "\r", |s| s.contains("[ Done ]"));
+    let text = finished(pending).await;
+    assert!(
+        text.contains("User completed the URL elicitation flow"),
+        "{text}"
+    );
+    assert!(text.contains("e2e-2"), "the retried call's result: {text}");
+    c.send("\r");
+    wait_panel_gone(&c);
+
+    // Cancelled, the page is not opened: the agent gets isError with the URL, no retry. (Esc,
+    // pressed until taken: this panel came right after the last Enter, its keys sleep.)
+    let pending = call(
+        &agent,
+        "ev-trigger-url-elicitation",
+        json!({"url": url, "elicitationId": "e2e-3", "errorPath": true}),
+    );
+    tokio::task::block_in_place(|| c.wait_for("Open this link to satisfy the prerequisite"));
+    press_until_gone(&mut c, "\x1b");
+    let result = tokio::time::timeout(DEADLINE, pending)
+        .await
+        .expect("the call ends in time")
+        .expect("the call's task");
+    let text = serde_json::to_string(&result).unwrap_or_default();
+    assert_eq!(result.is_error, Some(true), "{text}");
+    assert!(text.contains("needs these pages opened"), "{text}");
+    assert!(text.contains("https://modelcontextprotocol.io"), "{text}");
     let _ = agent.cancel().await;
 }

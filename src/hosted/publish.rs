@@ -22,6 +22,7 @@ use rmcp::service::{Peer, PeerRequestOptions, RequestContext};
 use rmcp::{ErrorData, RoleClient, RoleServer, ServerHandler};
 
 use super::connection::filter::Classified;
+use super::elicit::required::{needed, needed_sentence, wait_for_needed, Needed};
 use super::held::{
     reconnecting_sentence, withdraw_after, HeldServer, Unavailable, WithdrawTimer, RECONNECT_WAIT,
 };
@@ -601,6 +602,18 @@ impl ServerHandler for HostedHandler {
         let mut upstream = CallToolRequestParams::new(original);
         upstream.arguments = request.arguments;
         let mut answer = forward_call(&server, upstream.clone(), &context).await;
+        if let Err(ForwardError::UrlsNeeded(needed)) = &answer {
+            // -32042: the user opens the pages in the elicitation panel, then the call once
+            // more (see `elicit::required`).
+            let queue = self.registry.elicitations();
+            let (alias, name) = (server.alias.as_str(), server.name.as_str());
+            let wait = super::elicit::required::NEEDED_WAIT;
+            if !wait_for_needed(queue, alias, name, needed, wait, &context.ct).await {
+                let sentence = needed_sentence(name, needed);
+                return Ok(CallToolResult::error(vec![ContentBlock::text(sentence)]).into());
+            }
+            answer = forward_call(&server, upstream.clone(), &context).await;
+        }
         if let Err(ForwardError::Challenge(challenge)) = answer {
             // Step-up (or a sign-in again): the prompt, then the same call once more.
             let prompts = self.registry.sign_in_prompts();
@@ -628,6 +641,15 @@ impl ServerHandler for HostedHandler {
                 sign_in_sentence(&server.name, &server.alias),
             )])
             .into()),
+            Err(ForwardError::UrlsNeeded(needed)) => {
+                Ok(
+                    CallToolResult::error(vec![ContentBlock::text(needed_sentence(
+                        &server.name,
+                        &needed,
+                    ))])
+                    .into(),
+                )
+            }
             Err(ForwardError::Upstream(error)) => {
                 Ok(CallToolResult::error(vec![ContentBlock::text(format!(
                     "server `{}` ({}) failed the call: {error}",
@@ -647,10 +669,17 @@ enum ForwardError {
     Upstream(String),
     /// The server asked for authorization: a 403 `insufficient_scope` (step-up) or a 401.
     Challenge(Challenge),
+    /// The server answered `-32042`: the user must open these pages first.
+    UrlsNeeded(Vec<Needed>),
 }
 
 /// A failed upstream request: its authorization challenge when it carries one.
 fn upstream_error(error: rmcp::ServiceError) -> ForwardError {
+    if let rmcp::ServiceError::McpError(data) = &error {
+        if let Some(needed) = needed(data) {
+            return ForwardError::UrlsNeeded(needed);
+        }
+    }
     match find_challenge(&error) {
         Some(challenge) => ForwardError::Challenge(challenge),
         None => ForwardError::Upstream(error.to_string()),

@@ -5,5 +5,6 @@
 pub mod form;
 mod formats;
 pub mod queue;
+pub mod required;
 
 pub use queue::{Answer, Elicitations, Pending, Request, ANSWER_WAIT};

@@ -60,8 +60,25 @@ pub struct Pending {
 
 struct Entry {
     shown: Pending,
-    /// Where the answer goes; None once answered.
+    /// Waiting for the user's answer (Accept/Open, Decline, Cancel).
+    awaiting: bool,
+    /// Where the answer goes (None for a URL a failed call needs, which the server did not
+    /// ask for as a request; see [`Elicitations::show_needed`]).
     answer: Option<oneshot::Sender<Answer>>,
+    /// For a URL a failed call needs: told, when it goes, whether it completed.
+    completed: Option<oneshot::Sender<bool>>,
+}
+
+impl Entry {
+    /// It goes: a URL a call needs learns whether it `completed`.
+    fn gone(self, completed: bool) {
+        if let Some(tx) = self.completed {
+            let _ = tx.send(completed);
+        }
+        if let Some(tx) = self.answer {
+            let _ = tx.send(Answer::Cancel);
+        }
+    }
 }
 
 /// Every server's elicitations.
@@ -127,7 +144,9 @@ impl Elicitations {
                     request,
                     opened: false,
                 },
+                awaiting: true,
                 answer: Some(tx),
+                completed: None,
             });
         self.changed();
         let _unanswered = Withdraw { queue: self, id };
@@ -135,6 +154,51 @@ impl Elicitations {
             Ok(Ok(answer)) => answer,
             Ok(Err(_)) | Err(_) => Answer::Cancel,
         }
+    }
+
+    /// Server `alias` answered a call with `-32042` (URL elicitation required): shows each
+    /// URL (message, url, elicitation id) as a URL elicitation; each receiver says, when it
+    /// goes, whether it completed (its `notifications/elicitation/complete`, or the user's
+    /// `Done` after Open) or not (declined, cancelled, its server stopped).
+    pub fn show_needed(
+        &self,
+        alias: &str,
+        name: &str,
+        urls: &[(String, String, String)],
+    ) -> Vec<(u64, oneshot::Receiver<bool>)> {
+        let mut out = Vec::new();
+        {
+            let mut queues = self.lock();
+            let queue = queues.entry(alias.to_string()).or_default();
+            for (message, url, elicitation_id) in urls {
+                let (tx, rx) = oneshot::channel();
+                let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+                queue.push_back(Entry {
+                    shown: Pending {
+                        id,
+                        alias: alias.to_string(),
+                        name: name.to_string(),
+                        request: Request::Url {
+                            message: message.clone(),
+                            url: url.clone(),
+                            elicitation_id: elicitation_id.clone(),
+                        },
+                        opened: false,
+                    },
+                    awaiting: true,
+                    answer: None,
+                    completed: Some(tx),
+                });
+                out.push((id, rx));
+            }
+        }
+        self.changed();
+        out
+    }
+
+    /// Withdraws elicitation `id` whatever its state (a call stopped waiting for it).
+    pub fn withdraw(&self, id: u64) {
+        self.remove_where(|e| e.shown.id == id, false);
     }
 
     /// The head of every server's queue, by alias: what the panel shows (the first of them).
@@ -153,7 +217,7 @@ impl Elicitations {
     /// The user answered elicitation `id`. A URL one accepted stays, opened (see the module
     /// doc); the others go. False when it is not waiting for an answer (gone, or answered).
     pub fn answer(&self, id: u64, answer: Answer) -> bool {
-        let sender = {
+        let (sender, gone) = {
             let mut queues = self.lock();
             let Some((alias, at)) = find(&queues, id) else {
                 return false;
@@ -161,44 +225,53 @@ impl Elicitations {
             let Some(queue) = queues.get_mut(&alias) else {
                 return false;
             };
-            let Some(entry) = queue.get_mut(at) else {
+            let Some(entry) = queue.get_mut(at).filter(|e| e.awaiting) else {
                 return false;
             };
-            let Some(sender) = entry.answer.take() else {
-                return false;
-            };
+            entry.awaiting = false;
+            let sender = entry.answer.take();
             let keep = matches!(entry.shown.request, Request::Url { .. })
                 && matches!(answer, Answer::Accept(_));
+            let mut gone = None;
             if keep {
                 entry.shown.opened = true;
             } else {
-                queue.remove(at);
+                gone = queue.remove(at);
                 if queue.is_empty() {
                     queues.remove(&alias);
                 }
             }
-            sender
+            (sender, gone)
         };
         self.changed();
         // The server may have given up meanwhile: nothing to tell.
-        let _ = sender.send(answer);
+        if let Some(sender) = sender {
+            let _ = sender.send(answer);
+        }
+        if let Some(entry) = gone {
+            entry.gone(false);
+        }
         true
     }
 
     /// `Done` on an opened URL elicitation: it goes. False when it is not one.
     pub fn done(&self, id: u64) -> bool {
-        self.remove_where(|e| e.shown.id == id && e.shown.opened)
+        self.remove_where(|e| e.shown.id == id && e.shown.opened, true)
     }
 
     /// Server `alias` sent `notifications/elicitation/complete` for `elicitation_id`: that
-    /// opened URL elicitation goes. Unknown or repeated ids change nothing (false).
+    /// URL elicitation goes, if it was opened or is one a failed call needs (the user may
+    /// have opened the page another way). Unknown or repeated ids change nothing (false).
     pub fn complete(&self, alias: &str, elicitation_id: &str) -> bool {
-        self.remove_where(|e| {
-            e.shown.alias == alias
-                && e.shown.opened
-                && matches!(&e.shown.request,
+        self.remove_where(
+            |e| {
+                e.shown.alias == alias
+                    && (e.shown.opened || e.completed.is_some())
+                    && matches!(&e.shown.request,
                     Request::Url { elicitation_id: id, .. } if id == elicitation_id)
-        })
+            },
+            true,
+        )
     }
 
     /// Every elicitation of `alias` goes, answering `cancel` (its server stopped).
@@ -206,16 +279,15 @@ impl Elicitations {
         let gone = self.lock().remove(alias);
         if let Some(queue) = gone {
             for entry in queue {
-                if let Some(sender) = entry.answer {
-                    let _ = sender.send(Answer::Cancel);
-                }
+                entry.gone(false);
             }
             self.changed();
         }
     }
 
-    /// Removes the first entry `matches` picks; whether there was one.
-    fn remove_where(&self, matches: impl Fn(&Entry) -> bool) -> bool {
+    /// Removes the first entry `matches` picks (a URL a call needs learns whether it
+    /// `completed`); whether there was one.
+    fn remove_where(&self, matches: impl Fn(&Entry) -> bool, completed: bool) -> bool {
         let removed = {
             let mut queues = self.lock();
             let found = queues
@@ -223,21 +295,21 @@ impl Elicitations {
                 .find_map(|(alias, q)| Some((alias.clone(), q.iter().position(&matches)?)));
             match found {
                 Some((alias, at)) => {
-                    if let Some(queue) = queues.get_mut(&alias) {
-                        queue.remove(at);
-                        if queue.is_empty() {
-                            queues.remove(&alias);
-                        }
+                    let entry = queues.get_mut(&alias).and_then(|q| q.remove(at));
+                    if queues.get(&alias).is_some_and(VecDeque::is_empty) {
+                        queues.remove(&alias);
                     }
-                    true
+                    entry
                 }
-                None => false,
+                None => None,
             }
         };
-        if removed {
-            self.changed();
-        }
-        removed
+        let Some(entry) = removed else {
+            return false;
+        };
+        self.changed();
+        entry.gone(completed);
+        true
     }
 }
 
@@ -259,7 +331,7 @@ impl Drop for Withdraw<'_> {
     fn drop(&mut self) {
         let id = self.id;
         self.queue
-            .remove_where(|e| e.shown.id == id && e.answer.is_some());
+            .remove_where(|e| e.shown.id == id && e.awaiting, false);
     }
 }
 
