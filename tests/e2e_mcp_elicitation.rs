@@ -144,17 +144,31 @@ async fn a_form_elicitation_is_filled_and_accepted_with_keys_and_the_result_echo
         "the required name, focused: {screen}"
     );
     assert!(screen.contains("[ Accept ]"), "{screen}");
+    assert!(
+        screen.contains("during a call from pane %"),
+        "the agent's pane is named: {screen}"
+    );
     // The name, then Tab to the boolean and Space to tick it.
     c.send("Ana Lima");
     tokio::task::block_in_place(|| c.wait_for("[Ana Lima_]"));
     c.send("\t");
     c.send(" ");
     tokio::task::block_in_place(|| c.wait_for("[x] yes"));
-    // Shift-Tab twice wraps to Cancel; Left twice reaches Accept.
-    c.send("\x1b[Z");
-    c.send("\x1b[Z");
-    c.send("\x1b[D");
-    c.send("\x1b[D");
+    // Two fields on, the email: a bad one first.
+    c.send("\t\t");
+    c.send("nope");
+    tokio::task::block_in_place(|| c.wait_for("[nope_]"));
+    // Shift-Tab four times wraps to Cancel; Left twice reaches Accept, which is refused.
+    c.send("\x1b[Z\x1b[Z\x1b[Z\x1b[Z");
+    c.send("\x1b[D\x1b[D");
+    c.send("\r");
+    tokio::task::block_in_place(|| c.wait_for("! not an email address"));
+    // The focus went to the email: Ctrl-U clears it, a good one, then Accept again.
+    c.send("\x15");
+    c.send("ana@example.com");
+    tokio::task::block_in_place(|| c.wait_for("[ana@example.com_]"));
+    c.send("\x1b[Z\x1b[Z\x1b[Z\x1b[Z");
+    c.send("\x1b[D\x1b[D");
     c.send("\r");
 
     let text = finished(pending).await;
@@ -164,6 +178,7 @@ async fn a_form_elicitation_is_filled_and_accepted_with_keys_and_the_result_echo
     );
     assert!(text.contains("- Name: Ana Lima"), "{text}");
     assert!(text.contains("- Agreed to terms: true"), "{text}");
+    assert!(text.contains("- Email: ana@example.com"), "{text}");
     assert!(
         text.contains("- Favorite Integer: 42"),
         "default kept: {text}"

@@ -601,6 +601,12 @@ impl ServerHandler for HostedHandler {
         );
         let mut upstream = CallToolRequestParams::new(original);
         upstream.arguments = request.arguments;
+        // While it runs, the server's questions name this caller's pane.
+        let surface = self.caller(&context).and_then(|c| c.surface);
+        let _in_flight = self
+            .registry
+            .elicitations()
+            .call_started(&server.alias, surface);
         let mut answer = forward_call(&server, upstream.clone(), &context).await;
         if let Err(ForwardError::UrlsNeeded(needed)) = &answer {
             // -32042: the user opens the pages in the elicitation panel, then the call once

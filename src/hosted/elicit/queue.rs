@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -56,6 +56,9 @@ pub struct Pending {
     pub request: Request,
     /// A URL elicitation the user opened (accepted): it waits for its completion.
     pub opened: bool,
+    /// The surface id of the agent's pane whose call the server was running when it asked,
+    /// when that is certain: exactly one call to that server was in flight, from a pane.
+    pub surface: Option<String>,
 }
 
 struct Entry {
@@ -84,6 +87,9 @@ impl Entry {
 /// Every server's elicitations.
 pub struct Elicitations {
     queues: Mutex<BTreeMap<String, VecDeque<Entry>>>,
+    /// The agents' calls in flight per server, with the caller's surface id: which pane a
+    /// question is asked for (rmcp does not say which request it belongs to).
+    calls: Mutex<BTreeMap<String, Vec<(u64, Option<String>)>>>,
     next_id: AtomicU64,
     /// Ticks on every change of [`Elicitations::shown`].
     changes: watch::Sender<u64>,
@@ -93,6 +99,7 @@ impl Default for Elicitations {
     fn default() -> Self {
         Elicitations {
             queues: Mutex::default(),
+            calls: Mutex::default(),
             next_id: AtomicU64::new(1),
             changes: watch::Sender::new(0),
         }
@@ -110,6 +117,32 @@ impl std::fmt::Debug for Elicitations {
 impl Elicitations {
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, VecDeque<Entry>>> {
         self.queues.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// An agent's call from the pane of `surface` (None: outside calyx) to server `alias`
+    /// starts; it is in flight until the returned guard drops.
+    pub fn call_started(self: &Arc<Self>, alias: &str, surface: Option<String>) -> InFlightCall {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        self.calls
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(alias.to_string())
+            .or_default()
+            .push((id, surface));
+        InFlightCall {
+            queue: self.clone(),
+            alias: alias.to_string(),
+            id,
+        }
+    }
+
+    /// The pane a question of `alias` is for: the caller of its only call in flight.
+    fn asker_surface(&self, alias: &str) -> Option<String> {
+        let calls = self.calls.lock().unwrap_or_else(|e| e.into_inner());
+        match calls.get(alias).map(Vec::as_slice) {
+            Some([(_, surface)]) => surface.clone(),
+            _ => None,
+        }
     }
 
     fn changed(&self) {
@@ -133,6 +166,7 @@ impl Elicitations {
     ) -> Answer {
         let (tx, rx) = oneshot::channel();
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let surface = self.asker_surface(alias);
         self.lock()
             .entry(alias.to_string())
             .or_default()
@@ -143,6 +177,7 @@ impl Elicitations {
                     name: name.to_string(),
                     request,
                     opened: false,
+                    surface,
                 },
                 awaiting: true,
                 answer: Some(tx),
@@ -167,6 +202,7 @@ impl Elicitations {
         urls: &[(String, String, String)],
     ) -> Vec<(u64, oneshot::Receiver<bool>)> {
         let mut out = Vec::new();
+        let surface = self.asker_surface(alias);
         {
             let mut queues = self.lock();
             let queue = queues.entry(alias.to_string()).or_default();
@@ -184,6 +220,7 @@ impl Elicitations {
                             elicitation_id: elicitation_id.clone(),
                         },
                         opened: false,
+                        surface: surface.clone(),
                     },
                     awaiting: true,
                     answer: None,
@@ -310,6 +347,25 @@ impl Elicitations {
         self.changed();
         entry.gone(completed);
         true
+    }
+}
+
+/// An agent's call in flight (see [`Elicitations::call_started`]); dropping it ends it.
+pub struct InFlightCall {
+    queue: Arc<Elicitations>,
+    alias: String,
+    id: u64,
+}
+
+impl Drop for InFlightCall {
+    fn drop(&mut self) {
+        let mut calls = self.queue.calls.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(list) = calls.get_mut(&self.alias) {
+            list.retain(|(id, _)| *id != self.id);
+            if list.is_empty() {
+                calls.remove(&self.alias);
+            }
+        }
     }
 }
 

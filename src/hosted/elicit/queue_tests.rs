@@ -1,5 +1,4 @@
 use super::*;
-use std::sync::Arc;
 
 fn form(message: &str) -> Request {
     Request::Form {
@@ -119,4 +118,33 @@ async fn an_opened_url_waits_for_its_completion_or_done() {
     queue.answer(queue.shown()[0].id, Answer::Decline);
     assert_eq!(task.await.ok(), Some(Answer::Decline));
     assert!(queue.shown().is_empty(), "a declined URL goes at once");
+}
+
+#[tokio::test]
+async fn a_question_names_the_pane_only_when_one_call_to_its_server_is_in_flight() {
+    let queue = Arc::new(Elicitations::default());
+    let one = queue.call_started("ev", Some("surface-a".into()));
+    let _other_server = queue.call_started("gh", Some("surface-b".into()));
+    let first = asking(&queue, "ev", form("a"), ANSWER_WAIT).await;
+    assert_eq!(queue.shown()[0].surface.as_deref(), Some("surface-a"));
+    queue.answer(queue.shown()[0].id, Answer::Cancel);
+    let _ = first.await;
+
+    let two = queue.call_started("ev", Some("surface-c".into()));
+    let second = asking(&queue, "ev", form("b"), ANSWER_WAIT).await;
+    assert_eq!(
+        queue.shown()[0].surface,
+        None,
+        "two calls: which one is unknown"
+    );
+    queue.answer(queue.shown()[0].id, Answer::Cancel);
+    let _ = second.await;
+
+    drop(one);
+    drop(two);
+    let _outside = queue.call_started("ev", None);
+    let third = asking(&queue, "ev", form("c"), ANSWER_WAIT).await;
+    assert_eq!(queue.shown()[0].surface, None, "a caller outside calyx");
+    queue.answer(queue.shown()[0].id, Answer::Cancel);
+    let _ = third.await;
 }

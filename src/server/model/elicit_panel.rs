@@ -21,6 +21,8 @@ pub struct ElicitPanel {
     pub url_focus: UrlButton,
     /// How the URL was opened (after Open).
     pub opened_via: Option<OpenedVia>,
+    /// The calling pane, as the approval panel names it (`%3 (main:1)`), when known.
+    pub pane: Option<String>,
     /// When it appeared.
     pub since: Instant,
     /// The clients that were typing then: their keys sleep a moment (as the sign-in
@@ -89,6 +91,7 @@ pub fn merged(
                 pending: p.clone(),
                 url_focus: UrlButton::Open,
                 opened_via: None,
+                pane: None,
                 since: now,
                 typing: typing.to_vec(),
             },
@@ -109,6 +112,7 @@ mod tests {
             name: alias.to_uppercase(),
             request,
             opened: false,
+            surface: None,
         }
     }
 

@@ -176,6 +176,9 @@ struct Layout {
 fn layout(panel: &ElicitPanel, width: usize) -> Layout {
     let name = calyx_tui::escape::visible(&panel.pending.name);
     let mut head = vec![row(format!("{name} asks"), bold())];
+    if let Some(pane) = &panel.pane {
+        head.push(row(format!("during a call from pane {pane}"), dim()));
+    }
     let (message, body, focused, foot) = match (&panel.pending.request, &panel.form) {
         (Request::Form { message, .. }, Some(form)) => {
             let (body, focused) = form_rows(form, width);

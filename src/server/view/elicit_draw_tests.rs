@@ -22,6 +22,7 @@ fn panel(request: Request) -> ElicitPanel {
         name: "Everything\x1b]0;owned\x07".into(),
         request,
         opened: false,
+        surface: None,
     };
     merged(&[], &[pending], tokio::time::Instant::now(), &[]).remove(0)
 }
@@ -41,10 +42,16 @@ fn a_form_shows_title_heading_fields_and_buttons_with_server_text_made_safe() {
         "check": {"type": "boolean", "title": "Agree", "default": true},
         "pet": {"type": "string", "enum": ["a", "b"], "enumNames": ["Cats", "Dogs"], "default": "b"},
     })));
+    let mut p = p;
+    p.pane = Some("%3 (main:1)".into());
     let area = Rect::new(0, 0, 90, 30);
     let mut buf = Buffer::empty(area);
     draw(&p, area, &mut buf, None);
     let shown = text(&buf);
+    assert!(
+        shown.contains("during a call from pane %3 (main:1)"),
+        "{shown}"
+    );
     assert!(
         shown.contains("Everything\\x1b]0;owned\\x07 request"),
         "{shown}"

@@ -57,11 +57,41 @@ impl Server {
             .filter(|c| typing(c.last_key_at, now))
             .map(|c| c.id)
             .collect();
-        let next = merged(&self.state.elicit_panels, &pending, now, &typing);
+        let mut next = merged(&self.state.elicit_panels, &pending, now, &typing);
+        for panel in &mut next {
+            panel.pane = panel
+                .pending
+                .surface
+                .as_deref()
+                .and_then(|surface| self.pane_label(surface));
+        }
         if next != self.state.elicit_panels {
             self.state.elicit_panels = next;
             self.redraw_clients();
         }
+    }
+
+    /// `%3 (main:1)` for the pane of `surface`, as the approval panel names panes.
+    fn pane_label(&self, surface: &str) -> Option<String> {
+        let pane = self
+            .state
+            .panes
+            .values()
+            .find(|p| p.surface_id == surface)?
+            .id;
+        let place = self
+            .state
+            .locate(pane)
+            .and_then(|(s, w)| self.state.sessions.get(&s).map(|s| (s.name.clone(), w)));
+        Some(match place {
+            Some((session, window)) => {
+                format!(
+                    "%{pane} ({}:{window})",
+                    calyx_tui::escape::visible(&session)
+                )
+            }
+            None => format!("%{pane}"),
+        })
     }
 
     fn redraw_clients(&mut self) {
