@@ -89,7 +89,7 @@ pub struct Elicitations {
     queues: Mutex<BTreeMap<String, VecDeque<Entry>>>,
     /// The agents' calls in flight per server, with the caller's surface id: which pane a
     /// question is asked for (rmcp does not say which request it belongs to).
-    calls: Mutex<BTreeMap<String, Vec<(u64, Option<String>)>>>,
+    calls: Mutex<BTreeMap<String, Vec<CallInFlight>>>,
     next_id: AtomicU64,
     /// Ticks on every change of [`Elicitations::shown`].
     changes: watch::Sender<u64>,
@@ -349,6 +349,9 @@ impl Elicitations {
         true
     }
 }
+
+/// A call in flight: its id and the caller's surface id.
+type CallInFlight = (u64, Option<String>);
 
 /// An agent's call in flight (see [`Elicitations::call_started`]); dropping it ends it.
 pub struct InFlightCall {
