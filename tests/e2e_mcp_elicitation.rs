@@ -4,10 +4,14 @@
 //! `Everything request` in the client's screen, with the defaults pre-filled; keys fill it and
 //! accept it, and the tool's result echoes the typed values (integers as integers). Two more
 //! runs decline and cancel it. `ev-trigger-url-elicitation` shows the URL panel: Open answers
-//! accept (the client has no display: the panel shows the address), `Done` closes it.
+//! accept (the client has no display: the panel shows the address), `Done` closes it; with
+//! `errorPath: true` the call's `-32042` shows the prerequisite page and the call is retried
+//! once it is done. The project's fixture server (no npm) checks every field kind's typed
+//! content exactly, and a URL panel closed by the server's `notifications/elicitation/complete`.
 
 use crate::common::{Client, Env};
 use crate::e2e_mcp_hosted::{calyx_ok, connect, published, row_when, Listener};
+use crate::hosted_support::fixture::mcp_fixture;
 use crate::hosted_support::server_everything;
 
 use std::time::Duration;
@@ -311,4 +315,88 @@ async fn a_call_answered_minus_32042_shows_the_page_and_is_retried_once_done() {
     assert!(text.contains("needs these pages opened"), "{text}");
     assert!(text.contains("https://modelcontextprotocol.io"), "{text}");
     let _ = agent.cancel().await;
+}
+
+/// A calyx world with a client attached to session `fx` and the project's fixture server
+/// (examples/mcp_fixture, no npm needed) added over stdio as `fx`, named Fixture.
+async fn fixture_world() -> (Env, Client) {
+    let fixture = mcp_fixture().display().to_string();
+    let env = Env::new();
+    env.write_config("[mcp]\nsecret_store = \"file\"\n");
+    let c = Client::spawn_with(&env, &["new", "-s", "fx"], 30, 110, &env.vars());
+    tokio::task::block_in_place(|| c.wait_for("[fx]"));
+    calyx_ok(
+        &env,
+        &["mcp", "add", "fx", "--name", "Fixture", "--", &fixture],
+    )
+    .await;
+    row_when(&env, "fx", |r| r["state"] == "ready").await;
+    (env, c)
+}
+
+/// The JSON the fixture's `elicit-*` tools answer with: the client's `ElicitResult`.
+async fn elicit_result(call: tokio::task::JoinHandle<CallToolResult>) -> Value {
+    let text = finished(call).await;
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fixture_gets_every_field_kind_typed_as_its_schema_says() {
+    let (env, mut c) = fixture_world().await;
+    let agent = agent_with(&env, "fx-elicit-form").await;
+    let pending = call(&agent, "fx-elicit-form", json!({}));
+    let screen = tokio::task::block_in_place(|| c.wait_for("Fixture asks"));
+    assert!(screen.contains("The fixture asks a few things"), "{screen}");
+    // The fixture's rmcp sends the properties sorted by name: age, agree, name, tags, tier.
+    assert!(screen.contains("› Age"), "{screen}");
+    assert!(
+        screen.contains("[30_]"),
+        "the default age, focused: {screen}"
+    );
+    assert!(screen.contains("◀ Free ▶"), "the default tier: {screen}");
+    // Agree: Space; Name: typed; Tags: Right to green, Space ticks it; Tier: Right to Pro.
+    c.send("\t ");
+    tokio::task::block_in_place(|| c.wait_for("[x] yes"));
+    c.send("\tAl");
+    tokio::task::block_in_place(|| c.wait_for("[Al_]"));
+    c.send("\t\x1b[C ");
+    tokio::task::block_in_place(|| c.wait_for("[x] green"));
+    c.send("\t\x1b[C");
+    tokio::task::block_in_place(|| c.wait_for("◀ Pro ▶"));
+    // Tab reaches Accept.
+    c.send("\t\r");
+    let answer = elicit_result(pending).await;
+    assert_eq!(
+        answer,
+        json!({"action": "accept", "content": {
+            "name": "Al", "age": 30, "tier": "pro", "tags": ["green"], "agree": true
+        }})
+    );
+    wait_panel_named_gone(&c, "Fixture request");
+    let _ = agent.cancel().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_opened_url_closes_itself_on_the_server_s_complete_notification() {
+    let (env, mut c) = fixture_world().await;
+    let agent = agent_with(&env, "fx-elicit-url").await;
+    let url = "https://example.com/fixture-page";
+    let pending = call(
+        &agent,
+        "fx-elicit-url",
+        json!({"url": url, "id": "fx-9", "complete": true}),
+    );
+    let screen = tokio::task::block_in_place(|| c.wait_for("Fixture request"));
+    assert!(screen.contains(url), "{screen}");
+    // One Enter: Open. The fixture then sends notifications/elicitation/complete, which closes
+    // the panel with no Done pressed.
+    c.send("\r");
+    let answer = elicit_result(pending).await;
+    assert_eq!(answer, json!({"action": "accept"}));
+    wait_panel_named_gone(&c, "Fixture request");
+    let _ = agent.cancel().await;
+}
+
+fn wait_panel_named_gone(c: &Client, title: &str) {
+    tokio::task::block_in_place(|| c.wait_screen("the panel gone", |s| !s.contains(title)));
 }

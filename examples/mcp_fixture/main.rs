@@ -11,7 +11,8 @@
 //! Tools: `echo {message}`, `add_tool` (adds `added-N`, sends tools/list_changed), `slow`
 //! (progress, then waits for its cancel), `big {mib}` ([`tools::big_text`]), `dotted.name`,
 //! a 56-character name ([`tools::LONG`]), `needs_task` (`execution.taskSupport: "required"`),
-//! `exit {code}`.
+//! `exit {code}`, `elicit-form` and `elicit-url {url, id, complete}` (ask the client with
+//! `elicitation/create`, answer with its `ElicitResult`).
 
 mod http;
 mod oauth;

@@ -80,6 +80,21 @@ impl Fixture {
             Tool::new(LONG, "A long name.", object(json!({}))),
             Tool::new(NEEDS_TASK, "Must run as a task.", object(json!({}))),
             Tool::new(
+                "elicit-form",
+                "Asks the client a form (elicitation/create) and answers with its ElicitResult as JSON.",
+                object(json!({})),
+            ),
+            Tool::new(
+                "elicit-url",
+                "Asks the client to open `url` (URL elicitation `id`); with `complete`, sends \
+                 notifications/elicitation/complete once accepted. Answers with the ElicitResult.",
+                object(json!({
+                    "url": {"type": "string"},
+                    "id": {"type": "string"},
+                    "complete": {"type": "boolean"}
+                })),
+            ),
+            Tool::new(
                 "exit",
                 "Exits the process at once with `code` (no answer).",
                 object(json!({"code": {"type": "integer"}})),
@@ -119,6 +134,80 @@ impl Fixture {
             }
         }
         text("cancelled")
+    }
+
+    /// `elicit-form` / `elicit-url`: asks the client, answers with what it said.
+    async fn elicit(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let url_mode = request.name == "elicit-url";
+        let id = argument(request, "id")
+            .and_then(Value::as_str)
+            .unwrap_or("fixture-1")
+            .to_string();
+        let params = if url_mode {
+            let url = argument(request, "url")
+                .and_then(Value::as_str)
+                .unwrap_or("https://example.com/fixture");
+            json!({
+                "mode": "url",
+                "message": "The fixture wants a page opened",
+                "url": url,
+                "elicitationId": id,
+            })
+        } else {
+            json!({
+                "mode": "form",
+                "message": "The fixture asks a few things",
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string", "title": "Name", "minLength": 2},
+                        "age": {"type": "integer", "title": "Age", "minimum": 0, "maximum": 150, "default": 30},
+                        "tier": {"type": "string", "title": "Tier", "oneOf": [
+                            {"const": "free", "title": "Free"}, {"const": "pro", "title": "Pro"}
+                        ], "default": "free"},
+                        "tags": {"type": "array", "title": "Tags", "items": {"type": "string", "enum": ["red", "green", "blue"]}},
+                        "agree": {"type": "boolean", "title": "Agree"}
+                    },
+                    "required": ["name"]
+                }
+            })
+        };
+        let params = serde_json::from_value(params)
+            .map_err(|e| ErrorData::internal_error(format!("elicitation params: {e}"), None))?;
+        // rmcp's `create_elicitation` needs its `elicitation` feature; the plain request is the same.
+        let request_sent =
+            rmcp::model::ServerRequest::ElicitRequest(rmcp::model::ElicitRequest::new(params));
+        let answer = match context.peer.send_request(request_sent).await {
+            Ok(rmcp::model::ClientResult::ElicitResult(answer)) => answer,
+            Ok(other) => {
+                return Err(ErrorData::internal_error(
+                    format!("elicitation/create: not an ElicitResult: {other:?}"),
+                    None,
+                ))
+            }
+            Err(e) => {
+                return Err(ErrorData::internal_error(
+                    format!("elicitation/create: {e}"),
+                    None,
+                ))
+            }
+        };
+        let accepted = answer.action == rmcp::model::ElicitationAction::Accept;
+        if url_mode && accepted && argument(request, "complete") == Some(&Value::Bool(true)) {
+            let done = rmcp::model::CustomNotification::new(
+                "notifications/elicitation/complete",
+                Some(json!({"elicitationId": id})),
+            );
+            let _ = context
+                .peer
+                .send_notification(rmcp::model::ServerNotification::CustomNotification(done))
+                .await;
+        }
+        Ok(text(serde_json::to_string(&answer).unwrap_or_default()))
     }
 
     async fn add_tool(&self, context: &RequestContext<RoleServer>) -> CallToolResult {
@@ -171,6 +260,7 @@ impl ServerHandler for Fixture {
                 text(message.unwrap_or_default())
             }
             "add_tool" => self.add_tool(&context).await,
+            "elicit-form" | "elicit-url" => self.elicit(&request, &context).await?,
             "slow" => self.slow(context).await,
             "big" => {
                 let mib = argument(&request, "mib")
