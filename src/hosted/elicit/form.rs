@@ -495,7 +495,8 @@ impl Field {
                     .map(|(c, _)| c.value.clone())
                     .collect();
                 let n = chosen.len() as u64;
-                if chosen.is_empty() && !self.required && min_items.is_none_or(|m| m == 0) {
+                // Left out, an optional array is not checked against its bounds.
+                if chosen.is_empty() && !self.required {
                     return Ok(None);
                 }
                 if chosen.is_empty() && self.required {

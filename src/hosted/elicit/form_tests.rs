@@ -294,8 +294,20 @@ fn multi_select_bounds_and_toggles() {
         "items": {"anyOf": [{"const": 1, "title": "one"}, {"const": 2, "title": "two"}, {"const": 3, "title": "three"}]}
     }}});
     let mut form = Form::new(&schema, &[]);
+    assert_eq!(
+        press(&mut form, Button::Accept),
+        Some(Outcome::Accept(Map::new())),
+        "optional and empty: left out, its bounds unchecked"
+    );
+    let schema = json!({"type": "object", "required": ["m"], "properties": {"m": {
+        "type": "array", "minItems": 2, "maxItems": 2,
+        "items": {"anyOf": [{"const": 1, "title": "one"}, {"const": 2, "title": "two"}, {"const": 3, "title": "three"}]}
+    }}});
+    let mut form = Form::new(&schema, &[]);
+    form.key(FormKey::Space);
     assert_eq!(press(&mut form, Button::Accept), None);
-    assert_eq!(form.fields[0].error.as_deref(), Some("choose at least 1"));
+    assert_eq!(form.fields[0].error.as_deref(), Some("choose at least 2"));
+    form.key(FormKey::Space);
     // Space toggles the item under the cursor; Right moves the cursor.
     for key in [
         FormKey::Space,
