@@ -59,6 +59,8 @@ pub struct CallRecord {
     pub cancelled: Option<String>,
     /// When the view was created.
     pub created_at: SystemTime,
+    /// Whether a browser page of the view is connected now (`● in browser` on the card).
+    pub page_open: bool,
 }
 
 /// A view and its call, as one copy (for the card, `calyx mcp views` and the pages).
@@ -85,6 +87,16 @@ struct HubState {
     calls: HashMap<ViewId, CallRecord>,
     /// Removed views' ids, so their URLs answer 410 rather than 404.
     removed: HashSet<ViewId>,
+    /// The view server's host page and sandbox ports, once it listens.
+    ports: Option<ViewPorts>,
+}
+
+/// The two loopback ports of the view server: the host page's and the sandbox's (different
+/// origins, as the MCP Apps spec requires).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ViewPorts {
+    pub host: u16,
+    pub sandbox: u16,
 }
 
 /// The server's views. Cloning shares them.
@@ -159,6 +171,7 @@ impl ViewHub {
                     result: None,
                     cancelled: None,
                     created_at: SystemTime::now(),
+                    page_open: false,
                 },
             );
             created
@@ -310,6 +323,38 @@ impl ViewHub {
     /// The pane's agent started conversation `session_id`.
     pub fn conversation_started(&self, pane: PaneId, session_id: &str) -> Vec<View> {
         self.remove_with(|r| r.conversation_started(pane, session_id))
+    }
+
+    /// The view server listens on `ports`.
+    pub fn set_ports(&self, ports: ViewPorts) {
+        self.lock().ports = Some(ports);
+    }
+
+    /// The view server's ports, once it listens.
+    pub fn ports(&self) -> Option<ViewPorts> {
+        self.lock().ports
+    }
+
+    /// The host page URL of view `id` (`http://127.0.0.1:<host>/v/<id>/<token>/`), once the view
+    /// server listens.
+    pub fn page_url(&self, id: ViewId) -> Option<String> {
+        let state = self.lock();
+        let ports = state.ports?;
+        let view = state.registry.get(id)?;
+        Some(format!(
+            "http://127.0.0.1:{}/v/{}/{}/",
+            ports.host,
+            id,
+            view.page_token.as_str()
+        ))
+    }
+
+    /// A browser page of view `id` connected (`true`) or went away (`false`).
+    pub fn set_page_open(&self, id: ViewId, open: bool) -> bool {
+        self.update(id, |call, _| {
+            call.page_open = open;
+            None
+        })
     }
 
     /// One view and its call.

@@ -157,3 +157,30 @@ fn views_removed_to_make_room_are_announced() {
     );
     assert_eq!(hub.all().len(), 1);
 }
+
+#[test]
+fn page_urls_need_the_ports_and_carry_the_page_token() {
+    let hub = ViewHub::new();
+    let id = hub
+        .create(origin(Some(1)), json!({}), json!({}))
+        .expect("created")
+        .id;
+    assert_eq!(hub.page_url(id), None);
+    hub.set_ports(ViewPorts {
+        host: 41880,
+        sandbox: 41881,
+    });
+    let token = hub
+        .get(id)
+        .expect("view")
+        .view
+        .page_token
+        .as_str()
+        .to_string();
+    assert_eq!(
+        hub.page_url(id),
+        Some(format!("http://127.0.0.1:41880/v/{id}/{token}/"))
+    );
+    assert!(hub.set_page_open(id, true));
+    assert!(hub.get(id).expect("view").call.page_open);
+}
