@@ -8,6 +8,7 @@
 //! and return plain values.
 
 pub mod csp;
+pub mod hub;
 pub mod registry;
 pub mod resource;
 pub mod token;

@@ -51,6 +51,9 @@ pub enum Rejection {
     /// The decoded `blob` is not UTF-8 text.
     #[error("the blob is not UTF-8 text")]
     NotUtf8,
+    /// `resources/read` itself failed (the server's error or the connection's), as said.
+    #[error("read error: {}", quote(Some(.0)))]
+    ReadFailed(String),
 }
 
 /// `"text"` escaped and shortened for a reason line, or `none`.
