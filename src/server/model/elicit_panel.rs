@@ -69,14 +69,17 @@ impl ElicitPanel {
 
 /// The panels after the queues' heads became `pending` at `now`, when the clients `typing`
 /// were typing: a question still shown keeps its form and focus, a new one starts at its
-/// defaults (Open focused for a URL), the others go.
+/// defaults (Open focused for a URL), the others go. The one drawn (the first) counts as
+/// appearing when it became the first: answering one question must not answer the next
+/// with the same key.
 pub fn merged(
     shown: &[ElicitPanel],
     pending: &[Pending],
     now: Instant,
     typing: &[ClientId],
 ) -> Vec<ElicitPanel> {
-    pending
+    let drawn = shown.first().map(|p| p.pending.id);
+    let mut next: Vec<ElicitPanel> = pending
         .iter()
         .map(|p| match shown.iter().find(|s| s.pending.id == p.id) {
             Some(kept) => ElicitPanel {
@@ -96,7 +99,12 @@ pub fn merged(
                 typing: typing.to_vec(),
             },
         })
-        .collect()
+        .collect();
+    if let Some(first) = next.first_mut().filter(|p| Some(p.pending.id) != drawn) {
+        first.since = now;
+        first.typing = typing.to_vec();
+    }
+    next
 }
 
 #[cfg(test)]
@@ -151,6 +159,28 @@ mod tests {
         assert!(next[1].form.is_none());
         assert_eq!(next[1].url_focus, UrlButton::Open);
         assert!(merged(&next, &[], later, &[]).is_empty());
+    }
+
+    #[test]
+    fn the_next_question_counts_as_appearing_when_it_is_drawn() {
+        let now = Instant::now();
+        let shown = merged(
+            &[],
+            &[pending(1, "a", form()), pending(2, "b", form())],
+            now,
+            &[],
+        );
+        let later = now + Duration::from_secs(5);
+        let next = merged(&shown, &[pending(2, "b", form())], later, &[9]);
+        assert_eq!(next[0].since, later, "drawn from now on");
+        assert_eq!(next[0].typing, [9], "client 9 was typing then");
+        let again = merged(
+            &next,
+            &[pending(2, "b", form())],
+            later + Duration::from_secs(1),
+            &[],
+        );
+        assert_eq!(again[0].since, later, "still the same one drawn");
     }
 
     #[test]
