@@ -126,7 +126,24 @@ fn press_until(c: &mut Client, key: &str, done: impl Fn(&str) -> bool) {
 
 /// The form panel of `trigger-elicitation-request`, shown.
 fn form_shown(c: &Client) -> String {
-    tokio::task::block_in_place(|| c.wait_for("Everything asks"))
+    panel_shown(c, "Everything asks", FORM_KEYS)
+}
+
+/// The keys line under a form, the last row its panel draws.
+const FORM_KEYS: &str = "Enter press · Esc cancel";
+/// The keys line under a URL before Open.
+const URL_KEYS: &str = "copy the address · Esc cancel";
+/// The keys line under an opened URL.
+const DONE_KEYS: &str = "Enter Done · Ctrl-Y copy the address";
+
+/// The screen once a panel showing `needle` is drawn down to its keys line `last` (a screen
+/// read mid-frame may hold the top of a panel only).
+fn panel_shown(c: &Client, needle: &str, last: &str) -> String {
+    tokio::task::block_in_place(|| {
+        c.wait_screen(&format!("{needle:?} drawn down to {last:?}"), |s| {
+            s.contains(needle) && s.contains(last)
+        })
+    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -241,7 +258,7 @@ async fn a_url_elicitation_is_opened_then_done() {
         "ev-trigger-url-elicitation",
         json!({"url": url, "message": "Verify your account", "elicitationId": "e2e-1"}),
     );
-    let screen = tokio::task::block_in_place(|| c.wait_for("Verify your account"));
+    let screen = panel_shown(&c, "Verify your account", URL_KEYS);
     assert!(screen.contains(url), "the whole URL: {screen}");
     assert!(
         screen.contains("[ Cancel ]  [ Decline ]  [ Open ]"),
@@ -255,7 +272,7 @@ async fn a_url_elicitation_is_opened_then_done() {
         "{text}"
     );
     assert!(text.contains("e2e-1"), "{text}");
-    let screen = tokio::task::block_in_place(|| c.wait_for("[ Done ]"));
+    let screen = panel_shown(&c, "[ Done ]", DONE_KEYS);
     assert!(screen.contains("Ctrl-Y copies it"), "{screen}");
     c.send("\r");
     wait_panel_gone(&c);
@@ -275,17 +292,16 @@ async fn a_call_answered_minus_32042_shows_the_page_and_is_retried_once_done() {
         json!({"url": url, "message": "Now the real one", "elicitationId": "e2e-2", "errorPath": true}),
     );
     // The -32042's prerequisite page, shown as a URL elicitation.
-    let screen =
-        tokio::task::block_in_place(|| c.wait_for("Open this link to satisfy the prerequisite"));
+    let screen = panel_shown(&c, "Open this link to satisfy the prerequisite", URL_KEYS);
     assert!(
         screen.contains("https://modelcontextprotocol.io"),
         "{screen}"
     );
     c.send("\r");
-    tokio::task::block_in_place(|| c.wait_for("[ Done ]"));
+    panel_shown(&c, "[ Done ]", DONE_KEYS);
     c.send("\r");
     // Done: the call is sent again, and this time the server asks with elicitation/create.
-    let screen = tokio::task::block_in_place(|| c.wait_for("Now the real one"));
+    let screen = panel_shown(&c, "Now the real one", URL_KEYS);
     assert!(screen.contains(url), "{screen}");
     press_until(&mut c, "\r", |s| s.contains("[ Done ]"));
     let text = finished(pending).await;
@@ -304,7 +320,7 @@ async fn a_call_answered_minus_32042_shows_the_page_and_is_retried_once_done() {
         "ev-trigger-url-elicitation",
         json!({"url": url, "elicitationId": "e2e-3", "errorPath": true}),
     );
-    tokio::task::block_in_place(|| c.wait_for("Open this link to satisfy the prerequisite"));
+    panel_shown(&c, "Open this link to satisfy the prerequisite", URL_KEYS);
     press_until_gone(&mut c, "\x1b");
     let result = tokio::time::timeout(DEADLINE, pending)
         .await
@@ -345,7 +361,7 @@ async fn the_fixture_gets_every_field_kind_typed_as_its_schema_says() {
     let (env, mut c) = fixture_world().await;
     let agent = agent_with(&env, "fx-elicit-form").await;
     let pending = call(&agent, "fx-elicit-form", json!({}));
-    let screen = tokio::task::block_in_place(|| c.wait_for("Fixture asks"));
+    let screen = panel_shown(&c, "Fixture asks", FORM_KEYS);
     assert!(screen.contains("The fixture asks a few things"), "{screen}");
     // The fixture's rmcp sends the properties sorted by name: age, agree, name, tags, tier.
     assert!(screen.contains("› Age"), "{screen}");
@@ -386,7 +402,7 @@ async fn an_opened_url_closes_itself_on_the_server_s_complete_notification() {
         "fx-elicit-url",
         json!({"url": url, "id": "fx-9", "complete": true}),
     );
-    let screen = tokio::task::block_in_place(|| c.wait_for("Fixture request"));
+    let screen = panel_shown(&c, "Fixture request", URL_KEYS);
     assert!(screen.contains(url), "{screen}");
     // One Enter: Open. The fixture then sends notifications/elicitation/complete, which closes
     // the panel with no Done pressed.
