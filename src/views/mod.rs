@@ -9,6 +9,7 @@
 
 pub mod csp;
 pub mod hub;
+pub mod protocol;
 pub mod registry;
 pub mod resource;
 pub mod token;
