@@ -180,3 +180,7 @@ mod test_http;
 #[cfg(test)]
 #[path = "server_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "browser_tests.rs"]
+mod browser_tests;

@@ -1,0 +1,185 @@
+//! The view page in real headless Chromium (Debian's `chromium`, driven by `playwright-core`
+//! from npm through tests/views/browser.mjs): the app renders in host → sandbox → inner frames,
+//! gets initialize, tool-input and the result, reaches a declared origin, is blocked from an
+//! undeclared one by the sandbox's CSP header, and cannot reach `window.top`. Skipped with a
+//! printed reason when Chromium or playwright-core is not installed (`/work/shared/mcp/
+//! browser.sh path` installs both, as CI does).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::{start, BoxFuture, ViewUpstream};
+use crate::views::hub::ViewHub;
+use crate::views::protocol::{HostAction, JsonRpcError};
+use crate::views::registry::{NewView, ViewId};
+use crate::views::resource::ViewDocument;
+
+struct NoUpstream;
+
+impl ViewUpstream for NoUpstream {
+    fn request<'a>(
+        &'a self,
+        _alias: &'a str,
+        _method: &'a str,
+        _params: Value,
+    ) -> BoxFuture<'a, Result<Value, JsonRpcError>> {
+        Box::pin(async { Err(JsonRpcError::new(-32000, "no server in this test")) })
+    }
+
+    fn tool(&self, _alias: &str, _name: &str) -> Option<Value> {
+        None
+    }
+
+    fn action<'a>(
+        &'a self,
+        _view: ViewId,
+        _action: HostAction,
+    ) -> BoxFuture<'a, Result<Value, JsonRpcError>> {
+        Box::pin(async { Ok(json!({})) })
+    }
+
+    fn notifications(&self) -> Option<tokio::sync::broadcast::Receiver<(String, Value)>> {
+        None
+    }
+}
+
+fn chromium() -> Option<PathBuf> {
+    ["/usr/bin/chromium", "/usr/lib/chromium/chromium"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+}
+
+fn playwright_core() -> Option<PathBuf> {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    let dir = cache.join("calyx-mcp-tools/node_modules/playwright-core");
+    dir.join("index.mjs").is_file().then_some(dir)
+}
+
+/// The view: answers the handshake, shows what it got, tries a declared and an undeclared
+/// origin and `window.top`.
+fn view_html(declared: &str) -> String {
+    format!(
+        r#"<!doctype html><html><body>
+<p id="status"></p><p id="input"></p><p id="result"></p>
+<p id="declared"></p><p id="undeclared"></p><p id="top"></p>
+<script>
+const out = (id, text) => {{ document.getElementById(id).textContent = text; }};
+document.addEventListener("securitypolicyviolation", (e) => out("undeclared", "blocked " + e.effectiveDirective));
+const send = (m) => window.parent.postMessage(m, "*");
+window.addEventListener("message", (e) => {{
+  const m = e.data;
+  if (m.id === 1 && m.result) {{
+    out("status", "initialized " + m.result.protocolVersion);
+    send({{ jsonrpc: "2.0", method: "ui/notifications/initialized" }});
+  }}
+  if (m.method === "ui/notifications/tool-input") out("input", JSON.stringify(m.params.arguments));
+  if (m.method === "ui/notifications/tool-result") out("result", m.params.content[0].text);
+}});
+send({{ jsonrpc: "2.0", id: 1, method: "ui/initialize",
+  params: {{ protocolVersion: "2026-01-26", appInfo: {{ name: "t", version: "1" }}, appCapabilities: {{}} }} }});
+fetch("{declared}/", {{ mode: "no-cors" }}).then(() => out("declared", "reached"), (e) => out("declared", "failed " + e));
+fetch("http://127.0.0.1:9/", {{ mode: "no-cors" }}).then(() => out("undeclared", "reached"), () => {{}});
+try {{ void window.top.location.href; out("top", "reachable"); }} catch (e) {{ out("top", e.name); }}
+</script></body></html>"#
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_view_renders_in_chromium_under_its_csp() {
+    let (Some(chromium), Some(playwright)) = (chromium(), playwright_core()) else {
+        eprintln!(
+            "skipped: Chromium (/usr/bin/chromium) or playwright-core (~/.cache/calyx-mcp-tools) \
+             is not installed; /work/shared/mcp/browser.sh path installs both"
+        );
+        return;
+    };
+    let hub = ViewHub::new();
+    let server = start(hub.clone(), Arc::new(NoUpstream), 0)
+        .await
+        .expect("view server starts");
+    let declared = format!("http://127.0.0.1:{}", server.ports().host);
+    let created = hub
+        .create(
+            NewView {
+                pane: None,
+                alias: "fixture".into(),
+                published_tool: "fixture-show".into(),
+                original_tool: "show".into(),
+                agent: None,
+                conversation: None,
+            },
+            json!({ "name": "show" }),
+            json!({ "n": 1 }),
+        )
+        .expect("random");
+    let csp = json!({ "connectDomains": [declared, "*"] });
+    hub.resource_read(
+        created.id,
+        Ok(ViewDocument {
+            html: view_html(&declared),
+            ui_meta: Some(json!({ "csp": csp })),
+        }),
+    );
+    hub.tool_result(
+        created.id,
+        json!({ "content": [{ "type": "text", "text": "the result" }] }),
+    );
+    let url = hub.page_url(created.id).expect("a page url");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/views/browser.mjs");
+    let run = tokio::process::Command::new("node")
+        .arg(script)
+        .arg(&url)
+        .arg(&playwright)
+        .arg(&chromium)
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(90), run)
+        .await
+        .expect("the browser run finishes in time")
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let seen: Value = stdout
+        .lines()
+        .last()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no result line; stdout {stdout}; stderr {stderr}"));
+    eprintln!("the browser saw: {seen}");
+    assert!(seen.get("error").is_none(), "{seen}\n{stderr}");
+    assert_eq!(seen["status"], "initialized 2026-01-26", "{seen}");
+    assert_eq!(seen["input"], r#"{"n":1}"#);
+    assert_eq!(seen["result"], "the result");
+    assert_eq!(seen["declared"], "reached", "{seen}");
+    assert_eq!(seen["undeclared"], "blocked connect-src", "{seen}");
+    assert_eq!(seen["top"], "SecurityError");
+    let ports = server.ports();
+    let frames: Vec<String> = seen["frames"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        frames.first(),
+        Some(&format!("http://127.0.0.1:{}", ports.host))
+    );
+    assert!(
+        frames.contains(&format!("http://127.0.0.1:{}", ports.sandbox)),
+        "{frames:?}"
+    );
+    assert!(
+        seen["ignored"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Ignored CSP entries: *"),
+        "{seen}"
+    );
+}
