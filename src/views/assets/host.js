@@ -101,9 +101,13 @@
     if (ready) { toSandbox(message); } else { queue.push(message); }
   }
 
-  function end(text) {
+  // The page's end: closed (the view is gone: its storage goes too) or taken over by another
+  // tab (the view lives on there, with its storage).
+  function end(text, clearStorage) {
     if (over) { return; }
-    toSandbox({ jsonrpc: "2.0", method: "ui/notifications/sandbox-teardown", params: {} });
+    if (clearStorage) {
+      toSandbox({ jsonrpc: "2.0", method: "ui/notifications/sandbox-teardown", params: {} });
+    }
     over = true;
     events.close();
     // Let the sandbox clear its storage before its frame goes.
@@ -260,10 +264,10 @@
         openLink(control.url);
         break;
       case "taken-over":
-        end("This view was opened in another tab");
+        end("This view was opened in another tab", false);
         break;
       case "closed":
-        end("This view was closed");
+        end("This view was closed", true);
         break;
     }
   });

@@ -1,8 +1,10 @@
 //! The view page in real headless Chromium (Debian's `chromium`, driven by `playwright-core`
 //! from npm through tests/views/browser.mjs): the app renders in host → sandbox → inner frames,
 //! gets initialize, tool-input and the result, reaches a declared origin, is blocked from an
-//! undeclared one by the sandbox's CSP header, and cannot reach `window.top`. Skipped with a
-//! printed reason when Chromium or playwright-core is not installed (`/work/shared/mcp/
+//! undeclared one by the sandbox's CSP header, and cannot reach `window.top`. A second run
+//! (tests/views/lifecycle.mjs) follows a view's life: display modes as declared, a second tab
+//! taking over, self-navigation dropped, the app's own teardown, storage cleared by the
+//! teardown. Both are skipped with a printed reason when Chromium or playwright-core is not installed (`/work/shared/mcp/
 //! browser.sh path` installs both, as CI does).
 
 use std::path::PathBuf;
@@ -90,20 +92,24 @@ try {{ void window.top.location.href; out("top", "reachable"); }} catch (e) {{ o
     )
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_view_renders_in_chromium_under_its_csp() {
-    let (Some(chromium), Some(playwright)) = (chromium(), playwright_core()) else {
-        eprintln!(
-            "skipped: Chromium (/usr/bin/chromium) or playwright-core (~/.cache/calyx-mcp-tools) \
-             is not installed; /work/shared/mcp/browser.sh path installs both"
-        );
-        return;
-    };
-    let hub = ViewHub::new();
-    let server = start(hub.clone(), Arc::new(NoUpstream), 0)
-        .await
-        .expect("view server starts");
-    let declared = format!("http://127.0.0.1:{}", server.ports().host);
+/// Chromium and playwright-core, or the reason the browser tests are skipped.
+fn browser() -> Option<(PathBuf, PathBuf)> {
+    match (chromium(), playwright_core()) {
+        (Some(chromium), Some(playwright)) => Some((chromium, playwright)),
+        _ => {
+            eprintln!(
+                "skipped: Chromium (/usr/bin/chromium) or playwright-core \
+                 (~/.cache/calyx-mcp-tools) is not installed; /work/shared/mcp/browser.sh path \
+                 installs both"
+            );
+            None
+        }
+    }
+}
+
+/// A view of server `fixture` with `html`, its CSP allowing `declared` (and a dropped `*`),
+/// its call already returned.
+fn create_view(hub: &ViewHub, html: String, declared: &str) -> ViewId {
     let created = hub
         .create(
             NewView {
@@ -122,7 +128,7 @@ async fn the_view_renders_in_chromium_under_its_csp() {
     hub.resource_read(
         created.id,
         Ok(ViewDocument {
-            html: view_html(&declared),
+            html,
             ui_meta: Some(json!({ "csp": csp })),
         }),
     );
@@ -130,16 +136,18 @@ async fn the_view_renders_in_chromium_under_its_csp() {
         created.id,
         json!({ "content": [{ "type": "text", "text": "the result" }] }),
     );
-    let url = hub.page_url(created.id).expect("a page url");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/views/browser.mjs");
+    created.id
+}
+
+/// Runs `tests/views/<script>` with `args` and returns its JSON line.
+async fn run_script(script: &str, args: &[&std::ffi::OsStr]) -> Value {
+    let path = format!("{}/tests/views/{script}", env!("CARGO_MANIFEST_DIR"));
     let run = tokio::process::Command::new("node")
-        .arg(script)
-        .arg(&url)
-        .arg(&playwright)
-        .arg(&chromium)
+        .arg(path)
+        .args(args)
         .kill_on_drop(true)
         .output();
-    let output = tokio::time::timeout(Duration::from_secs(90), run)
+    let output = tokio::time::timeout(Duration::from_secs(120), run)
         .await
         .expect("the browser run finishes in time")
         .expect("node runs");
@@ -152,6 +160,26 @@ async fn the_view_renders_in_chromium_under_its_csp() {
         .unwrap_or_else(|| panic!("no result line; stdout {stdout}; stderr {stderr}"));
     eprintln!("the browser saw: {seen}");
     assert!(seen.get("error").is_none(), "{seen}\n{stderr}");
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_view_renders_in_chromium_under_its_csp() {
+    let Some((chromium, playwright)) = browser() else {
+        return;
+    };
+    let hub = ViewHub::new();
+    let server = start(hub.clone(), Arc::new(NoUpstream), 0)
+        .await
+        .expect("view server starts");
+    let declared = format!("http://127.0.0.1:{}", server.ports().host);
+    let id = create_view(&hub, view_html(&declared), &declared);
+    let url = hub.page_url(id).expect("a page url");
+    let seen = run_script(
+        "browser.mjs",
+        &[url.as_ref(), playwright.as_os_str(), chromium.as_os_str()],
+    )
+    .await;
     assert_eq!(seen["status"], "initialized 2026-01-26", "{seen}");
     assert_eq!(seen["input"], r#"{"n":1}"#);
     assert_eq!(seen["result"], "the result");
@@ -182,4 +210,100 @@ async fn the_view_renders_in_chromium_under_its_csp() {
             .contains("Ignored CSP entries: *"),
         "{seen}"
     );
+}
+
+/// The lifecycle view: handshake with fullscreen declared, a storage probe, and buttons for a
+/// display-mode request, self-navigation and its own teardown.
+fn lifecycle_html(declared: &str) -> String {
+    format!(
+        r#"<!doctype html><html><body>
+<p id="ready"></p><p id="stored"></p><p id="input"></p><p id="mode"></p><p id="probed"></p>
+<button id="probe">probe</button>
+<button id="fullscreen">fullscreen</button><button id="pip">pip</button>
+<button id="navigate">navigate</button><button id="teardown">teardown</button>
+<script>
+const out = (id, text) => {{ document.getElementById(id).textContent = text; }};
+const send = (m) => window.parent.postMessage(m, "*");
+const pending = {{}};
+let next = 10;
+function request(method, params) {{
+  const id = next++;
+  send({{ jsonrpc: "2.0", id, method, params }});
+  return new Promise((resolve) => {{ pending[id] = resolve; }});
+}}
+window.addEventListener("message", (e) => {{
+  const m = e.data;
+  if (m.id in pending && (m.result || m.error)) {{ pending[m.id](m); delete pending[m.id]; return; }}
+  if (m.method === "ui/notifications/tool-input") out("input", JSON.stringify(m.params.arguments));
+  if (m.method === "ui/resource-teardown") send({{ jsonrpc: "2.0", id: m.id, result: {{}} }});
+}});
+request("ui/initialize", {{ protocolVersion: "2026-01-26", appInfo: {{ name: "t", version: "1" }},
+  appCapabilities: {{ availableDisplayModes: ["inline", "fullscreen"] }} }}).then(() => {{
+  send({{ jsonrpc: "2.0", method: "ui/notifications/initialized" }});
+  let stored;
+  try {{ stored = localStorage.getItem("calyx-test"); localStorage.setItem("calyx-test", "left by a view"); }}
+  catch (e) {{ stored = "error " + e.name; }}
+  out("stored", stored === null ? "nothing" : stored);
+  out("ready", "ready");
+}});
+document.getElementById("fullscreen").onclick = () =>
+  request("ui/request-display-mode", {{ mode: "fullscreen" }}).then((m) => out("mode", m.result.mode));
+document.getElementById("pip").onclick = () =>
+  request("ui/request-display-mode", {{ mode: "pip" }}).then((m) => out("mode", "after pip: " + m.result.mode));
+document.getElementById("navigate").onclick = () => {{ location.href = "{declared}/elsewhere"; }};
+document.getElementById("probe").onclick = () =>
+  out("probed", localStorage.getItem("calyx-test") === null ? "nothing" : localStorage.getItem("calyx-test"));
+document.getElementById("teardown").onclick = () =>
+  send({{ jsonrpc: "2.0", method: "ui/notifications/request-teardown" }});
+</script></body></html>"#
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_views_life_in_chromium() {
+    let Some((chromium, playwright)) = browser() else {
+        return;
+    };
+    let hub = ViewHub::new();
+    let server = start(hub.clone(), Arc::new(NoUpstream), 0)
+        .await
+        .expect("view server starts");
+    let declared = format!("http://127.0.0.1:{}", server.ports().host);
+    let a = create_view(&hub, lifecycle_html(&declared), &declared);
+    let b = create_view(&hub, lifecycle_html(&declared), &declared);
+    let url_a = hub.page_url(a).expect("a page url");
+    let url_b = hub.page_url(b).expect("a page url");
+    let seen = run_script(
+        "lifecycle.mjs",
+        &[
+            url_a.as_ref(),
+            url_b.as_ref(),
+            playwright.as_os_str(),
+            chromium.as_os_str(),
+        ],
+    )
+    .await;
+    assert_eq!(seen["firstStored"], "nothing");
+    assert_eq!(seen["fullscreen"], "fullscreen");
+    assert_eq!(
+        seen["afterPip"], "after pip: fullscreen",
+        "pip was not declared"
+    );
+    assert_eq!(seen["pipBox"], 0);
+    assert_eq!(seen["takenOver"], "This view was opened in another tab");
+    assert_eq!(seen["firstFrames"], 0);
+    assert_eq!(seen["navigated"], "The view tried to navigate away");
+    assert_eq!(seen["reloadShown"], true);
+    assert_eq!(seen["inputAfterReload"], r#"{"n":1}"#);
+    assert_eq!(
+        seen["sharedStored"], "left by a view",
+        "the views share the sandbox origin"
+    );
+    assert_eq!(seen["closed"], "This view was closed");
+    assert_eq!(
+        seen["afterTeardown"], "nothing",
+        "storage outlived its view"
+    );
+    assert!(hub.get(a).is_none(), "the app's teardown removed its view");
+    assert!(hub.get(b).is_some());
 }
