@@ -1,8 +1,10 @@
-// A view's life in headless Chromium: display modes as declared, a second tab taking over,
+// A view's life in headless Chromium: a download offer, an approved link, display modes as
+// declared, a second tab taking over,
 // self-navigation dropped (and Reload), the app's own teardown closing the page and clearing
 // the storage the views share. Prints one JSON line of observations for
 // src/views/server/browser_tests.rs.
 // usage: node lifecycle.mjs URL_A URL_B PLAYWRIGHT_CORE_DIR CHROMIUM_PATH
+import { readFileSync } from "node:fs";
 import { launch } from "./launch.mjs";
 
 const [urlA, urlB, playwrightDir, chromiumPath] = process.argv.slice(2);
@@ -24,6 +26,31 @@ try {
   browser = await launch(playwrightDir, chromiumPath);
   const first = await open(urlA);
   out.firstStored = await text(inner(first).locator("#stored"));
+
+  // A download offer: the page's bar, Save gives a browser download, the view gets {}.
+  await inner(first).locator("#download").click();
+  await first.locator("#download-bar").waitFor({ state: "visible", ...WAIT });
+  out.downloadText = await text(first.locator("#download-text"));
+  const [download] = await Promise.all([
+    first.waitForEvent("download", WAIT),
+    first.locator("#download-save").click(),
+  ]);
+  out.downloadName = download.suggestedFilename();
+  out.downloadBody = readFileSync(await download.path(), "utf8");
+  await inner(first).locator("#downloaded").filter({ hasText: /\S/ }).waitFor(WAIT);
+  out.downloaded = await text(inner(first).locator("#downloaded"));
+
+  // An approved link: a new tab with it, or (popup blocked) the page's link bar.
+  const popups = [];
+  browser.context.on("page", (p) => popups.push(p));
+  await inner(first).locator("#link").click();
+  await inner(first).locator("#linked").filter({ hasText: /\S/ }).waitFor(WAIT);
+  out.linked = await text(inner(first).locator("#linked"));
+  await first.waitForFunction(() => !document.getElementById("link-bar").hidden, null, { timeout: 3000 }).catch(() => {});
+  for (const p of popups) { await p.waitForURL(/opened/, { timeout: 5000 }).catch(() => {}); }
+  out.popupUrls = popups.map((p) => p.url());
+  out.linkBar = (await first.locator("#link-bar").isVisible()) ? await first.locator("#link-anchor").getAttribute("href") : null;
+  for (const p of popups) { await p.close(); }
 
   // Display modes: fullscreen is declared, pip is not.
   await inner(first).locator("#fullscreen").click();

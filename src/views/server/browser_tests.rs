@@ -2,7 +2,7 @@
 //! from npm through tests/views/browser.mjs): the app renders in host → sandbox → inner frames,
 //! gets initialize, tool-input and the result, reaches a declared origin, is blocked from an
 //! undeclared one by the sandbox's CSP header, and cannot reach `window.top`. A second run
-//! (tests/views/lifecycle.mjs) follows a view's life: display modes as declared, a second tab
+//! (tests/views/lifecycle.mjs) follows a view's life: a download, an approved link, display modes as declared, a second tab
 //! taking over, self-navigation dropped, the app's own teardown, storage cleared by the
 //! teardown. Both are skipped with a printed reason when Chromium or playwright-core is not installed (`/work/shared/mcp/
 //! browser.sh path` installs both, as CI does).
@@ -219,6 +219,8 @@ fn lifecycle_html(declared: &str) -> String {
         r#"<!doctype html><html><body>
 <p id="ready"></p><p id="stored"></p><p id="input"></p><p id="mode"></p><p id="probed"></p>
 <button id="probe">probe</button>
+<p id="downloaded"></p><p id="linked"></p>
+<button id="download">download</button><button id="link">link</button>
 <button id="fullscreen">fullscreen</button><button id="pip">pip</button>
 <button id="navigate">navigate</button><button id="teardown">teardown</button>
 <script>
@@ -251,6 +253,13 @@ document.getElementById("fullscreen").onclick = () =>
 document.getElementById("pip").onclick = () =>
   request("ui/request-display-mode", {{ mode: "pip" }}).then((m) => out("mode", "after pip: " + m.result.mode));
 document.getElementById("navigate").onclick = () => {{ location.href = "{declared}/elsewhere"; }};
+document.getElementById("download").onclick = () =>
+  request("ui/download-file", {{ contents: [{{ type: "resource",
+    resource: {{ uri: "file:///report.txt", mimeType: "text/plain", text: "hello" }} }}] }})
+    .then((m) => out("downloaded", JSON.stringify(m.result || m.error)));
+document.getElementById("link").onclick = () =>
+  request("ui/open-link", {{ url: "{declared}/opened" }})
+    .then((m) => out("linked", JSON.stringify(m.result || m.error)));
 document.getElementById("probe").onclick = () =>
   out("probed", localStorage.getItem("calyx-test") === null ? "nothing" : localStorage.getItem("calyx-test"));
 document.getElementById("teardown").onclick = () =>
@@ -284,6 +293,20 @@ async fn a_views_life_in_chromium() {
     )
     .await;
     assert_eq!(seen["firstStored"], "nothing");
+    assert_eq!(seen["downloadText"], "The app offers report.txt (5 B)");
+    assert_eq!(seen["downloadName"], "report.txt");
+    assert_eq!(seen["downloadBody"], "hello");
+    assert_eq!(seen["downloaded"], "{}");
+    assert_eq!(seen["linked"], "{}");
+    let link = format!("{declared}/opened");
+    let popups: Vec<&str> = seen["popupUrls"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    assert!(
+        popups == [link.as_str()] || seen["linkBar"] == link.as_str(),
+        "the approved link opened nowhere: {seen}"
+    );
     assert_eq!(seen["fullscreen"], "fullscreen");
     assert_eq!(
         seen["afterPip"], "after pip: fullscreen",

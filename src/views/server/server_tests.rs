@@ -525,3 +525,22 @@ async fn an_unanswered_teardown_closes_the_page_after_two_seconds() {
         .await;
     assert!(started.elapsed() >= crate::views::protocol::TEARDOWN_TIMEOUT);
 }
+
+#[tokio::test]
+async fn a_new_look_reaches_open_pages_as_a_context_change() {
+    let s = setup(None).await;
+    let (mut events, page) = s.open(s.id).await;
+    let answer = s.initialize(&mut events, page).await;
+    assert_eq!(answer["result"]["hostContext"]["theme"], "dark");
+    events.until(|name, _| name == "rpc").await; // tool-input
+    s.server.set_look(crate::views::protocol::HostLook {
+        theme: "light".into(),
+        ..Default::default()
+    });
+    let changed = events
+        .until(|name, data| {
+            name == "rpc" && data["method"] == "ui/notifications/host-context-changed"
+        })
+        .await;
+    assert_eq!(changed["params"], json!({ "theme": "light" }));
+}
