@@ -55,11 +55,17 @@ fn chromium() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// Where `.ci/run` (and /work/shared/mcp/browser.sh) install playwright-core.
 fn playwright_core() -> Option<PathBuf> {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
+    let tools = std::env::var_os("CONFORMANCE_HOME")
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-    let dir = cache.join("calyx-mcp-tools/node_modules/playwright-core");
+        .or_else(|| {
+            let cache = std::env::var_os("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+            Some(cache.join("calyx-mcp-tools"))
+        })?;
+    let dir = tools.join("node_modules/playwright-core");
     dir.join("index.mjs").is_file().then_some(dir)
 }
 
@@ -97,6 +103,11 @@ fn browser() -> Option<(PathBuf, PathBuf)> {
     match (chromium(), playwright_core()) {
         (Some(chromium), Some(playwright)) => Some((chromium, playwright)),
         _ => {
+            // CI installs both: there, missing is a failure, not a skip.
+            assert!(
+                std::env::var_os("CALYX_REQUIRE_BROWSER").is_none(),
+                "CALYX_REQUIRE_BROWSER is set but Chromium or playwright-core is missing"
+            );
             eprintln!(
                 "skipped: Chromium (/usr/bin/chromium) or playwright-core \
                  (~/.cache/calyx-mcp-tools) is not installed; /work/shared/mcp/browser.sh path \
