@@ -341,3 +341,88 @@ async fn a_views_life_in_chromium() {
     assert!(hub.get(a).is_none(), "the app's teardown removed its view");
     assert!(hub.get(b).is_some());
 }
+
+/// Serves `html` to every request on a new loopback port (another origin than the view
+/// server's two), until the task is dropped.
+async fn foreign_origin(html: String) -> (u16, tokio::task::JoinHandle<()>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let task = tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let html = html.clone();
+            tokio::spawn(async move {
+                let mut buf = [0u8; 4096];
+                let _ = stream.read(&mut buf).await;
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
+                     Connection: close\r\n\r\n{html}",
+                    html.len()
+                );
+                let _ = stream.write_all(response.as_bytes()).await;
+            });
+        }
+    });
+    (port, task)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sandbox_ignores_a_page_of_another_origin() {
+    let Some((chromium, playwright)) = browser() else {
+        return;
+    };
+    let hub = ViewHub::new();
+    let server = start(hub.clone(), Arc::new(NoUpstream), 0)
+        .await
+        .expect("view server starts");
+    let declared = format!("http://127.0.0.1:{}", server.ports().host);
+    let id = create_view(&hub, view_html(&declared), &declared);
+    let view = hub.get(id).expect("view").view;
+    let sandbox = format!(
+        "http://127.0.0.1:{}/s/{}/{}/",
+        server.ports().sandbox,
+        id,
+        view.sandbox_token.as_str()
+    );
+    let html = format!(
+        r#"<!doctype html><html><body><iframe id="s" src="{sandbox}"></iframe><p id="got"></p>
+<script>
+const got = [];
+window.addEventListener("message", (e) => {{
+  got.push(String(e.data && e.data.method));
+  document.getElementById("got").textContent = got.join(",");
+}});
+const frame = document.getElementById("s");
+frame.addEventListener("load", () => {{
+  frame.contentWindow.postMessage({{ jsonrpc: "2.0", method: "ui/notifications/sandbox-resource-ready",
+    params: {{ html: "<p>injected by another origin</p>" }} }}, "*");
+  frame.contentWindow.postMessage({{ jsonrpc: "2.0", id: 1, method: "ping" }}, "*");
+  setTimeout(() => {{ document.title = "posted"; }}, 500);
+}});
+</script></body></html>"#
+    );
+    let (port, _task) = foreign_origin(html).await;
+    let url = format!("http://127.0.0.1:{port}/");
+    let seen = run_script(
+        "foreign.mjs",
+        &[url.as_ref(), playwright.as_os_str(), chromium.as_os_str()],
+    )
+    .await;
+    assert_eq!(
+        seen["received"], "",
+        "the sandbox spoke to another origin: {seen}"
+    );
+    assert_eq!(
+        seen["frames"], 2,
+        "the sandbox wrote another origin's document: {seen}"
+    );
+    assert!(
+        !seen["sandboxText"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("injected"),
+        "{seen}"
+    );
+}
