@@ -8,6 +8,7 @@
 //! the server around it only moves bytes.
 
 mod context;
+mod rules;
 mod session;
 
 pub use context::{ContainerSizes, HostLook, PageInfo};

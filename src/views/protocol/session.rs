@@ -7,9 +7,10 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::context::{changed_fields, host_capabilities, host_context, DISPLAY_MODES};
+use super::rules::{check_app_tool, check_link, notification, response, truncate};
 use super::{
     codes, CallView, HostAction, HostLook, Input, JsonRpcError, Output, PageInfo, MAX_IN_FLIGHT,
-    MAX_LINK_BYTES, MAX_LOG_LINES, MAX_MODEL_CONTEXT_BYTES, PROTOCOL_VERSION,
+    MAX_LOG_LINES, MAX_MODEL_CONTEXT_BYTES, PROTOCOL_VERSION,
 };
 
 /// How long a view has to answer `ui/resource-teardown` before its page is closed anyway.
@@ -528,81 +529,6 @@ impl Session {
         self.teardown = Teardown::Closed;
         out.push(Output::Closed);
     }
-}
-
-/// The visibility rule: a view may call only tools of its server whose `_meta.ui.visibility`
-/// includes `"app"` (absent visibility means `["model", "app"]`).
-fn check_app_tool(
-    params: &Value,
-    app_tool: &dyn Fn(&str) -> Option<Value>,
-) -> Result<(), JsonRpcError> {
-    let Some(name) = params["name"].as_str() else {
-        return Err(JsonRpcError::new(
-            codes::INVALID_PARAMS,
-            "tools/call needs a tool name",
-        ));
-    };
-    let unavailable = || {
-        JsonRpcError::new(
-            codes::INVALID_PARAMS,
-            format!("tool {} is not available to apps", truncate(name, 100)),
-        )
-    };
-    let tool = app_tool(name).ok_or_else(unavailable)?;
-    match tool.pointer("/_meta/ui/visibility") {
-        None | Some(Value::Null) => Ok(()),
-        Some(Value::Array(list)) if list.iter().any(|v| v == "app") => Ok(()),
-        Some(_) => Err(unavailable()),
-    }
-}
-
-/// `ui/open-link`'s policy: `http`, `https` and `mailto` URLs of at most [`MAX_LINK_BYTES`].
-fn check_link(params: &Value) -> Result<String, JsonRpcError> {
-    let policy = || {
-        JsonRpcError::new(
-            codes::SERVER_ERROR,
-            "Policy violation: only http, https and mailto links",
-        )
-    };
-    let url = params["url"].as_str().ok_or_else(policy)?;
-    if url.len() > MAX_LINK_BYTES || url.chars().any(char::is_control) {
-        return Err(policy());
-    }
-    let scheme = url.split_once(':').map(|(s, _)| s.to_ascii_lowercase());
-    let allowed = match scheme.as_deref() {
-        Some("http") | Some("https") => url[url.find(':').unwrap_or(0)..].starts_with("://"),
-        Some("mailto") => true,
-        _ => false,
-    };
-    if allowed {
-        Ok(url.to_string())
-    } else {
-        Err(policy())
-    }
-}
-
-fn notification(method: &str, params: Option<Value>) -> Value {
-    let mut message = json!({ "jsonrpc": "2.0", "method": method });
-    if let Some(params) = params {
-        message["params"] = params;
-    }
-    message
-}
-
-fn response(id: Value, result: Result<Value, JsonRpcError>) -> Value {
-    match result {
-        Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
-        Err(error) => json!({ "jsonrpc": "2.0", "id": id, "error": error.to_json() }),
-    }
-}
-
-/// At most `max` bytes of server- or page-provided text in an error message.
-fn truncate(text: &str, max: usize) -> &str {
-    let mut end = text.len().min(max);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 #[cfg(test)]

@@ -472,6 +472,8 @@ fn open_link_allows_only_http_https_and_mailto() {
         (2, "javascript:alert(1)".to_string()),
         (3, "file:///etc/passwd".to_string()),
         (4, "http:evil".to_string()),
+        (8, "https://".to_string()),
+        (9, "https://a\nb".to_string()),
         (5, format!("https://example.com/{}", "a".repeat(8 * 1024))),
     ] {
         let out = run(
