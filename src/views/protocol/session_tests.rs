@@ -607,3 +607,52 @@ fn context_changes_send_only_the_changed_fields() {
         json!({ "width": 800.0, "maxHeight": 600.0 })
     );
 }
+
+#[test]
+fn the_pages_close_button_and_resizes() {
+    let mut session = Session::new(call(), HostLook::default());
+    initialize(&mut session, json!([]));
+    let out = run(&mut session, Input::FromPage(json!({ "calyx": "close" })));
+    assert_eq!(
+        out,
+        [Output::Action {
+            key: None,
+            action: HostAction::TeardownRequested
+        }]
+    );
+    let sizes = json!({ "inline": { "width": 640, "maxHeight": 480 }, "viewport": { "width": 1000, "height": 700 } });
+    let out = run(
+        &mut session,
+        Input::FromPage(json!({ "calyx": "resize", "sizes": sizes })),
+    );
+    let sent = to_view(&out);
+    assert_eq!(
+        sent[0]["params"],
+        json!({ "containerDimensions": { "width": 640.0, "maxHeight": 480.0 } })
+    );
+    // The page cannot switch modes by itself, only back to inline.
+    assert!(run(&mut session, Input::FromPage(json!({ "calyx": "inline" }))).is_empty());
+    assert!(run(
+        &mut session,
+        Input::FromPage(json!({ "calyx": "fullscreen" }))
+    )
+    .is_empty());
+}
+
+#[test]
+fn the_upstream_id_arriving_later_is_a_context_change() {
+    let mut early = call();
+    early.upstream_id = None;
+    let mut session = Session::new(early, HostLook::default());
+    let out = initialize(&mut session, json!([]));
+    assert_eq!(
+        answer(&out, 1)["result"]["hostContext"]["toolInfo"]["id"],
+        Value::Null
+    );
+    let out = run(&mut session, Input::Record(call()));
+    let changed = to_view(&out)
+        .into_iter()
+        .find(|v| v["method"] == "ui/notifications/host-context-changed")
+        .unwrap_or_default();
+    assert_eq!(changed["params"]["toolInfo"]["id"], 7);
+}
