@@ -180,9 +180,12 @@ impl Pages {
         }
     }
 
-    /// Ends every page's stream (the server stops).
+    /// Ends every page's stream (the server stops); no view has a page open after it.
     pub fn close_all(&self) {
-        lock(&self.slots).clear();
+        let ids: Vec<ViewId> = lock(&self.slots).drain().map(|(id, _)| id).collect();
+        for id in ids {
+            self.hub.set_page_open(id, false);
+        }
     }
 
     fn open_ids(&self) -> Vec<ViewId> {

@@ -544,3 +544,16 @@ async fn a_new_look_reaches_open_pages_as_a_context_change() {
         .await;
     assert_eq!(changed["params"], json!({ "theme": "light" }));
 }
+
+#[tokio::test]
+async fn stopping_the_server_ends_the_pages() {
+    let s = setup(None).await;
+    let (mut events, _page) = s.open(s.id).await;
+    assert!(s.hub.get(s.id).expect("view").call.page_open);
+    let Setup {
+        hub, server, id, ..
+    } = s;
+    server.shutdown().await;
+    while events.next().await.is_some() {}
+    assert!(!hub.get(id).expect("view").call.page_open);
+}
