@@ -7,8 +7,9 @@
 
 use serde_json::{json, Map, Value};
 
-/// The look calyx gives views: `hostContext.theme` and `styles`. The defaults are a dark
-/// terminal's; the server fills it from the terminal's colours and `[mcp_apps]` settings.
+/// The look calyx gives views: `hostContext.theme` and `styles`. The default is a dark
+/// terminal's; [`HostLook::from_terminal`] builds it from the terminal's colours and
+/// `[mcp_apps]` settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HostLook {
     /// `"dark"` or `"light"`.
@@ -20,26 +21,9 @@ pub struct HostLook {
 }
 
 impl Default for HostLook {
+    /// A dark terminal's look with the default settings.
     fn default() -> Self {
-        let mut variables = Map::new();
-        for (name, value) in [
-            ("--color-background-primary", "#1e1e1e"),
-            ("--color-background-secondary", "#2a2a2a"),
-            ("--color-text-primary", "#d4d4d4"),
-            ("--color-text-secondary", "#a0a0a0"),
-            ("--color-border-primary", "#444444"),
-            ("--color-ring-primary", "#3b8eea"),
-            ("--font-mono", "ui-monospace, monospace"),
-            ("--font-sans", "system-ui, sans-serif"),
-            ("--font-text-md-size", "14px"),
-        ] {
-            variables.insert(name.to_string(), Value::String(value.to_string()));
-        }
-        HostLook {
-            theme: "dark".to_string(),
-            variables,
-            css: None,
-        }
+        HostLook::from_terminal(None, None, &super::LookSettings::default())
     }
 }
 

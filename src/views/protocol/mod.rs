@@ -8,10 +8,12 @@
 //! the server around it only moves bytes.
 
 mod context;
+mod look;
 mod rules;
 mod session;
 
 pub use context::{ContainerSizes, HostLook, PageInfo};
+pub use look::{parse_terminal_colour, LookSettings, Rgb, ThemeSetting, DEFAULT_ACCENT};
 pub use session::{Session, TEARDOWN_TIMEOUT};
 
 use serde_json::{json, Value};
