@@ -128,6 +128,13 @@ pub enum Input {
     Teardown,
     /// The [`TEARDOWN_TIMEOUT`] after [`Output::TeardownStarted`] passed.
     TeardownTimeout,
+    /// An agent calls tool `name` the view registered; answered by [`Output::AppToolResult`]
+    /// `key`.
+    CallAppTool {
+        key: u64,
+        name: String,
+        arguments: Value,
+    },
 }
 
 /// What the server must do.
@@ -153,6 +160,11 @@ pub enum Output {
     TeardownStarted,
     /// The page is done with: tell it the view was closed and end its event stream.
     Closed,
+    /// The view's answer to [`Input::CallAppTool`] `key`.
+    AppToolResult {
+        key: u64,
+        result: Result<Value, JsonRpcError>,
+    },
 }
 
 /// What a view asks of calyx itself.
@@ -170,4 +182,7 @@ pub enum HostAction {
     ModelContext { params: Value },
     /// `notifications/message`: a log line for the server log.
     Log { params: Value },
+    /// The view's own tools, as its `tools/list` gave them (at most 64), to publish as
+    /// `<alias>-app_<name>` to the pane's sessions; empty when they go (the page closed).
+    AppTools { tools: Vec<Value> },
 }

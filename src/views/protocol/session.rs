@@ -84,6 +84,7 @@ pub struct Session {
     teardown: Teardown,
     logs: VecDeque<Value>,
     model_context: Option<Value>,
+    app_tools: app_tools::AppTools,
     /// The host context the view last learned (for `host-context-changed` diffs).
     last_context: Value,
 }
@@ -108,6 +109,7 @@ impl Session {
             pending: HashMap::new(),
             next_key: 0,
             teardown: Teardown::NotStarted,
+            app_tools: app_tools::AppTools::default(),
             logs: VecDeque::new(),
             model_context: None,
             last_context: Value::Null,
@@ -175,6 +177,11 @@ impl Session {
                 self.refresh_context(&mut out);
             }
             Input::Teardown => self.start_teardown(&mut out),
+            Input::CallAppTool {
+                key,
+                name,
+                arguments,
+            } => self.call_app_tool(key, name, arguments, &mut out),
             Input::TeardownTimeout => {
                 if matches!(self.teardown, Teardown::Waiting(_)) {
                     self.close(&mut out);
@@ -270,9 +277,11 @@ impl Session {
                 self.view_notification(method, params, out);
             }
             (None, Some(id)) => {
-                // A response: the only request calyx sends a view is the teardown.
-                if self.teardown == Teardown::Waiting(id) {
+                // A response: to the teardown, or to a request for the view's own tools.
+                if self.teardown == Teardown::Waiting(id.clone()) {
                     self.close(out);
+                } else {
+                    self.app_tools_response(&id, &message, out);
                 }
             }
             (None, None) => {}
@@ -443,7 +452,9 @@ impl Session {
                 self.initialized = true;
                 out.extend(self.queue.drain(..).map(Output::ToView));
                 self.deliver_call(out);
+                self.list_app_tools(out);
             }
+            "notifications/tools/list_changed" => self.list_app_tools(out),
             "notifications/message" => {
                 if self.logs.len() >= MAX_LOG_LINES {
                     self.logs.pop_front();
@@ -530,6 +541,9 @@ impl Session {
         out.push(Output::Closed);
     }
 }
+
+#[path = "app_tools.rs"]
+mod app_tools;
 
 #[cfg(test)]
 #[path = "session_tests.rs"]

@@ -656,3 +656,134 @@ fn the_upstream_id_arriving_later_is_a_context_change() {
         .unwrap_or_default();
     assert_eq!(changed["params"]["toolInfo"]["id"], 7);
 }
+
+fn initialize_with_tools(session: &mut Session) -> Vec<Output> {
+    let mut out = run(
+        session,
+        request(
+            1,
+            "ui/initialize",
+            json!({ "appCapabilities": { "tools": { "listChanged": true } } }),
+        ),
+    );
+    out.extend(run(
+        session,
+        notify("ui/notifications/initialized", json!({})),
+    ));
+    out
+}
+
+fn respond(id: &Value, result: Value) -> Input {
+    Input::FromView(json!({ "jsonrpc": "2.0", "id": id, "result": result }))
+}
+
+#[test]
+fn a_view_with_tools_is_asked_for_them_after_initialized_and_on_change() {
+    let mut session = Session::new(call(), HostLook::default());
+    let out = initialize_with_tools(&mut session);
+    let list = to_view(&out)
+        .into_iter()
+        .find(|v| v["method"] == "tools/list")
+        .unwrap_or_else(|| panic!("no tools/list: {out:?}"));
+    let tools = json!({ "tools": [{ "name": "get-allocations" }, { "nameless": true }] });
+    let out = run(&mut session, respond(&list["id"], tools));
+    assert_eq!(
+        out,
+        [Output::Action {
+            key: None,
+            action: HostAction::AppTools {
+                tools: vec![json!({ "name": "get-allocations" })]
+            }
+        }]
+    );
+    assert!(session.published_app_tools());
+    let out = run(
+        &mut session,
+        notify("notifications/tools/list_changed", json!({})),
+    );
+    assert_eq!(methods(&out), ["tools/list"]);
+    // A view without the capability is never asked.
+    let mut plain = Session::new(call(), HostLook::default());
+    let out = initialize(&mut plain, json!([]));
+    assert!(!methods(&out).contains(&"tools/list".to_string()));
+}
+
+#[test]
+fn app_tool_calls_go_to_the_view_and_come_back() {
+    let mut session = Session::new(call(), HostLook::default());
+    let out = run(
+        &mut session,
+        Input::CallAppTool {
+            key: 5,
+            name: "get-allocations".into(),
+            arguments: json!({}),
+        },
+    );
+    assert!(
+        matches!(
+            &out[..],
+            [Output::AppToolResult {
+                key: 5,
+                result: Err(_)
+            }]
+        ),
+        "not open yet: {out:?}"
+    );
+    let out = initialize_with_tools(&mut session);
+    let list = to_view(&out)
+        .into_iter()
+        .find(|v| v["method"] == "tools/list")
+        .unwrap_or_default();
+    run(
+        &mut session,
+        respond(
+            &list["id"],
+            json!({ "tools": [{ "name": "get-allocations" }] }),
+        ),
+    );
+    let out = run(
+        &mut session,
+        Input::CallAppTool {
+            key: 6,
+            name: "get-allocations".into(),
+            arguments: json!({ "year": 2026 }),
+        },
+    );
+    let sent = to_view(&out);
+    assert_eq!(sent[0]["method"], "tools/call");
+    assert_eq!(
+        sent[0]["params"],
+        json!({ "name": "get-allocations", "arguments": { "year": 2026 } })
+    );
+    let result = json!({ "content": [{ "type": "text", "text": "40%" }] });
+    let out = run(&mut session, respond(&sent[0]["id"], result.clone()));
+    assert_eq!(
+        out,
+        [Output::AppToolResult {
+            key: 6,
+            result: Ok(result)
+        }]
+    );
+    // An error answer comes back as the error.
+    let out = run(
+        &mut session,
+        Input::CallAppTool {
+            key: 7,
+            name: "x".into(),
+            arguments: json!({}),
+        },
+    );
+    let id = to_view(&out)[0]["id"].clone();
+    let out = run(
+        &mut session,
+        Input::FromView(
+            json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32602, "message": "no such tool" } }),
+        ),
+    );
+    assert!(matches!(
+        &out[..],
+        [Output::AppToolResult { key: 7, result: Err(e) }] if e.code == -32602 && e.message == "no such tool"
+    ));
+    // An answer to nothing is ignored.
+    assert!(run(&mut session, respond(&json!("calyx-call-99"), json!({}))).is_empty());
+}

@@ -24,7 +24,7 @@ use super::hub::{ViewHub, ViewPorts};
 use super::protocol::{HostAction, HostLook, JsonRpcError};
 use super::registry::ViewId;
 
-pub use pages::ViewNotes;
+pub use pages::{ViewNotes, NOT_OPEN};
 
 /// A boxed future, so [`ViewUpstream`] can be used as a trait object.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -96,6 +96,20 @@ impl ViewServerHandle {
     /// `app_context`); kept until the view is removed.
     pub fn notes(&self, id: ViewId) -> Option<ViewNotes> {
         self.pages.notes(id)
+    }
+
+    /// An agent's call of tool `name` that view `id` registered (published as
+    /// `<alias>-app_<name>`): sent to the view through its open page; the view's result, or an
+    /// error ([`NOT_OPEN`]) when no page is open or it goes before answering.
+    pub async fn call_app_tool(
+        &self,
+        id: ViewId,
+        name: &str,
+        arguments: Value,
+    ) -> Result<Value, JsonRpcError> {
+        self.pages
+            .call_app_tool(id, name.to_string(), arguments)
+            .await
     }
 
     /// Stops both listeners and ends every page's event stream.

@@ -12,13 +12,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use serde_json::{json, Value};
-use tokio::sync::{broadcast, mpsc, watch};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use super::sse::{OnDrop, PageEvent, SseBody, BUFFER};
 use super::ViewUpstream;
 use crate::views::hub::{HubEvent, ViewHub, ViewPorts, ViewSnapshot};
 use crate::views::protocol::{
-    CallView, HostAction, HostLook, Input, Output, Session, MAX_LOG_LINES, TEARDOWN_TIMEOUT,
+    codes, CallView, HostAction, HostLook, Input, JsonRpcError, Output, Session, MAX_LOG_LINES,
+    TEARDOWN_TIMEOUT,
 };
 use crate::views::registry::{ViewId, ViewState};
 
@@ -51,7 +52,15 @@ pub struct Pages {
     slots: Mutex<HashMap<ViewId, Slot>>,
     notes: Mutex<HashMap<ViewId, ViewNotes>>,
     next_generation: AtomicU64,
+    /// Agents' calls of app-registered tools waiting for the view's answer.
+    app_calls: Mutex<HashMap<(ViewId, u64), AppCall>>,
+    next_call: AtomicU64,
 }
+
+type AppCall = oneshot::Sender<Result<Value, JsonRpcError>>;
+
+/// What an agent's call of an app-registered tool gets when the view has no page to answer.
+pub const NOT_OPEN: &str = "the view is not open in a browser: open it with prefix v, o";
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // Plain data behind the lock: a panic elsewhere leaves it usable.
@@ -77,6 +86,8 @@ impl Pages {
             slots: Mutex::new(HashMap::new()),
             notes: Mutex::new(HashMap::new()),
             next_generation: AtomicU64::new(0),
+            app_calls: Mutex::new(HashMap::new()),
+            next_call: AtomicU64::new(0),
         })
     }
 
@@ -127,6 +138,7 @@ impl Pages {
             let _ = old
                 .events
                 .try_send(PageEvent::Control(json!({ "type": "taken-over" })));
+            self.page_gone(id, &old);
         }
         self.hub.set_page_open(id, true);
         let pages = Arc::downgrade(self);
@@ -145,13 +157,55 @@ impl Pages {
         let gone = {
             let mut slots = lock(&self.slots);
             match slots.get(&id) {
-                Some(slot) if slot.generation == generation => slots.remove(&id).is_some(),
-                _ => false,
+                Some(slot) if slot.generation == generation => slots.remove(&id),
+                _ => None,
             }
         };
-        if gone {
+        if let Some(slot) = gone {
+            self.page_gone(id, &slot);
             self.hub.set_page_open(id, false);
         }
+    }
+
+    /// A page went (closed, taken over, disconnected): the calls waiting for it fail, and the
+    /// tools it registered are withdrawn (a new page lists them again).
+    fn page_gone(&self, id: ViewId, slot: &Slot) {
+        lock(&self.app_calls).retain(|(view, _), _| *view != id);
+        if slot.session.published_app_tools() {
+            let upstream = self.upstream.clone();
+            tokio::spawn(async move {
+                let _ = upstream
+                    .action(id, HostAction::AppTools { tools: Vec::new() })
+                    .await;
+            });
+        }
+    }
+
+    /// An agent calls tool `name` that view `id` registered: sent to the view through its
+    /// page, answered with the view's result, or an error when no page is open (or it goes).
+    pub async fn call_app_tool(
+        self: &Arc<Self>,
+        id: ViewId,
+        name: String,
+        arguments: Value,
+    ) -> Result<Value, JsonRpcError> {
+        let key = self.next_call.fetch_add(1, Ordering::Relaxed) + 1;
+        let (answer, answered) = oneshot::channel();
+        lock(&self.app_calls).insert((id, key), answer);
+        if !self.feed(
+            id,
+            None,
+            Input::CallAppTool {
+                key,
+                name,
+                arguments,
+            },
+        ) {
+            lock(&self.app_calls).remove(&(id, key));
+        }
+        answered
+            .await
+            .unwrap_or_else(|_| Err(JsonRpcError::new(codes::SERVER_ERROR, NOT_OPEN)))
     }
 
     /// A message the page posted: the view's JSON-RPC, or the page's own `{"calyx": ...}`.
@@ -183,6 +237,7 @@ impl Pages {
     /// Ends every page's stream (the server stops); no view has a page open after it.
     pub fn close_all(&self) {
         let ids: Vec<ViewId> = lock(&self.slots).drain().map(|(id, _)| id).collect();
+        lock(&self.app_calls).clear();
         for id in ids {
             self.hub.set_page_open(id, false);
         }
@@ -217,7 +272,9 @@ impl Pages {
             let closed = self.apply(slot, outputs, &mut later);
             let generation = slot.generation;
             if closed {
-                slots.remove(&id);
+                if let Some(slot) = slots.remove(&id) {
+                    self.page_gone(id, &slot);
+                }
             }
             generation
         };
@@ -284,6 +341,11 @@ impl Pages {
                         tokio::time::sleep(TEARDOWN_TIMEOUT).await;
                         pages.feed(id, Some(generation), Input::TeardownTimeout);
                     });
+                }
+                Output::AppToolResult { key, result } => {
+                    if let Some(answer) = lock(&self.app_calls).remove(&(id, key)) {
+                        let _ = answer.send(result);
+                    }
                 }
                 Output::ToView(_) | Output::ToPage(_) | Output::Closed => {}
             }

@@ -557,3 +557,92 @@ async fn stopping_the_server_ends_the_pages() {
     while events.next().await.is_some() {}
     assert!(!hub.get(id).expect("view").call.page_open);
 }
+
+#[tokio::test]
+async fn app_registered_tools_are_listed_called_and_withdrawn_with_the_page() {
+    let s = setup(None).await;
+    let (mut events, page) = s.open(s.id).await;
+    s.post(
+        s.id,
+        page,
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "ui/initialize",
+                "params": { "appCapabilities": { "tools": {} } } }),
+    )
+    .await;
+    events
+        .until(|name, data| name == "rpc" && data["id"] == 1)
+        .await;
+    s.post(
+        s.id,
+        page,
+        json!({ "jsonrpc": "2.0", "method": "ui/notifications/initialized" }),
+    )
+    .await;
+    let list = events
+        .until(|name, data| name == "rpc" && data["method"] == "tools/list")
+        .await;
+    s.post(
+        s.id,
+        page,
+        json!({ "jsonrpc": "2.0", "id": list["id"], "result": { "tools": [{ "name": "get-allocations" }] } }),
+    )
+    .await;
+    let published = || {
+        s.upstream
+            .actions
+            .lock()
+            .expect("lock")
+            .iter()
+            .filter_map(|(_, a)| match a {
+                HostAction::AppTools { tools } => Some(tools.len()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let deadline = std::time::Instant::now() + super::test_http::WAIT;
+    while published() != [1] {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "tools never published"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+
+    let call = s
+        .server
+        .call_app_tool(s.id, "get-allocations", json!({ "year": 2026 }));
+    let answer_page = async {
+        let request = events
+            .until(|name, data| name == "rpc" && data["method"] == "tools/call")
+            .await;
+        assert_eq!(request["params"]["arguments"], json!({ "year": 2026 }));
+        s.post(
+            s.id,
+            page,
+            json!({ "jsonrpc": "2.0", "id": request["id"],
+                    "result": { "content": [{ "type": "text", "text": "40%" }] } }),
+        )
+        .await;
+    };
+    let (result, ()) = tokio::join!(call, answer_page);
+    assert_eq!(
+        result.expect("the view answered")["content"][0]["text"],
+        "40%"
+    );
+
+    // The tab closes: the tools go and calls fail with the reason.
+    drop(events);
+    while published() != [1, 0] {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "tools never withdrawn"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let refused = s
+        .server
+        .call_app_tool(s.id, "get-allocations", json!({}))
+        .await
+        .expect_err("no page");
+    assert_eq!(refused.message, super::NOT_OPEN);
+}
