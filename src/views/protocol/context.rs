@@ -7,36 +7,7 @@
 
 use serde_json::{json, Map, Value};
 
-/// The look calyx gives views: `hostContext.theme` and `styles`. The default is a dark
-/// terminal's; [`HostLook::from_terminal`] builds it from the terminal's colours and
-/// `[mcp_apps]` settings.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HostLook {
-    /// `"dark"` or `"light"`.
-    pub theme: String,
-    /// `styles.variables`: CSS custom properties (`--color-background-primary`, ...).
-    pub variables: Map<String, Value>,
-    /// `styles.css`, when calyx has any (fonts).
-    pub css: Option<Value>,
-}
-
-impl Default for HostLook {
-    /// A dark terminal's look with the default settings.
-    fn default() -> Self {
-        HostLook::from_terminal(None, None, &super::LookSettings::default())
-    }
-}
-
-impl HostLook {
-    /// `hostContext.styles`.
-    pub fn styles(&self) -> Value {
-        let mut styles = json!({ "variables": self.variables });
-        if let Some(css) = &self.css {
-            styles["css"] = css.clone();
-        }
-        styles
-    }
-}
+use super::HostLook;
 
 /// A width and height in CSS pixels, as the page measured them.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -2,9 +2,38 @@
 //! colours (a client asks with OSC 10 / OSC 11 when it attaches) and `[mcp_apps]` settings, so
 //! a view looks like the terminal the user is in.
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
-use super::HostLook;
+/// The look calyx gives views: `hostContext.theme` and `styles`. The default is a dark
+/// terminal's; [`HostLook::from_terminal`] builds it from the terminal's colours and
+/// `[mcp_apps]` settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostLook {
+    /// `"dark"` or `"light"`.
+    pub theme: String,
+    /// `styles.variables`: CSS custom properties (`--color-background-primary`, ...).
+    pub variables: Map<String, Value>,
+    /// `styles.css`, when calyx has any (fonts).
+    pub css: Option<Value>,
+}
+
+impl Default for HostLook {
+    /// A dark terminal's look with the default settings.
+    fn default() -> Self {
+        HostLook::from_terminal(None, None, &LookSettings::default())
+    }
+}
+
+impl HostLook {
+    /// `hostContext.styles`.
+    pub fn styles(&self) -> Value {
+        let mut styles = json!({ "variables": self.variables });
+        if let Some(css) = &self.css {
+            styles["css"] = css.clone();
+        }
+        styles
+    }
+}
 
 /// A colour, 8 bits a channel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,8 +12,8 @@ mod look;
 mod rules;
 mod session;
 
-pub use context::{ContainerSizes, HostLook, PageInfo};
-pub use look::{parse_terminal_colour, LookSettings, Rgb, ThemeSetting, DEFAULT_ACCENT};
+pub use context::{ContainerSizes, PageInfo};
+pub use look::{parse_terminal_colour, HostLook, LookSettings, Rgb, ThemeSetting, DEFAULT_ACCENT};
 pub use session::{Session, TEARDOWN_TIMEOUT};
 
 use serde_json::{json, Value};
