@@ -11,12 +11,13 @@
 //! Tools: `echo {message}`, `add_tool` (adds `added-N`, sends tools/list_changed), `slow`
 //! (progress, then waits for its cancel), `big {mib}` ([`tools::big_text`]), `dotted.name`,
 //! a 56-character name ([`tools::LONG`]), `needs_task` (`execution.taskSupport: "required"`),
-//! `exit {code}`.
+//! `exit {code}`; `show_time` and `show_wait` have an MCP App view (`view.rs`).
 
 mod http;
 mod oauth;
 mod raw;
 mod tools;
+mod view;
 
 use std::path::PathBuf;
 

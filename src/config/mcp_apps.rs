@@ -81,9 +81,8 @@ pub const KEYS: &[&str] = &[
 /// Whether `text` is an accent colour calyx accepts: `#` and 3 or 6 hex digits. Only these,
 /// because the value goes into the pages' CSS, where anything else could end the declaration.
 pub fn valid_accent(text: &str) -> bool {
-    text.strip_prefix('#').is_some_and(|hex| {
-        matches!(hex.len(), 3 | 6) && hex.chars().all(|c| c.is_ascii_hexdigit())
-    })
+    text.strip_prefix('#')
+        .is_some_and(|hex| matches!(hex.len(), 3 | 6) && hex.chars().all(|c| c.is_ascii_hexdigit()))
 }
 
 /// The smallest and largest font sizes accepted.

@@ -174,13 +174,7 @@ impl Reader<'_> {
                     &["restore", "restart", "scrollback_lines"],
                     Self::persistence,
                 ),
-                "mcp_apps" => self.section(
-                    span,
-                    name,
-                    item,
-                    super::mcp_apps::KEYS,
-                    Self::mcp_apps,
-                ),
+                "mcp_apps" => self.section(span, name, item, super::mcp_apps::KEYS, Self::mcp_apps),
                 unknown => {
                     let known: Vec<&str> = SWITCHES
                         .iter()

@@ -387,6 +387,10 @@ fn bad_mcp_apps_values_name_their_key_and_keep_the_default() {
             errors[0].contains(&format!("`{key}`")) && errors[0].contains("line 2"),
             "{line}: {errors:?}"
         );
-        assert_eq!(c.mcp_apps, crate::config::mcp_apps::McpApps::default(), "{line}");
+        assert_eq!(
+            c.mcp_apps,
+            crate::config::mcp_apps::McpApps::default(),
+            "{line}"
+        );
     }
 }

@@ -225,6 +225,8 @@ impl Hosting {
             McpRequest::SignInPaste { alias, redirect } => self.sign_in_paste(&alias, &redirect),
             McpRequest::SignInWait { alias } => self.sign_in_wait(&alias),
             McpRequest::SignOut { alias } => self.sign_out(&alias),
+            // The owner loop answers it from the views hub before hosting is asked.
+            McpRequest::Views => McpAnswer::failed("views are listed by the server loop"),
         }
     }
 

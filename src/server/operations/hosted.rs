@@ -9,6 +9,9 @@ use crate::server::owner::Server;
 
 impl Server {
     pub(crate) fn hosted_request(&mut self, id: ClientId, request: McpRequest) {
+        if request == McpRequest::Views {
+            return self.views_request(id);
+        }
         let Some(hosting) = self.hosting.clone() else {
             let why = self
                 .hosting_unavailable
@@ -23,8 +26,13 @@ impl Server {
             return;
         };
         let tx = self.tx.clone();
+        let hub = self.views.hub.clone();
         tokio::task::spawn_blocking(move || {
+            let leaving = super::views::alias_leaving(&request);
             let answer = hosting.handle(request);
+            if let (0, Some(alias)) = (answer.exit, leaving) {
+                hub.alias_gone(&alias);
+            }
             let response = match serde_json::to_value(&answer) {
                 Ok(json) => Response::Json(json),
                 Err(e) => Response::Error(format!("cannot encode the answer: {e}")),

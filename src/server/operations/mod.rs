@@ -28,3 +28,4 @@ pub mod prompt_keys;
 pub mod requests;
 pub mod settings;
 pub mod upgrade;
+pub mod views;
