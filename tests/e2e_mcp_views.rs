@@ -21,7 +21,7 @@ use serde_json::Value;
 const TIME_TEXT: &str = "fixture time 12:00";
 
 /// An agent on `/mcp-hosted` in the pane with `surface`.
-async fn agent_in(env: &Env, surface: &str) -> RunningService<RoleClient, Listener> {
+pub(crate) async fn agent_in(env: &Env, surface: &str) -> RunningService<RoleClient, Listener> {
     let ep = common::mcp::endpoint(env);
     let mut headers = HashMap::new();
     headers.insert(
@@ -42,7 +42,7 @@ async fn agent_in(env: &Env, surface: &str) -> RunningService<RoleClient, Listen
 }
 
 /// `(id, surface)` of every pane.
-fn panes(env: &Env) -> Vec<(String, String)> {
+pub(crate) fn panes(env: &Env) -> Vec<(String, String)> {
     env.panes()
         .iter()
         .map(|p| {
@@ -55,7 +55,7 @@ fn panes(env: &Env) -> Vec<(String, String)> {
 }
 
 /// The text of a tool call's result.
-async fn call_text(client: &RunningService<RoleClient, Listener>, tool: &str) -> String {
+pub(crate) async fn call_text(client: &RunningService<RoleClient, Listener>, tool: &str) -> String {
     let result = client
         .peer()
         .call_tool(CallToolRequestParams::new(tool.to_string()))
@@ -69,7 +69,7 @@ async fn call_text(client: &RunningService<RoleClient, Listener>, tool: &str) ->
 }
 
 /// `calyx mcp views --json`.
-async fn views(env: &Env) -> Vec<Value> {
+pub(crate) async fn views(env: &Env) -> Vec<Value> {
     let out = calyx_ok(env, &["mcp", "views", "--json"]).await;
     match serde_json::from_str::<Value>(&out) {
         Ok(Value::Array(rows)) => rows,
@@ -87,7 +87,7 @@ async fn views_when(env: &Env, what: &str, wanted: impl Fn(&[Value]) -> bool) ->
 }
 
 /// A world with the fixture hosted as `fx`, ready.
-async fn world_with_fixture() -> Env {
+pub(crate) async fn world_with_fixture() -> Env {
     let env = world("");
     let fixture = mcp_fixture();
     calyx_ok(

@@ -44,20 +44,16 @@ impl Server {
     /// A view was created, changed or removed: every client is drawn again (docks come and
     /// go, states change), and a new view opens in a local browser when the config says so.
     pub(crate) fn views_event(&mut self, event: HubEvent) {
-        if let HubEvent::Created(id) = event {
-            if self.state.config.mcp_apps.open_browser == OpenBrowser::Local {
-                self.open_view_locally(id);
+        let created = match event {
+            HubEvent::Created(id) => {
+                if self.state.config.mcp_apps.open_browser == OpenBrowser::Local {
+                    self.open_view_locally(id);
+                }
+                Some(id)
             }
-        }
-        self.views_changed();
-    }
-
-    /// The docks may have changed: panes are laid out and every client drawn again.
-    pub(crate) fn views_changed(&mut self) {
-        let sessions: Vec<_> = self.state.sessions.keys().copied().collect();
-        for session in sessions {
-            self.state.resize_session_to_clients(session);
-        }
+            _ => None,
+        };
+        self.rebuild_docks(created);
         for c in self.state.clients.values_mut() {
             c.dirty = true;
         }
