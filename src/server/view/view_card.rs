@@ -76,7 +76,7 @@ impl DockSlot {
         };
         match self.split {
             DockSplit::Side { dock, .. } => {
-                let lines = self.lines(card, dock.height, dock.width.saturating_sub(2));
+                let lines = self.lines(card, dock.height, dock.width.saturating_sub(3));
                 fill(buf, dock);
                 // A rule parts the card from the pane.
                 let rule = Style::default().fg(Color::DarkGray);
@@ -90,9 +90,9 @@ impl DockSlot {
                     if y >= dock.bottom() {
                         break;
                     }
-                    // A one-column gap on the left parts the card from the pane.
-                    let x = dock.x + 1;
-                    let width = dock.width.saturating_sub(2);
+                    // The rule and a blank column part the card from the pane.
+                    let x = dock.x + 2;
+                    let width = dock.width.saturating_sub(3);
                     let (end, _) = buf.set_stringn(x, y, text, usize::from(width), *style);
                     if let (Some(target), Some(links)) = (link, links.as_deref_mut()) {
                         if let Some(handle) = links.add(target, None) {
