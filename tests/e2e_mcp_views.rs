@@ -153,6 +153,15 @@ async fn a_ui_tool_call_creates_a_view_in_the_callers_pane_and_keeps_its_result(
         "{table}"
     );
 
+    // A server that drops and reconnects keeps its views.
+    let _ = agent
+        .peer()
+        .call_tool(CallToolRequestParams::new("fx-exit".to_string()))
+        .await;
+    row_when(&env, "fx", |r| r["state"] != "ready").await;
+    row_when(&env, "fx", |r| r["state"] == "ready").await;
+    assert_eq!(views(&env).await.len(), 1, "a reconnect keeps the view");
+
     // `[mcp_apps] views = false`: the same tool is a plain tool.
     env.write_config("[mcp]\nsecret_store = \"file\"\n[mcp_apps]\nviews = false\n");
     env.ok(&["reload-config"]);
@@ -216,4 +225,9 @@ async fn views_go_with_their_conversation_their_server_and_their_pane() {
     env.ok(&["kill-pane", "-t", &second]);
     let rows = views_when(&env, "the second pane's view gone", |rows| rows.len() == 1).await;
     assert_ne!(rows[0]["pane"], second.as_str(), "{rows:?}");
+
+    // `[mcp] host_servers = false` at reload-config stops every server: their views go.
+    env.write_config("[mcp]\nsecret_store = \"file\"\nhost_servers = false\n");
+    env.ok(&["reload-config"]);
+    views_when(&env, "no views with hosting off", |rows| rows.is_empty()).await;
 }

@@ -155,12 +155,17 @@ impl Hosting {
             if !wanted.contains_key(alias) {
                 tracing::info!("hosted MCP: stopping `{alias}` (removed)");
                 self.supervisor.forget(alias);
+                // Its MCP App views go with it (a reconnecting server keeps them).
+                self.route.views.hub.alias_gone(alias);
                 if removed {
                     self.supervisor.forget_cached_tools(alias);
                 }
             }
         }
         for (alias, entry) in &wanted {
+            if !entry.enabled {
+                self.route.views.hub.alias_gone(alias);
+            }
             if applied.get(alias) != Some(entry) {
                 tracing::info!("hosted MCP: starting `{alias}`");
                 self.supervisor.start(entry.clone());

@@ -26,13 +26,8 @@ impl Server {
             return;
         };
         let tx = self.tx.clone();
-        let hub = self.views.hub.clone();
         tokio::task::spawn_blocking(move || {
-            let leaving = super::views::alias_leaving(&request);
             let answer = hosting.handle(request);
-            if let (0, Some(alias)) = (answer.exit, leaving) {
-                hub.alias_gone(&alias);
-            }
             let response = match serde_json::to_value(&answer) {
                 Ok(json) => Response::Json(json),
                 Err(e) => Response::Error(format!("cannot encode the answer: {e}")),

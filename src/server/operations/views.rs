@@ -9,7 +9,6 @@ use crate::config::mcp_apps::OpenBrowser;
 use crate::hosted::oauth::open::{launch_with, opener, Opener};
 use crate::hosted::publish::Caller;
 use crate::hosted::views::CallerPane;
-use crate::hosted::wire::McpRequest;
 use crate::layout::PaneId;
 use crate::protocol::Response;
 use crate::server::messages::Msg;
@@ -137,18 +136,5 @@ impl Server {
             }
             _ => {}
         }
-    }
-}
-
-/// The server `request` disables or removes, if it does: its views go once the request
-/// succeeded (a reconnecting server keeps them).
-pub(crate) fn alias_leaving(request: &McpRequest) -> Option<String> {
-    match request {
-        McpRequest::SetEnabled {
-            alias,
-            enabled: false,
-        }
-        | McpRequest::Remove { alias } => Some(alias.clone()),
-        _ => None,
     }
 }

@@ -110,15 +110,10 @@ impl Server {
     /// Sends `requests` in order for `client`, stopping at the first refused; the rows are
     /// fetched again after them.
     pub(crate) fn servers_requests(&mut self, client: ClientId, requests: Vec<McpRequest>) {
-        let hub = self.views.hub.clone();
         self.with_hosting(client, move |hosting| {
             let mut answer = McpAnswer::default();
             for request in requests {
-                let leaving = crate::server::operations::views::alias_leaving(&request);
                 answer = hosting.handle(request);
-                if let (0, Some(alias)) = (answer.exit, leaving) {
-                    hub.alias_gone(&alias);
-                }
                 if answer.exit != 0 {
                     break;
                 }
