@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use crate::common::{wait_until_within, Client, Env};
+use crate::common::{Client, Env};
 use crate::e2e_mcp_hosted::{calyx_ok, eventually};
 use crate::e2e_mcp_views::{agent_in, call_text, panes, views, world_with_fixture};
 
@@ -14,12 +14,21 @@ use rmcp::model::CallToolRequestParams;
 
 const DEADLINE: Duration = Duration::from_secs(30);
 
-/// Waits until the client's screen satisfies `wanted`; the screen.
+/// Waits until the client's screen satisfies `wanted`; the screen. The panic shows the last
+/// screen.
 fn wait_screen(c: &Client, what: &str, wanted: impl Fn(&str) -> bool) -> String {
-    wait_until_within(what, DEADLINE, || {
+    let deadline = std::time::Instant::now() + DEADLINE;
+    loop {
         let screen = c.screen();
-        wanted(&screen).then_some(screen)
-    })
+        if wanted(&screen) {
+            return screen;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}; the screen:\n{screen}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// The content width of pane `id` as `list-panes` says.
@@ -86,10 +95,16 @@ async fn the_card_docks_beside_the_pane_and_answers_its_keys() {
     wait_screen(&c, "the first card again", |s| {
         s.contains("◆ show_wait · fx") && s.contains("Running")
     });
-    // `o` with no view server running says why.
+    // `o` and `c` with no view server running say why; `r` reads the resource again.
     c.send("o");
     wait_screen(&c, "why o did not open", |s| {
         s.contains("cannot open: the view server is not running")
+    });
+    c.send("c");
+    wait_screen(&c, "why c did not copy", |s| s.contains("no URL yet"));
+    c.send("r");
+    wait_screen(&c, "the reload", |s| {
+        s.contains("reloading") && s.contains("Running  ○ not open")
     });
     // `x` closes the shown view: the other stays, the hub forgets it.
     c.send("x");
@@ -130,6 +145,17 @@ async fn a_client_over_ssh_sees_the_tunnel_line_and_a_narrow_pane_the_strip() {
     let mut c = Client::spawn_with(&env, &["attach", "-t", "hosted"], 30, 200, &vars);
     c.wait_for("[hosted]");
     let agent = agent_in(&env, &surface).await;
+    // The pane's agent row shows a running view in the sidebar.
+    crate::e2e_mcp_views::hook(&env, &surface, "SessionStart", "conv-1");
+    let peer = agent.peer().clone();
+    let waiting = tokio::spawn(async move {
+        peer.call_tool(CallToolRequestParams::new("fx-show_wait".to_string()))
+            .await
+    });
+    c.prefix("a");
+    wait_screen(&c, "the sidebar row", |s| s.contains("◆ app: show_wa"));
+    c.prefix("a");
+    waiting.abort();
     call_text(&agent, "fx-show_time").await;
     wait_screen(&c, "the tunnel line", |s| {
         s.contains("ssh -L 41880:127.0.0.1:41880 -L 41881:127.0.0.1:41881 ana@10.0.0.1")

@@ -100,7 +100,7 @@ pub(crate) async fn world_with_fixture() -> Env {
 }
 
 /// Plays a captured Claude Code payload of `event` with `session` through a real `calyx hook`.
-fn hook(env: &Env, surface: &str, event: &str, session: &str) {
+pub(crate) fn hook(env: &Env, surface: &str, event: &str, session: &str) {
     let path = format!(
         "{}/fixtures/payloads/claude-2.1.197-{event}.json",
         env!("CARGO_MANIFEST_DIR")
@@ -153,6 +153,21 @@ async fn a_ui_tool_call_creates_a_view_in_the_callers_pane_and_keeps_its_result(
         "{table}"
     );
 
+    // A caller without pane identity gets a standalone view.
+    let outside = agent_in(&env, "").await;
+    assert_eq!(call_text(&outside, "fx-show_time").await, TIME_TEXT);
+    let rows = views_when(&env, "a standalone view", |rows| rows.len() == 2).await;
+    assert_eq!(rows[1]["pane"], Value::Null, "{rows:?}");
+    assert_eq!(rows[1]["state"], "completed", "{rows:?}");
+    let table = calyx_ok(&env, &["mcp", "views"]).await;
+    assert!(
+        table
+            .lines()
+            .any(|l| l.starts_with('2') && l.contains("standalone")),
+        "{table}"
+    );
+    drop(outside);
+
     // A server that drops and reconnects keeps its views.
     let _ = agent
         .peer()
@@ -160,13 +175,13 @@ async fn a_ui_tool_call_creates_a_view_in_the_callers_pane_and_keeps_its_result(
         .await;
     row_when(&env, "fx", |r| r["state"] != "ready").await;
     row_when(&env, "fx", |r| r["state"] == "ready").await;
-    assert_eq!(views(&env).await.len(), 1, "a reconnect keeps the view");
+    assert_eq!(views(&env).await.len(), 2, "a reconnect keeps the views");
 
     // `[mcp_apps] views = false`: the same tool is a plain tool.
     env.write_config("[mcp]\nsecret_store = \"file\"\n[mcp_apps]\nviews = false\n");
     env.ok(&["reload-config"]);
     assert_eq!(call_text(&agent, "fx-show_time").await, TIME_TEXT);
-    assert_eq!(views(&env).await.len(), 1, "no second view with views off");
+    assert_eq!(views(&env).await.len(), 2, "no new view with views off");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -256,3 +256,7 @@ impl Drop for ViewCall {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "views_tests.rs"]
+mod tests;

@@ -64,7 +64,9 @@ pub fn list(hub: &ViewHub) -> (Value, String) {
         };
         table.row(vec![
             row["id"].to_string(),
-            text("pane"),
+            row["pane"]
+                .as_str()
+                .map_or_else(|| "standalone".to_string(), str::to_string),
             text("alias"),
             text("tool"),
             text("agent"),
