@@ -697,7 +697,7 @@ fn open_browser_local_opens_a_new_view_in_a_local_clients_browser_once() {
     assert_eq!(h.cols_of(pane), 118 - 118 * 40 / 100);
     // With "never", a new view waits for `o`.
     h.server.state.config.mcp_apps.open_browser = crate::config::mcp_apps::OpenBrowser::Never;
-    let mut create = |h: &mut Harness| {
+    let create = |h: &mut Harness| {
         let origin = NewView {
             pane: Some(pane),
             alias: "vanilla".into(),
