@@ -124,6 +124,14 @@ async fn the_card_docks_beside_the_pane_and_answers_its_keys() {
     );
     c.send("\x1b");
     wait_screen(&c, "the list closed", |s| !s.contains("MCP App views"));
+    // Enter on a row focuses that view's card in its pane.
+    c.prefix("V");
+    wait_screen(&c, "the view list again", |s| s.contains("MCP App views"));
+    c.send("\r");
+    wait_screen(&c, "the card focused from the list", |s| {
+        !s.contains("MCP App views") && s.contains("Esc back")
+    });
+    c.send("\x1b");
     waiting.abort();
 
     // The last view closed: the dock goes and the pane gets its width back.

@@ -314,6 +314,51 @@ mod tests {
     }
 
     #[test]
+    fn resource_links_and_the_url_are_osc8_links() {
+        let mut shown = card(1, "get-time");
+        shown.body.push(BodyLine {
+            text: "report".into(),
+            link: Some("https://example.com/r".into()),
+        });
+        let slot = DockSlot {
+            split: DockSplit::Side {
+                pane: Rect::new(0, 0, 40, 12),
+                dock: Rect::new(40, 0, 60, 12),
+            },
+            dock: Dock {
+                cards: vec![shown],
+                ..Dock::default()
+            },
+            focused: false,
+            tunnel: None,
+            note: None,
+        };
+        let mut buf = Buffer::empty(Rect::new(0, 0, 100, 12));
+        let mut links = calyx_tui::links::FrameLinks::new(100, 12);
+        slot.draw(&mut buf, Some(&mut links));
+        let row = |needle: &str| {
+            (0..12u16)
+                .find(|&y| {
+                    (0..100u16)
+                        .map(|x| buf[(x, y)].symbol().to_string())
+                        .collect::<String>()
+                        .contains(needle)
+                })
+                .expect(needle)
+        };
+        assert_eq!(links.at(42, row("report")), Some(";https://example.com/r"));
+        assert_eq!(
+            links.at(45, row("http://127.0.0.1")),
+            Some(";http://127.0.0.1:41880/v/1/abc/")
+        );
+        assert_eq!(
+            links.at(42, row("Completed")),
+            None,
+            "plain text is no link"
+        );
+    }
+
+    #[test]
     fn a_narrow_pane_gets_the_strip() {
         let slot = DockSlot {
             split: DockSplit::Strip {
