@@ -22,7 +22,14 @@ pub struct ProgressRoutes {
     routes: Arc<Mutex<HashMap<ProgressToken, Route>>>,
 }
 
-/// Removes its route when the call ends (answered, cancelled or dropped).
+/// How long a route outlives its call. rmcp hands each incoming notification to a task of
+/// its own but the answer straight to the caller, so on a runtime with several threads a
+/// server's last progress step (sent before its answer) can be forwarded after the call
+/// returned; removing the route at once would drop it.
+const ROUTE_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Removes its route when the call ends (answered, cancelled or dropped), after
+/// [`ROUTE_GRACE`] inside a runtime.
 pub struct RouteGuard {
     routes: ProgressRoutes,
     upstream: ProgressToken,
@@ -30,7 +37,19 @@ pub struct RouteGuard {
 
 impl Drop for RouteGuard {
     fn drop(&mut self) {
-        self.routes.lock().remove(&self.upstream);
+        let routes = self.routes.clone();
+        let upstream = self.upstream.clone();
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    tokio::time::sleep(ROUTE_GRACE).await;
+                    routes.lock().remove(&upstream);
+                });
+            }
+            Err(_) => {
+                routes.lock().remove(&upstream);
+            }
+        }
     }
 }
 

@@ -43,6 +43,9 @@ pub struct Supervisor {
     facts: Arc<Mutex<HashMap<String, Facts>>>,
     cache: Arc<ToolsCache>,
     sign_ins: Arc<SignIns>,
+    /// The runtime connections run on: the one the supervisor was made in (the agent
+    /// endpoint's), also when `start` is called from the owner's thread.
+    runtime: Option<tokio::runtime::Handle>,
 }
 
 /// What `calyx mcp details` shows of a server beyond its tools: what its last connection
@@ -156,6 +159,7 @@ impl Supervisor {
             cache: Arc::new(ToolsCache::in_memory()),
             sign_ins: Arc::new(SignIns::new(secrets.clone()).with_prompts(prompts.clone())),
             secrets,
+            runtime: tokio::runtime::Handle::try_current().ok(),
         };
         // A call to a ready server met a challenge: the next sign-in answers it, and the row
         // says so until then.
@@ -274,7 +278,7 @@ impl Supervisor {
     }
 
     /// Starts (or restarts) the connection of `entry`; a disabled entry is only recorded.
-    /// Must be called inside a tokio runtime.
+    /// Runs it on the supervisor's runtime; one made outside any must be started inside one.
     pub fn start(&self, entry: ServerEntry) {
         self.stop(&entry.alias);
         let shared = self.shared();
@@ -284,7 +288,7 @@ impl Supervisor {
         }
         let secrets = self.secrets.clone();
         let alias = entry.alias.clone();
-        let task = tokio::spawn(async move {
+        let connection = async move {
             shared.set(&entry.alias, ServerState::Connecting);
             match launch_of(secrets, &entry).await {
                 Ok(launch) => {
@@ -293,7 +297,11 @@ impl Supervisor {
                 }
                 Err(sentence) => shared.set(&entry.alias, ServerState::Failed { sentence }),
             }
-        });
+        };
+        let task = match &self.runtime {
+            Some(runtime) => runtime.spawn(connection),
+            None => tokio::spawn(connection),
+        };
         let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
         tasks.insert(alias, task);
     }

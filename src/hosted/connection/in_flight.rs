@@ -67,7 +67,9 @@ pub fn fail_all(in_flight: &InFlight) -> Vec<u8> {
 /// it. Lines longer than `max_line` are passed on without being read.
 pub struct WriteTap<W> {
     inner: W,
-    line: Vec<u8>,
+    /// The current line's scan (nothing of the line is held), and its length so far.
+    scan: super::line_scan::LineScan,
+    line_len: usize,
     max_line: usize,
     overflowed: bool,
     in_flight: InFlight,
@@ -77,7 +79,8 @@ impl<W> WriteTap<W> {
     pub fn new(inner: W, max_line: usize, in_flight: InFlight) -> Self {
         WriteTap {
             inner,
-            line: Vec::new(),
+            scan: Default::default(),
+            line_len: 0,
             max_line,
             overflowed: false,
             in_flight,
@@ -85,14 +88,15 @@ impl<W> WriteTap<W> {
     }
 
     fn feed(&mut self, mut bytes: &[u8]) {
-        while let Some(at) = bytes.iter().position(|&b| b == b'\n') {
+        while let Some(at) = memchr::memchr(b'\n', bytes) {
             self.append(&bytes[..at]);
+            let facts = self.scan.finish();
             if !self.overflowed {
-                if let (Some(id), Ok(mut set)) = (request_id(&self.line), self.in_flight.lock()) {
+                if let (Some(id), Ok(mut set)) = (facts.request_id(), self.in_flight.lock()) {
                     set.insert(id);
                 }
             }
-            self.line.clear();
+            self.line_len = 0;
             self.overflowed = false;
             bytes = &bytes[at + 1..];
         }
@@ -103,11 +107,11 @@ impl<W> WriteTap<W> {
         if self.overflowed {
             return;
         }
-        if self.line.len() + bytes.len() > self.max_line {
+        if self.line_len + bytes.len() > self.max_line {
             self.overflowed = true;
-            self.line = Vec::new();
         } else {
-            self.line.extend_from_slice(bytes);
+            self.scan.feed(bytes);
+            self.line_len += bytes.len();
         }
     }
 }

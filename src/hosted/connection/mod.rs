@@ -9,6 +9,7 @@ mod http;
 pub mod http_client;
 pub mod in_flight;
 pub mod legacy;
+pub mod line_scan;
 mod oversized_event;
 pub mod raw_tap;
 pub mod ring;

@@ -32,9 +32,10 @@ fn is_too_large(error: &SseError) -> bool {
 
 /// The id of `message` when it is a request (only a request has an answer to replace).
 pub fn request_id(message: &ClientJsonRpcMessage) -> Option<Value> {
-    let value = serde_json::to_value(message).ok()?;
-    value.get("method")?;
-    value.get("id").cloned()
+    match message {
+        rmcp::model::JsonRpcMessage::Request(request) => serde_json::to_value(&request.id).ok(),
+        _ => None,
+    }
 }
 
 /// `events` with a size-limit error replaced by an error answer to `id` naming the 64 MiB

@@ -2,9 +2,9 @@
 //! field and drops unknown fields, so a tool declaring `execution.taskSupport: "required"`
 //! looks like any other; calling it without task augmentation fails (-32601). The tap sits
 //! between the server's stdout and rmcp's reader, passes every byte through unchanged, and
-//! parses only the lines that mention `taskSupport`, recording which tools require tasks.
-//! Guarding, it also fails the calls in flight when a line exceeds the limit
-//! ([`super::in_flight`]).
+//! scans each line as it passes ([`super::line_scan`], which holds none of it), recording
+//! which tools require tasks. Guarding, it also forgets the calls answered and fails the calls
+//! in flight when a line exceeds the limit ([`super::in_flight`]).
 
 use std::collections::HashSet;
 use std::io;
@@ -14,7 +14,8 @@ use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, ReadBuf};
 
-use super::in_flight::{answered_id, fail_all, InFlight};
+use super::in_flight::{fail_all, InFlight};
+use super::line_scan::LineScan;
 
 /// The names of tools whose `execution.taskSupport` is `"required"`, shared with the caller.
 pub type TaskRequired = Arc<Mutex<HashSet<String>>>;
@@ -24,8 +25,10 @@ pub type TaskRequired = Arc<Mutex<HashSet<String>>>;
 /// an oversized line into errors for every call in flight, then the end of the stream.
 pub struct RawTap<R> {
     inner: R,
-    line: Vec<u8>,
-    /// A line longer than `max_line` is not buffered (rmcp discards it too).
+    /// The current line's scan, and its length so far.
+    scan: LineScan,
+    line_len: usize,
+    /// A line longer than `max_line` is not scanned (rmcp discards it too).
     max_line: usize,
     overflowed: bool,
     task_required: TaskRequired,
@@ -40,7 +43,8 @@ impl<R> RawTap<R> {
     pub fn new(inner: R, max_line: usize, task_required: TaskRequired) -> Self {
         RawTap {
             inner,
-            line: Vec::new(),
+            scan: LineScan::default(),
+            line_len: 0,
             max_line,
             overflowed: false,
             task_required,
@@ -63,7 +67,7 @@ impl<R> RawTap<R> {
         let mut at = 0;
         while at < bytes.len() {
             let rest = &bytes[at..];
-            let (segment, newline) = match rest.iter().position(|&b| b == b'\n') {
+            let (segment, newline) = match memchr::memchr(b'\n', rest) {
                 Some(end) => (&rest[..end], true),
                 None => (rest, false),
             };
@@ -82,7 +86,8 @@ impl<R> RawTap<R> {
                 if !self.overflowed {
                     self.finish_line();
                 }
-                self.line.clear();
+                self.scan = LineScan::default();
+                self.line_len = 0;
                 self.overflowed = false;
             }
         }
@@ -90,12 +95,16 @@ impl<R> RawTap<R> {
     }
 
     fn finish_line(&mut self) {
-        record(&self.line, &self.task_required);
+        let mut facts = self.scan.finish();
+        remember(
+            std::mem::take(&mut facts.task_required),
+            &self.task_required,
+        );
         let Some(Ok(mut set)) = self.in_flight.as_ref().map(|f| f.lock()) else {
             return;
         };
         if !set.is_empty() {
-            if let Some(id) = answered_id(&self.line) {
+            if let Some(id) = facts.answered_id() {
                 set.remove(&id);
             }
         }
@@ -105,40 +114,35 @@ impl<R> RawTap<R> {
         if self.overflowed {
             return;
         }
-        if self.line.len() + bytes.len() > self.max_line {
+        if self.line_len + bytes.len() > self.max_line {
             self.overflowed = true;
-            self.line = Vec::new();
         } else {
-            self.line.extend_from_slice(bytes);
+            self.scan.feed(bytes);
+            self.line_len += bytes.len();
         }
+    }
+}
+
+/// Adds tools found to require tasks to the shared set.
+fn remember(names: Vec<String>, task_required: &TaskRequired) {
+    if names.is_empty() {
+        return;
+    }
+    if let Ok(mut set) = task_required.lock() {
+        set.extend(names);
     }
 }
 
 /// Records the task-required tools of one message, if it is a `tools/list` result (also used
 /// on the messages the HTTP transports receive).
 pub(super) fn record(line: &[u8], task_required: &TaskRequired) {
-    const NEEDLE: &[u8] = b"taskSupport";
-    if !line.windows(NEEDLE.len()).any(|w| w == NEEDLE) {
+    // Most messages never mention it: one SIMD search, no scan.
+    if memchr::memmem::find(line, b"taskSupport").is_none() {
         return;
     }
-    let Ok(message) = serde_json::from_slice::<serde_json::Value>(line) else {
-        return;
-    };
-    let Some(tools) = message.pointer("/result/tools").and_then(|t| t.as_array()) else {
-        return;
-    };
-    let Ok(mut set) = task_required.lock() else {
-        return;
-    };
-    for tool in tools {
-        let required = tool
-            .pointer("/execution/taskSupport")
-            .and_then(|v| v.as_str())
-            == Some("required");
-        if let (true, Some(name)) = (required, tool.get("name").and_then(|n| n.as_str())) {
-            set.insert(name.to_string());
-        }
-    }
+    let mut scan = LineScan::default();
+    scan.feed(line);
+    remember(scan.finish().task_required, task_required);
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for RawTap<R> {

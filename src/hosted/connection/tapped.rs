@@ -48,11 +48,13 @@ fn tap(events: Events, task_required: TaskRequired) -> Events {
 }
 
 fn is_tools_list(message: &ClientJsonRpcMessage) -> bool {
-    serde_json::to_value(message)
-        .ok()
-        .and_then(|v| v.get("method").and_then(|m| m.as_str()).map(str::to_owned))
-        .as_deref()
-        == Some("tools/list")
+    // Matched on the typed message: serializing every outgoing message to look at its method
+    // cost a full copy of each call's arguments.
+    matches!(
+        message,
+        rmcp::model::JsonRpcMessage::Request(request)
+            if matches!(request.request, rmcp::model::ClientRequest::ListToolsRequest(_))
+    )
 }
 
 impl TappedHttp {
