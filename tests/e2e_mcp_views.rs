@@ -168,13 +168,23 @@ async fn a_ui_tool_call_creates_a_view_in_the_callers_pane_and_keeps_its_result(
     );
     drop(outside);
 
-    // A server that drops and reconnects keeps its views.
-    let _ = agent
+    // A server that drops and reconnects keeps its views. (`exit` ends the fixture without
+    // an answer: the call fails once the connection is gone.)
+    let exit = agent
         .peer()
         .call_tool(CallToolRequestParams::new("fx-exit".to_string()))
-        .await;
-    row_when(&env, "fx", |r| r["state"] != "ready").await;
-    row_when(&env, "fx", |r| r["state"] == "ready").await;
+        .await
+        .expect("an answer");
+    assert_eq!(exit.is_error, Some(true), "{exit:?}");
+    eventually("fx answering again", || async {
+        let answer = agent
+            .peer()
+            .call_tool(CallToolRequestParams::new("fx-echo".to_string()))
+            .await
+            .ok()?;
+        (answer.is_error != Some(true)).then_some(())
+    })
+    .await;
     assert_eq!(views(&env).await.len(), 2, "a reconnect keeps the views");
 
     // `[mcp_apps] views = false`: the same tool is a plain tool.
