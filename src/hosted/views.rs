@@ -16,7 +16,7 @@ use super::publish::{Caller, PublishedServer, Registry};
 use crate::layout::PaneId;
 use crate::views::hub::ViewHub;
 use crate::views::registry::{NewView, ViewId, ViewState};
-use crate::views::resource::{tool_resource_uri, view_document, Rejection};
+use crate::views::resource::{merge_ui_meta, tool_resource_uri, view_document, Rejection};
 
 /// What the owner knows of a caller: its pane and that pane's agent row.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -193,21 +193,62 @@ async fn read_into_view(hub: ViewHub, server: Arc<PublishedServer>, id: ViewId) 
         Some(cached) => Ok(cached),
         None => {
             let params = rmcp::model::ReadResourceRequestParams::new(uri.clone());
-            match server.peer.read_resource(params).await {
+            // The listing is asked beside the read: its entry's `_meta.ui` stands in when the
+            // item has none.
+            let (read, listed) = tokio::join!(
+                server.peer.read_resource(params),
+                server.peer.list_all_resources()
+            );
+            let list_ui = listed
+                .ok()
+                .and_then(|resources| listing_ui(&resources, &uri));
+            match read {
                 Ok(result) => serde_json::to_value(&result)
                     .map_err(|e| Rejection::ReadFailed(e.to_string()))
+                    .map(|value| with_ui_meta(value, list_ui.as_ref()))
                     .inspect(|value| server.resources.put(&uri, value.clone())),
                 Err(e) => Err(Rejection::ReadFailed(e.to_string())),
             }
         }
     };
-    // The `resources/list` entry's `_meta.ui` is not read: the item's own `_meta.ui` is the
-    // one used (see `merge_ui_meta`), which is what servers put their CSP on.
     let document = read.and_then(|result| view_document(&result));
     if let Err(why) = &document {
         tracing::info!("MCP App view {id}: rejected: {why}");
     }
     hub.resource_read(id, document);
+}
+
+/// The `_meta.ui` of `uri`'s entry in a `resources/list` answer.
+fn listing_ui(resources: &[rmcp::model::Resource], uri: &str) -> Option<Value> {
+    resources.iter().find_map(|resource| {
+        let entry = serde_json::to_value(resource).ok()?;
+        (entry["uri"] == uri)
+            .then(|| entry.get("_meta")?.get("ui").cloned())
+            .flatten()
+    })
+}
+
+/// A `resources/read` result whose single item carries the `_meta.ui` the view uses: its own
+/// when it has one, else the listing's ([`merge_ui_meta`]). Anything else is left as read
+/// (`view_document` judges it).
+fn with_ui_meta(mut result: Value, list_ui: Option<&Value>) -> Value {
+    let Some(item) = result
+        .get_mut("contents")
+        .and_then(Value::as_array_mut)
+        .filter(|c| c.len() == 1)
+        .and_then(|c| c.first_mut())
+        .filter(|item| item.is_object())
+    else {
+        return result;
+    };
+    let own = item.get("_meta").and_then(|m| m.get("ui")).cloned();
+    if let Some(ui) = merge_ui_meta(list_ui, own.as_ref()) {
+        if !item.get("_meta").is_some_and(Value::is_object) {
+            item["_meta"] = Value::Object(Default::default());
+        }
+        item["_meta"]["ui"] = ui;
+    }
+    result
 }
 
 /// A view watching one forwarded call: the call's upstream id, its result or its

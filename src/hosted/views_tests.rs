@@ -28,6 +28,19 @@ impl ServerHandler for Upstream {
         ServerConfig::new(ServerCapabilities::builder().enable_resources().build())
     }
 
+    async fn list_resources(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        serde_json::from_value(json!({"resources": [{
+            "uri": "ui://t/v.html",
+            "name": "v",
+            "_meta": {"ui": {"csp": {"connectDomains": ["*"]}}},
+        }]}))
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
     async fn read_resource(
         &self,
         _request: ReadResourceRequestParams,
@@ -125,6 +138,12 @@ async fn a_ui_tool_call_makes_a_view_whose_resource_is_read_once_per_connection(
     assert_eq!(snapshot.view.origin.pane, None, "no lookup: standalone");
     assert_eq!(snapshot.call.tool["name"], "show", "the original name");
     until("the document", || state(&wire, id) == ViewState::Running).await;
+    let csp = wire.hub.get(id).and_then(|v| v.call.csp).expect("a CSP");
+    assert_eq!(
+        csp.ignored,
+        ["*"],
+        "the listing's `_meta.ui` stands in for the item's"
+    );
     call.result(&rmcp::model::CallToolResult::success(vec![]));
     assert_eq!(state(&wire, id), ViewState::Completed);
 
@@ -190,4 +209,17 @@ async fn a_reload_without_a_ready_server_says_why() {
         other => panic!("not rejected: {other:?}"),
     }
     assert!(!wire.reload(&empty, ViewId(999)), "no such view");
+}
+
+#[test]
+fn the_items_own_ui_meta_wins_over_the_listings() {
+    let listed = json!({"csp": {"connectDomains": ["https://list.example"]}});
+    let own = json!({"contents": [{"uri": "ui://a", "_meta": {"ui": {"prefersBorder": true}}}]});
+    let kept = with_ui_meta(own.clone(), Some(&listed));
+    assert_eq!(kept, own, "the item's replaces the listing's as a whole");
+    let bare = json!({"contents": [{"uri": "ui://a", "text": "x"}]});
+    let merged = with_ui_meta(bare, Some(&listed));
+    assert_eq!(merged["contents"][0]["_meta"]["ui"], listed);
+    let several = json!({"contents": [{"uri": "a"}, {"uri": "b"}]});
+    assert_eq!(with_ui_meta(several.clone(), Some(&listed)), several);
 }
