@@ -522,6 +522,12 @@ pub enum McpCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Every MCP App view: id, pane, server, tool, agent, state, URL, whether a page is open.
+    Views {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Add a server: stdio (`calyx mcp add ev -- node server.js stdio`) or HTTP (`--url URL`).
     Add(McpAddArgs),
     /// Change a server (anything but its alias); flags as for add.

@@ -46,6 +46,10 @@ pub enum Action {
     NextLayout,
     /// `prefix ~`: the status-line messages of this run, whole (tmux's show-messages).
     ShowMessages,
+    /// `prefix v`: the focused pane's MCP App view card takes the keyboard.
+    ViewCard,
+    /// `prefix V`: every MCP App view of the server.
+    ViewList,
     CommandPrompt,
     SendPrefix,
     Equalize,
@@ -415,6 +419,18 @@ pub const COMMANDS: &[CommandSpec] = &[
         "the status-line messages of this run, whole",
         ["~"],
         Action::ShowMessages
+    ),
+    cmd!(
+        "view-card",
+        "the pane's MCP App view card (o open, c copy URL, r reload, x close)",
+        ["v"],
+        Action::ViewCard
+    ),
+    cmd!(
+        "view-list",
+        "every MCP App view; Enter goes to its pane",
+        ["V"],
+        Action::ViewList
     ),
     cmd!(
         "command-prompt",

@@ -52,6 +52,16 @@ pub async fn run(args: McpArgs) -> ExitCode {
         Err(Usage(message)) => return failure(USAGE, &message, json),
     };
     let listing = matches!(request, McpRequest::List);
+    if request == McpRequest::Views {
+        // Views live in a running server: none runs, none exist.
+        return match client::connect_existing().await {
+            Ok(mut stream) => match client::request(&mut stream, Request::Mcp(request)).await {
+                Ok(response) => print(response, json),
+                Err(e) => failure(1, &format!("{e:#}"), json),
+            },
+            Err(_) => print_no_views(json),
+        };
+    }
     let stream = if listing {
         client::connect_existing().await
     } else {
@@ -71,7 +81,9 @@ pub async fn run(args: McpArgs) -> ExitCode {
 /// Whether the command was given `--json`.
 fn wants_json(command: &McpCommand) -> bool {
     match command {
-        McpCommand::List { json } | McpCommand::Details { json, .. } => *json,
+        McpCommand::List { json }
+        | McpCommand::Views { json }
+        | McpCommand::Details { json, .. } => *json,
         McpCommand::Add(a) => a.json,
         McpCommand::Edit(a) => a.json,
         McpCommand::Enable(a)
@@ -102,6 +114,7 @@ async fn build(command: McpCommand) -> Result<Option<(McpRequest, bool)>, Usage>
     let json = wants_json(&command);
     let request = match command {
         McpCommand::List { json } => return Ok(Some((McpRequest::List, json))),
+        McpCommand::Views { json } => return Ok(Some((McpRequest::Views, json))),
         McpCommand::Logout(a) => McpRequest::SignOut { alias: a.alias },
         // Answered in `run`.
         McpCommand::ConformanceClient { .. } | McpCommand::Login(_) => return Ok(None),
@@ -163,6 +176,16 @@ fn print(response: Response, json: bool) -> ExitCode {
     };
     // A closed stdout (a script's `grep -q`) is not a failure of the command.
     drop(written);
+    ExitCode::SUCCESS
+}
+
+/// `calyx mcp views` with no server running: there are no views.
+fn print_no_views(json: bool) -> ExitCode {
+    if json {
+        println!("[]");
+    } else {
+        println!("no views (no calyx server is running)");
+    }
     ExitCode::SUCCESS
 }
 

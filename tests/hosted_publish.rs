@@ -35,6 +35,7 @@ async fn an_agent_lists_and_calls_server_everything_through_the_handler() {
         tools: upstream.tools.clone(),
         instructions: upstream.instructions.clone(),
         progress: upstream.service.service().progress(),
+        resources: upstream.service.service().resources(),
     });
 
     let (agent_side, calyx_side) = tokio::io::duplex(1 << 20);

@@ -12,12 +12,14 @@
 //! (progress, then waits for its cancel), `big {mib}` ([`tools::big_text`]), `dotted.name`,
 //! a 56-character name ([`tools::LONG`]), `needs_task` (`execution.taskSupport: "required"`),
 //! `exit {code}`, `elicit-form` and `elicit-url {url, id, complete}` (ask the client with
-//! `elicitation/create`, answer with its `ElicitResult`).
+//! `elicitation/create`, answer with its `ElicitResult`); `show_time` and `show_wait` have an
+//! MCP App view (`view.rs`).
 
 mod http;
 mod oauth;
 mod raw;
 mod tools;
+mod view;
 
 use std::path::PathBuf;
 

@@ -100,6 +100,7 @@ impl Fixture {
                 object(json!({"code": {"type": "integer"}})),
             ),
         ];
+        tools.extend(crate::view::tools(object));
         let added = self.added.lock().unwrap_or_else(|e| e.into_inner());
         for name in added.iter() {
             tools.push(Tool::new(
@@ -235,6 +236,7 @@ impl ServerHandler for Fixture {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
+            .enable_resources()
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("calyx-mcp-fixture", "1.0.0"))
@@ -247,6 +249,22 @@ impl ServerHandler for Fixture {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(self.tools()))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        crate::view::list()
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        crate::view::read(&request).map(rmcp::model::ReadResourceResponse::Complete)
     }
 
     async fn call_tool(
@@ -262,6 +280,11 @@ impl ServerHandler for Fixture {
             "add_tool" => self.add_tool(&context).await,
             "elicit-form" | "elicit-url" => self.elicit(&request, &context).await?,
             "slow" => self.slow(context).await,
+            "show_time" => text(crate::view::TIME_TEXT),
+            "show_wait" => {
+                context.ct.cancelled().await;
+                text("cancelled")
+            }
             "big" => {
                 let mib = argument(&request, "mib")
                     .and_then(Value::as_u64)

@@ -9,6 +9,7 @@ use crate::commands::Keymap;
 use crate::keys::Key;
 pub use crate::pane_borders::PaneBorders;
 
+pub mod mcp_apps;
 pub mod options;
 pub mod persistence;
 mod read;
@@ -108,6 +109,8 @@ pub struct Config {
     pub pane_borders: PaneBorders,
     /// `[persistence]`: when saved sessions come back, what restarts in their panes.
     pub persistence: persistence::Persistence,
+    /// `[mcp_apps]`: MCP App views.
+    pub mcp_apps: mcp_apps::McpApps,
 }
 
 impl Default for Config {
@@ -136,6 +139,7 @@ impl Default for Config {
             set_clipboard: SetClipboard::External,
             pane_borders: PaneBorders::Box,
             persistence: Default::default(),
+            mcp_apps: Default::default(),
         }
     }
 }

@@ -45,6 +45,7 @@ const OTHER_KEYS: &[&str] = &[
     "approvals",
     "mcp",
     "persistence",
+    "mcp_apps",
 ];
 
 /// The top-level keys that hold one value (not the `[keys]`, `[approvals]` and `[mcp]`
@@ -60,7 +61,7 @@ pub(super) fn option_names() -> Vec<String> {
 }
 
 /// The top-level keys that are tables.
-pub(super) const TABLES: &[&str] = &["keys", "approvals", "mcp", "persistence"];
+pub(super) const TABLES: &[&str] = &["keys", "approvals", "mcp", "persistence", "mcp_apps"];
 
 /// Parses `text` (`path` names it in messages): the config and every problem found, or an error
 /// when the text is not TOML at all.
@@ -173,6 +174,7 @@ impl Reader<'_> {
                     &["restore", "restart", "scrollback_lines"],
                     Self::persistence,
                 ),
+                "mcp_apps" => self.section(span, name, item, super::mcp_apps::KEYS, Self::mcp_apps),
                 unknown => {
                     let known: Vec<&str> = SWITCHES
                         .iter()
@@ -388,6 +390,55 @@ impl Reader<'_> {
                     shown(item)
                 ),
             ),
+        }
+    }
+
+    fn mcp_apps(&mut self, key: &str, span: Option<Range<usize>>, item: &Item) {
+        use super::mcp_apps::{valid_accent, OpenBrowser, Theme, FONT_SIZES};
+        let apps = &mut self.config.mcp_apps;
+        match key {
+            "mcp_apps.views" => match item.as_bool() {
+                Some(on) => apps.views = on,
+                None => self.expected(span, key, item, "true or false", "true"),
+            },
+            "mcp_apps.open_browser" => match item.as_str() {
+                Some("never") => apps.open_browser = OpenBrowser::Never,
+                Some("local") => apps.open_browser = OpenBrowser::Local,
+                _ => self.expected(span, key, item, "\"never\" or \"local\"", "\"never\""),
+            },
+            "mcp_apps.view_port" => {
+                // The sandbox takes the next port, so the last port cannot be the host's.
+                match item.as_integer().and_then(|n| u16::try_from(n).ok()) {
+                    Some(port) if (1024..u16::MAX).contains(&port) => apps.view_port = port,
+                    _ => self.expected(span, key, item, "a port from 1024 to 65534", "41880"),
+                }
+            }
+            "mcp_apps.theme" => match item.as_str() {
+                Some("auto") => apps.theme = Theme::Auto,
+                Some("light") => apps.theme = Theme::Light,
+                Some("dark") => apps.theme = Theme::Dark,
+                _ => self.expected(
+                    span,
+                    key,
+                    item,
+                    "\"auto\", \"light\" or \"dark\"",
+                    "\"auto\"",
+                ),
+            },
+            "mcp_apps.accent" => match item.as_str() {
+                Some(colour) if valid_accent(colour) => apps.accent = colour.to_string(),
+                _ => self.expected(
+                    span,
+                    key,
+                    item,
+                    "a colour such as \"#2472c8\"",
+                    super::mcp_apps::DEFAULT_ACCENT,
+                ),
+            },
+            _ => match item.as_integer().and_then(|n| u16::try_from(n).ok()) {
+                Some(size) if FONT_SIZES.contains(&size) => apps.font_size = size,
+                _ => self.expected(span, key, item, "a size in pixels from 8 to 48", "14"),
+            },
         }
     }
 

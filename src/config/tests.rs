@@ -345,3 +345,52 @@ fn persistence_scrollback_lines_is_a_count_capped_and_zero_turns_it_off() {
         "{errors:#?}"
     );
 }
+
+#[test]
+fn the_mcp_apps_table_defaults_and_values() {
+    use crate::config::mcp_apps::{OpenBrowser, Theme};
+    let (c, errors) = Config::parse("", p());
+    assert!(errors.is_empty());
+    assert!(c.mcp_apps.views);
+    assert_eq!(c.mcp_apps.open_browser, OpenBrowser::Never);
+    assert_eq!(c.mcp_apps.view_port, 41880);
+    assert_eq!(c.mcp_apps.theme, Theme::Auto);
+    assert_eq!(c.mcp_apps.accent, "#2472c8");
+    assert_eq!(c.mcp_apps.font_size, 14);
+    let text = "[mcp_apps]\nviews = false\nopen_browser = \"local\"\nview_port = 42000\n\
+                theme = \"dark\"\naccent = \"#f80\"\nfont_size = 16\n";
+    let (c, errors) = Config::parse(text, p());
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(!c.mcp_apps.views);
+    assert_eq!(c.mcp_apps.open_browser, OpenBrowser::Local);
+    assert_eq!(c.mcp_apps.view_port, 42000);
+    assert_eq!(c.mcp_apps.theme, Theme::Dark);
+    assert_eq!(c.mcp_apps.accent, "#f80");
+    assert_eq!(c.mcp_apps.font_size, 16);
+}
+
+#[test]
+fn bad_mcp_apps_values_name_their_key_and_keep_the_default() {
+    for (line, key) in [
+        ("views = \"yes\"", "mcp_apps.views"),
+        ("open_browser = \"always\"", "mcp_apps.open_browser"),
+        ("view_port = 65535", "mcp_apps.view_port"),
+        ("view_port = 80", "mcp_apps.view_port"),
+        ("theme = \"blue\"", "mcp_apps.theme"),
+        ("accent = \"red; x: y\"", "mcp_apps.accent"),
+        ("font_size = 200", "mcp_apps.font_size"),
+        ("colour = 1", "mcp_apps.colour"),
+    ] {
+        let (c, errors) = Config::parse(&format!("[mcp_apps]\n{line}\n"), p());
+        assert_eq!(errors.len(), 1, "{line}: {errors:?}");
+        assert!(
+            errors[0].contains(&format!("`{key}`")) && errors[0].contains("line 2"),
+            "{line}: {errors:?}"
+        );
+        assert_eq!(
+            c.mcp_apps,
+            crate::config::mcp_apps::McpApps::default(),
+            "{line}"
+        );
+    }
+}

@@ -160,12 +160,17 @@ impl Hosting {
             if !wanted.contains_key(alias) {
                 tracing::info!("hosted MCP: stopping `{alias}` (removed)");
                 self.supervisor.forget(alias);
+                // Its MCP App views go with it (a reconnecting server keeps them).
+                self.route.views.hub.alias_gone(alias);
                 if removed {
                     self.supervisor.forget_cached_tools(alias);
                 }
             }
         }
         for (alias, entry) in &wanted {
+            if !entry.enabled {
+                self.route.views.hub.alias_gone(alias);
+            }
             if applied.get(alias) != Some(entry) {
                 tracing::info!("hosted MCP: starting `{alias}`");
                 self.supervisor.start(entry.clone());
@@ -230,6 +235,8 @@ impl Hosting {
             McpRequest::SignInPaste { alias, redirect } => self.sign_in_paste(&alias, &redirect),
             McpRequest::SignInWait { alias } => self.sign_in_wait(&alias),
             McpRequest::SignOut { alias } => self.sign_out(&alias),
+            // The owner loop answers it from the views hub before hosting is asked.
+            McpRequest::Views => McpAnswer::failed("views are listed by the server loop"),
         }
     }
 

@@ -45,6 +45,8 @@ pub struct PublishedServer {
     pub instructions: Option<String>,
     /// Where the connection's upstream progress goes (its client handler reads the same table).
     pub progress: super::progress::ProgressRoutes,
+    /// The views' resources read on the connection ([`super::resource_cache`]).
+    pub resources: super::resource_cache::ResourceCache,
 }
 
 impl PublishedServer {
@@ -494,6 +496,8 @@ pub struct HostedHandler {
     sessions: Option<Arc<crate::mcp::ToolSet>>,
     /// The caller named at `initialize` (or by a later request's headers).
     caller: Arc<std::sync::Mutex<Option<Caller>>>,
+    /// MCP App views (None: calls create none, as in tests over a pipe).
+    views: Option<super::views::ViewWire>,
 }
 
 impl HostedHandler {
@@ -502,7 +506,14 @@ impl HostedHandler {
             registry,
             sessions: None,
             caller: Arc::default(),
+            views: None,
         }
+    }
+
+    /// This handler creating views for calls of tools with a `ui://` resource.
+    pub fn with_views(mut self, views: super::views::ViewWire) -> Self {
+        self.views = Some(views);
+        self
     }
 
     /// The session's caller, else this request's.
@@ -599,6 +610,16 @@ impl ServerHandler for HostedHandler {
             "calyx-mcp: forwarding a call to `{}`",
             server.alias
         );
+        let mut view = match &self.views {
+            Some(views) => {
+                let caller = self.caller(&context);
+                let arguments = request.arguments.as_ref();
+                views
+                    .begin(&server, &request.name, &original, arguments, caller)
+                    .await
+            }
+            None => None,
+        };
         let mut upstream = CallToolRequestParams::new(original);
         upstream.arguments = request.arguments;
         // While it runs, the server's questions name this caller's pane.
@@ -607,7 +628,7 @@ impl ServerHandler for HostedHandler {
             .registry
             .elicitations()
             .call_started(&server.alias, surface);
-        let mut answer = forward_call(&server, upstream.clone(), &context).await;
+        let mut answer = forward_call(&server, upstream.clone(), &context, view.as_ref()).await;
         if let Err(ForwardError::UrlsNeeded(needed)) = &answer {
             // -32042: the user opens the pages in the elicitation panel, then the call once
             // more (see `elicit::required`).
@@ -616,9 +637,12 @@ impl ServerHandler for HostedHandler {
             let wait = super::elicit::required::NEEDED_WAIT;
             if !wait_for_needed(queue, alias, name, needed, wait, &context.ct).await {
                 let sentence = needed_sentence(name, needed);
+                if let Some(view) = view.take() {
+                    view.cancelled(&sentence);
+                }
                 return Ok(CallToolResult::error(vec![ContentBlock::text(sentence)]).into());
             }
-            answer = forward_call(&server, upstream.clone(), &context).await;
+            answer = forward_call(&server, upstream.clone(), &context, view.as_ref()).await;
         }
         if let Err(ForwardError::Challenge(challenge)) = answer {
             // Step-up (or a sign-in again): the prompt, then the same call once more.
@@ -627,14 +651,29 @@ impl ServerHandler for HostedHandler {
             let waited =
                 wait_for_step_up(prompts, alias, &server.name, challenge, &context.ct).await;
             if let Err(sentence) = waited {
+                if let Some(view) = view.take() {
+                    view.cancelled(&sentence);
+                }
                 return Ok(CallToolResult::error(vec![ContentBlock::text(sentence)]).into());
             }
-            answer = match forward_call(&server, upstream, &context).await {
+            answer = match forward_call(&server, upstream, &context, view.as_ref()).await {
                 Err(ForwardError::Challenge(_)) => Err(ForwardError::Upstream(
                     "the server still refuses the call after the sign-in".into(),
                 )),
                 other => other,
             };
+        }
+        if let Some(view) = view {
+            match &answer {
+                Ok(CallToolResponse::Complete(result)) => view.result(result),
+                Ok(_) => view.cancelled("the server answered with no tool result"),
+                Err(ForwardError::Cancelled) => view.cancelled("cancelled by the agent"),
+                Err(ForwardError::Upstream(error)) => view.cancelled(error),
+                Err(ForwardError::Challenge(_)) => view.cancelled("the server wants a sign-in"),
+                Err(ForwardError::UrlsNeeded(_)) => {
+                    view.cancelled("the server still needs pages opened")
+                }
+            }
         }
         match answer {
             Ok(response) => Ok(response),
@@ -695,11 +734,13 @@ fn upstream_error(error: rmcp::ServiceError) -> ForwardError {
 /// Sends `params` upstream as a cancellable request. The agent's `progressToken`, when it sent
 /// one, receives the upstream progress ([`super::progress`]); the agent cancelling sends
 /// `notifications/cancelled` upstream (`RequestHandle::cancel`), and so does dropping this
-/// future (the agent's session closed), and a late upstream answer is discarded.
+/// future (the agent's session closed), and a late upstream answer is discarded. A `view`
+/// watching the call learns the upstream request's id.
 async fn forward_call(
     server: &PublishedServer,
     params: CallToolRequestParams,
     context: &RequestContext<RoleServer>,
+    view: Option<&super::views::ViewCall>,
 ) -> Result<CallToolResponse, ForwardError> {
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let mut handle = server
@@ -707,6 +748,9 @@ async fn forward_call(
         .send_cancellable_request(request, PeerRequestOptions::no_options())
         .await
         .map_err(upstream_error)?;
+    if let Some(view) = view {
+        view.sent(&handle.id);
+    }
     let _route = context.meta.get_progress_token().map(|agent_token| {
         server.progress.add(
             handle.progress_token.clone(),

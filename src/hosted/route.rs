@@ -24,6 +24,8 @@ pub struct HostedRoute {
     pub sessions: Arc<ToolSet>,
     /// `[mcp] host_servers`: off, the route answers 404.
     pub enabled: Arc<AtomicBool>,
+    /// MCP App views: the server's hub, `[mcp_apps] views` and who finds callers' panes.
+    pub views: super::views::ViewWire,
 }
 
 impl std::fmt::Debug for HostedRoute {
@@ -66,8 +68,13 @@ impl HostedRoute {
         ));
         let registry = self.registry.clone();
         let sessions = self.sessions.clone();
+        let views = self.views.clone();
         crate::mcp::service_with(
-            move || HostedHandler::new(registry.clone()).with_sessions(sessions.clone()),
+            move || {
+                HostedHandler::new(registry.clone())
+                    .with_sessions(sessions.clone())
+                    .with_views(views.clone())
+            },
             self.sessions.clone(),
             limits,
             port,

@@ -489,6 +489,7 @@ async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Co
         tools,
         instructions,
         progress: service.service().progress(),
+        resources: service.service().resources(),
     });
     // Ready is said once the tools are published (and the process group known), so whoever
     // hears it can list and call them at once.
@@ -560,6 +561,7 @@ async fn relist_on_change(
             tools,
             instructions: current.instructions.clone(),
             progress: current.progress.clone(),
+            resources: current.resources.clone(),
         });
         shared.set(&alias, ready);
     }

@@ -64,4 +64,6 @@ pub enum McpRequest {
     SignOut {
         alias: String,
     },
+    /// The MCP App views of the server (`calyx mcp views`), answered by the owner loop.
+    Views,
 }

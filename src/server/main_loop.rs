@@ -241,7 +241,14 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
         let mcp_tools = std::sync::Arc::new(crate::mcp::ToolSet::with_disabled(
             config.mcp_disabled_tools.clone(),
         ));
-        let hosted_route = crate::hosted::route::HostedRoute::new(config.mcp_host_servers);
+        let mut hosted_route = crate::hosted::route::HostedRoute::new(config.mcp_host_servers);
+        // One hub of views per server, shared by `/mcp-hosted` (which creates them), the
+        // owner (cards, lifetimes, `calyx mcp views`) and the view server.
+        let lookup = std::sync::Arc::new(super::io::mcp_backend::OwnerBackend { tx: tx.clone() });
+        hosted_route.views =
+            crate::hosted::views::ViewWire::new(config.mcp_apps.views, Some(lookup));
+        let views = hosted_route.views.clone();
+        let hosted_registry = hosted_route.registry.clone();
         let endpoint = on_endpoint
             .spawn(start_endpoint(
                 tx.clone(),
@@ -291,6 +298,9 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
         );
         let mut server = Server::new(config, errors, socket.display().to_string(), tx, mcp_tools);
         server.peers = peers;
+        server.views = views;
+        server.hosted_registry = hosted_registry;
+        server.watch_views();
         match hosting {
             Ok(hosting) => server.hosting = Some(hosting),
             Err(why) => server.hosting_unavailable = Some(why),
@@ -454,6 +464,7 @@ impl Server {
             }
             Msg::Reply { id, response } => self.reply(id, response),
             Msg::Shutdown => self.state.quit = true,
+            Msg::Views(event) => self.views_event(event),
             Msg::Servers(done) => self.servers_done(done),
             Msg::SignInPrompts => self.sign_in_prompts_changed(),
             Msg::Elicitations => self.elicitations_changed(),

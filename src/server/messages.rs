@@ -60,6 +60,8 @@ pub enum Msg {
     },
     /// SIGTERM or SIGINT: stop cleanly.
     Shutdown,
+    /// An MCP App view was created, changed or removed (see `operations::views`).
+    Views(crate::views::hub::HubEvent),
     /// The servers overlay's work, done off the loop (see `view::servers`).
     Servers(ServersDone),
     /// The calls waiting for a hosted server's sign-in changed (see `view::sign_in_prompt`).
@@ -114,6 +116,11 @@ pub enum ServersDone {
 /// One request from the MCP layer to the owner loop.
 #[derive(Debug)]
 pub enum McpOp {
+    /// The pane (and its agent row) behind a calyx-mcp caller's identity headers, for a view.
+    ViewCaller {
+        caller: crate::hosted::publish::Caller,
+        reply: oneshot::Sender<crate::hosted::views::CallerPane>,
+    },
     /// An MCP client in this pane named its agent CLI (`X-Calyx-Agent-Kind`).
     AgentSeen {
         pane: String,

@@ -87,6 +87,10 @@ pub struct Server {
     pub(crate) peers: std::sync::Arc<crate::mcp::PeerRegistry>,
     /// The user's hosted MCP servers (None in tests that run without them).
     pub(crate) hosting: Option<std::sync::Arc<crate::hosted::host::Hosting>>,
+    /// MCP App views: the hub shared with `/mcp-hosted` and the view server.
+    pub(crate) views: crate::hosted::views::ViewWire,
+    /// The hosted servers' published tools, for re-reading a view's resource (`r`).
+    pub(crate) hosted_registry: crate::hosted::publish::Registry,
     /// Why there is no hosting (the secret store chosen by `[mcp] secret_store` is unusable).
     pub(crate) hosting_unavailable: Option<String>,
     /// Saved sessions: the writer thread, the sessions not running, when the next save is due.
@@ -144,6 +148,8 @@ impl Server {
             mcp_tools,
             peers: Default::default(),
             hosting: None,
+            views: Default::default(),
+            hosted_registry: Default::default(),
             hosting_unavailable: None,
             persisted: Default::default(),
             upgrade: Default::default(),
@@ -226,6 +232,7 @@ impl Server {
             osc777: config.osc777,
             ..Default::default()
         });
+        self.views.set_enabled(config.mcp_apps.views);
         let borders = config.pane_borders;
         self.state.config = config;
         self.state.set_pane_borders(borders);

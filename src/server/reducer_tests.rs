@@ -654,3 +654,74 @@ fn every_close_path_retires_what_its_panes_held() {
         h.assert_retired(held);
     }
 }
+
+#[test]
+fn open_browser_local_opens_a_new_view_in_a_local_clients_browser_once() {
+    use crate::views::hub::{HubEvent, ViewPorts};
+    use crate::views::registry::NewView;
+    let mut h = Harness::new(24, 120);
+    let pane = h.active();
+    let opened = h.dir.path().join("opened");
+    let browser = format!("sh -c 'printf \"%s\\n\" \"$0\" >> {}'", opened.display());
+    h.server.state.config.mcp_apps.open_browser = crate::config::mcp_apps::OpenBrowser::Local;
+    if let Some(c) = h.server.state.clients.get_mut(&CLIENT) {
+        c.opener_env = vec![("DISPLAY".into(), ":0".into()), ("BROWSER".into(), browser)];
+    }
+    let hub = h.server.views.hub.clone();
+    hub.set_ports(ViewPorts {
+        host: 41880,
+        sandbox: 41881,
+    });
+    let origin = NewView {
+        pane: Some(pane),
+        alias: "vanilla".into(),
+        published_tool: "vanilla-get-time".into(),
+        original_tool: "get-time".into(),
+        agent: None,
+        conversation: None,
+    };
+    let id = hub
+        .create(origin, serde_json::json!({}), serde_json::json!({}))
+        .expect("created")
+        .id;
+    h.server.views_event(HubEvent::Created(id));
+    let url = hub.page_url(id).expect("a URL");
+    let text = wait("the browser run with the URL", || {
+        std::fs::read_to_string(&opened)
+            .ok()
+            .filter(|t| t.ends_with('\n'))
+    });
+    assert_eq!(text, format!("{url}\n"), "opened once, with the page's URL");
+    // The dock took 40% of the pane's width.
+    assert!(h.server.state.docks.contains_key(&pane));
+    assert_eq!(h.cols_of(pane), 118 - 118 * 40 / 100);
+    // With "never", a new view waits for `o`.
+    h.server.state.config.mcp_apps.open_browser = crate::config::mcp_apps::OpenBrowser::Never;
+    let create = |h: &mut Harness| {
+        let origin = NewView {
+            pane: Some(pane),
+            alias: "vanilla".into(),
+            published_tool: "vanilla-get-time".into(),
+            original_tool: "get-time".into(),
+            agent: None,
+            conversation: None,
+        };
+        let id = hub
+            .create(origin, serde_json::json!({}), serde_json::json!({}))
+            .expect("created")
+            .id;
+        h.server.views_event(HubEvent::Created(id));
+        hub.page_url(id).expect("a URL")
+    };
+    let quiet = create(&mut h);
+    // Back to "local": the next view opens; the one created under "never" never did (the
+    // browser runs in creation order, so it would have written first).
+    h.server.state.config.mcp_apps.open_browser = crate::config::mcp_apps::OpenBrowser::Local;
+    let third = create(&mut h);
+    let text = wait("the second browser run", || {
+        std::fs::read_to_string(&opened)
+            .ok()
+            .filter(|t| t.lines().count() >= 2)
+    });
+    assert_eq!(text, format!("{url}\n{third}\n"), "not {quiet}");
+}

@@ -57,6 +57,8 @@ pub struct HostedClient {
     progress: crate::hosted::progress::ProgressRoutes,
     /// Woken by the server's `notifications/tools/list_changed` (the supervisor re-lists).
     tools_changed: std::sync::Arc<tokio::sync::Notify>,
+    /// The views' resources read on this connection (dropped on `resources/list_changed`).
+    resources: crate::hosted::resource_cache::ResourceCache,
 }
 
 impl HostedClient {
@@ -91,12 +93,18 @@ impl HostedClient {
             elicitation,
             progress: Default::default(),
             tools_changed: Default::default(),
+            resources: Default::default(),
         }
     }
 
     /// Woken when the server says its tool list changed.
     pub fn tools_changed(&self) -> std::sync::Arc<tokio::sync::Notify> {
         self.tools_changed.clone()
+    }
+
+    /// The views' resources read on this connection (shared).
+    pub fn resources(&self) -> crate::hosted::resource_cache::ResourceCache {
+        self.resources.clone()
     }
 
     /// The progress routes of this connection (shared).
@@ -122,6 +130,13 @@ impl ClientHandler for HostedClient {
         _context: rmcp::service::NotificationContext<RoleClient>,
     ) {
         self.progress.forward(params).await;
+    }
+
+    async fn on_resource_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.resources.clear();
     }
 
     async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {

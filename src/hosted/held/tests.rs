@@ -47,6 +47,7 @@ fn live(peer: &RunningService<RoleClient, ()>) -> PublishedServer {
         tools: classify("ev", vec![tool], &HashSet::new()),
         instructions: None,
         progress: Default::default(),
+        resources: Default::default(),
     }
 }
 

@@ -242,6 +242,13 @@ impl Server {
         let holds = |r: Rect| x >= r.x && x < r.right() && y >= r.y && y < r.bottom();
         rects.into_iter().find_map(|(id, cell)| {
             let content = borders.content(cell);
+            // A view dock takes part of the content: its cells are not the program's.
+            let content = match self.state.docks.get(&id) {
+                Some(dock) if !dock.cards.is_empty() => {
+                    crate::server::model::dock::split(content, dock.percent).pane()
+                }
+                _ => content,
+            };
             // A cell's separators past the window's edge (on the status line) are not its.
             holds(cell.intersection(window)).then_some((id, content.x, content.y, holds(content)))
         })

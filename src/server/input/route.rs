@@ -106,6 +106,14 @@ impl Server {
                 self.sidebar_key(client, selected, key)
             }
             (ClientMode::Sidebar { .. }, _) => {}
+            (ClientMode::ViewCard { pane, .. }, InputEvent::Key { key, .. }) => {
+                self.view_card_key(client, pane, key)
+            }
+            (ClientMode::ViewCard { .. }, _) => {}
+            (ClientMode::ViewList { selected }, InputEvent::Key { key, .. }) => {
+                self.view_list_key(client, selected, key)
+            }
+            (ClientMode::ViewList { .. }, _) => {}
             (ClientMode::Tree { selected, expanded }, InputEvent::Key { key, .. }) => {
                 self.tree_key(client, selected, expanded, key)
             }

@@ -306,3 +306,15 @@ impl McpBackend for OwnerBackend {
         self.wait_command(pane, seq, timeout).await
     }
 }
+
+#[async_trait]
+impl crate::hosted::views::PaneLookup for OwnerBackend {
+    async fn caller_pane(
+        &self,
+        caller: crate::hosted::publish::Caller,
+    ) -> crate::hosted::views::CallerPane {
+        self.ask(|reply| McpOp::ViewCaller { caller, reply })
+            .await
+            .unwrap_or_default()
+    }
+}

@@ -4,6 +4,7 @@
 
 pub mod adopt;
 pub mod copy_mode;
+pub mod dock;
 pub mod elicit_panel;
 pub mod ids;
 pub mod label;

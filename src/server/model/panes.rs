@@ -9,6 +9,7 @@ use tokio::time::Instant;
 
 use crate::layout::{PaneId, SplitDir};
 use crate::protocol::NewSession;
+use ratatui::layout::Rect;
 
 use super::state::{
     smallest_size, Pane, Session, SessionId, State, Window, DETACHED_SIZE, ROOMY_CELLS,
@@ -460,6 +461,15 @@ impl State {
             return;
         };
         for (pane, rows, cols) in s.pane_sizes() {
+            // A dock takes its share of the pane's content area (see `dock`).
+            let (rows, cols) = match self.docks.get(&pane) {
+                Some(dock) => {
+                    let area = super::dock::split(Rect::new(0, 0, cols, rows), dock.percent);
+                    let pane = area.pane();
+                    (pane.height.max(1), pane.width.max(1))
+                }
+                None => (rows, cols),
+            };
             if let Some(p) = self.panes.get_mut(&pane) {
                 if (p.rows, p.cols) != (rows, cols) {
                     p.rows = rows;

@@ -449,6 +449,16 @@ pub enum ClientMode {
     },
     /// The hosted MCP servers overlay (`prefix M`), with the rows it shows.
     Servers(Box<calyx_tui::ServersOverlay>),
+    /// `prefix v`: the view card of `pane` has the keyboard; `note` is what its last key said
+    /// (why `o` did not open a browser, that `c` copied).
+    ViewCard {
+        pane: PaneId,
+        note: Option<String>,
+    },
+    /// `prefix V`: every view of the server, on row `selected`; Enter goes to its pane.
+    ViewList {
+        selected: usize,
+    },
 }
 
 /// What a prompt's text is for.
@@ -534,6 +544,10 @@ impl Client {
 pub struct State {
     /// Unread MCP messages per pane (peers' inboxes), shown on borders and in the sidebar.
     pub unread: HashMap<PaneId, usize>,
+    /// The view docks of the panes that have MCP App views (see `dock`).
+    pub docks: HashMap<PaneId, super::dock::Dock>,
+    /// Every view of the server (standalone ones too), for `prefix V`.
+    pub view_rows: Vec<super::dock::ViewRow>,
     /// Hands memory back to the system a moment after a big client or screen let go of it.
     pub trimmer: crate::memory::Trimmer,
     pub config: Config,
@@ -597,6 +611,8 @@ impl State {
             );
         Self {
             unread: HashMap::new(),
+            docks: HashMap::new(),
+            view_rows: Vec::new(),
             trimmer: Default::default(),
             shell_integration,
             config,

@@ -137,6 +137,7 @@ impl Server {
         kind: AgentKind,
         event: &calyx_integrations::NormalizedEvent,
     ) {
+        self.views_agent_event(pane, event);
         let now = Instant::now();
         let transitions = self.agents.apply(u64::from(pane), kind, event, now);
         self.after_agent_change(pane, &transitions, now);

@@ -70,6 +70,8 @@ impl Server {
                     self.run_prompt_command(client, &line);
                 }
             }
+            Action::ViewCard => self.focus_view_card(client, here.active),
+            Action::ViewList => self.open_view_list(client),
             Action::ShowMessages => {
                 // Opened on the newest page.
                 let scroll = self.messages_scroll_max(here.session);

@@ -9,6 +9,9 @@ use crate::server::owner::Server;
 
 impl Server {
     pub(crate) fn hosted_request(&mut self, id: ClientId, request: McpRequest) {
+        if request == McpRequest::Views {
+            return self.views_request(id);
+        }
         let Some(hosting) = self.hosting.clone() else {
             let why = self
                 .hosting_unavailable

@@ -68,6 +68,7 @@ impl Server {
         if !self.state.panes.contains_key(&pane) {
             // The pane itself is gone: nothing left to show the row on, no inbox to read.
             self.agents.remove(u64::from(pane));
+            self.views_pane_closed(pane);
             self.peers.remove(&crate::mcp::PaneRef {
                 pane: format!("%{pane}"),
             });

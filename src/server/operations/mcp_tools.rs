@@ -52,6 +52,9 @@ impl Server {
                     self.mark_sidebars_dirty();
                 }
             }
+            McpOp::ViewCaller { caller, reply } => {
+                let _ = reply.send(self.view_caller(caller));
+            }
             McpOp::Identity {
                 surface,
                 session,

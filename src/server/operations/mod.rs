@@ -28,3 +28,5 @@ pub mod prompt_keys;
 pub mod requests;
 pub mod settings;
 pub mod upgrade;
+pub mod view_keys;
+pub mod views;

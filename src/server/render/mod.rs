@@ -51,6 +51,9 @@ fn compose(
     let previous = previous.filter(|p| p.buf.area == buf.area);
     let mut stamps = Vec::new();
     chrome.draw_under(&mut buf);
+    for dock in &chrome.docks {
+        dock.draw(&mut buf, hyperlinks.then_some(&mut links));
+    }
 
     let mut cursor = None;
     let mut incomplete = false;
@@ -168,6 +171,9 @@ fn compose(
                 }
             }
         }
+    }
+    if let Some(list) = &chrome.view_list {
+        list.render(chrome.overlay_area(), &mut buf);
     }
     if let Some(scroll) = chrome.help() {
         let entries = crate::commands::help_entries(&state.config.keymap);

@@ -74,6 +74,21 @@ struct TabKey {
     zoomed: bool,
 }
 
+/// A window's tab name, with `◆` when a view in one of its panes is running.
+fn view_mark(state: &State, window: &crate::server::model::state::Window, name: String) -> String {
+    let running = window.layout.panes().iter().any(|p| {
+        state
+            .docks
+            .get(p)
+            .is_some_and(|d| d.cards.iter().any(|c| c.running))
+    });
+    if running {
+        format!("{name} ◆")
+    } else {
+        name
+    }
+}
+
 /// The inputs of the status line.
 #[derive(Debug, Clone, PartialEq)]
 struct StatusKey {
@@ -126,6 +141,10 @@ pub struct Chrome {
     elicit: Option<crate::server::model::elicit_panel::ElicitPanel>,
     /// Whether the focused pane's cursor is shown (not while a prompt or overlay has it).
     pub pane_cursor: bool,
+    /// The view docks of the panes shown (see `view_card`).
+    pub docks: Vec<super::view_card::DockSlot>,
+    /// `prefix V`: every view of the server covers the panes.
+    pub view_list: Option<super::view_list::ViewListKey>,
 }
 
 impl Chrome {
@@ -195,6 +214,15 @@ impl Chrome {
                 })
             })
             .collect();
+        let mut panes = panes;
+        let docks = super::view_card::dock_slots(state, c, &mut panes);
+        let view_list = match mode {
+            ClientMode::ViewList { selected } => Some(super::view_list::ViewListKey {
+                rows: state.view_rows.iter().map(|r| r.text.clone()).collect(),
+                selected: *selected,
+            }),
+            _ => None,
+        };
         let sidebar = session.sidebar.then(|| {
             let (selected, focused) = match mode {
                 ClientMode::Sidebar { selected } => (Some(*selected), true),
@@ -213,7 +241,7 @@ impl Chrome {
             .enumerate()
             .map(|(i, w)| TabKey {
                 index: w.number,
-                name: state.window_name(w),
+                name: view_mark(state, w, state.window_name(w)),
                 active: i == session.active_window,
                 bell: w.bell,
                 last: session.last_window == Some(i),
@@ -268,6 +296,8 @@ impl Chrome {
                 ClientMode::Tree { .. } => Some("CHOOSE"),
                 ClientMode::Servers(_) => Some("SERVERS"),
                 ClientMode::Sidebar { .. } => Some("AGENTS"),
+                ClientMode::ViewCard { .. } => Some("VIEW"),
+                ClientMode::ViewList { .. } => Some("VIEWS"),
                 _ if in_copy => Some("COPY"),
                 _ if window.synchronized => Some("SYNC"),
                 _ => None,
@@ -288,7 +318,8 @@ impl Chrome {
             && help.is_none()
             && messages.is_none()
             && tree.is_none()
-            && servers.is_none();
+            && servers.is_none()
+            && view_list.is_none();
         Some(Chrome {
             area: Rect::new(0, 0, cols, rows),
             borders,
@@ -308,6 +339,8 @@ impl Chrome {
             sign_in,
             elicit,
             pane_cursor,
+            docks,
+            view_list,
         })
     }
 
@@ -318,6 +351,7 @@ impl Chrome {
             || self.messages.is_some()
             || self.tree.is_some()
             || self.servers.is_some()
+            || self.view_list.is_some()
             || self.sign_in.is_some()
             || self.elicit.is_some()
             || self.display_panes

@@ -15,3 +15,5 @@ pub mod servers_sign_in;
 pub mod sidebar;
 pub mod sign_in_prompt;
 pub mod tree;
+pub mod view_card;
+pub mod view_list;

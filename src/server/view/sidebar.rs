@@ -74,9 +74,15 @@ impl AgentsView {
             // Short, so the tool still fits the sidebar's width after the agent's name; the
             // unread count goes before the title: the column is narrow and cuts a long title's
             // end, which must not take the count with it.
-            let title = match approval {
-                Some(tool) => format!("approval: {tool}"),
-                None => title,
+            // A running MCP App view says so (its tool name is sanitized in the dock).
+            let running_view = state
+                .docks
+                .get(&pane)
+                .and_then(|d| d.cards.iter().rev().find(|c| c.running));
+            let title = match (approval, running_view) {
+                (Some(tool), _) => format!("approval: {tool}"),
+                (None, Some(card)) => format!("◆ app: {}", card.tool),
+                (None, None) => title,
             };
             let title = match unread.trim_start() {
                 "" => title,
