@@ -87,6 +87,8 @@ pub struct Server {
     pub(crate) peers: std::sync::Arc<crate::mcp::PeerRegistry>,
     /// The user's hosted MCP servers (None in tests that run without them).
     pub(crate) hosting: Option<std::sync::Arc<crate::hosted::host::Hosting>>,
+    /// The MCP App view server (None: it could not bind, or the server is under test).
+    pub(crate) view_server: Option<crate::views::server::ViewServerHandle>,
     /// MCP App views: the hub shared with `/mcp-hosted` and the view server.
     pub(crate) views: crate::hosted::views::ViewWire,
     /// The hosted servers' published tools, for re-reading a view's resource (`r`).
@@ -148,6 +150,7 @@ impl Server {
             mcp_tools,
             peers: Default::default(),
             hosting: None,
+            view_server: None,
             views: Default::default(),
             hosted_registry: Default::default(),
             hosting_unavailable: None,
@@ -233,6 +236,10 @@ impl Server {
             ..Default::default()
         });
         self.views.set_enabled(config.mcp_apps.views);
+        if let Some(view_server) = &self.view_server {
+            // Open pages get host-context-changed with what changed.
+            view_server.set_look(crate::server::io::view_server::look(&config.mcp_apps));
+        }
         let borders = config.pane_borders;
         self.state.config = config;
         self.state.set_pane_borders(borders);
