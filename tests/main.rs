@@ -46,6 +46,7 @@ mod e2e_mcp_sign_in;
 mod e2e_mcp_tools;
 mod e2e_mcp_view_browser;
 mod e2e_mcp_view_card;
+mod e2e_mcp_view_vanilla;
 mod e2e_mcp_views;
 mod e2e_memory;
 mod e2e_mux;
