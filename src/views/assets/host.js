@@ -123,6 +123,17 @@
     if (mode !== "inline") { box.classList.add(mode); }
   }
 
+  // calyx's theme for the page itself (the app gets it in hostContext): only CSS colour
+  // values calyx computed, applied as style properties, never as markup.
+  function applyLook(look) {
+    if (!look || typeof look !== "object") { return; }
+    var root = document.documentElement.style;
+    if (look.theme === "dark" || look.theme === "light") { root.colorScheme = look.theme; }
+    if (typeof look.background === "string") { document.body.style.background = look.background; }
+    if (typeof look.text === "string") { document.body.style.color = look.text; }
+    if (typeof look.border === "string") { root.setProperty("--calyx-border", look.border); }
+  }
+
   function setSize(control) {
     if (!frame) { return; }
     if (typeof control.height === "number") {
@@ -235,6 +246,7 @@
     try { control = JSON.parse(event.data); } catch (e) { return; }
     switch (control.type) {
       case "ready":
+        applyLook(control.look);
         page = control.page;
         sandboxPort = control.sandboxPort;
         $("title").textContent = String(control.tool) + " · " + String(control.alias);
@@ -250,6 +262,9 @@
         $("ignored").textContent = ignored.length ? "Ignored CSP entries: " + ignored.join(", ") : "";
         $("ignored").hidden = ignored.length === 0;
         mountSandbox();
+        break;
+      case "look":
+        applyLook(control.look);
         break;
       case "display-mode":
         setMode(control.mode);

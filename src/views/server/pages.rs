@@ -110,6 +110,7 @@ impl Pages {
         let (events, receiver) = mpsc::channel(BUFFER);
         let call = CallView::from_snapshot(snapshot);
         let look = lock(&self.look).clone();
+        let page_look = page_look(&look);
         let mut slot = Slot {
             generation,
             alias: call.alias.clone(),
@@ -124,6 +125,7 @@ impl Pages {
             "sandboxPort": self.ports.sandbox,
             "tool": snapshot.view.origin.original_tool,
             "alias": snapshot.view.origin.alias,
+            "look": page_look,
         })));
         let taken = {
             let mut slots = lock(&self.slots);
@@ -229,6 +231,11 @@ impl Pages {
 
     pub fn set_look(self: &Arc<Self>, look: HostLook) {
         *lock(&self.look) = look.clone();
+        let control = json!({ "type": "look", "look": page_look(&look) });
+        for slot in lock(&self.slots).values() {
+            // The page's own header and background follow the look too.
+            let _ = slot.events.try_send(PageEvent::Control(control.clone()));
+        }
         for id in self.open_ids() {
             self.feed(id, None, Input::Look(look.clone()));
         }
@@ -503,4 +510,16 @@ pub async fn follow_servers(
             Err(broadcast::error::RecvError::Closed) => return,
         }
     }
+}
+
+/// What the host page itself needs of the look (its header and background): the theme and
+/// three colours of the variables the app gets.
+fn page_look(look: &HostLook) -> Value {
+    let var = |name: &str| look.variables.get(name).cloned().unwrap_or(Value::Null);
+    json!({
+        "theme": look.theme,
+        "background": var("--color-background-primary"),
+        "text": var("--color-text-primary"),
+        "border": var("--color-border-primary"),
+    })
 }

@@ -156,6 +156,9 @@ impl Setup {
         let ready = events
             .until(|name, data| name == "control" && data["type"] == "ready")
             .await;
+        // The page's own colours come with it (the default look: dark).
+        assert_eq!(ready["look"]["theme"], "dark", "{ready}");
+        assert!(ready["look"]["background"].is_string(), "{ready}");
         (events, ready["page"].as_u64().expect("a page number"))
     }
 
@@ -537,6 +540,13 @@ async fn a_new_look_reaches_open_pages_as_a_context_change() {
         theme: "light".into(),
         ..Default::default()
     });
+    let look = events
+        .until(|name, data| name == "control" && data["type"] == "look")
+        .await;
+    assert_eq!(
+        look["look"]["theme"], "light",
+        "the page's own colours: {look}"
+    );
     let changed = events
         .until(|name, data| {
             name == "rpc" && data["method"] == "ui/notifications/host-context-changed"
