@@ -105,6 +105,14 @@ async fn a_view_made_by_an_agents_call_renders_in_chromium_and_is_gone_once_clos
     // origin of its own; it runs on the sandbox's, as src/views/server/browser_tests.rs checks).
     assert_eq!(frames[2], "null", "{frames:?}");
 
+    // The app's log line is kept with the view.
+    let rows = views(&env).await;
+    let logs = rows
+        .last()
+        .map(|v| v["logs"].to_string())
+        .unwrap_or_default();
+    assert!(logs.contains("fixture view ready"), "{rows:?}");
+
     // The server disabled, its views go and their URLs answer 410.
     crate::e2e_mcp_hosted::calyx_ok(&env, &["mcp", "disable", "fx"]).await;
     crate::e2e_mcp_hosted::eventually("the view removed", || async {

@@ -59,6 +59,8 @@ window.addEventListener("message", (event) => {
   if (m.id === 1 && m.result) {
     show("status", "host " + m.result.hostInfo.name + " " + m.result.protocolVersion);
     send({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
+    send({ jsonrpc: "2.0", method: "notifications/message",
+           params: { level: "info", logger: "fixture", data: "fixture view ready" } });
   } else if (m.method === "ui/notifications/tool-input") {
     show("input", JSON.stringify(m.params.arguments));
   } else if (m.method === "ui/notifications/tool-result") {

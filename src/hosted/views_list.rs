@@ -17,8 +17,11 @@ pub fn state_word(state: &ViewState) -> &'static str {
     }
 }
 
-/// One view as a `--json` row.
-pub fn row(hub: &ViewHub, view: &ViewSnapshot) -> Value {
+/// What the view server keeps of a view's page beyond the hub: its log lines.
+pub type Logs<'a> = &'a dyn Fn(crate::views::registry::ViewId) -> Vec<Value>;
+
+/// One view as a `--json` row (`logs`: its page's last `notifications/message` lines).
+pub fn row(hub: &ViewHub, view: &ViewSnapshot, logs: Logs<'_>) -> Value {
     let origin = &view.view.origin;
     let reason = match &view.view.state {
         ViewState::Rejected(why) => Some(why.clone()),
@@ -42,13 +45,14 @@ pub fn row(hub: &ViewHub, view: &ViewSnapshot) -> Value {
         "url": hub.page_url(view.view.id),
         "page_open": view.call.page_open,
         "ignored_csp": ignored,
+        "logs": logs(view.view.id),
     })
 }
 
 /// The rows and the table of every view.
-pub fn list(hub: &ViewHub) -> (Value, String) {
+pub fn list(hub: &ViewHub, logs: Logs<'_>) -> (Value, String) {
     let views = hub.all();
-    let rows: Vec<Value> = views.iter().map(|v| row(hub, v)).collect();
+    let rows: Vec<Value> = views.iter().map(|v| row(hub, v, logs)).collect();
     if views.is_empty() {
         return (Value::Array(rows), "no views\n".to_string());
     }

@@ -106,7 +106,14 @@ impl Server {
 
     /// `calyx mcp views`: answered here, from the hub (no hosted server needs asking).
     pub(crate) fn views_request(&mut self, id: ClientId) {
-        let (json, text) = crate::hosted::views_list::list(&self.views.hub);
+        let view_server = self.view_server.as_ref();
+        let logs = |id| {
+            view_server
+                .and_then(|server| server.notes(id))
+                .map(|notes| notes.logs.into_iter().collect())
+                .unwrap_or_default()
+        };
+        let (json, text) = crate::hosted::views_list::list(&self.views.hub, &logs);
         let answer = crate::hosted::host::McpAnswer {
             exit: 0,
             text,
