@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::e2e_mcp_views::{agent_in, call_text, panes, views, world_with_fixture, TIME_TEXT};
 
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     ["/usr/bin/chromium", "/usr/lib/chromium/chromium"]
         .into_iter()
         .map(PathBuf::from)
@@ -18,7 +18,7 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Where `.ci/run` (and /work/shared/mcp/browser.sh) install playwright-core.
-fn playwright_core() -> Option<PathBuf> {
+pub(crate) fn playwright_core() -> Option<PathBuf> {
     let tools = std::env::var_os("CONFORMANCE_HOME")
         .map(PathBuf::from)
         .or_else(|| {
