@@ -17,7 +17,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use crate::e2e_mcp_hosted::{calyx_ok, eventually, row_when, world, Listener};
 use crate::e2e_mcp_view_browser::{chromium, playwright_core};
 use crate::e2e_mcp_views::{agent_in, panes, views};
-use crate::hosted_support::budget_allocator;
+use crate::hosted_support::apps::{apps_server, BUDGET};
 
 /// The five tools budget-allocator's view registers, as the calling pane's agent sees them.
 const APP_TOOLS: [&str; 5] = [
@@ -59,7 +59,7 @@ async fn budget_allocators_tools_reach_the_calling_panes_agent_while_its_tab_is_
         eprintln!("skipped: Chromium or playwright-core is not installed");
         return;
     };
-    let Some(index) = budget_allocator() else {
+    let Some(index) = apps_server(BUDGET) else {
         return;
     };
     let env = world("");

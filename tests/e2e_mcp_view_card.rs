@@ -16,7 +16,7 @@ const DEADLINE: Duration = Duration::from_secs(30);
 
 /// Waits until the client's screen satisfies `wanted`; the screen. The panic shows the last
 /// screen.
-fn wait_screen(c: &Client, what: &str, wanted: impl Fn(&str) -> bool) -> String {
+pub(crate) fn wait_screen(c: &Client, what: &str, wanted: impl Fn(&str) -> bool) -> String {
     let deadline = std::time::Instant::now() + DEADLINE;
     loop {
         let screen = c.screen();

@@ -50,6 +50,7 @@ mod e2e_mcp_tools;
 mod e2e_mcp_view_browser;
 mod e2e_mcp_view_budget;
 mod e2e_mcp_view_card;
+mod e2e_mcp_view_vanilla;
 mod e2e_mcp_views;
 mod e2e_memory;
 mod e2e_mux;

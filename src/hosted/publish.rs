@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult,
@@ -134,6 +134,10 @@ pub struct Registry {
     prompts: Arc<SignInPrompts>,
     /// The servers' elicitations waiting for the user (the elicitation panel's source).
     elicitations: Arc<super::elicit::Elicitations>,
+    /// The servers' `notifications/tools/list_changed` and `resources/list_changed`, as
+    /// `(alias, message)`, for the MCP App views of each server (they are forwarded to its
+    /// pages).
+    upstream_changes: broadcast::Sender<(String, serde_json::Value)>,
 }
 
 impl Default for Registry {
@@ -144,6 +148,7 @@ impl Default for Registry {
             readiness: Arc::new(watch::Sender::new(0)),
             prompts: Arc::default(),
             elicitations: Arc::default(),
+            upstream_changes: broadcast::channel(64).0,
         }
     }
 }
@@ -159,6 +164,21 @@ impl Registry {
     /// them in the panel and answers them.
     pub fn elicitations(&self) -> &Arc<super::elicit::Elicitations> {
         &self.elicitations
+    }
+
+    /// Follows the servers' list changes (see `upstream_changes`).
+    pub fn upstream_changes(&self) -> broadcast::Receiver<(String, serde_json::Value)> {
+        self.upstream_changes.subscribe()
+    }
+
+    /// Server `alias` sent `notifications/<what>/list_changed`.
+    pub fn upstream_list_changed(&self, alias: &str, what: &str) {
+        let message = serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": format!("notifications/{what}/list_changed"),
+        });
+        // Nobody following (no view server) is fine.
+        let _ = self.upstream_changes.send((alias.to_string(), message));
     }
 
     /// Publishes (or replaces) a ready server's tools.

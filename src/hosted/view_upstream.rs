@@ -128,6 +128,6 @@ impl ViewUpstream for HostedUpstream {
     }
 
     fn notifications(&self) -> Option<broadcast::Receiver<(String, Value)>> {
-        None
+        Some(self.registry.upstream_changes())
     }
 }

@@ -1,6 +1,7 @@
 //! What the hosted-server tests share: the real server-everything from npm, and the project's
 //! fixture server.
 
+pub mod apps;
 pub mod fixture;
 pub mod oauth_server;
 
@@ -11,50 +12,26 @@ use std::sync::OnceLock;
 /// The pinned server-everything (issue 16; ../shared/mcp/apps-servers.md).
 pub const EVERYTHING: &str = "@modelcontextprotocol/server-everything@2026.8.31";
 
-/// The pinned budget-allocator MCP App server (issue 17, test 3): offline, its view registers
-/// tools of its own.
-pub const BUDGET_ALLOCATOR: &str = "@modelcontextprotocol/server-budget-allocator@2.0.3";
-
 /// `dist/index.js` of server-everything, installed on first use into a cache under the target
 /// directory (`CALYX_MCP_TEST_SERVERS` overrides the cache). `None` (printed) when npm or node
 /// is missing, unless `CALYX_REQUIRE_NODE` is set (CI): then that is a failure. The tests share
 /// one process, so the install runs once for all of them.
 pub fn server_everything() -> Option<PathBuf> {
     static INSTALLED: OnceLock<Option<PathBuf>> = OnceLock::new();
-    let found = INSTALLED
-        .get_or_init(|| install(EVERYTHING, "server-everything"))
-        .clone();
+    let found = INSTALLED.get_or_init(install).clone();
     if found.is_none() && std::env::var_os("CALYX_REQUIRE_NODE").is_some() {
         panic!("CALYX_REQUIRE_NODE is set and {EVERYTHING} could not be installed");
     }
     found
 }
 
-/// `dist/index.js` of budget-allocator (run it with `--stdio`), as [`server_everything`].
-pub fn budget_allocator() -> Option<PathBuf> {
-    static INSTALLED: OnceLock<Option<PathBuf>> = OnceLock::new();
-    let found = INSTALLED
-        .get_or_init(|| install(BUDGET_ALLOCATOR, "server-budget-allocator"))
-        .clone();
-    if found.is_none() && std::env::var_os("CALYX_REQUIRE_NODE").is_some() {
-        panic!("CALYX_REQUIRE_NODE is set and {BUDGET_ALLOCATOR} could not be installed");
-    }
-    found
-}
-
-/// Installs `spec` (`@modelcontextprotocol/<name>@<version>`) into the cache; its
-/// `dist/index.js`. One npm at a time: two installs into one prefix would clash.
-fn install(spec: &str, name: &str) -> Option<PathBuf> {
-    static NPM: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one = NPM.lock().unwrap_or_else(|e| e.into_inner());
+fn install() -> Option<PathBuf> {
     let cache = std::env::var_os("CALYX_MCP_TEST_SERVERS")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/mcp-test-servers")
         });
-    let index = cache.join(format!(
-        "node_modules/@modelcontextprotocol/{name}/dist/index.js"
-    ));
+    let index = cache.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     if index.is_file() {
         return Some(index);
     }
@@ -62,12 +39,12 @@ fn install(spec: &str, name: &str) -> Option<PathBuf> {
     let installed = Command::new("npm")
         .args(["install", "--no-audit", "--no-fund", "--prefix"])
         .arg(&cache)
-        .arg(spec)
+        .arg(EVERYTHING)
         .status();
     match installed {
         Ok(status) if status.success() && index.is_file() => Some(index),
         other => {
-            println!("SKIP: cannot install {spec} with npm ({other:?})");
+            println!("SKIP: cannot install {EVERYTHING} with npm ({other:?})");
             None
         }
     }

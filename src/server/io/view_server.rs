@@ -14,9 +14,16 @@ use crate::views::protocol::{codes, HostAction, HostLook, JsonRpcError};
 use crate::views::protocol::{parse_terminal_colour, LookSettings, Rgb, ThemeSetting};
 use crate::views::server::ViewServerHandle;
 
-/// The pages' look from `[mcp_apps]` (the terminal's own colours are not asked yet: `auto`
-/// is dark).
-pub fn look(settings: &McpApps) -> HostLook {
+/// The default colours a client's terminal reported (None: not asked yet, or no answer).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TerminalColours {
+    pub foreground: Option<Rgb>,
+    pub background: Option<Rgb>,
+}
+
+/// The pages' look from `[mcp_apps]` and the terminal's colours (`theme = "auto"`: dark when
+/// the background's luminance is below 0.5, or when the terminal has not said).
+pub fn look(settings: &McpApps, terminal: TerminalColours) -> HostLook {
     let theme = match settings.theme {
         Theme::Auto => ThemeSetting::Auto,
         Theme::Light => ThemeSetting::Light,
@@ -27,7 +34,7 @@ pub fn look(settings: &McpApps) -> HostLook {
         accent: accent(&settings.accent),
         font_size: settings.font_size,
     };
-    HostLook::from_terminal(None, None, &look)
+    HostLook::from_terminal(terminal.foreground, terminal.background, &look)
 }
 
 /// `#rgb` or `#rrggbb` (config has checked the form).
@@ -110,6 +117,6 @@ pub async fn start(
 ) -> anyhow::Result<ViewServerHandle> {
     let upstream = Arc::new(HostedUpstream::new(registry, actions));
     let handle = crate::views::server::start(hub, upstream, settings.view_port).await?;
-    handle.set_look(look(settings));
+    handle.set_look(look(settings, TerminalColours::default()));
     Ok(handle)
 }

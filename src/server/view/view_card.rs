@@ -179,11 +179,18 @@ impl DockSlot {
             bottom.push((tunnel.clone(), dim, None));
         }
         if self.focused {
-            bottom.push((
-                "o open  c copy  r reload  x close  Tab switch  < > width  Esc back".into(),
-                dim,
-                None,
-            ));
+            const KEYS: [&str; 7] = [
+                "o open",
+                "c copy",
+                "r reload",
+                "x close",
+                "Tab switch",
+                "< > width",
+                "Esc back",
+            ];
+            for line in pack(&KEYS, usize::from(width)) {
+                bottom.push((line, dim, None));
+            }
         }
         let bottom = wrap(bottom, width);
         let body = wrap(
@@ -208,6 +215,23 @@ impl DockSlot {
 }
 
 /// Lines cut into pieces of at most `width` columns; a piece of a link keeps the link.
+/// `items` joined by two spaces into lines of at most `width` columns, breaking only between
+/// items (an item wider than a line gets a line of its own, which [`wrap`] then cuts).
+fn pack(items: &[&str], width: usize) -> Vec<String> {
+    use unicode_width::UnicodeWidthStr;
+    let mut lines: Vec<String> = Vec::new();
+    for item in items {
+        match lines.last_mut() {
+            Some(line) if line.width() + 2 + item.width() <= width => {
+                line.push_str("  ");
+                line.push_str(item);
+            }
+            _ => lines.push((*item).to_string()),
+        }
+    }
+    lines
+}
+
 fn wrap(lines: Vec<Line>, width: u16) -> Vec<Line> {
     use unicode_width::UnicodeWidthChar;
     let width = usize::from(width.max(1));
@@ -242,6 +266,23 @@ fn fill(buf: &mut Buffer, area: Rect) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn key_hints_break_between_keys_never_inside_one() {
+        let keys = ["o open", "c copy", "Tab switch", "Esc back"];
+        assert_eq!(
+            super::pack(&keys, 16),
+            vec!["o open  c copy", "Tab switch", "Esc back"]
+        );
+        assert_eq!(
+            super::pack(&keys, 80),
+            vec!["o open  c copy  Tab switch  Esc back"]
+        );
+        assert_eq!(
+            super::pack(&["longer than this"], 4),
+            vec!["longer than this"]
+        );
+    }
+
     use super::*;
     use crate::server::model::dock::BodyLine;
     use crate::views::registry::ViewId;
