@@ -166,6 +166,7 @@ pub(crate) async fn connect_allowing(
         .expect("client connects to /mcp-hosted")
 }
 
+/// The servers' tools an agent lists (names).
 pub(crate) async fn published(client: &RunningService<RoleClient, Listener>) -> Vec<String> {
     client
         .peer()
@@ -174,6 +175,8 @@ pub(crate) async fn published(client: &RunningService<RoleClient, Listener>) -> 
         .expect("tools/list")
         .into_iter()
         .map(|t| t.name.to_string())
+        // A pane-bound session also has the pane's own `app_context` (e2e_mcp_app_tools).
+        .filter(|name| name != "app_context")
         .collect()
 }
 

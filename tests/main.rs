@@ -11,6 +11,8 @@ mod common;
 mod hosted_support;
 /// The HTTP endpoint harness: a private server per test, its endpoint file and token.
 mod support_endpoint;
+/// A view's page played over the view server's HTTP channel, without a browser.
+mod support_view_page;
 
 mod e2e_agents;
 mod e2e_approval_keys;
@@ -32,6 +34,7 @@ mod e2e_input_modes;
 mod e2e_keys;
 mod e2e_links;
 mod e2e_mcp;
+mod e2e_mcp_app_tools;
 mod e2e_mcp_cli;
 mod e2e_mcp_elicitation;
 mod e2e_mcp_fixture;
@@ -45,6 +48,7 @@ mod e2e_mcp_retain;
 mod e2e_mcp_sign_in;
 mod e2e_mcp_tools;
 mod e2e_mcp_view_browser;
+mod e2e_mcp_view_budget;
 mod e2e_mcp_view_card;
 mod e2e_mcp_view_vanilla;
 mod e2e_mcp_views;

@@ -3,6 +3,7 @@
 //! under `<alias>-<tool>` names. See docs/mcp-hosting.md for what exists so far.
 
 pub mod alias;
+pub mod app_tools;
 pub mod conformance_client;
 pub mod connection;
 pub mod edit;
@@ -15,6 +16,7 @@ pub mod import;
 pub mod locked_file;
 pub mod naming;
 pub mod oauth;
+pub mod pane_tools;
 pub mod progress;
 pub mod publish;
 pub mod resource_cache;

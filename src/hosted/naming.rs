@@ -40,7 +40,38 @@ pub fn published_name(alias: &str, tool: &str) -> String {
     }
 }
 
+/// What an app-registered tool's name is made from besides its own: `<alias>-app_<name>`.
+const APP_PREFIX: &str = "app_";
+/// Hashed into an app tool's suffix after its name, so it differs from the suffix of a server
+/// tool literally named `app_<name>`.
+const APP_SALT: &[u8] = b"\0app";
+
+/// The published name of tool `name` that a view of server `alias` registered (issue 17, "App
+/// context and app-registered tools"): `<alias>-app_<name>`, the name the hosting issue
+/// reserved. Rewritten as a server tool's name is when it is not publishable as it is; when
+/// `taken` says the name is someone else's (a server tool that maps onto it keeps its name, as
+/// does an app tool named before), it takes the 6-digit hash suffix, then the 10-digit one.
+/// None when even that is taken.
+pub fn app_tool_name(alias: &str, name: &str, taken: impl Fn(&str) -> bool) -> Option<String> {
+    let tool = format!("{APP_PREFIX}{name}");
+    let plain = format!("{alias}-{tool}");
+    [
+        is_publishable(&plain).then(|| plain.clone()),
+        Some(hashed_salted(alias, &tool, APP_SALT, SHORT_HASH_KEEP, 6)),
+        Some(hashed_salted(alias, &tool, APP_SALT, LONG_HASH_KEEP, 10)),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|candidate| !taken(candidate))
+}
+
 fn hashed(alias: &str, tool: &str, keep: usize, digits: usize) -> String {
+    hashed_salted(alias, tool, b"", keep, digits)
+}
+
+/// `<alias>-<tool>` made publishable and cut to `keep`, then `_` and `digits` hex digits of
+/// SHA-256 over `alias NUL tool salt`.
+fn hashed_salted(alias: &str, tool: &str, salt: &[u8], keep: usize, digits: usize) -> String {
     let sanitized: String = format!("{alias}-{tool}")
         .chars()
         .map(|c| {
@@ -56,6 +87,7 @@ fn hashed(alias: &str, tool: &str, keep: usize, digits: usize) -> String {
     hasher.update(alias.as_bytes());
     hasher.update([0u8]);
     hasher.update(tool.as_bytes());
+    hasher.update(salt);
     let digest = hasher.finalize();
     let hex: String = digest
         .iter()

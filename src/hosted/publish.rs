@@ -314,6 +314,13 @@ impl Registry {
             .collect()
     }
 
+    /// Whether `published` is a tool name some server publishes (ready or held).
+    pub fn publishes(&self, published: &str) -> bool {
+        super::naming::alias_of(published)
+            .and_then(|alias| self.entry(alias))
+            .is_some_and(|entry| entry.tools().names.original.contains_key(published))
+    }
+
     /// The ready server and original name behind a published name.
     pub fn resolve(&self, published: &str) -> Option<(Arc<PublishedServer>, String)> {
         let alias = super::naming::alias_of(published)?;
@@ -537,6 +544,28 @@ pub trait ViewStarter: Send + Sync {
     ) -> ViewBegun<'a>;
 }
 
+/// A boxed future of [`PaneToolSource`].
+pub type PaneFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+/// The tools a session has because of its caller's pane (issue 17, "App context and
+/// app-registered tools"): its views' app-registered tools and `app_context`
+/// (`hosted::pane_tools::PaneTools`). Sessions of other panes, and sessions bound to none,
+/// never see them.
+pub trait PaneToolSource: Send + Sync {
+    /// A session of `caller` initialized: when the caller has a pane, the session is told
+    /// `tools/list_changed` when that pane's tools change.
+    fn bind<'a>(&'a self, caller: Option<Caller>, peer: Peer<RoleServer>) -> PaneFuture<'a, ()>;
+    /// The tools `caller`'s pane adds to `tools/list`.
+    fn list<'a>(&'a self, caller: Option<Caller>) -> PaneFuture<'a, Vec<Tool>>;
+    /// A call of `name` when it is one of these tools (None: it is not).
+    fn call<'a>(
+        &'a self,
+        caller: Option<Caller>,
+        name: &'a str,
+        arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    ) -> PaneFuture<'a, Option<CallToolResult>>;
+}
+
 /// The handler of one agent's calyx-mcp session.
 #[derive(Clone)]
 pub struct HostedHandler {
@@ -548,6 +577,8 @@ pub struct HostedHandler {
     caller: Arc<std::sync::Mutex<Option<Caller>>>,
     /// MCP App views (None: calls create none, as in tests over a pipe).
     views: Option<Arc<dyn ViewStarter>>,
+    /// The pane's own tools: app-registered tools and `app_context` (None: there are none).
+    pane_tools: Option<Arc<dyn PaneToolSource>>,
 }
 
 impl HostedHandler {
@@ -557,7 +588,14 @@ impl HostedHandler {
             sessions: None,
             caller: Arc::default(),
             views: None,
+            pane_tools: None,
         }
+    }
+
+    /// This handler adding the caller's pane's tools (see [`PaneToolSource`]).
+    pub fn with_pane_tools(mut self, pane_tools: Arc<dyn PaneToolSource>) -> Self {
+        self.pane_tools = Some(pane_tools);
+        self
     }
 
     /// This handler creating views for calls of tools with a `ui://` resource.
@@ -612,6 +650,9 @@ impl ServerHandler for HostedHandler {
         }
         let caller = self.caller(&context);
         tracing::debug!(?caller, "calyx-mcp: session initialized");
+        if let Some(pane_tools) = &self.pane_tools {
+            pane_tools.bind(caller, context.peer.clone()).await;
+        }
         self.negotiate_initialize(&request)
     }
 
@@ -627,7 +668,11 @@ impl ServerHandler for HostedHandler {
             session = transport_session(&context).unwrap_or("-"),
             "calyx-mcp: tools/list"
         );
-        Ok(ListToolsResult::with_all_items(self.registry.tools()))
+        let mut tools = self.registry.tools();
+        if let Some(pane_tools) = &self.pane_tools {
+            tools.extend(pane_tools.list(self.caller(&context)).await);
+        }
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -635,6 +680,22 @@ impl ServerHandler for HostedHandler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // The pane's own tools are names no server publishes (`app_context` has no alias).
+        if let Some(pane_tools) = self.pane_tools.as_ref() {
+            if !self.registry.publishes(&request.name) {
+                let caller = self.caller(&context);
+                let arguments = request.arguments.clone();
+                let answer = tokio::select! {
+                    answer = pane_tools.call(caller, &request.name, arguments) => answer,
+                    _ = context.ct.cancelled() => {
+                        return Err(ErrorData::internal_error("cancelled by the client", None));
+                    }
+                };
+                if let Some(result) = answer {
+                    return Ok(result.into());
+                }
+            }
+        }
         let callable = tokio::select! {
             callable = self.registry.callable(&request.name) => callable,
             _ = context.ct.cancelled() => {

@@ -1,6 +1,7 @@
 //! What the agent endpoint needs to serve `/mcp-hosted`: the republishing handler behind
 //! rmcp's Streamable HTTP service with `/mcp`'s settings, the switch `[mcp] host_servers`, and
-//! the announcer that tells every open calyx-mcp session when the published tools change.
+//! the announcer that tells every open calyx-mcp session when the published tools change,
+//! and each pane's own tools (its views' app tools and `app_context`, [`super::pane_tools`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -26,6 +27,8 @@ pub struct HostedRoute {
     pub enabled: Arc<AtomicBool>,
     /// MCP App views: the server's hub, `[mcp_apps] views` and who finds callers' panes.
     pub views: super::views::ViewWire,
+    /// The tools the views' pages registered, published to their panes' sessions.
+    pub apps: super::app_tools::AppTools,
 }
 
 impl std::fmt::Debug for HostedRoute {
@@ -66,14 +69,21 @@ impl HostedRoute {
             self.registry.clone(),
             self.sessions.clone(),
         ));
+        tokio::spawn(self.apps.clone().follow(self.views.hub.clone()));
         let registry = self.registry.clone();
         let sessions = self.sessions.clone();
         let views = self.views.clone();
+        let pane_tools = super::pane_tools::shared(super::pane_tools::PaneTools {
+            apps: self.apps.clone(),
+            views: self.views.clone(),
+            registry: self.registry.clone(),
+        });
         crate::mcp::service_with(
             move || {
                 HostedHandler::new(registry.clone())
                     .with_sessions(sessions.clone())
                     .with_views(std::sync::Arc::new(views.clone()))
+                    .with_pane_tools(pane_tools.clone())
             },
             self.sessions.clone(),
             limits,

@@ -82,6 +82,14 @@ impl ViewWire {
         self.enabled.store(on, Ordering::Relaxed);
     }
 
+    /// The pane behind `caller`'s identity headers (None: no caller, no lookup, or no pane).
+    pub async fn caller_pane(&self, caller: Option<Caller>) -> Option<PaneId> {
+        match (&self.lookup, caller) {
+            (Some(lookup), Some(caller)) => lookup.caller_pane(caller).await.pane,
+            _ => None,
+        }
+    }
+
     /// Creates the view for a call of `published` (original name `original`) on `server`, when
     /// views are on and the tool has a `ui://` resource, and starts reading that resource.
     /// None: a plain call.

@@ -242,6 +242,7 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
         hosted_route.views =
             crate::hosted::views::ViewWire::new(config.mcp_apps.views, Some(lookup));
         let views = hosted_route.views.clone();
+        let app_tools = hosted_route.apps.clone();
         let hosted_registry = hosted_route.registry.clone();
         let endpoint = start_endpoint(
             tx.clone(),
@@ -288,12 +289,17 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
         match crate::server::io::view_server::start(
             views.hub.clone(),
             hosted_registry.clone(),
-            crate::server::io::view_server::refuse_actions(),
+            crate::server::io::view_server::with_app_tools(
+                app_tools.clone(),
+                views.hub.clone(),
+                crate::server::io::view_server::refuse_actions(),
+            ),
             &server.state.config.mcp_apps,
         )
         .await
         {
             Ok(handle) => {
+                app_tools.set_apps(handle.apps());
                 let ports = handle.ports();
                 tracing::info!(
                     "MCP App views on 127.0.0.1:{} (sandbox {})",

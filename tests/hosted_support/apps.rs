@@ -8,6 +8,9 @@ use std::sync::{Mutex, OnceLock};
 
 /// `@modelcontextprotocol/server-basic-vanillajs`, whose view has the four buttons.
 pub const VANILLA: &str = "@modelcontextprotocol/server-basic-vanillajs@2.0.3";
+/// `@modelcontextprotocol/server-budget-allocator`, whose view registers tools of its own
+/// (offline; run with `--stdio`).
+pub const BUDGET: &str = "@modelcontextprotocol/server-budget-allocator@2.0.3";
 
 /// The `dist/index.js` of `package` (`@scope/name@version`), installing it when missing; None
 /// (with the reason printed) when npm cannot, a failure when `CALYX_REQUIRE_NODE` is set.

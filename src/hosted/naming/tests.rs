@@ -98,3 +98,45 @@ proptest! {
         prop_assert!(names.unnamed.is_empty());
     }
 }
+
+#[test]
+fn app_tools_are_named_alias_app_name_and_yield_to_server_tools() {
+    let none = |_: &str| false;
+    assert_eq!(
+        app_tool_name("budget", "get-allocations", none).as_deref(),
+        Some("budget-app_get-allocations")
+    );
+    // A server tool literally named `app_get` keeps `budget-app_get`; the app tool moves.
+    let server = name_tools("budget", ["app_get"]);
+    let taken = |n: &str| server.original.contains_key(n);
+    let moved = app_tool_name("budget", "get", taken).expect("a name");
+    assert_ne!(moved, "budget-app_get");
+    assert!(moved.starts_with("budget-app_get_"), "{moved}");
+    assert_eq!(moved.len(), "budget-app_get_".len() + 6, "{moved}");
+    assert_eq!(alias_of(&moved), Some("budget"));
+    // Stable, and not the suffix a server tool of that name would get.
+    assert_eq!(app_tool_name("budget", "get", taken), Some(moved.clone()));
+    assert_ne!(moved, hashed("budget", "app_get", 41, 6));
+    // Names outside the allowed set are rewritten like server tools' names.
+    let odd = app_tool_name("ev", "a.b", none).expect("a name");
+    assert!(
+        is_publishable(&odd) && odd.starts_with("ev-app_a_b_"),
+        "{odd}"
+    );
+    // Both suffixes taken: no name.
+    let short = app_tool_name("ev", "x", |n: &str| n == "ev-app_x").expect("a name");
+    let long = app_tool_name("ev", "x", |n: &str| n == "ev-app_x" || n == short).expect("a name");
+    assert_eq!(long.len(), "ev-app_x_".len() + 10, "{long}");
+    assert_eq!(app_tool_name("ev", "x", |_: &str| true), None);
+}
+
+proptest! {
+    #[test]
+    fn app_tool_names_are_valid(alias in "[a-z][a-z0-9]{0,9}", name in "[A-Za-z0-9_./é -]{1,70}") {
+        let valid = regex::Regex::new("^[A-Za-z0-9_-]{1,48}$").expect("regex");
+        let named = app_tool_name(&alias, &name, |_: &str| false).expect("a name");
+        prop_assert!(valid.is_match(&named), "{named:?}");
+        prop_assert_eq!(alias_of(&named), Some(alias.as_str()));
+        prop_assert!(named.starts_with(&format!("{alias}-app_")), "{named}");
+    }
+}

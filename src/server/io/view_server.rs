@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use crate::config::mcp_apps::{McpApps, Theme};
+use crate::hosted::app_tools::AppTools;
 use crate::hosted::view_upstream::{ActionAnswer, HostedUpstream};
 use crate::views::hub::ViewHub;
 use crate::views::protocol::{codes, HostAction, HostLook, JsonRpcError};
@@ -70,6 +71,29 @@ pub fn refuse_actions() -> ActionAnswer {
                 }
             }
         })
+    })
+}
+
+/// `next`, with app-registered tools reported to `apps` first (issue 17, "App context and
+/// app-registered tools"): the view's pane and alias come from the hub, and an empty list
+/// withdraws them. Every action then goes on to `next` (which logs what it does not answer).
+/// The model context needs no arm here: the view server keeps it with the view's notes
+/// ([`crate::views::server::Apps::notes`]), where `app_context` reads it.
+pub fn with_app_tools(apps: AppTools, hub: ViewHub, next: ActionAnswer) -> ActionAnswer {
+    Arc::new(move |view, action| {
+        if let HostAction::AppTools { tools } = &action {
+            match hub.get(view) {
+                Some(found) => apps.set(
+                    view,
+                    found.view.origin.pane,
+                    &found.view.origin.alias,
+                    tools.clone(),
+                ),
+                // Removed meanwhile: nothing to publish, and whatever it had goes.
+                None => apps.remove(view),
+            }
+        }
+        next(view, action)
     })
 }
 

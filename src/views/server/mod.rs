@@ -112,6 +112,14 @@ impl ViewServerHandle {
             .await
     }
 
+    /// What `/mcp-hosted` needs of the pages, as a handle it can keep: agents' calls of
+    /// app-registered tools and the views' model context ([`Apps`]).
+    pub fn apps(&self) -> Apps {
+        Apps {
+            pages: Arc::downgrade(&self.pages),
+        }
+    }
+
     /// Stops both listeners and ends every page's event stream.
     pub async fn shutdown(mut self) {
         self.stop.send_replace(true);
@@ -129,6 +137,43 @@ impl Drop for ViewServerHandle {
             task.abort();
         }
         self.pages.close_all();
+    }
+}
+
+/// The view server's pages as `/mcp-hosted` reaches them (issue 17, "App context and
+/// app-registered tools"). Cloneable, and it does not keep the server alive: once the server
+/// is stopped, calls fail as if no page were open.
+#[derive(Clone)]
+pub struct Apps {
+    pages: std::sync::Weak<pages::Pages>,
+}
+
+impl std::fmt::Debug for Apps {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Apps").finish_non_exhaustive()
+    }
+}
+
+impl Apps {
+    /// As [`ViewServerHandle::call_app_tool`].
+    pub async fn call_app_tool(
+        &self,
+        id: ViewId,
+        name: &str,
+        arguments: Value,
+    ) -> Result<Value, JsonRpcError> {
+        let Some(pages) = self.pages.upgrade() else {
+            return Err(JsonRpcError::new(
+                super::protocol::codes::SERVER_ERROR,
+                NOT_OPEN,
+            ));
+        };
+        pages.call_app_tool(id, name.to_string(), arguments).await
+    }
+
+    /// As [`ViewServerHandle::notes`].
+    pub fn notes(&self, id: ViewId) -> Option<ViewNotes> {
+        self.pages.upgrade()?.notes(id)
     }
 }
 
