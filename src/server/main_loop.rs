@@ -454,6 +454,7 @@ impl Server {
             Msg::PaneExited { pane, status } => self.pane_exited(pane, status),
             Msg::Endpoint(request) => self.endpoint_request(request),
             Msg::ApprovalWithdrawn { id } => self.approval_withdrawn(id),
+            Msg::App(msg) => self.app_message(msg),
             Msg::Mcp(op) => self.mcp_op(op),
             Msg::PaneWrite { pane, bytes, mark } => {
                 let next = self.next_command_seq(pane);
