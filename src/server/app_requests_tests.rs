@@ -298,6 +298,14 @@ async fn a_standalone_views_message_is_copied_to_the_answering_clients_clipboard
     let data = f.server.panel_data(CLIENT).expect("shown");
     assert_eq!(data.tool, "Everything: Copy Message");
     assert!(data.pane.contains("standalone"), "{}", data.pane);
+    let Response::Json(listed) = f.server.approvals_response(true) else {
+        panic!("calyx approvals answers JSON");
+    };
+    assert_eq!(
+        listed["pending"][0]["pane"],
+        json!(format!("view {}", view.view.id))
+    );
+    assert_eq!(listed["pending"][0]["cli"], json!("app"));
     while f.client_rx.try_recv().is_ok() {}
     f.press('y');
     assert_eq!(answer_of(answer).await, Ok(json!({})));

@@ -244,8 +244,13 @@ impl Server {
             .pending()
             .iter()
             .map(|p| {
+                // A standalone view's request has no pane: it names its view instead.
+                let pane = match &p.app {
+                    Some(app) if app.pane.is_none() => format!("view {}", app.view),
+                    _ => format!("%{}", p.pane),
+                };
                 json!({
-                    "id": p.id, "pane": format!("%{}", p.pane), "cli": p.asker.as_str(), "tool": p.tool,
+                    "id": p.id, "pane": pane, "cli": p.asker.as_str(), "tool": p.tool,
                     "summary": crate::approvals::redact::redact(&p.summary.headline),
                     "waiting_seconds": now.duration_since(p.created).as_secs(), "state": "pending",
                 })
