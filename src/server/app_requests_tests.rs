@@ -43,7 +43,13 @@ struct Fixture {
 }
 
 impl Fixture {
+    /// The pane a fake process.
     fn new() -> Self {
+        Self::with_pane(None)
+    }
+
+    /// The pane running `command` in a real PTY (None: a fake process).
+    fn with_pane(command: Option<&str>) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let config = Config {
             shell_integration: false,
@@ -56,7 +62,9 @@ impl Fixture {
         server.prompt_history = Default::default();
         server.approvals = ApprovalQueue::new(Some(dir.path().join("approvals.jsonl")));
         let fakes = FakeProcesses::default();
-        server.state.processes = Arc::new(fakes.clone());
+        if command.is_none() {
+            server.state.processes = Arc::new(fakes.clone());
+        }
         let (client_tx, client_rx) = mpsc::channel(256);
         server.dispatch(Msg::Connected {
             id: CLIENT,
@@ -69,8 +77,14 @@ impl Fixture {
                 create: Some(NewSession {
                     name: Some("fake".into()),
                     cwd: Some(dir.path().display().to_string()),
-                    command: vec!["agent".into()],
-                    env: Vec::new(),
+                    command: match command {
+                        Some(c) => vec!["sh".into(), "-c".into(), c.into()],
+                        None => vec!["agent".into()],
+                    },
+                    env: vec![(
+                        "PATH".to_string(),
+                        std::env::var("PATH").unwrap_or_default(),
+                    )],
                 }),
                 create_if_missing: true,
                 rows: 30,
@@ -171,6 +185,29 @@ impl Fixture {
             })
             .flatten()
             .collect()
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        for p in self.server.state.panes.values_mut() {
+            p.process.hangup();
+        }
+    }
+}
+
+/// Polls `check` for up to 15 s.
+fn wait<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        if let Some(v) = check() {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -440,4 +477,28 @@ async fn allow_all_leaves_app_requests_to_be_answered_one_by_one() {
         .server
         .approvals
         .app_pending(view.view.id, AppKind::OpenLink));
+}
+
+#[tokio::test]
+async fn a_sent_message_reaches_a_real_program_bracketed_and_submitted() {
+    // The program asks for bracketed paste, then shows every byte it gets, line by line.
+    let mut f = Fixture::with_pane(Some(
+        "stty -echo; printf '\\033[?2004hready\\n'; exec cat -v",
+    ));
+    let pane = f.pane;
+    wait("the pane's program ready", || {
+        let term = f.server.state.panes[&pane].term();
+        let screen = term.screen();
+        (screen.contents().contains("ready") && screen.bracketed_paste()).then_some(())
+    });
+    let view = f.view(true);
+    let answer = f.ask(&view, message("run the tests"));
+    f.pump().await;
+    f.press('y');
+    assert_eq!(answer_of(answer).await, Ok(json!({})));
+    // `cat -v` prints the line only once Enter ended it.
+    wait("the message in the pane", || {
+        let text = f.server.state.panes[&pane].term().screen().contents();
+        text.contains("^[[200~run the tests^[[201~").then_some(())
+    });
 }

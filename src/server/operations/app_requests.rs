@@ -17,7 +17,8 @@ use crate::server::owner::Server;
 /// Lines of a message the panel body shows (the rest is counted).
 const BODY_LINES: usize = 400;
 
-/// What the panel shows of an app request: the whole URL (escaped), or the message's lines.
+/// What the panel shows of an app request: the whole URL (escaped), or the message's lines
+/// (what the keys do is the row under it: [`AppKind::keys_line`]).
 pub(crate) fn app_summary(target: &AppTarget) -> Summary {
     let first = target.text.lines().next().unwrap_or("");
     let verb = match target.kind {
@@ -29,7 +30,7 @@ pub(crate) fn app_summary(target: &AppTarget) -> Summary {
     if headline.chars().count() > 120 {
         headline = headline.chars().take(119).collect::<String>() + "…";
     }
-    let mut lines: Vec<String> = match target.kind {
+    let lines: Vec<String> = match target.kind {
         AppKind::OpenLink => vec![visible(&target.text)],
         _ => target
             .text
@@ -40,8 +41,6 @@ pub(crate) fn app_summary(target: &AppTarget) -> Summary {
     };
     let total = target.text.lines().count();
     let cut = (total > BODY_LINES).then(|| format!("{} more lines", total - BODY_LINES));
-    lines.push(String::new());
-    lines.push(target.kind.keys_line().to_string());
     Summary {
         headline,
         lines,
