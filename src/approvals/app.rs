@@ -49,6 +49,15 @@ impl AppKind {
         }
     }
 
+    /// What `y` and `n` do, as the panel's footer says it.
+    pub fn answers(self) -> (&'static str, &'static str) {
+        match self {
+            AppKind::OpenLink => ("Open", "Cancel"),
+            AppKind::SendMessage => ("Send", "Don't Send"),
+            AppKind::CopyMessage => ("Copy", "Dismiss"),
+        }
+    }
+
     /// The panel's row of keys, in the words of the spec's buttons.
     pub fn keys_line(self) -> &'static str {
         match self {

@@ -252,6 +252,7 @@ async fn open_link_shows_in_the_panel_titled_by_the_server_and_y_opens() {
     assert!(body.contains("https://example.com/a?b=\\x1b[2J"), "{body}");
     assert!(!body.contains('\u{1b}'), "{body}");
     assert!(data.choices.contains("Always Allow for This View"));
+    assert_eq!(data.app_keys, Some(("Open", "Cancel")));
     f.press('y');
     assert_eq!(answer_of(answer).await, Ok(json!({})));
     assert!(f.server.approvals.pending().is_empty());

@@ -55,6 +55,8 @@ pub struct PanelData {
     pub choices: String,
     /// The rules set, in words, and the selected one, while `r` lists them.
     pub rules_list: Option<(Vec<String>, usize)>,
+    /// An MCP App's request: what `y` and `n` do (see [`crate::approvals::app::AppKind`]).
+    pub app_keys: Option<(&'static str, &'static str)>,
 }
 
 impl PanelData {
@@ -75,6 +77,7 @@ impl PanelData {
             note: self.note,
             keys_asleep: self.keys_asleep,
             cut: self.cut.as_deref(),
+            app_keys: self.app_keys,
         }
     }
 
@@ -223,6 +226,7 @@ impl Server {
             note: p.schema.allow_note(),
             keys_asleep,
             cut: p.summary.cut.clone(),
+            app_keys: p.app.as_ref().map(|a| a.kind.answers()),
             choices: match &p.app {
                 Some(app) => app.kind.keys_line().to_string(),
                 None => choices_line(&p.subject, self.approvals.rules().len()),
