@@ -123,7 +123,10 @@ pub fn session_env() -> Vec<(String, String)> {
 /// Restores the terminal even when attach ends by an error.
 struct TerminalGuard;
 
-const ENTER: &str = "\x1b[?1049h\x1b[H\x1b[2J\x1b[?2004h\x1b[?1004h";
+/// Ends with the query of the terminal's default foreground and background (OSC 10, OSC 11):
+/// the answers come back as input, and the server gives MCP App pages the terminal's theme.
+/// Terminals that do not know the query ignore it.
+const ENTER: &str = "\x1b[?1049h\x1b[H\x1b[2J\x1b[?2004h\x1b[?1004h\x1b]10;?\x1b\\\x1b]11;?\x1b\\";
 const MOUSE_ON: &str = "\x1b[?1000h\x1b[?1002h\x1b[?1006h";
 /// Every mode calyx may have turned on, including any-motion mouse reports (1003), which the
 /// server turns on while a pane asks for them.

@@ -34,6 +34,12 @@ pub enum InputEvent {
     Paste(Vec<u8>),
     Mouse(MouseEvent),
     Focus(bool),
+    /// The terminal's answer to calyx's query of its default colours (OSC 10 foreground,
+    /// OSC 11 background), as it said it (`rgb:1e1e/1e1e/1e1e`). Never reaches a pane.
+    TerminalColour {
+        slot: u8,
+        colour: String,
+    },
     /// A sequence calyx does not understand: forwarded verbatim.
     Raw(Vec<u8>),
 }
@@ -132,6 +138,10 @@ fn decode_one(b: &[u8]) -> Decoded {
     }
     match b[1] {
         b'[' => decode_csi(b),
+        b']' if b.len() > 2 => match decode_colour_reply(b) {
+            Some(decoded) => decoded,
+            None => decode_alt(b),
+        },
         b'O' => {
             if b.len() < 3 {
                 return Decoded::Incomplete;
@@ -163,20 +173,52 @@ fn decode_one(b: &[u8]) -> Decoded {
             _ => Decoded::Event(key_event(Key::plain(KeyCode::Escape), &b[..1]), 1),
         },
         0x1b => Decoded::Event(key_event(Key::plain(KeyCode::Escape), &b[..1]), 1),
-        _ => {
-            // Alt + a key.
-            match decode_plain(&b[1..]) {
-                Decoded::Event(InputEvent::Key { mut key, .. }, used) => {
-                    key.alt = true;
-                    Decoded::Event(key_event(key, &b[..1 + used]), 1 + used)
-                }
-                Decoded::Event(_, used) => {
-                    Decoded::Event(InputEvent::Raw(b[..1 + used].to_vec()), 1 + used)
-                }
-                other => other,
-            }
-        }
+        _ => decode_alt(b),
     }
+}
+
+/// Alt + a key: ESC before it.
+fn decode_alt(b: &[u8]) -> Decoded {
+    match decode_plain(&b[1..]) {
+        Decoded::Event(InputEvent::Key { mut key, .. }, used) => {
+            key.alt = true;
+            Decoded::Event(key_event(key, &b[..1 + used]), 1 + used)
+        }
+        Decoded::Event(_, used) => {
+            Decoded::Event(InputEvent::Raw(b[..1 + used].to_vec()), 1 + used)
+        }
+        other => other,
+    }
+}
+
+/// `ESC ] 10 ; <colour> ST` or `ESC ] 11 ; ...` (ST: `ESC \` or BEL), the answer to the
+/// client's query of the terminal's default colours; None when `b` is not one (then `ESC ]`
+/// is Alt + `]`, as a lone one at the end of a read always is).
+fn decode_colour_reply(b: &[u8]) -> Option<Decoded> {
+    const PREFIXES: [&[u8]; 2] = [b"\x1b]10;", b"\x1b]11;"];
+    let prefix = PREFIXES.iter().find(|p| b.starts_with(p));
+    let Some(prefix) = prefix else {
+        // A reply cut after `ESC ] 1`: wait for the rest.
+        let partial = PREFIXES.iter().any(|p| p.starts_with(b));
+        return partial.then_some(Decoded::Incomplete);
+    };
+    let body = &b[prefix.len()..];
+    let (end, terminator) = match body.iter().position(|&c| c == 0x07 || c == 0x1b) {
+        Some(at) if body[at] == 0x07 => (at, 1),
+        Some(at) if at + 1 < body.len() => (at, 2),
+        // `ESC` at the end: the `\` of the terminator is still to come.
+        Some(_) | None => return Some(Decoded::Incomplete),
+    };
+    let colour = std::str::from_utf8(&body[..end]).ok()?;
+    let slot = if prefix[3] == b'0' { 10 } else { 11 };
+    let used = prefix.len() + end + terminator;
+    Some(Decoded::Event(
+        InputEvent::TerminalColour {
+            slot,
+            colour: colour.to_string(),
+        },
+        used,
+    ))
 }
 
 fn decode_plain(b: &[u8]) -> Decoded {
@@ -357,6 +399,53 @@ pub fn encode_mouse(ev: &MouseEvent, x: u16, y: u16, sgr: bool) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_terminals_colour_answers_are_events_in_any_chunking() {
+        let answers = b"\x1b]11;rgb:1e1e/1e1e/1e1e\x1b\\\x1b]10;rgb:ffff/ffff/ffff\x07x";
+        // A read ending right after a reply's `ESC` or `ESC ]` is the Escape key or Alt + `]`
+        // (terminals write a reply in one piece); every other split point is fine.
+        let second = find(answers, b"\x1b]10").expect("second reply");
+        let splits = (3..answers.len()).filter(|&at| at != second + 1 && at != second + 2);
+        for split in splits {
+            let mut parser = InputParser::default();
+            let mut events = parser.feed(&answers[..split]);
+            events.extend(parser.feed(&answers[split..]));
+            assert_eq!(
+                events[..2],
+                [
+                    InputEvent::TerminalColour {
+                        slot: 11,
+                        colour: "rgb:1e1e/1e1e/1e1e".into()
+                    },
+                    InputEvent::TerminalColour {
+                        slot: 10,
+                        colour: "rgb:ffff/ffff/ffff".into()
+                    },
+                ],
+                "split at {split}"
+            );
+            assert!(
+                matches!(&events[2], InputEvent::Key { key, .. } if key.code == KeyCode::Char('x')),
+                "{events:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn alt_bracket_is_still_a_key() {
+        let mut parser = InputParser::default();
+        let events = parser.feed(b"\x1b]");
+        assert!(
+            matches!(&events[..], [InputEvent::Key { key, .. }] if key.alt && key.code == KeyCode::Char(']')),
+            "{events:?}"
+        );
+        let events = parser.feed(b"\x1b]a");
+        assert!(
+            matches!(&events[..], [InputEvent::Key { key, .. }, ..] if key.alt && key.code == KeyCode::Char(']')),
+            "{events:?}"
+        );
+    }
 
     fn keys(events: &[InputEvent]) -> Vec<String> {
         events

@@ -16,7 +16,7 @@ const DEADLINE: Duration = Duration::from_secs(30);
 
 /// Waits until the client's screen satisfies `wanted`; the screen. The panic shows the last
 /// screen.
-fn wait_screen(c: &Client, what: &str, wanted: impl Fn(&str) -> bool) -> String {
+pub(crate) fn wait_screen(c: &Client, what: &str, wanted: impl Fn(&str) -> bool) -> String {
     let deadline = std::time::Instant::now() + DEADLINE;
     loop {
         let screen = c.screen();
@@ -95,13 +95,15 @@ async fn the_card_docks_beside_the_pane_and_answers_its_keys() {
     wait_screen(&c, "the first card again", |s| {
         s.contains("◆ show_wait · fx") && s.contains("Running")
     });
-    // `o` and `c` with no view server running say why; `r` reads the resource again.
+    // `o` for a client without a display says why and shows the URL; `c` copies it; `r`
+    // reads the resource again.
     c.send("o");
     wait_screen(&c, "why o did not open", |s| {
-        s.contains("cannot open: the view server is not running")
+        s.contains("no local browser (no DISPLAY): open the URL below")
+            && s.contains("http://127.0.0.1:")
     });
     c.send("c");
-    wait_screen(&c, "why c did not copy", |s| s.contains("no URL yet"));
+    wait_screen(&c, "the copy", |s| s.contains("URL copied (OSC 52)"));
     c.send("r");
     wait_screen(&c, "the reload", |s| {
         s.contains("reloading") && s.contains("Running  ○ not open")
@@ -165,8 +167,23 @@ async fn a_client_over_ssh_sees_the_tunnel_line_and_a_narrow_pane_the_strip() {
     c.prefix("a");
     waiting.abort();
     call_text(&agent, "fx-show_time").await;
+    // The ports the view server took (41880 and 41881 unless another server holds them).
+    let rows = crate::e2e_mcp_views::views(&env).await;
+    let url = rows
+        .iter()
+        .rev()
+        .find_map(|r| r["url"].as_str())
+        .expect("a view URL")
+        .to_string();
+    let port: u16 = url
+        .trim_start_matches("http://127.0.0.1:")
+        .split('/')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("the URL's port");
+    let tunnel = format!("ssh -L {port}:127.0.0.1:{port} -L ");
     wait_screen(&c, "the tunnel line", |s| {
-        s.contains("ssh -L 41880:127.0.0.1:41880 -L 41881:127.0.0.1:41881 ana@10.0.0.1")
+        s.contains(&tunnel) && s.contains("ana@10.0.0.1")
     });
 
     // Two panes side by side on a narrower terminal leave this one under 40 columns beside

@@ -18,7 +18,7 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 
 /// What the fixture's `show_time` answers.
-const TIME_TEXT: &str = "fixture time 12:00";
+pub(crate) const TIME_TEXT: &str = "fixture time 12:00";
 
 /// An agent on `/mcp-hosted` in the pane with `surface`.
 pub(crate) async fn agent_in(env: &Env, surface: &str) -> RunningService<RoleClient, Listener> {

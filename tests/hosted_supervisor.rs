@@ -218,3 +218,37 @@ async fn a_secret_the_unusable_secret_service_holds_is_named_not_missing() {
         "`ev` needs API_KEY: stored in the Secret Service, which is unavailable now (no session bus)"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_list_changes_reach_whoever_follows_them_for_its_views() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let registry = Registry::default();
+    let supervisor = Supervisor::new(
+        registry.clone(),
+        Arc::new(FileStore::new(dir.path().join("mcp-secrets.json"))),
+    );
+    let mut changes = supervisor.subscribe();
+    let mut lists = registry.upstream_changes();
+    let fixture = hosted_support::fixture::mcp_fixture();
+    supervisor.start(entry("fx", &fixture.display().to_string(), vec![], vec![]));
+    wait_for(&mut changes, "fx", |s| {
+        matches!(s, ServerState::Ready { .. })
+    })
+    .await;
+    let server = registry.get("fx").expect("ready");
+    server
+        .peer
+        .call_tool(CallToolRequestParams::new("add_tool"))
+        .await
+        .expect("add_tool");
+    let (alias, message) = tokio::time::timeout(DEADLINE, lists.recv())
+        .await
+        .expect("a list change within the deadline")
+        .expect("the channel is open");
+    assert_eq!(alias, "fx");
+    assert_eq!(
+        message["method"], "notifications/tools/list_changed",
+        "{message}"
+    );
+    supervisor.stop("fx");
+}

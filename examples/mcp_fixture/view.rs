@@ -47,6 +47,30 @@ pub fn list() -> Result<ListResourcesResult, ErrorData> {
     .map_err(|e| ErrorData::internal_error(e.to_string(), None))
 }
 
+/// The view: a minimal MCP App that shakes hands with its host and shows the tool's input
+/// and result it is sent (the browser end-to-end test reads `#input` and `#result`).
+const VIEW_HTML: &str = r#"<!doctype html><title>fixture time</title>
+<p id="time">12:00</p><p id="status"></p><p id="input"></p><p id="result"></p>
+<script>
+const send = (message) => window.parent.postMessage(message, "*");
+const show = (id, text) => { document.getElementById(id).textContent = text; };
+window.addEventListener("message", (event) => {
+  const m = event.data || {};
+  if (m.id === 1 && m.result) {
+    show("status", "host " + m.result.hostInfo.name + " " + m.result.protocolVersion);
+    send({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
+  } else if (m.method === "ui/notifications/tool-input") {
+    show("input", JSON.stringify(m.params.arguments));
+  } else if (m.method === "ui/notifications/tool-result") {
+    show("result", m.params.content.map((c) => c.text).join(""));
+  } else if (m.id !== undefined && m.method === "ui/resource-teardown") {
+    send({ jsonrpc: "2.0", id: m.id, result: {} });
+  }
+});
+send({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {
+  appInfo: { name: "fixture", version: "1" }, appCapabilities: {}, protocolVersion: "2026-01-26" } });
+</script>"#;
+
 /// `resources/read` of the view.
 pub fn read(request: &ReadResourceRequestParams) -> Result<ReadResourceResult, ErrorData> {
     if request.uri != VIEW_URI {
@@ -59,7 +83,7 @@ pub fn read(request: &ReadResourceRequestParams) -> Result<ReadResourceResult, E
         "contents": [{
             "uri": VIEW_URI,
             "mimeType": "text/html;profile=mcp-app",
-            "text": "<!doctype html><title>fixture time</title><p id=\"time\">12:00</p>",
+            "text": VIEW_HTML,
             "_meta": {"ui": {"csp": {"connectDomains": ["http://127.0.0.1:9", "*"]}}},
         }]
     }))

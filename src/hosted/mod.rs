@@ -28,6 +28,7 @@ pub mod step_up;
 pub mod supervisor;
 pub mod tools_cache;
 pub mod validate;
+pub mod view_upstream;
 pub mod views;
 pub mod views_list;
 pub mod wire;

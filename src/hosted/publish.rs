@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::{Arc, RwLock};
 
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult,
@@ -134,6 +134,10 @@ pub struct Registry {
     prompts: Arc<SignInPrompts>,
     /// The servers' elicitations waiting for the user (the elicitation panel's source).
     elicitations: Arc<super::elicit::Elicitations>,
+    /// The servers' `notifications/tools/list_changed` and `resources/list_changed`, as
+    /// `(alias, message)`, for the MCP App views of each server (they are forwarded to its
+    /// pages).
+    upstream_changes: broadcast::Sender<(String, serde_json::Value)>,
 }
 
 impl Default for Registry {
@@ -144,6 +148,7 @@ impl Default for Registry {
             readiness: Arc::new(watch::Sender::new(0)),
             prompts: Arc::default(),
             elicitations: Arc::default(),
+            upstream_changes: broadcast::channel(64).0,
         }
     }
 }
@@ -159,6 +164,21 @@ impl Registry {
     /// them in the panel and answers them.
     pub fn elicitations(&self) -> &Arc<super::elicit::Elicitations> {
         &self.elicitations
+    }
+
+    /// Follows the servers' list changes (see `upstream_changes`).
+    pub fn upstream_changes(&self) -> broadcast::Receiver<(String, serde_json::Value)> {
+        self.upstream_changes.subscribe()
+    }
+
+    /// Server `alias` sent `notifications/<what>/list_changed`.
+    pub fn upstream_list_changed(&self, alias: &str, what: &str) {
+        let message = serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": format!("notifications/{what}/list_changed"),
+        });
+        // Nobody following (no view server) is fine.
+        let _ = self.upstream_changes.send((alias.to_string(), message));
     }
 
     /// Publishes (or replaces) a ready server's tools.
@@ -487,6 +507,36 @@ fn transport_session(context: &RequestContext<RoleServer>) -> Option<&str> {
         .ok()
 }
 
+/// What a call's MCP App view is told as the call goes (`hosted::views::ViewCall`).
+/// Publishing knows nothing of views beyond these two traits, so the views module may use
+/// publishing's types without the two importing each other.
+pub trait CallWatch: Send + Sync {
+    /// The upstream `tools/call` went out with `upstream`.
+    fn sent(&self, upstream: &rmcp::model::RequestId);
+    /// The call returned `result` (unchanged).
+    fn result(self: Box<Self>, result: &CallToolResult);
+    /// The call ended without a result.
+    fn cancelled(self: Box<Self>, reason: &str);
+}
+
+/// The future of [`ViewStarter::begin`].
+pub type ViewBegun<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Option<Box<dyn CallWatch>>> + Send + 'a>>;
+
+/// Starts the MCP App view of a call (`hosted::views::ViewWire`).
+pub trait ViewStarter: Send + Sync {
+    /// The view of a call of `published` (original name `original`) on `server`, or None for
+    /// a plain call.
+    fn begin<'a>(
+        &'a self,
+        server: &'a Arc<PublishedServer>,
+        published: &'a str,
+        original: &'a str,
+        arguments: Option<&'a serde_json::Map<String, serde_json::Value>>,
+        caller: Option<Caller>,
+    ) -> ViewBegun<'a>;
+}
+
 /// The handler of one agent's calyx-mcp session.
 #[derive(Clone)]
 pub struct HostedHandler {
@@ -497,7 +547,7 @@ pub struct HostedHandler {
     /// The caller named at `initialize` (or by a later request's headers).
     caller: Arc<std::sync::Mutex<Option<Caller>>>,
     /// MCP App views (None: calls create none, as in tests over a pipe).
-    views: Option<super::views::ViewWire>,
+    views: Option<Arc<dyn ViewStarter>>,
 }
 
 impl HostedHandler {
@@ -511,7 +561,7 @@ impl HostedHandler {
     }
 
     /// This handler creating views for calls of tools with a `ui://` resource.
-    pub fn with_views(mut self, views: super::views::ViewWire) -> Self {
+    pub fn with_views(mut self, views: Arc<dyn ViewStarter>) -> Self {
         self.views = Some(views);
         self
     }
@@ -628,7 +678,7 @@ impl ServerHandler for HostedHandler {
             .registry
             .elicitations()
             .call_started(&server.alias, surface);
-        let mut answer = forward_call(&server, upstream.clone(), &context, view.as_ref()).await;
+        let mut answer = forward_call(&server, upstream.clone(), &context, view.as_deref()).await;
         if let Err(ForwardError::UrlsNeeded(needed)) = &answer {
             // -32042: the user opens the pages in the elicitation panel, then the call once
             // more (see `elicit::required`).
@@ -642,7 +692,7 @@ impl ServerHandler for HostedHandler {
                 }
                 return Ok(CallToolResult::error(vec![ContentBlock::text(sentence)]).into());
             }
-            answer = forward_call(&server, upstream.clone(), &context, view.as_ref()).await;
+            answer = forward_call(&server, upstream.clone(), &context, view.as_deref()).await;
         }
         if let Err(ForwardError::Challenge(challenge)) = answer {
             // Step-up (or a sign-in again): the prompt, then the same call once more.
@@ -656,7 +706,7 @@ impl ServerHandler for HostedHandler {
                 }
                 return Ok(CallToolResult::error(vec![ContentBlock::text(sentence)]).into());
             }
-            answer = match forward_call(&server, upstream, &context, view.as_ref()).await {
+            answer = match forward_call(&server, upstream, &context, view.as_deref()).await {
                 Err(ForwardError::Challenge(_)) => Err(ForwardError::Upstream(
                     "the server still refuses the call after the sign-in".into(),
                 )),
@@ -740,7 +790,7 @@ async fn forward_call(
     server: &PublishedServer,
     params: CallToolRequestParams,
     context: &RequestContext<RoleServer>,
-    view: Option<&super::views::ViewCall>,
+    view: Option<&dyn CallWatch>,
 ) -> Result<CallToolResponse, ForwardError> {
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let mut handle = server

@@ -73,7 +73,7 @@ impl HostedRoute {
             move || {
                 HostedHandler::new(registry.clone())
                     .with_sessions(sessions.clone())
-                    .with_views(views.clone())
+                    .with_views(std::sync::Arc::new(views.clone()))
             },
             self.sessions.clone(),
             limits,

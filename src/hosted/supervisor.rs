@@ -501,9 +501,15 @@ async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Co
         service.service().tools_changed(),
         task_required,
     )));
+    let resources_told = AbortOnDrop(tokio::spawn(tell_resource_changes(
+        shared.clone(),
+        alias.to_string(),
+        service.service().resources_changed(),
+    )));
     // Ends when the transport closes: the process exited or closed its stdout.
     let _ = service.waiting().await;
     drop(relister);
+    drop(resources_told);
     // Agents keep seeing the tools while the server reconnects (the caller withdraws them
     // after 60 s or when it gives up).
     shared.registry.hold_live(alias, |server| {
@@ -523,6 +529,14 @@ async fn serve_until_dropped(shared: &Shared, entry: &ServerEntry, connected: Co
 
 /// Re-lists a ready server each time it says `notifications/tools/list_changed`, and publishes
 /// the new list (which tells the agents, see `route`). A failed re-list keeps the old tools.
+/// Tells the server's views each `notifications/resources/list_changed` it sends.
+async fn tell_resource_changes(shared: Shared, alias: String, changed: Arc<tokio::sync::Notify>) {
+    loop {
+        changed.notified().await;
+        shared.registry.upstream_list_changed(&alias, "resources");
+    }
+}
+
 async fn relist_on_change(
     shared: Shared,
     alias: String,
@@ -531,6 +545,8 @@ async fn relist_on_change(
 ) {
     loop {
         changed.notified().await;
+        // The server's views hear it whatever agents see (app-only tools change too).
+        shared.registry.upstream_list_changed(&alias, "tools");
         let Some(current) = shared.registry.get(&alias) else {
             return;
         };

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use calyx_integrations::AgentKind;
 use serde_json::Value;
 
-use super::publish::{Caller, PublishedServer, Registry};
+use super::publish::{CallWatch, Caller, PublishedServer, Registry, ViewBegun, ViewStarter};
 use crate::layout::PaneId;
 use crate::views::hub::ViewHub;
 use crate::views::registry::{NewView, ViewId, ViewState};
@@ -122,7 +122,8 @@ impl ViewWire {
             agent: found.agent.or(header_kind),
             conversation: found.conversation,
         };
-        let arguments = arguments.cloned().map_or(Value::Null, Value::Object);
+        // A call without arguments has none: the view's tool-input says `{}`.
+        let arguments = Value::Object(arguments.cloned().unwrap_or_default());
         let created = match self.hub.create(origin, tool, arguments) {
             Ok(created) => created,
             Err(e) => {
@@ -286,6 +287,37 @@ impl ViewCall {
     pub fn cancelled(mut self, reason: &str) {
         self.ended = true;
         self.hub.tool_cancelled(self.id, reason);
+    }
+}
+
+impl CallWatch for ViewCall {
+    fn sent(&self, upstream: &rmcp::model::RequestId) {
+        ViewCall::sent(self, upstream);
+    }
+
+    fn result(self: Box<Self>, result: &rmcp::model::CallToolResult) {
+        ViewCall::result(*self, result);
+    }
+
+    fn cancelled(self: Box<Self>, reason: &str) {
+        ViewCall::cancelled(*self, reason);
+    }
+}
+
+impl ViewStarter for ViewWire {
+    fn begin<'a>(
+        &'a self,
+        server: &'a Arc<PublishedServer>,
+        published: &'a str,
+        original: &'a str,
+        arguments: Option<&'a serde_json::Map<String, Value>>,
+        caller: Option<Caller>,
+    ) -> ViewBegun<'a> {
+        Box::pin(async move {
+            ViewWire::begin(self, server, published, original, arguments, caller)
+                .await
+                .map(|call| Box::new(call) as Box<dyn CallWatch>)
+        })
     }
 }
 

@@ -196,23 +196,17 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
             None
         }
     };
-    // One thread for the owner and the client connections: they do little work each (parsing
-    // happens on pane reader threads), and keeping them together saves a cross-thread wake-up
-    // on every hop of the keystroke-to-echo path.
+    // One thread for the owner, the connections, the HTTP endpoint and the hosted servers' and
+    // views' traffic: they do little work each (parsing happens on pane reader threads), and
+    // keeping them together saves a cross-thread wake-up on every hop of the keystroke-to-echo
+    // path. A second, multi-threaded runtime for the endpoint and hosted calls was measured
+    // (docs/performance.md, hosting benchmark): on two cores it lowered hosted throughput from
+    // 56% to 40% of a direct server and added 0.14 ms to a call's p50, since the benchmark's own
+    // client and server already fill both cores and the extra wake-ups cost more than they win.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("failed to start the async runtime")?;
-    // The agent endpoint and the hosted MCP servers' connections get a runtime of their own, on
-    // both cores: a burst of hosted tool calls (JSON in and out twice per call) then neither
-    // caps at one core nor delays a keystroke. They reach the owner through channels only.
-    let endpoint_runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name("calyx-endpoint")
-        .enable_all()
-        .build()
-        .context("failed to start the endpoint's async runtime")?;
-    let on_endpoint = endpoint_runtime.handle().clone();
     runtime.block_on(async move {
         let listener = match &start {
             Start::Fresh(socket) => bind(socket).await?,
@@ -249,28 +243,21 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
             crate::hosted::views::ViewWire::new(config.mcp_apps.views, Some(lookup));
         let views = hosted_route.views.clone();
         let hosted_registry = hosted_route.registry.clone();
-        let endpoint = on_endpoint
-            .spawn(start_endpoint(
-                tx.clone(),
-                mcp_tools.clone(),
-                peers.clone(),
-                hosted_route.clone(),
-                open_files,
-                inherited_endpoint,
-            ))
-            .await
-            .unwrap_or_else(|e| {
-                tracing::error!("agent endpoint did not start: {e}");
-                None
-            });
-        let hosting = on_endpoint
-            .spawn(start_hosting(
-                hosted_route,
-                config.mcp_secret_store,
-                config.mcp_client_metadata_url.clone(),
-            ))
-            .await
-            .unwrap_or_else(|e| Err(format!("starting hosted MCP servers failed: {e}")));
+        let endpoint = start_endpoint(
+            tx.clone(),
+            mcp_tools.clone(),
+            peers.clone(),
+            hosted_route.clone(),
+            open_files,
+            inherited_endpoint,
+        )
+        .await;
+        let hosting = start_hosting(
+            hosted_route,
+            config.mcp_secret_store,
+            config.mcp_client_metadata_url.clone(),
+        )
+        .await;
         let signal_tx = tx.clone();
         tokio::spawn(async move {
             use tokio::signal::unix::{signal, SignalKind};
@@ -298,6 +285,29 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
         );
         let mut server = Server::new(config, errors, socket.display().to_string(), tx, mcp_tools);
         server.peers = peers;
+        match crate::server::io::view_server::start(
+            views.hub.clone(),
+            hosted_registry.clone(),
+            // A view's Open Link and Send Message wait for the user in the approval panel.
+            crate::server::io::view_server::app_actions(
+                views.hub.clone(),
+                crate::views::app_requests::AppRequests::new(server.tx.clone()),
+            ),
+            &server.state.config.mcp_apps,
+        )
+        .await
+        {
+            Ok(handle) => {
+                let ports = handle.ports();
+                tracing::info!(
+                    "MCP App views on 127.0.0.1:{} (sandbox {})",
+                    ports.host,
+                    ports.sandbox
+                );
+                server.view_server = Some(handle);
+            }
+            Err(e) => tracing::warn!("the MCP App view server did not start: {e:#}"),
+        }
         server.views = views;
         server.hosted_registry = hosted_registry;
         server.watch_views();
@@ -336,9 +346,8 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
         tracing::info!("calyx server exiting");
         Ok::<(), anyhow::Error>(())
     })?;
-    // Give writer tasks no chance to linger: the runtimes are dropped here.
+    // Give writer tasks no chance to linger: the runtime is dropped here.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
-    endpoint_runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     Ok(())
 }
 

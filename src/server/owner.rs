@@ -87,6 +87,11 @@ pub struct Server {
     pub(crate) peers: std::sync::Arc<crate::mcp::PeerRegistry>,
     /// The user's hosted MCP servers (None in tests that run without them).
     pub(crate) hosting: Option<std::sync::Arc<crate::hosted::host::Hosting>>,
+    /// The MCP App view server (None: it could not bind, or the server is under test).
+    pub(crate) view_server: Option<crate::views::server::ViewServerHandle>,
+    /// The default foreground and background the last attached terminal reported (OSC 10,
+    /// OSC 11): the pages' theme follows them.
+    pub(crate) terminal_colours: crate::server::io::view_server::TerminalColours,
     /// MCP App views: the hub shared with `/mcp-hosted` and the view server.
     pub(crate) views: crate::hosted::views::ViewWire,
     /// The hosted servers' published tools, for re-reading a view's resource (`r`).
@@ -100,6 +105,28 @@ pub struct Server {
 }
 
 impl Server {
+    /// A terminal answered the colour query with `colour` for OSC `slot` (10 foreground, 11
+    /// background): open pages get the new look when it changes it.
+    pub(crate) fn terminal_colour(&mut self, slot: u8, colour: &str) {
+        let Some(rgb) = crate::views::protocol::parse_terminal_colour(colour) else {
+            return;
+        };
+        let before = self.terminal_colours;
+        match slot {
+            10 => self.terminal_colours.foreground = Some(rgb),
+            _ => self.terminal_colours.background = Some(rgb),
+        }
+        if self.terminal_colours == before {
+            return;
+        }
+        if let Some(view_server) = &self.view_server {
+            view_server.set_look(crate::server::io::view_server::look(
+                &self.state.config.mcp_apps,
+                self.terminal_colours,
+            ));
+        }
+    }
+
     /// A server with no sessions.
     pub fn new(
         config: Config,
@@ -148,6 +175,8 @@ impl Server {
             mcp_tools,
             peers: Default::default(),
             hosting: None,
+            view_server: None,
+            terminal_colours: Default::default(),
             views: Default::default(),
             hosted_registry: Default::default(),
             hosting_unavailable: None,
@@ -233,6 +262,13 @@ impl Server {
             ..Default::default()
         });
         self.views.set_enabled(config.mcp_apps.views);
+        if let Some(view_server) = &self.view_server {
+            // Open pages get host-context-changed with what changed.
+            view_server.set_look(crate::server::io::view_server::look(
+                &config.mcp_apps,
+                self.terminal_colours,
+            ));
+        }
         let borders = config.pane_borders;
         self.state.config = config;
         self.state.set_pane_borders(borders);

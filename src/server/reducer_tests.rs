@@ -726,3 +726,27 @@ fn open_browser_local_opens_a_new_view_in_a_local_clients_browser_once() {
     });
     assert_eq!(text, format!("{url}\n{third}\n"), "not {quiet}");
 }
+
+#[test]
+fn the_terminals_colour_answers_are_kept_and_never_reach_the_pane() {
+    let mut h = Harness::new(24, 80);
+    let pane = h.active();
+    h.keys(b"\x1b]11;rgb:ffff/ffff/ffff\x1b\\\x1b]10;rgb:0000/0000/0000\x07abc\r");
+    let text = h.wait_pane(pane, "abc");
+    assert!(
+        !text.contains("rgb"),
+        "the answer reached the pane: {text:?}"
+    );
+    let colours = h.server.terminal_colours;
+    assert_eq!(
+        colours.background,
+        Some(crate::views::protocol::Rgb(255, 255, 255))
+    );
+    assert_eq!(
+        colours.foreground,
+        Some(crate::views::protocol::Rgb(0, 0, 0))
+    );
+    // A light background makes the pages' theme light.
+    let look = crate::server::io::view_server::look(&h.server.state.config.mcp_apps, colours);
+    assert_eq!(look.theme, "light", "{look:?}");
+}

@@ -1,6 +1,7 @@
 //! What the hosted-server tests share: the real server-everything from npm, and the project's
 //! fixture server.
 
+pub mod apps;
 pub mod fixture;
 pub mod oauth_server;
 

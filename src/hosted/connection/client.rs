@@ -59,6 +59,8 @@ pub struct HostedClient {
     tools_changed: std::sync::Arc<tokio::sync::Notify>,
     /// The views' resources read on this connection (dropped on `resources/list_changed`).
     resources: crate::hosted::resource_cache::ResourceCache,
+    /// Woken by the server's `notifications/resources/list_changed` (told to its views).
+    resources_changed: std::sync::Arc<tokio::sync::Notify>,
 }
 
 impl HostedClient {
@@ -94,7 +96,13 @@ impl HostedClient {
             progress: Default::default(),
             tools_changed: Default::default(),
             resources: Default::default(),
+            resources_changed: Default::default(),
         }
+    }
+
+    /// Woken when the server says its resource list changed.
+    pub fn resources_changed(&self) -> std::sync::Arc<tokio::sync::Notify> {
+        self.resources_changed.clone()
     }
 
     /// Woken when the server says its tool list changed.
@@ -137,6 +145,7 @@ impl ClientHandler for HostedClient {
         _context: rmcp::service::NotificationContext<RoleClient>,
     ) {
         self.resources.clear();
+        self.resources_changed.notify_one();
     }
 
     async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {

@@ -39,6 +39,11 @@ impl Server {
             self.focus_report(client, on);
             return;
         }
+        // The terminal's default colours, asked for at attach: the MCP App pages' theme.
+        if let InputEvent::TerminalColour { slot, colour } = &event {
+            self.terminal_colour(*slot, colour);
+            return;
+        }
         let mode = match self.state.clients.get(&client) {
             Some(c) => c.mode.clone(),
             None => return,
@@ -205,7 +210,7 @@ impl Server {
             }
             (ClientMode::Normal, InputEvent::Mouse(ev)) => self.mouse(client, ev),
             // Handled above.
-            (ClientMode::Normal, InputEvent::Focus(_)) => {}
+            (ClientMode::Normal, InputEvent::Focus(_) | InputEvent::TerminalColour { .. }) => {}
             (ClientMode::Normal, InputEvent::Raw(raw)) => {
                 if let Some(pane) = self.focused_pane(client) {
                     let targets = self.synchronized_peers(client, pane);

@@ -11,3 +11,4 @@ pub mod processes;
 pub mod shell_integration;
 pub mod socket;
 pub mod terminal;
+pub mod view_server;

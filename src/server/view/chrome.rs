@@ -215,7 +215,11 @@ impl Chrome {
             })
             .collect();
         let mut panes = panes;
-        let docks = super::view_card::dock_slots(state, c, &mut panes);
+        let docks = super::view_card::dock_slots(
+            state,
+            c,
+            panes.iter_mut().map(|slot| (slot.id, &mut slot.inner)),
+        );
         let view_list = match mode {
             ClientMode::ViewList { selected } => Some(super::view_list::ViewListKey {
                 rows: state.view_rows.iter().map(|r| r.text.clone()).collect(),

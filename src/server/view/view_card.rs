@@ -11,19 +11,22 @@ use ratatui::style::{Color, Modifier, Style};
 use crate::server::model::dock::{split, tunnel_line, Card, Dock, DockSplit};
 use crate::server::model::state::{Client, ClientMode, State};
 
-use super::chrome::PaneSlot;
-
-/// The docks of the panes `client` shows, each pane's slot given the rest of its area.
-pub fn dock_slots(state: &State, client: &Client, panes: &mut [PaneSlot]) -> Vec<DockSlot> {
+/// The docks of the panes `client` shows (each pane's id and the inside of its border), each
+/// pane given the rest of its area.
+pub fn dock_slots<'a>(
+    state: &State,
+    client: &Client,
+    panes: impl Iterator<Item = (crate::layout::PaneId, &'a mut ratatui::layout::Rect)>,
+) -> Vec<DockSlot> {
     let mut slots = Vec::new();
-    for slot in panes.iter_mut() {
-        let Some(dock) = state.docks.get(&slot.id).filter(|d| !d.cards.is_empty()) else {
+    for (id, inner) in panes {
+        let Some(dock) = state.docks.get(&id).filter(|d| !d.cards.is_empty()) else {
             continue;
         };
-        let area = split(slot.inner, dock.percent);
-        slot.inner = area.pane();
+        let area = split(*inner, dock.percent);
+        *inner = area.pane();
         let (focused, note) = match &client.mode {
-            ClientMode::ViewCard { pane, note } if *pane == slot.id => (true, note.clone()),
+            ClientMode::ViewCard { pane, note } if *pane == id => (true, note.clone()),
             _ => (false, None),
         };
         let env = |name: &str| {

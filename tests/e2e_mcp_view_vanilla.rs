@@ -1,0 +1,92 @@
+//! Issue 17's first browser test, with the real `@modelcontextprotocol/server-basic-vanillajs`
+//! hosted by a real calyx server: an agent in a pane calls `vanilla-get-time` through
+//! `/mcp-hosted`; the attached client shows the card (`Completed`, the time as the fallback
+//! text); the view's URL in headless Chromium shows that same time in the app's
+//! `#server-time`, and its "Get Server Time" button makes a second `tools/call get-time`
+//! through calyx to the server (a later time appears).
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::e2e_mcp_hosted::{calyx_ok, row_when, world};
+use crate::e2e_mcp_view_browser::{chromium, playwright_core};
+use crate::e2e_mcp_view_card::wait_screen;
+use crate::e2e_mcp_views::{agent_in, call_text, panes, views};
+use crate::hosted_support::apps::{apps_server, VANILLA};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vanilla_get_time_shows_its_card_and_its_app_calls_the_server_again() {
+    let (Some(chromium), Some(playwright)) = (chromium(), playwright_core()) else {
+        assert!(
+            std::env::var_os("CALYX_REQUIRE_BROWSER").is_none(),
+            "CALYX_REQUIRE_BROWSER is set but Chromium or playwright-core is missing"
+        );
+        eprintln!("skipped: Chromium or playwright-core is not installed");
+        return;
+    };
+    let Some(index) = apps_server(VANILLA) else {
+        return;
+    };
+    let env = world("");
+    let index = index.display().to_string();
+    calyx_ok(
+        &env,
+        &[
+            "mcp", "add", "vanilla", "--name", "Vanilla", "--", "node", &index, "--stdio",
+        ],
+    )
+    .await;
+    row_when(&env, "vanilla", |r| r["state"] == "ready").await;
+    let (_, surface) = panes(&env)[0].clone();
+    let c = env.client(&["attach", "-t", "hosted"], 30, 140);
+    c.wait_for("[hosted]");
+    let agent = agent_in(&env, &surface).await;
+
+    let time = call_text(&agent, "vanilla-get-time").await;
+    assert!(
+        time.contains('T') && time.ends_with('Z'),
+        "an ISO time: {time}"
+    );
+    wait_screen(&c, "the card with the time", |s| {
+        s.contains("◆ get-time · vanilla") && s.contains("Completed") && s.contains(&time)
+    });
+
+    let rows = views(&env).await;
+    let url = rows
+        .last()
+        .and_then(|v| v["url"].as_str())
+        .expect("the view's URL")
+        .to_string();
+    let script = format!("{}/tests/views/vanilla.mjs", env!("CARGO_MANIFEST_DIR"));
+    let run = tokio::process::Command::new("node")
+        .arg(script)
+        .arg(&url)
+        .arg(&playwright)
+        .arg(&chromium)
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(120), run)
+        .await
+        .expect("the browser run finishes in time")
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let seen: Value = stdout
+        .lines()
+        .last()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no result line; stdout {stdout}; stderr {stderr}"));
+    assert!(seen.get("error").is_none(), "{seen}\n{stderr}");
+    assert_eq!(seen["http"], 200, "{seen}");
+    assert_eq!(
+        seen["first"],
+        time.as_str(),
+        "the agent's result in the app: {seen}"
+    );
+    let second = seen["second"].as_str().unwrap_or_default();
+    assert!(
+        second > time.as_str(),
+        "Get Server Time asked the server again through calyx: {seen}\n{stderr}"
+    );
+}
