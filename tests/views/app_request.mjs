@@ -1,12 +1,15 @@
 // Opens the view of server-basic-vanillajs's get-time, served by a real calyx server, in
-// headless Chromium, types MESSAGE in its message box and presses Send Message: calyx asks the
-// user in its approval panel (the test answers with `calyx approve`). Prints one JSON line
-// with what the app logged of the answer ("Message accepted", "Message rejected", or its
-// send error; the app gives up after 5 s).
-// usage: node app_request.mjs URL PLAYWRIGHT_CORE_DIR CHROMIUM_PATH MESSAGE
+// headless Chromium, types TEXT in the box of BUTTON (`message`: Send Message, `link`: Open
+// Link) and presses it: calyx asks the user in its approval panel (the test answers). Prints
+// one JSON line with what the app logged of the answer ("Message accepted", "Open link request
+// accepted", their "rejected", or the send error; the app gives up on a message after 5 s).
+// usage: node app_request.mjs URL PLAYWRIGHT_CORE_DIR CHROMIUM_PATH BUTTON TEXT
 import { launch } from "./launch.mjs";
 
-const [url, playwrightDir, chromiumPath, message] = process.argv.slice(2);
+const [url, playwrightDir, chromiumPath, button, text] = process.argv.slice(2);
+const [box, press] = button === "link"
+  ? ["#link-url", "#open-link-btn"]
+  : ["#message-text", "#send-message-btn"];
 const out = {};
 let browser = null;
 try {
@@ -16,7 +19,7 @@ try {
   page.on("console", (m) => {
     const text = m.text();
     console.error("console", m.type(), text);
-    if (/Message (accepted|rejected)|Message send error/.test(text)) answers.push(text);
+    if (/Message (accepted|rejected)|Message send error|Open link request (accepted|rejected)/.test(text)) answers.push(text);
   });
   const response = await page.goto(url, { waitUntil: "load", timeout: 20000 });
   out.http = response ? response.status() : null;
@@ -25,8 +28,8 @@ try {
     .locator("#server-time")
     .filter({ hasText: /\d{4}-\d\d-\d\dT/ })
     .waitFor({ timeout: 20000 });
-  await inner.locator("#message-text").fill(message);
-  await inner.locator("#send-message-btn").click();
+  await inner.locator(box).fill(text);
+  await inner.locator(press).click();
   out.clicked = true;
   const deadline = Date.now() + 20000;
   while (answers.length === 0 && Date.now() < deadline) {
