@@ -220,6 +220,7 @@ fn approval_panel_at(
         note: None,
         keys_asleep: false,
         cut: summary.cut.as_deref(),
+        app_keys: None,
     };
     let area = Rect::new(0, 0, 80, 24);
     let scroll = match at {

@@ -12,6 +12,8 @@ pub enum Asker {
     /// calyx's `pane_run` / `pane_send_keys`, called by the agent of this CLI (the caller's
     /// pane has an agent row) or by an MCP client calyx knows no agent of (None).
     Tool(Option<AgentKind>),
+    /// An MCP App view (`ui/open-link`, `ui/message`): blocks no agent row, makes no rule.
+    App,
 }
 
 impl Asker {
@@ -19,7 +21,7 @@ impl Asker {
     pub fn hook(self) -> Option<AgentKind> {
         match self {
             Asker::Hook(kind) => Some(kind),
-            Asker::Tool(_) => None,
+            Asker::Tool(_) | Asker::App => None,
         }
     }
 
@@ -28,6 +30,7 @@ impl Asker {
         match self {
             Asker::Hook(kind) | Asker::Tool(Some(kind)) => kind.as_str(),
             Asker::Tool(None) => "mcp",
+            Asker::App => "app",
         }
     }
 
@@ -36,6 +39,7 @@ impl Asker {
         match self {
             Asker::Hook(kind) | Asker::Tool(Some(kind)) => kind.display_name(),
             Asker::Tool(None) => "An MCP client",
+            Asker::App => "An MCP App",
         }
     }
 }

@@ -17,6 +17,7 @@ use tokio::sync::oneshot;
 use tokio::time::Instant;
 
 use super::answer::{Decision, Outcome, Silence};
+use super::app::{AppKind, AppTarget, APP_EXPIRY};
 use super::asker::Asker;
 use super::gate::Schema;
 use super::redact::redact;
@@ -71,6 +72,8 @@ pub struct Pending {
     /// pass their `timeout_ms`, so the queue (not the caller) decides between a late allow and
     /// the timeout, and an allow can never type after the tool has answered "timeout".
     pub wait: Option<Duration>,
+    /// What an MCP App view asks (None: an agent's gate or calyx's own tool).
+    pub app: Option<AppTarget>,
     answer: Option<oneshot::Sender<Outcome>>,
 }
 
@@ -144,6 +147,8 @@ pub struct NewRequest {
     pub agent_id: Option<String>,
     /// A shorter wait than the schema's (see [`Pending::wait`]).
     pub wait: Option<Duration>,
+    /// An MCP App view's request (see [`super::app`]); None otherwise.
+    pub app: Option<AppTarget>,
     pub answer: oneshot::Sender<Outcome>,
 }
 
@@ -193,15 +198,18 @@ impl ApprovalQueue {
             created: now,
             created_wall: SystemTime::now(),
             wait: request.wait,
+            app: request.app,
             answer: Some(request.answer),
         };
         self.write_log(&pending, "requested", None);
-        let by_rule = self.rule_covers(
-            pending.pane,
-            pending.asker.as_str(),
-            &pending.tool,
-            &pending.subject,
-        );
+        // No rule ever answers an app request: its only "always" is the view's own.
+        let by_rule = pending.app.is_none()
+            && self.rule_covers(
+                pending.pane,
+                pending.asker.as_str(),
+                &pending.tool,
+                &pending.subject,
+            );
         if by_rule {
             pending.answer(Outcome::Decided(Decision::Allow));
             let outcome = allow_outcome(pending.schema);
@@ -339,8 +347,10 @@ impl ApprovalQueue {
         always: Option<Always>,
     ) -> Option<PaneId> {
         let at = self.pending.iter().position(|p| p.id == id)?;
+        // An app request's "always" is the view's (kept by `views::app_requests`), never a rule.
+        let app = self.pending[at].app.is_some();
         let rule = match always {
-            Some(a) => {
+            Some(a) if !app => {
                 let p = &self.pending[at];
                 let covers = covers_for(&p.subject, a.breadth)?;
                 let rule = Rule {
@@ -353,7 +363,7 @@ impl ApprovalQueue {
                 self.next_rule += 1;
                 Some(rule)
             }
-            None => None,
+            _ => None,
         };
         let mut pending = self.pending.remove(at);
         if let Some(rule) = &rule {
@@ -385,6 +395,7 @@ impl ApprovalQueue {
             let covered: Vec<u64> = self
                 .pending
                 .iter()
+                .filter(|p| p.app.is_none())
                 .filter(|p| rule.allows(p.pane, p.asker.as_str(), &p.tool, &p.subject))
                 .map(|p| p.id)
                 .collect();
@@ -403,6 +414,36 @@ impl ApprovalQueue {
     /// The hook process went away (agent interrupted, pane closed): forget the request.
     pub fn withdraw(&mut self, id: u64) -> Option<PaneId> {
         self.withdraw_as(id, "withdrawn")
+    }
+
+    /// Withdraws the app requests `which` picks (a newer one of the same view and kind replaces
+    /// them, their page went away, their view was removed): each view gets the refusal.
+    /// `outcome` says why, for the record. Returns whether any went.
+    pub fn withdraw_apps(&mut self, which: impl Fn(&AppTarget) -> bool, outcome: &str) -> bool {
+        let ids: Vec<u64> = self
+            .pending
+            .iter()
+            .filter(|p| p.app.as_ref().is_some_and(&which))
+            .map(|p| p.id)
+            .collect();
+        for id in &ids {
+            self.withdraw_as(*id, outcome);
+        }
+        !ids.is_empty()
+    }
+
+    /// The app request `id` is, if it is one still pending.
+    pub fn app_of(&self, id: u64) -> Option<&AppTarget> {
+        self.pending.iter().find(|p| p.id == id)?.app.as_ref()
+    }
+
+    /// Whether a pending app request of `view` asks `kind` (for tests and the panel).
+    pub fn app_pending(&self, view: crate::views::registry::ViewId, kind: AppKind) -> bool {
+        self.pending.iter().any(|p| {
+            p.app
+                .as_ref()
+                .is_some_and(|a| a.view == view && a.kind == kind)
+        })
     }
 
     /// Ends a request without a decision; `outcome` says why, for the record. If its hook still
@@ -495,6 +536,10 @@ impl ApprovalQueue {
     /// How long a request may wait: the queue's expiry, shorter for a schema whose CLI kills
     /// its hooks sooner (Hermes) or a request that asked for less.
     fn wait_of(&self, p: &Pending) -> Duration {
+        // An app request waits an hour (or what it asked): no hook process is cut off meanwhile.
+        if p.app.is_some() {
+            return p.wait.unwrap_or(APP_EXPIRY);
+        }
         [p.schema.max_wait(), p.wait]
             .into_iter()
             .flatten()

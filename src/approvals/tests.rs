@@ -53,6 +53,7 @@ fn request(pane: u32, schema: Schema, tool: &str) -> (NewRequest, Replies) {
             input: Some(json!({"command": "echo hi"})),
             agent_id: None,
             wait: None,
+            app: None,
             answer: tx,
         },
         rx,

@@ -289,10 +289,15 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
         match crate::server::io::view_server::start(
             views.hub.clone(),
             hosted_registry.clone(),
+            // A view's Open Link and Send Message wait for the user in the approval panel;
+            // the tools its page registers are published to its pane's agents.
             crate::server::io::view_server::with_app_tools(
                 app_tools.clone(),
                 views.hub.clone(),
-                crate::server::io::view_server::refuse_actions(),
+                crate::server::io::view_server::app_actions(
+                    views.hub.clone(),
+                    crate::views::app_requests::AppRequests::new(server.tx.clone()),
+                ),
             ),
             &server.state.config.mcp_apps,
         )
@@ -465,6 +470,7 @@ impl Server {
             Msg::PaneExited { pane, status } => self.pane_exited(pane, status),
             Msg::Endpoint(request) => self.endpoint_request(request),
             Msg::ApprovalWithdrawn { id } => self.approval_withdrawn(id),
+            Msg::App(msg) => self.app_message(msg),
             Msg::Mcp(op) => self.mcp_op(op),
             Msg::PaneWrite { pane, bytes, mark } => {
                 let next = self.next_command_seq(pane);

@@ -53,6 +53,8 @@ pub enum Msg {
     },
     /// The hook process behind a pending approval went away.
     ApprovalWithdrawn { id: u64 },
+    /// An MCP App view's request for the user, or its page giving up on one.
+    App(crate::approvals::app::AppMsg),
     /// The answer to a client's request that was worked out off the loop (`calyx mcp ...`).
     Reply {
         id: ClientId,

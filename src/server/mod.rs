@@ -21,6 +21,8 @@
 //!
 //! Modules never import each other in a circle: scripts/check-module-cycles.py checks it.
 
+#[cfg(test)]
+mod app_requests_tests;
 mod input;
 mod io;
 pub mod main_loop;

@@ -545,6 +545,7 @@ impl Harness {
                 input: None,
                 agent_id: None,
                 wait: None,
+                app: None,
                 answer: tx,
             },
             now,

@@ -6,8 +6,10 @@
 //! URL tokens ([`token`]), the shared records ([`hub`]), the host side of the protocol for one
 //! page as a pure state machine ([`protocol`]) and the view server that serves the host page,
 //! the sandbox page and each page's event stream and drives the protocol ([`server`]; its
-//! pages' HTML and script are built in from `assets/`).
+//! pages' HTML and script are built in from `assets/`), and what a view asks the user through
+//! the approval panel ([`app_requests`]).
 
+pub mod app_requests;
 pub mod csp;
 pub mod hub;
 pub mod protocol;

@@ -59,6 +59,9 @@ pub struct ApprovalView<'a> {
     pub keys_asleep: bool,
     /// What of the request is not shown (its middle, past a size cap), said in the title.
     pub cut: Option<&'a str>,
+    /// An MCP App's request: what `y` and `n` do in its own words (`Open`, `Cancel`); the
+    /// footer then offers those, `a` for this view, and moving on, none of a gate's rules.
+    pub app_keys: Option<(&'a str, &'a str)>,
 }
 
 /// A row of the body: styled pieces.
@@ -315,6 +318,20 @@ impl Widget for ApprovalView<'_> {
                 "a request appeared while you typed: the answer keys wake in a moment",
                 Style::default().fg(Color::LightYellow),
             ))
+        } else if let Some((yes, no)) = self.app_keys {
+            let mut spans = vec![
+                key("y"),
+                text(&format!(" {yes} ")),
+                key("n"),
+                text(&format!(" {no} ")),
+                key("a"),
+                text(" always for this view "),
+            ];
+            for (k, label) in &KEY_HINTS[KEY_HINTS.len() - 3..] {
+                spans.push(key(k));
+                spans.push(text(label));
+            }
+            Line::from(spans)
         } else {
             let mut spans = vec![key("y"), text(self.allow_label())];
             for (k, label) in KEY_HINTS {
@@ -393,9 +410,32 @@ mod tests {
             note,
             keys_asleep,
             cut: None,
+            app_keys: None,
         }
         .render(area, &mut buf);
         text_of(&buf)
+    }
+
+    #[test]
+    fn an_app_request_offers_its_own_words_and_no_rules() {
+        let area = Rect::new(0, 0, 120, 24);
+        let mut buf = Buffer::empty(area);
+        ApprovalView {
+            cli: "An MCP App",
+            tool: "Everything: Open Link",
+            app_keys: Some(("Open", "Cancel")),
+            ..Default::default()
+        }
+        .render(area, &mut buf);
+        let screen = text_of(&buf);
+        assert!(
+            screen.contains("y Open n Cancel a always for this view"),
+            "{screen}"
+        );
+        assert!(
+            !screen.contains("deny+stop") && !screen.contains(" all "),
+            "{screen}"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use crate::config::mcp_apps::{McpApps, Theme};
 use crate::hosted::app_tools::AppTools;
 use crate::hosted::view_upstream::{ActionAnswer, HostedUpstream};
+use crate::views::app_requests::AppRequests;
 use crate::views::hub::ViewHub;
 use crate::views::protocol::{codes, HostAction, HostLook, JsonRpcError};
 use crate::views::protocol::{parse_terminal_colour, LookSettings, Rgb, ThemeSetting};
@@ -48,27 +49,25 @@ fn accent(text: &str) -> Option<Rgb> {
     }
 }
 
-/// Until app requests reach the approval panel, a view's asks are refused (the spec's
-/// answer to a user who said no) and its notes logged.
-pub fn refuse_actions() -> ActionAnswer {
-    Arc::new(|view, action| {
+/// What a view asks of calyx: Open Link and Send Message go to the user through the approval
+/// panel ([`AppRequests::ask`], answered `{}` or the refusal); the rest (log lines, model
+/// context, a download offered, app tools) is only logged here. A view removed before its ask
+/// arrives gets the refusal.
+pub fn app_actions(hub: ViewHub, apps: AppRequests) -> ActionAnswer {
+    Arc::new(move |view, action| {
+        let (hub, apps) = (hub.clone(), apps.clone());
         Box::pin(async move {
-            match action {
-                HostAction::OpenLink { url } => {
-                    tracing::info!(%view, "MCP App view asked to open {url:?}: refused");
-                    Err(JsonRpcError::new(
-                        codes::SERVER_ERROR,
-                        "Link opening denied by user",
-                    ))
-                }
-                HostAction::SendMessage { .. } => Err(JsonRpcError::new(
-                    codes::SERVER_ERROR,
-                    "Message sending denied",
-                )),
+            let refusal = match &action {
+                HostAction::OpenLink { .. } => "Link opening denied by user",
+                HostAction::SendMessage { .. } => "Message sending denied",
                 other => {
-                    tracing::debug!(%view, "MCP App view: {}", describe(&other));
-                    Ok(json!({}))
+                    tracing::debug!(%view, "MCP App view: {}", describe(other));
+                    return Ok(json!({}));
                 }
+            };
+            match hub.get(view) {
+                Some(snapshot) => apps.ask(snapshot, action).await,
+                None => Err(JsonRpcError::new(codes::SERVER_ERROR, refusal)),
             }
         })
     })
@@ -119,4 +118,67 @@ pub async fn start(
     let handle = crate::views::server::start(hub, upstream, settings.view_port).await?;
     handle.set_look(look(settings, TerminalColours::default()));
     Ok(handle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::approvals::app::{AppKind, AppMsg};
+    use crate::approvals::{Decision, Outcome};
+    use crate::server::Msg;
+    use crate::views::registry::NewView;
+    use tokio::sync::mpsc;
+
+    #[tokio::test]
+    async fn a_views_asks_reach_the_owner_as_app_requests_and_notes_do_not() {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let hub = ViewHub::new();
+        let created = hub
+            .create(
+                NewView {
+                    pane: Some(2),
+                    alias: "Everything".into(),
+                    published_tool: "Everything-show".into(),
+                    original_tool: "show".into(),
+                    agent: None,
+                    conversation: None,
+                },
+                json!({}),
+                json!({}),
+            )
+            .expect("created");
+        let actions = app_actions(hub.clone(), AppRequests::new(tx));
+        let asking = tokio::spawn(actions(
+            created.id,
+            HostAction::OpenLink {
+                url: "https://example.com".into(),
+            },
+        ));
+        let Some(Msg::App(AppMsg::Ask(ask))) = rx.recv().await else {
+            panic!("the owner hears the request");
+        };
+        assert_eq!(ask.target.kind, AppKind::OpenLink);
+        assert_eq!(ask.target.text, "https://example.com");
+        assert_eq!(ask.server, "Everything");
+        let _ = ask.answer.send(Outcome::Decided(Decision::Allow));
+        assert_eq!(asking.await.ok(), Some(Ok(json!({}))));
+        // A note is only logged: nothing for the owner.
+        let note = actions(created.id, HostAction::Log { params: json!({}) }).await;
+        assert_eq!(note, Ok(json!({})));
+        assert!(rx.try_recv().is_err());
+        // A view gone before its ask arrived: refused without asking.
+        hub.remove(created.id);
+        let late = actions(
+            created.id,
+            HostAction::SendMessage {
+                params: json!({"role": "user", "content": [{"type": "text", "text": "x"}]}),
+            },
+        )
+        .await;
+        assert_eq!(
+            late,
+            Err(JsonRpcError::new(-32000, "Message sending denied"))
+        );
+        assert!(rx.try_recv().is_err());
+    }
 }

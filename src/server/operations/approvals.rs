@@ -95,6 +95,7 @@ impl Server {
             input: Some(input),
             agent_id: event.agent_id.clone(),
             wait: None,
+            app: None,
             answer: answer_tx,
         };
         let (id, waits) = self.approvals.add(request, Instant::now());
@@ -195,6 +196,26 @@ impl Server {
         decision: Decision,
         always: Option<crate::approvals::Always>,
     ) -> bool {
+        self.answer_request_by(None, id, decision, always)
+    }
+
+    /// [`Server::answer_request`] by `client` (None: `calyx approve/deny`, `!`): an MCP App's
+    /// request is carried out for it (its message copied to that client's clipboard), and its
+    /// "always" is the view's, never a rule.
+    pub(crate) fn answer_request_by(
+        &mut self,
+        client: Option<crate::server::model::ids::ClientId>,
+        id: u64,
+        decision: Decision,
+        always: Option<crate::approvals::Always>,
+    ) -> bool {
+        if self.approvals.app_of(id).is_some() {
+            let decision = match decision {
+                Decision::Allow if always.is_some() => Decision::AllowAlways,
+                other => other,
+            };
+            return self.answer_app(id, decision, client);
+        }
         // A rule set by this decision answers other pending requests too: each of their
         // agents moves on as well. (A request of calyx's own tools blocks no agent row.)
         let before: Vec<(u64, PaneId, AgentKind, String)> = self
@@ -223,8 +244,13 @@ impl Server {
             .pending()
             .iter()
             .map(|p| {
+                // A standalone view's request has no pane: it names its view instead.
+                let pane = match &p.app {
+                    Some(app) if app.pane.is_none() => format!("view {}", app.view),
+                    _ => format!("%{}", p.pane),
+                };
                 json!({
-                    "id": p.id, "pane": format!("%{}", p.pane), "cli": p.asker.as_str(), "tool": p.tool,
+                    "id": p.id, "pane": pane, "cli": p.asker.as_str(), "tool": p.tool,
                     "summary": crate::approvals::redact::redact(&p.summary.headline),
                     "waiting_seconds": now.duration_since(p.created).as_secs(), "state": "pending",
                 })

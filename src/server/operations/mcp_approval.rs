@@ -111,6 +111,7 @@ impl Server {
             input: None,
             agent_id: None,
             wait: Some(ask.timeout),
+            app: None,
             answer: answer_tx,
         };
         let (id, _) = self.approvals.add(request, Instant::now());

@@ -43,6 +43,9 @@ impl Server {
     /// A view was created, changed or removed: every client is drawn again (docks come and
     /// go, states change), and a new view opens in a local browser when the config says so.
     pub(crate) fn views_event(&mut self, event: HubEvent) {
+        if let HubEvent::Removed(id) = event {
+            self.app_view_removed(id);
+        }
         let created = match event {
             HubEvent::Created(id) => {
                 if self.state.config.mcp_apps.open_browser == OpenBrowser::Local {

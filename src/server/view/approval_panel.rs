@@ -55,6 +55,8 @@ pub struct PanelData {
     pub choices: String,
     /// The rules set, in words, and the selected one, while `r` lists them.
     pub rules_list: Option<(Vec<String>, usize)>,
+    /// An MCP App's request: what `y` and `n` do (see [`crate::approvals::app::AppKind`]).
+    pub app_keys: Option<(&'static str, &'static str)>,
 }
 
 impl PanelData {
@@ -75,6 +77,7 @@ impl PanelData {
             note: self.note,
             keys_asleep: self.keys_asleep,
             cut: self.cut.as_deref(),
+            app_keys: self.app_keys,
         }
     }
 
@@ -176,6 +179,12 @@ impl Server {
             Some((session, window)) => format!("%{} ({}:{window})", p.pane, visible(&session)),
             None => format!("%{}", p.pane),
         };
+        // An app request names its view (a standalone one has no pane).
+        let pane_label = match &p.app {
+            Some(app) if app.pane.is_none() => format!("view {} (standalone)", app.view),
+            Some(app) => format!("{pane_label} view {}", app.view),
+            None => pane_label,
+        };
         let suggestions: Vec<String> = p
             .suggestions
             .iter()
@@ -217,7 +226,11 @@ impl Server {
             note: p.schema.allow_note(),
             keys_asleep,
             cut: p.summary.cut.clone(),
-            choices: choices_line(&p.subject, self.approvals.rules().len()),
+            app_keys: p.app.as_ref().map(|a| a.kind.answers()),
+            choices: match &p.app {
+                Some(app) => app.kind.keys_line().to_string(),
+                None => choices_line(&p.subject, self.approvals.rules().len()),
+            },
             rules_list: c.panel.rules.map(|selected| {
                 let rules = self.approvals.rules();
                 let words = rules.iter().map(|r| r.describe()).collect();
@@ -352,10 +365,10 @@ impl Server {
         }
         match key.code {
             KeyCode::Char('y') => {
-                self.answer_request(id, Decision::Allow, None);
+                self.answer_request_by(Some(client), id, Decision::Allow, None);
             }
             KeyCode::Char('n') => {
-                self.answer_request(id, Decision::Deny { message: None }, None);
+                self.answer_request_by(Some(client), id, Decision::Deny { message: None }, None);
             }
             KeyCode::Char('x') => {
                 self.answer_request(id, Decision::DenyAndStop { message: None }, None);
@@ -363,7 +376,14 @@ impl Server {
             KeyCode::Char('m') => self.update_panel(client, |p| p.message = Some(String::new())),
             KeyCode::Char(k @ ('a' | 'A' | 'p' | 'P')) => self.answer_always(client, id, k),
             KeyCode::Char('r') => self.update_panel(client, |p| p.rules = Some(0)),
-            KeyCode::Char('!') => self.update_panel(client, |p| p.confirm_all = Some(pending)),
+            KeyCode::Char('!') => {
+                // MCP Apps' requests are each the user's own choice: `!` leaves them.
+                let gates: Vec<u64> = pending
+                    .into_iter()
+                    .filter(|id| self.approvals.app_of(*id).is_none())
+                    .collect();
+                self.update_panel(client, |p| p.confirm_all = Some(gates));
+            }
             KeyCode::Char(d @ '1'..='9') => {
                 let index = usize::from(d as u8 - b'1');
                 let suggestion = self
@@ -413,7 +433,7 @@ impl Server {
     /// `a`/`A`/`p`/`P`: allows request `id` and sets the rule the key makes (the panel named
     /// it); says so when the request has no such rule (no prefix to offer).
     fn answer_always(&mut self, client: ClientId, id: u64, key: char) {
-        if !self.answer_request(id, Decision::Allow, always_for_key(key)) {
+        if !self.answer_request_by(Some(client), id, Decision::Allow, always_for_key(key)) {
             self.message(
                 client,
                 "no wider rule for this request: a/A allow it always",
