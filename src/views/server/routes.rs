@@ -246,8 +246,11 @@ async fn rpc(
 }
 
 fn host_page(sandbox_port: u16) -> Response<Body> {
+    // CSP host sources cannot be IPv6 literals (Chromium drops `http://[::1]:N` with a
+    // warning), and the listeners are on 127.0.0.1 anyway.
     let frames: Vec<String> = LOOPBACK
         .iter()
+        .filter(|h| !h.starts_with('['))
         .map(|h| format!("http://{h}:{sandbox_port}"))
         .collect();
     let csp = format!(
