@@ -8,6 +8,8 @@ use std::sync::{Mutex, OnceLock};
 
 /// `@modelcontextprotocol/server-basic-vanillajs`, whose view has the four buttons.
 pub const VANILLA: &str = "@modelcontextprotocol/server-basic-vanillajs@2.0.3";
+/// `@modelcontextprotocol/server-system-monitor`, whose view polls an app-only tool.
+pub const SYSTEM_MONITOR: &str = "@modelcontextprotocol/server-system-monitor@2.0.3";
 /// `@modelcontextprotocol/server-budget-allocator`, whose view registers tools of its own
 /// (offline; run with `--stdio`).
 pub const BUDGET: &str = "@modelcontextprotocol/server-budget-allocator@2.0.3";
