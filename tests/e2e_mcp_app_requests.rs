@@ -122,10 +122,10 @@ async fn an_apps_send_message_waits_in_the_panel_and_calyx_approve_types_it_into
         "echo app-message-$((6*7))",
     );
     // The request waits in the queue as the app's (the app gives up after 5 s: answer fast).
-    let id = pending_app(&env, "vanilla: Send Message").await;
+    let id = pending_app(&env, "Vanilla: Send Message").await;
     // Every attached client's panel shows it, titled by the server.
     wait_screen(&c, "the app's request in the panel", |s| {
-        s.contains("vanilla: Send Message") && s.contains("Don't Send")
+        s.contains("Vanilla: Send Message") && s.contains("Don't Send")
     });
     calyx_ok(&env, &["approve", &id.to_string()]).await;
     assert_eq!(app_heard(browser).await, "Message accepted");
@@ -133,7 +133,7 @@ async fn an_apps_send_message_waits_in_the_panel_and_calyx_approve_types_it_into
     env.wait_capture(&pane, "app-message-42");
     let record =
         std::fs::read_to_string(env.path().join("state/calyx/approvals.jsonl")).unwrap_or_default();
-    assert!(record.contains("vanilla: Send Message"), "{record}");
+    assert!(record.contains("Vanilla: Send Message"), "{record}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -143,9 +143,9 @@ async fn an_apps_open_link_is_answered_with_the_panels_y() {
     };
     let link = "https://example.com/calyx-app-request";
     let browser = press_in_browser(&url, &playwright, &chromium, "link", link);
-    pending_app(&env, "vanilla: Open Link").await;
+    pending_app(&env, "Vanilla: Open Link").await;
     wait_screen(&c, "the link in the panel", |s| {
-        s.contains("vanilla: Open Link") && s.contains(link) && s.contains("Cancel")
+        s.contains("Vanilla: Open Link") && s.contains(link) && s.contains("Cancel")
     });
     c.send("y");
     assert_eq!(app_heard(browser).await, "Open link request accepted");
@@ -158,7 +158,7 @@ async fn an_apps_open_link_is_answered_with_the_panels_y() {
     assert!(
         listed["recent"].as_array().is_some_and(|r| r
             .iter()
-            .any(|r| r["tool"] == "vanilla: Open Link"
+            .any(|r| r["tool"] == "Vanilla: Open Link"
                 && r["state"] == "allow"
                 && r["by"] == "human")),
         "{listed}"

@@ -103,7 +103,8 @@ impl Published {
         }
     }
 
-    fn name(&self) -> &str {
+    /// The server's display name (`Everything`).
+    pub fn name(&self) -> &str {
         match self {
             Published::Live(s) => &s.name,
             Published::Held(h) => &h.name,

@@ -72,6 +72,13 @@ impl Server {
             answer,
         } = ask;
         let (view, kind) = (target.view, target.kind);
+        // The title names the server as the user named it (`Everything: Open Link`); the
+        // alias stands in when the server is gone from the list.
+        let server = self
+            .hosted_registry
+            .entry(&server)
+            .map(|published| published.name().to_string())
+            .unwrap_or(server);
         self.approvals.withdraw_apps(
             |a| a.view == view && a.kind == kind,
             "replaced by a newer request",
