@@ -2,8 +2,9 @@
 //! hosted by a real calyx server: an agent in a pane calls `vanilla-get-time` through
 //! `/mcp-hosted`; the attached client shows the card (`Completed`, the time as the fallback
 //! text); the view's URL in headless Chromium shows that same time in the app's
-//! `#server-time`, and its "Get Server Time" button makes a second `tools/call get-time`
-//! through calyx to the server (a later time appears).
+//! `#server-time`, its "Get Server Time" button makes a second `tools/call get-time`
+//! through calyx to the server (a later time appears), and its "Send Log" line is kept with
+//! the view (`calyx mcp views --json`).
 
 use std::time::Duration;
 
@@ -89,4 +90,14 @@ async fn vanilla_get_time_shows_its_card_and_its_app_calls_the_server_again() {
         second > time.as_str(),
         "Get Server Time asked the server again through calyx: {seen}\n{stderr}"
     );
+    // Send Log's text is kept with the view (the page may already be closed).
+    crate::e2e_mcp_hosted::eventually("the app's log line", || async {
+        let rows = views(&env).await;
+        let logs = rows
+            .last()
+            .map(|v| v["logs"].to_string())
+            .unwrap_or_default();
+        logs.contains("This is log text").then_some(())
+    })
+    .await;
 }

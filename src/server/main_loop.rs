@@ -286,6 +286,8 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
         );
         let mut server = Server::new(config, errors, socket.display().to_string(), tx, mcp_tools);
         server.peers = peers;
+        let app_requests = crate::views::app_requests::AppRequests::new(server.tx.clone());
+        app_requests.follow_removals(&views.hub);
         match crate::server::io::view_server::start(
             views.hub.clone(),
             hosted_registry.clone(),
@@ -294,10 +296,7 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
             crate::server::io::view_server::with_app_tools(
                 app_tools.clone(),
                 views.hub.clone(),
-                crate::server::io::view_server::app_actions(
-                    views.hub.clone(),
-                    crate::views::app_requests::AppRequests::new(server.tx.clone()),
-                ),
+                crate::server::io::view_server::app_actions(views.hub.clone(), app_requests),
             ),
             &server.state.config.mcp_apps,
         )

@@ -1,6 +1,7 @@
 // Opens the view of server-basic-vanillajs's get-time, served by a real calyx server, in
 // headless Chromium: prints one JSON line with the time the view showed from the agent's call
-// and the time after its "Get Server Time" button (a second tools/call through calyx).
+// and the time after its "Get Server Time" button (a second tools/call through calyx), then
+// presses "Send Log".
 // usage: node vanilla.mjs URL PLAYWRIGHT_CORE_DIR CHROMIUM_PATH
 import { launch } from "./launch.mjs";
 
@@ -24,6 +25,9 @@ try {
     await page.waitForTimeout(100);
     out.second = await time.innerText();
   }
+  // Send Log: a notifications/message the view server keeps with the view.
+  await inner.locator("#send-log-btn").click();
+  await page.waitForTimeout(300);
 } catch (e) {
   out.error = String(e);
 } finally {

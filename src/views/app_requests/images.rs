@@ -48,3 +48,19 @@ pub fn save(root: &Path, view: ViewId, n: u64, data: &[u8], ext: &str) -> std::i
     file.write_all(data)?;
     Ok(path)
 }
+
+/// Deletes view `view`'s image directory under `root`, when it is a real directory of this
+/// user (a symlink or a stranger's directory is left alone). Errors are only logged: nothing
+/// waits on it.
+pub fn remove_view(root: &Path, view: ViewId) {
+    let dir = root.join(view.to_string());
+    let Ok(meta) = std::fs::symlink_metadata(&dir) else {
+        return;
+    };
+    if !meta.file_type().is_dir() || meta.uid() != nix::unistd::getuid().as_raw() {
+        return;
+    }
+    if let Err(e) = std::fs::remove_dir_all(&dir) {
+        tracing::warn!("cannot remove {}: {e}", dir.display());
+    }
+}

@@ -25,7 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::approvals::app::{AppAsk, AppKind, AppMsg, AppTarget, PANE_GONE};
 use crate::approvals::{Decision, Outcome};
 use crate::server::Msg;
-use crate::views::hub::ViewSnapshot;
+use crate::views::hub::{HubEvent, ViewHub, ViewSnapshot};
 use crate::views::protocol::{codes, HostAction, JsonRpcError};
 use crate::views::registry::ViewId;
 
@@ -65,6 +65,29 @@ impl AppRequests {
 
     fn lock(&self) -> MutexGuard<'_, Shared> {
         self.shared.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Follows `hub` (inside a runtime): each removed view's "always" choices are forgotten
+    /// and its message images deleted ([`AppRequests::view_removed`]).
+    pub fn follow_removals(&self, hub: &ViewHub) {
+        let mut events = hub.subscribe();
+        let this = self.clone();
+        tokio::spawn(async move {
+            loop {
+                match events.recv().await {
+                    Ok(HubEvent::Removed(id)) => this.view_removed(id),
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+    }
+
+    /// View `id` is gone: "Always Allow for This View" lasted its life, and the images its
+    /// messages saved go with it.
+    pub fn view_removed(&self, id: ViewId) {
+        self.lock().always.retain(|(view, _)| *view != id);
+        images::remove_view(&self.image_root, id);
     }
 
     /// Whether the user chose "Always Allow for This View" for `kind` of `view`.

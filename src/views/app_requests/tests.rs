@@ -179,3 +179,48 @@ async fn ask_saves_a_message_image_where_the_message_names_it() {
     let _ = ask.answer.send(Outcome::Decided(Decision::Allow));
     assert_eq!(asking.await.ok(), Some(Ok(json!({}))));
 }
+
+#[tokio::test]
+async fn a_removed_views_always_choices_and_images_go_with_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("calyx-mcp-apps");
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let apps = AppRequests::new(tx).with_image_root(root.clone());
+    let hub = ViewHub::new();
+    apps.follow_removals(&hub);
+    let origin = crate::views::registry::NewView {
+        pane: None,
+        alias: "vanilla".into(),
+        published_tool: "vanilla-get-time".into(),
+        original_tool: "get-time".into(),
+        agent: None,
+        conversation: None,
+    };
+    let kept = hub
+        .create(origin.clone(), json!({}), json!({}))
+        .expect("view")
+        .id;
+    let gone = hub.create(origin, json!({}), json!({})).expect("view").id;
+    for view in [kept, gone] {
+        apps.lock().always.insert((view, AppKind::OpenLink));
+        images::save(&root, view, 1, b"img", "png").expect("saved");
+    }
+    // A symlink in a removed view's place is not followed.
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).expect("dir");
+    std::fs::write(elsewhere.join("keep"), b"x").expect("file");
+
+    hub.remove(gone);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while root.join(gone.to_string()).exists() {
+        assert!(tokio::time::Instant::now() < deadline, "the images stayed");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(!apps.always_allowed(gone, AppKind::OpenLink));
+    assert!(apps.always_allowed(kept, AppKind::OpenLink));
+    assert!(root.join(kept.to_string()).join("1.png").exists());
+
+    std::os::unix::fs::symlink(&elsewhere, root.join("99")).expect("symlink");
+    apps.view_removed(ViewId(99));
+    assert!(elsewhere.join("keep").exists(), "a symlink is not followed");
+}
