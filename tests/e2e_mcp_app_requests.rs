@@ -11,25 +11,18 @@ use serde_json::Value;
 
 use crate::common::{Client, Env};
 use crate::e2e_mcp_hosted::{calyx_ok, eventually, row_when, world};
-use crate::e2e_mcp_view_browser::{chromium, playwright_core};
 use crate::e2e_mcp_view_card::wait_screen;
 use crate::e2e_mcp_views::{agent_in, call_text, panes, views};
 use crate::hosted_support::apps::{apps_server, VANILLA};
+use crate::support_browser::{browser, last_line, Browser};
 
 type Agent = rmcp::service::RunningService<rmcp::RoleClient, crate::e2e_mcp_hosted::Listener>;
 
 /// A world with `vanilla` hosted, a client attached in a PTY, and the view of an agent's
-/// `vanilla-get-time` in the first pane: (world, client, pane id, view URL, Chromium,
-/// playwright-core, the agent kept connected). None when the browser or npm is missing.
-async fn vanilla_view() -> Option<(Env, Client, String, String, String, String, Agent)> {
-    let (Some(chromium), Some(playwright)) = (chromium(), playwright_core()) else {
-        assert!(
-            std::env::var_os("CALYX_REQUIRE_BROWSER").is_none(),
-            "CALYX_REQUIRE_BROWSER is set but Chromium or playwright-core is missing"
-        );
-        eprintln!("skipped: Chromium or playwright-core is not installed");
-        return None;
-    };
+/// `vanilla-get-time` in the first pane: (world, client, pane id, view URL, the headless
+/// browser, the agent kept connected). None when the browser or npm is missing.
+async fn vanilla_view() -> Option<(Env, Client, String, String, Browser, Agent)> {
+    let browser = browser()?;
     let index = apps_server(VANILLA)?;
     let env = world("");
     let index = index.display().to_string();
@@ -52,26 +45,18 @@ async fn vanilla_view() -> Option<(Env, Client, String, String, String, String, 
         .and_then(|v| v["url"].as_str())
         .expect("the view's URL")
         .to_string();
-    let (chromium, playwright) = (
-        chromium.display().to_string(),
-        playwright.display().to_string(),
-    );
-    Some((env, c, pane, url, chromium, playwright, agent))
+    Some((env, c, pane, url, browser, agent))
 }
 
 /// Runs `tests/views/app_request.mjs` on the view: presses `button` with `text`.
 fn press_in_browser(
+    browser: &Browser,
     url: &str,
-    playwright: &str,
-    chromium: &str,
     button: &str,
     text: &str,
 ) -> tokio::task::JoinHandle<std::process::Output> {
-    let script = format!("{}/tests/views/app_request.mjs", env!("CARGO_MANIFEST_DIR"));
-    let run = tokio::process::Command::new("node")
-        .arg(script)
-        .args([url, playwright, chromium, button, text])
-        .kill_on_drop(true)
+    let run = browser
+        .command("app_request.mjs", url, &[button, text])
         .output();
     tokio::spawn(async move {
         tokio::time::timeout(Duration::from_secs(120), run)
@@ -84,15 +69,7 @@ fn press_in_browser(
 /// What the app logged of its request's answer.
 async fn app_heard(browser: tokio::task::JoinHandle<std::process::Output>) -> Value {
     let output = browser.await.expect("browser task");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let seen: Value = stdout
-        .lines()
-        .last()
-        .and_then(|l| serde_json::from_str(l).ok())
-        .unwrap_or_else(|| panic!("no result line; stdout {stdout}; stderr {stderr}"));
-    assert!(seen.get("error").is_none(), "{seen}\n{stderr}");
-    seen["answer"].clone()
+    last_line(&output)["answer"].clone()
 }
 
 /// The id of the pending app request titled `tool`.
@@ -111,16 +88,10 @@ async fn pending_app(env: &Env, tool: &str) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_apps_send_message_waits_in_the_panel_and_calyx_approve_types_it_into_the_pane() {
-    let Some((env, c, pane, url, chromium, playwright, _agent)) = vanilla_view().await else {
+    let Some((env, c, pane, url, headless, _agent)) = vanilla_view().await else {
         return;
     };
-    let browser = press_in_browser(
-        &url,
-        &playwright,
-        &chromium,
-        "message",
-        "echo app-message-$((6*7))",
-    );
+    let browser = press_in_browser(&headless, &url, "message", "echo app-message-$((6*7))");
     // The request waits in the queue as the app's (the app gives up after 5 s: answer fast).
     let id = pending_app(&env, "Vanilla: Send Message").await;
     // Every attached client's panel shows it, titled by the server.
@@ -138,11 +109,11 @@ async fn an_apps_send_message_waits_in_the_panel_and_calyx_approve_types_it_into
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_apps_open_link_is_answered_with_the_panels_y() {
-    let Some((env, mut c, _pane, url, chromium, playwright, _agent)) = vanilla_view().await else {
+    let Some((env, mut c, _pane, url, headless, _agent)) = vanilla_view().await else {
         return;
     };
     let link = "https://example.com/calyx-app-request";
-    let browser = press_in_browser(&url, &playwright, &chromium, "link", link);
+    let browser = press_in_browser(&headless, &url, "link", link);
     pending_app(&env, "Vanilla: Open Link").await;
     wait_screen(&c, "the link in the panel", |s| {
         s.contains("Vanilla: Open Link") && s.contains(link) && s.contains("Cancel")

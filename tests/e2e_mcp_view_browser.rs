@@ -3,42 +3,14 @@
 //! app in host page, sandbox and inner frame, which shakes hands with calyx and shows the
 //! call's input and result. Then the view is closed and its URL answers 410.
 
-use std::path::PathBuf;
-use std::time::Duration;
-
 use serde_json::Value;
 
 use crate::e2e_mcp_views::{agent_in, call_text, panes, views, world_with_fixture, TIME_TEXT};
-
-pub(crate) fn chromium() -> Option<PathBuf> {
-    ["/usr/bin/chromium", "/usr/lib/chromium/chromium"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file())
-}
-
-/// Where `.ci/run` (and /work/shared/mcp/browser.sh) install playwright-core.
-pub(crate) fn playwright_core() -> Option<PathBuf> {
-    let tools = std::env::var_os("CONFORMANCE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| {
-            let cache = std::env::var_os("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-            Some(cache.join("calyx-mcp-tools"))
-        })?;
-    let dir = tools.join("node_modules/playwright-core");
-    dir.join("index.mjs").is_file().then_some(dir)
-}
+use crate::support_browser::browser;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_view_made_by_an_agents_call_renders_in_chromium_and_is_gone_once_closed() {
-    let (Some(chromium), Some(playwright)) = (chromium(), playwright_core()) else {
-        assert!(
-            std::env::var_os("CALYX_REQUIRE_BROWSER").is_none(),
-            "CALYX_REQUIRE_BROWSER is set but Chromium or playwright-core is missing"
-        );
-        eprintln!("skipped: Chromium or playwright-core is not installed");
+    let Some(browser) = browser() else {
         return;
     };
     let env = world_with_fixture().await;
@@ -53,26 +25,7 @@ async fn a_view_made_by_an_agents_call_renders_in_chromium_and_is_gone_once_clos
         .to_string();
     let id = view["id"].to_string();
 
-    let script = format!("{}/tests/views/real_view.mjs", env!("CARGO_MANIFEST_DIR"));
-    let run = tokio::process::Command::new("node")
-        .arg(script)
-        .arg(&url)
-        .arg(&playwright)
-        .arg(&chromium)
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(Duration::from_secs(120), run)
-        .await
-        .expect("the browser run finishes in time")
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let seen: Value = stdout
-        .lines()
-        .last()
-        .and_then(|l| serde_json::from_str(l).ok())
-        .unwrap_or_else(|| panic!("no result line; stdout {stdout}; stderr {stderr}"));
-    assert!(seen.get("error").is_none(), "{seen}\n{stderr}");
+    let seen = browser.run("real_view.mjs", &url, &[]).await;
     assert_eq!(seen["http"], 200, "{seen}");
     assert_eq!(
         seen["status"], "host calyx 2026-01-26",

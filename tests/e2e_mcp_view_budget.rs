@@ -15,9 +15,9 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::e2e_mcp_hosted::{calyx_ok, eventually, row_when, world, Listener};
-use crate::e2e_mcp_view_browser::{chromium, playwright_core};
 use crate::e2e_mcp_views::{agent_in, panes, views};
 use crate::hosted_support::apps::{apps_server, BUDGET};
+use crate::support_browser::browser;
 
 /// The five tools budget-allocator's view registers, as the calling pane's agent sees them.
 const APP_TOOLS: [&str; 5] = [
@@ -51,12 +51,7 @@ async fn line_of(lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStd
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn budget_allocators_tools_reach_the_calling_panes_agent_while_its_tab_is_open() {
-    let (Some(chromium), Some(playwright)) = (chromium(), playwright_core()) else {
-        assert!(
-            std::env::var_os("CALYX_REQUIRE_BROWSER").is_none(),
-            "CALYX_REQUIRE_BROWSER is set but Chromium or playwright-core is missing"
-        );
-        eprintln!("skipped: Chromium or playwright-core is not installed");
+    let Some(browser) = browser() else {
         return;
     };
     let Some(index) = apps_server(BUDGET) else {
@@ -98,18 +93,10 @@ async fn budget_allocators_tools_reach_the_calling_panes_agent_while_its_tab_is_
         "no app tools before the page opens"
     );
 
-    let script = format!(
-        "{}/tests/views/open_until_closed.mjs",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut browser = tokio::process::Command::new("node")
-        .arg(script)
-        .arg(&url)
-        .arg(&playwright)
-        .arg(&chromium)
+    let mut browser = browser
+        .command("open_until_closed.mjs", &url, &[])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .kill_on_drop(true)
         .spawn()
         .expect("node runs");
     let mut stdin = browser.stdin.take().expect("stdin");

@@ -3,24 +3,16 @@
 //! `poll-system-stats` through calyx (the memory figure leaves `--%`), while an agent calling
 //! that tool by its published name gets JSON-RPC -32602 (app-only tools are not published).
 
-use std::time::Duration;
-
 use rmcp::model::CallToolRequestParams;
-use serde_json::Value;
 
 use crate::e2e_mcp_hosted::{calyx_ok, row_when, world};
-use crate::e2e_mcp_view_browser::{chromium, playwright_core};
 use crate::e2e_mcp_views::{agent_in, panes, views};
 use crate::hosted_support::apps::{apps_server, SYSTEM_MONITOR};
+use crate::support_browser::browser;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_monitor_polls_its_app_only_tool_through_calyx_which_agents_cannot_call() {
-    let (Some(chromium), Some(playwright)) = (chromium(), playwright_core()) else {
-        assert!(
-            std::env::var_os("CALYX_REQUIRE_BROWSER").is_none(),
-            "CALYX_REQUIRE_BROWSER is set but Chromium or playwright-core is missing"
-        );
-        eprintln!("skipped: Chromium or playwright-core is not installed");
+    let Some(browser) = browser() else {
         return;
     };
     let Some(index) = apps_server(SYSTEM_MONITOR) else {
@@ -60,33 +52,11 @@ async fn the_monitor_polls_its_app_only_tool_through_calyx_which_agents_cannot_c
         .and_then(|v| v["url"].as_str())
         .expect("the view's URL")
         .to_string();
-    let script = format!(
-        "{}/tests/views/system_monitor.mjs",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let run = tokio::process::Command::new("node")
-        .arg(script)
-        .arg(&url)
-        .arg(&playwright)
-        .arg(&chromium)
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(Duration::from_secs(120), run)
-        .await
-        .expect("the browser run finishes in time")
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let seen: Value = stdout
-        .lines()
-        .last()
-        .and_then(|l| serde_json::from_str(l).ok())
-        .unwrap_or_else(|| panic!("no result line; stdout {stdout}; stderr {stderr}"));
-    assert!(seen.get("error").is_none(), "{seen}\n{stderr}");
+    let seen = browser.run("system_monitor.mjs", &url, &[]).await;
     assert_eq!(seen["http"], 200, "{seen}");
     let after = seen["after"].as_str().unwrap_or_default();
     assert!(
         after.ends_with('%') && !after.contains("--"),
-        "the poll through calyx filled in the memory figure: {seen}\n{stderr}"
+        "the poll through calyx filled in the memory figure: {seen}"
     );
 }

@@ -6,24 +6,15 @@
 //! through calyx to the server (a later time appears), and its "Send Log" line is kept with
 //! the view (`calyx mcp views --json`).
 
-use std::time::Duration;
-
-use serde_json::Value;
-
 use crate::e2e_mcp_hosted::{calyx_ok, row_when, world};
-use crate::e2e_mcp_view_browser::{chromium, playwright_core};
 use crate::e2e_mcp_view_card::wait_screen;
 use crate::e2e_mcp_views::{agent_in, call_text, panes, views};
 use crate::hosted_support::apps::{apps_server, VANILLA};
+use crate::support_browser::browser;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn vanilla_get_time_shows_its_card_and_its_app_calls_the_server_again() {
-    let (Some(chromium), Some(playwright)) = (chromium(), playwright_core()) else {
-        assert!(
-            std::env::var_os("CALYX_REQUIRE_BROWSER").is_none(),
-            "CALYX_REQUIRE_BROWSER is set but Chromium or playwright-core is missing"
-        );
-        eprintln!("skipped: Chromium or playwright-core is not installed");
+    let Some(browser) = browser() else {
         return;
     };
     let Some(index) = apps_server(VANILLA) else {
@@ -59,26 +50,7 @@ async fn vanilla_get_time_shows_its_card_and_its_app_calls_the_server_again() {
         .and_then(|v| v["url"].as_str())
         .expect("the view's URL")
         .to_string();
-    let script = format!("{}/tests/views/vanilla.mjs", env!("CARGO_MANIFEST_DIR"));
-    let run = tokio::process::Command::new("node")
-        .arg(script)
-        .arg(&url)
-        .arg(&playwright)
-        .arg(&chromium)
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(Duration::from_secs(120), run)
-        .await
-        .expect("the browser run finishes in time")
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let seen: Value = stdout
-        .lines()
-        .last()
-        .and_then(|l| serde_json::from_str(l).ok())
-        .unwrap_or_else(|| panic!("no result line; stdout {stdout}; stderr {stderr}"));
-    assert!(seen.get("error").is_none(), "{seen}\n{stderr}");
+    let seen = browser.run("vanilla.mjs", &url, &[]).await;
     assert_eq!(seen["http"], 200, "{seen}");
     assert_eq!(
         seen["first"],
@@ -88,7 +60,7 @@ async fn vanilla_get_time_shows_its_card_and_its_app_calls_the_server_again() {
     let second = seen["second"].as_str().unwrap_or_default();
     assert!(
         second > time.as_str(),
-        "Get Server Time asked the server again through calyx: {seen}\n{stderr}"
+        "Get Server Time asked the server again through calyx: {seen}"
     );
     // Send Log's text is kept with the view (the page may already be closed).
     crate::e2e_mcp_hosted::eventually("the app's log line", || async {

@@ -10,6 +10,7 @@ mod common;
 /// The real MCP servers from npm that the hosting tests connect to.
 mod hosted_support;
 /// The HTTP endpoint harness: a private server per test, its endpoint file and token.
+mod support_browser;
 mod support_endpoint;
 /// A view's page played over the view server's HTTP channel, without a browser.
 mod support_view_page;
