@@ -26,7 +26,7 @@ pub struct ElicitPanel {
     /// When it appeared.
     pub since: Instant,
     /// The clients that were typing then: their keys sleep a moment (as the sign-in
-    /// prompt's, see [`super::sign_in_prompt::READ_GRACE`]).
+    /// prompt's, see [`super::typing::READ_GRACE`]).
     pub typing: Vec<ClientId>,
 }
 
@@ -63,7 +63,7 @@ impl ElicitPanel {
     /// Enter meant for a pane must not answer a question that just appeared.
     pub fn keys_asleep(&self, client: ClientId, now: Instant) -> bool {
         self.typing.contains(&client)
-            && now.saturating_duration_since(self.since) < super::sign_in_prompt::READ_GRACE
+            && now.saturating_duration_since(self.since) < super::typing::READ_GRACE
     }
 }
 

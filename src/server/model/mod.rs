@@ -18,4 +18,5 @@ pub mod restore;
 pub mod sign_in_prompt;
 pub mod state;
 pub mod target;
+pub mod typing;
 pub mod window_numbers;

@@ -4,14 +4,10 @@
 //! The calls themselves wait in [`crate::hosted::sign_in_prompt`]; this is what the screen
 //! shows of them and how far the user got (`s` pressed, the page opened or its URL shown).
 
-use tokio::time::{Duration, Instant};
+use tokio::time::Instant;
 
 use super::ids::ClientId;
-
-/// How long the keys of a prompt that appeared while the user typed stay asleep.
-pub const READ_GRACE: Duration = Duration::from_millis(500);
-/// Keys this close before a prompt appeared mean the user was typing when it did.
-const TYPING_WINDOW: Duration = Duration::from_secs(1);
+use super::typing::READ_GRACE;
 
 /// One prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,16 +26,11 @@ pub struct SignInPrompt {
 
 impl SignInPrompt {
     /// Whether `s` and `Esc` do nothing yet for `client`: it was typing when the prompt
-    /// appeared (see [`typing`]) and that was less than [`READ_GRACE`] ago, so an `s` meant for
+    /// appeared (see [`super::typing::typing`]) and that was less than [`READ_GRACE`] ago, so an `s` meant for
     /// a pane does not open a browser. The keys are still taken, so none leaks into the pane.
     pub fn keys_asleep(&self, client: ClientId, now: Instant) -> bool {
         self.typing.contains(&client) && now.saturating_duration_since(self.since) < READ_GRACE
     }
-}
-
-/// Whether a client whose last key was at `last_key` is typing at `now`.
-pub fn typing(last_key: Option<Instant>, now: Instant) -> bool {
-    last_key.is_some_and(|t| now.saturating_duration_since(t) < TYPING_WINDOW)
 }
 
 /// How far the sign-in of a prompt got.
@@ -87,7 +78,9 @@ pub fn merged(
 
 #[cfg(test)]
 mod tests {
+    use super::super::typing::typing;
     use super::*;
+    use tokio::time::Duration;
 
     #[test]
     fn a_prompt_keeps_its_step_while_waited_on_and_goes_when_not() {

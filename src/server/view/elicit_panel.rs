@@ -19,7 +19,6 @@ use crate::hosted::oauth::open::{opener, Opener};
 use crate::keys::{Key, KeyCode};
 use crate::server::messages::Msg;
 use crate::server::model::elicit_panel::{merged, ElicitPanel, OpenedVia, UrlButton};
-use crate::server::model::sign_in_prompt::typing;
 use crate::server::model::state::ClientId;
 use crate::server::operations::clipboard::osc52;
 use crate::server::owner::Server;
@@ -50,13 +49,7 @@ impl Server {
             .map(|h| h.elicitations().shown())
             .unwrap_or_default();
         let now = tokio::time::Instant::now();
-        let typing: Vec<ClientId> = self
-            .state
-            .clients
-            .values()
-            .filter(|c| typing(c.last_key_at, now))
-            .map(|c| c.id)
-            .collect();
+        let typing = self.typing_clients(now);
         let mut next = merged(&self.state.elicit_panels, &pending, now, &typing);
         for panel in &mut next {
             panel.pane = panel

@@ -21,8 +21,9 @@ use crate::hosted::oauth::open::{opener, Opener};
 use crate::hosted::wire::McpRequest;
 use crate::keys::{Key, KeyCode};
 use crate::server::messages::Msg;
-use crate::server::model::sign_in_prompt::{merged, typing, SignInPrompt, SignInStep};
+use crate::server::model::sign_in_prompt::{merged, SignInPrompt, SignInStep};
 use crate::server::model::state::ClientId;
+use crate::server::model::typing::typing;
 use crate::server::owner::Server;
 
 /// The widest the box gets.
@@ -79,6 +80,16 @@ impl Server {
         }
     }
 
+    /// The clients whose user is typing at `now` (a panel appearing keeps their keys asleep).
+    pub(crate) fn typing_clients(&self, now: tokio::time::Instant) -> Vec<ClientId> {
+        self.state
+            .clients
+            .values()
+            .filter(|c| typing(c.last_key_at, now))
+            .map(|c| c.id)
+            .collect()
+    }
+
     /// The waiting calls changed: prompts come, keep their step, or go, in every client.
     pub(crate) fn sign_in_prompts_changed(&mut self) {
         let waiting = self
@@ -87,13 +98,7 @@ impl Server {
             .map(|h| h.sign_in_prompts().waiting())
             .unwrap_or_default();
         let now = tokio::time::Instant::now();
-        let typing: Vec<ClientId> = self
-            .state
-            .clients
-            .values()
-            .filter(|c| typing(c.last_key_at, now))
-            .map(|c| c.id)
-            .collect();
+        let typing = self.typing_clients(now);
         let next = merged(&self.state.sign_in_prompts, &waiting, now, &typing);
         if next != self.state.sign_in_prompts {
             self.state.sign_in_prompts = next;
