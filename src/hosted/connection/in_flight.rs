@@ -11,8 +11,6 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
-use serde::de::IgnoredAny;
-use serde::Deserialize;
 use tokio::io::AsyncWrite;
 
 /// What every call in flight gets when the server sends a message over the limit.
@@ -21,29 +19,21 @@ pub const OVERSIZED: &str = "the server sent a message over 64 MiB";
 /// The ids (as JSON text: `7`, `"a"`) of requests sent and not yet answered.
 pub type InFlight = Arc<Mutex<HashSet<String>>>;
 
-/// The two fields that tell a request from an answer.
-#[derive(Deserialize)]
-struct Head {
-    #[serde(default)]
-    id: Option<serde_json::Value>,
-    #[serde(default)]
-    method: Option<IgnoredAny>,
-}
-
-fn head(line: &[u8]) -> Option<(String, bool)> {
-    let head: Head = serde_json::from_slice(line).ok()?;
-    let id = head.id.filter(|id| !id.is_null())?;
-    Some((id.to_string(), head.method.is_some()))
+/// What a whole message says of itself (the scan the stdio taps run as bytes pass).
+fn facts(message: &[u8]) -> super::line_scan::Facts {
+    let mut scan = super::line_scan::LineScan::default();
+    scan.feed(message);
+    scan.finish()
 }
 
 /// The id of a request (a message with an id and a method).
 pub fn request_id(line: &[u8]) -> Option<String> {
-    head(line).and_then(|(id, is_request)| is_request.then_some(id))
+    facts(line).request_id()
 }
 
 /// The id a response or error answers (a message with an id and no method).
 pub fn answered_id(line: &[u8]) -> Option<String> {
-    head(line).and_then(|(id, is_request)| (!is_request).then_some(id))
+    facts(line).answered_id()
 }
 
 /// The error answers for every id in flight, one JSON-RPC line each; empties the set.
