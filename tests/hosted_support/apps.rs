@@ -3,7 +3,6 @@
 //! `target/mcp-test-servers/<name>` (one prefix each: two `npm install`s into one prefix race).
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
 /// `@modelcontextprotocol/server-basic-vanillajs`, whose view has the four buttons.
@@ -22,39 +21,12 @@ pub fn apps_server(package: &str) -> Option<PathBuf> {
         .get_or_init(Mutex::default)
         .lock()
         .unwrap_or_else(|e| e.into_inner());
-    let name = package
-        .rsplit_once('@')
-        .map_or(package, |(name, _)| name)
-        .to_string();
-    let short = name.rsplit('/').next().unwrap_or(&name).to_string();
-    let prefix = std::env::var_os("CALYX_MCP_TEST_SERVERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/mcp-test-servers")
-        })
-        .join(&short);
-    let index = prefix
-        .join("node_modules")
-        .join(&name)
-        .join("dist/index.js");
-    if index.is_file() {
-        return Some(index);
-    }
-    std::fs::create_dir_all(&prefix).expect("cache dir");
-    let installed = Command::new("npm")
-        .args(["install", "--no-audit", "--no-fund", "--prefix"])
-        .arg(&prefix)
-        .arg(package)
-        .status();
-    match installed {
-        Ok(status) if status.success() && index.is_file() => Some(index),
-        other => {
-            assert!(
-                std::env::var_os("CALYX_REQUIRE_NODE").is_none(),
-                "CALYX_REQUIRE_NODE is set and {package} could not be installed: {other:?}"
-            );
-            println!("SKIP: cannot install {package} with npm ({other:?})");
-            None
-        }
-    }
+    let name = package.rsplit_once('@').map_or(package, |(name, _)| name);
+    let short = name.rsplit('/').next().unwrap_or(name);
+    let found = super::npm_install(package, &super::test_servers().join(short));
+    assert!(
+        found.is_some() || std::env::var_os("CALYX_REQUIRE_NODE").is_none(),
+        "CALYX_REQUIRE_NODE is set and {package} could not be installed"
+    );
+    found
 }

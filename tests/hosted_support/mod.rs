@@ -26,25 +26,37 @@ pub fn server_everything() -> Option<PathBuf> {
 }
 
 fn install() -> Option<PathBuf> {
-    let cache = std::env::var_os("CALYX_MCP_TEST_SERVERS")
+    npm_install(EVERYTHING, &test_servers())
+}
+
+/// Where the tests' npm servers are installed: `CALYX_MCP_TEST_SERVERS`, else
+/// `target/mcp-test-servers`.
+pub fn test_servers() -> PathBuf {
+    std::env::var_os("CALYX_MCP_TEST_SERVERS")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/mcp-test-servers")
-        });
-    let index = cache.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+        })
+}
+
+/// The `dist/index.js` of `package` (`@scope/name@version`) under `prefix`, installed with npm
+/// when missing; None (with the reason printed) when npm cannot.
+pub fn npm_install(package: &str, prefix: &std::path::Path) -> Option<PathBuf> {
+    let name = package.rsplit_once('@').map_or(package, |(name, _)| name);
+    let index = prefix.join("node_modules").join(name).join("dist/index.js");
     if index.is_file() {
         return Some(index);
     }
-    std::fs::create_dir_all(&cache).expect("cache dir");
+    std::fs::create_dir_all(prefix).expect("cache dir");
     let installed = Command::new("npm")
         .args(["install", "--no-audit", "--no-fund", "--prefix"])
-        .arg(&cache)
-        .arg(EVERYTHING)
+        .arg(prefix)
+        .arg(package)
         .status();
     match installed {
         Ok(status) if status.success() && index.is_file() => Some(index),
         other => {
-            println!("SKIP: cannot install {EVERYTHING} with npm ({other:?})");
+            println!("SKIP: cannot install {package} with npm ({other:?})");
             None
         }
     }
