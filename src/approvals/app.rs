@@ -68,6 +68,10 @@ impl AppKind {
     }
 }
 
+/// The keys of an Open Link whose page has closed while it waited: `y` opens it in the
+/// answering client's browser (or copies it when none is local), `c` copies it.
+pub const PAGE_GONE_KEYS: &str = "the page has closed · y Open here   c Copy link   n Cancel";
+
 /// The part of a queued request that makes it an app request: what to do on an allow.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AppTarget {

@@ -437,6 +437,17 @@ impl ApprovalQueue {
         self.pending.iter().find(|p| p.id == id)?.app.as_ref()
     }
 
+    /// Whether whoever asked for request `id` still waits for its answer (false: its page or
+    /// caller went away, or it is not pending). An Open Link whose page has closed stays
+    /// pending and is carried out without the page.
+    pub fn asker_waits(&self, id: u64) -> bool {
+        self.pending
+            .iter()
+            .find(|p| p.id == id)
+            .and_then(|p| p.answer.as_ref())
+            .is_some_and(|tx| !tx.is_closed())
+    }
+
     /// Whether a pending app request of `view` asks `kind` (for tests and the panel).
     pub fn app_pending(&self, view: crate::views::registry::ViewId, kind: AppKind) -> bool {
         self.pending.iter().any(|p| {

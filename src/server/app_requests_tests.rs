@@ -455,7 +455,7 @@ async fn removing_the_view_or_the_page_giving_up_refuses_and_clears_the_panel() 
         answer_of(answer).await,
         refusal("Link opening denied by user")
     );
-    let answer = f.ask(&view, link("https://example.com"));
+    let answer = f.ask(&view, message("hello"));
     f.pump().await;
     assert_eq!(f.server.approvals.pending().len(), 1);
     answer.abort();
@@ -463,6 +463,79 @@ async fn removing_the_view_or_the_page_giving_up_refuses_and_clears_the_panel() 
     f.pump().await;
     assert!(f.server.approvals.pending().is_empty(), "withdrawn");
     assert!(f.record().contains("the page went away"));
+}
+
+/// The page asked to open a link and closed before the answer: the request stays, says so,
+/// and is carried out without the page.
+async fn open_link_whose_page_closed(f: &mut Fixture) -> u64 {
+    let view = f.view(true);
+    let answer = f.ask(&view, link("https://example.com/after"));
+    f.pump().await;
+    answer.abort();
+    let _ = answer.await;
+    f.pump().await;
+    let ids = f.pending_ids();
+    assert_eq!(ids.len(), 1, "an Open Link outlives its page");
+    let data = f.server.panel_data(CLIENT).expect("still shown");
+    assert!(data.choices.contains("the page has closed"), "{}", data.choices);
+    ids[0]
+}
+
+fn clipboard_got(f: &mut Fixture, text: &str) -> bool {
+    let mut sent = Vec::new();
+    while let Ok(out) = f.client_rx.try_recv() {
+        if let Outgoing::Terminal(bytes) = out {
+            sent.extend(bytes);
+        }
+    }
+    let osc = super::operations::clipboard::osc52(text.as_bytes());
+    sent.windows(osc.len()).any(|w| w == osc.as_slice())
+}
+
+#[tokio::test]
+async fn an_open_link_whose_page_closed_opens_in_a_local_clients_browser() {
+    let mut f = Fixture::new();
+    let opened = f.dir.path().join("opened");
+    let browser = format!("sh -c 'printf \"%s\\n\" \"$0\" >> {}'", opened.display());
+    if let Some(c) = f.server.state.clients.get_mut(&CLIENT) {
+        c.opener_env = vec![("DISPLAY".into(), ":0".into()), ("BROWSER".into(), browser)];
+    }
+    open_link_whose_page_closed(&mut f).await;
+    f.press('y');
+    assert!(f.server.approvals.pending().is_empty());
+    let text = wait("the browser run with the link", || {
+        std::fs::read_to_string(&opened)
+            .ok()
+            .filter(|t| t.ends_with('\n'))
+    });
+    assert_eq!(text, "https://example.com/after\n");
+    assert!(f.record().contains("\"allow\""), "{}", f.record());
+}
+
+#[tokio::test]
+async fn an_open_link_whose_page_closed_is_copied_without_a_local_browser() {
+    let mut f = Fixture::new();
+    // No DISPLAY, as over SSH: `y` copies (OSC 52 reaches the user's own machine).
+    let id = open_link_whose_page_closed(&mut f).await;
+    while f.client_rx.try_recv().is_ok() {}
+    assert!(f.server.answer_app(id, crate::approvals::Decision::Allow, None));
+    assert!(clipboard_got(&mut f, "https://example.com/after"));
+    // `c` copies too, and settles it.
+    open_link_whose_page_closed(&mut f).await;
+    while f.client_rx.try_recv().is_ok() {}
+    f.press('c');
+    assert!(f.server.approvals.pending().is_empty(), "c settled it");
+    assert!(clipboard_got(&mut f, "https://example.com/after"));
+}
+
+#[tokio::test]
+async fn c_does_nothing_while_the_page_waits() {
+    let mut f = Fixture::new();
+    let view = f.view(true);
+    let _answer = f.ask(&view, link("https://example.com"));
+    f.pump().await;
+    f.press('c');
+    assert_eq!(f.server.approvals.pending().len(), 1, "c is not an answer here");
 }
 
 #[tokio::test]

@@ -11,6 +11,7 @@ use crate::approvals::summary::visible;
 use crate::approvals::{Asker, Decision, NewRequest, Schema, Summary};
 use crate::views::registry::ViewId;
 
+use crate::server::model::elicit_panel::OpenedVia;
 use crate::server::model::ids::ClientId;
 use crate::server::owner::Server;
 
@@ -54,12 +55,14 @@ impl Server {
         match msg {
             AppMsg::Ask(ask) => self.app_ask(*ask),
             AppMsg::Gone { token } => {
-                if self
-                    .approvals
-                    .withdraw_apps(|a| a.token == token, "withdrawn (the page went away)")
-                {
-                    self.app_changed(false);
-                }
+                // An Open Link outlives its page (the spec: with no page open, the link opens
+                // in a local client's browser, else it is copied); a message has nobody left
+                // to tell whether it was sent, so it goes.
+                self.approvals.withdraw_apps(
+                    |a| a.token == token && a.kind != AppKind::OpenLink,
+                    "withdrawn (the page went away)",
+                );
+                self.app_changed(false);
             }
         }
     }
@@ -127,7 +130,7 @@ impl Server {
             return false;
         };
         let decision = if decision.allows() {
-            match self.carry_out(&target, client) {
+            match self.carry_out(id, &target, client) {
                 Ok(()) => decision,
                 Err(why) => Decision::Deny {
                     message: Some(why.to_string()),
@@ -143,11 +146,17 @@ impl Server {
 
     fn carry_out(
         &mut self,
+        id: u64,
         target: &AppTarget,
         client: Option<ClientId>,
     ) -> Result<(), &'static str> {
         match target.kind {
-            AppKind::OpenLink => Ok(()),
+            // The page that asked opens it, when it still waits.
+            AppKind::OpenLink if self.approvals.asker_waits(id) => Ok(()),
+            AppKind::OpenLink => {
+                self.open_without_page(client, &target.text);
+                Ok(())
+            }
             AppKind::SendMessage => {
                 let pane = target
                     .pane
@@ -172,6 +181,42 @@ impl Server {
                 Ok(())
             }
         }
+    }
+
+    /// An allowed Open Link whose page has closed: the answering client's browser when it is
+    /// local (from `calyx approve`, the first attached client's that is), else the link on the
+    /// clipboard (OSC 52 reaches the user's own machine over SSH), saying which.
+    fn open_without_page(&mut self, client: Option<ClientId>, url: &str) {
+        let clients: Vec<ClientId> = match client {
+            Some(c) => vec![c],
+            None => self.state.clients.keys().copied().collect(),
+        };
+        for &c in &clients {
+            if self.open_for(c, url) == OpenedVia::Browser {
+                self.message(c, "the page had closed: the link opened in your browser");
+                return;
+            }
+        }
+        for c in clients {
+            self.copy_text(c, url.to_string());
+            self.message(c, "the page had closed and no browser is local: link copied");
+        }
+    }
+
+    /// `c` on an Open Link whose page has closed: the link on `client`'s clipboard, and the
+    /// request settled as allowed (the user took the link).
+    pub(crate) fn copy_app_link(&mut self, client: ClientId, id: u64) -> bool {
+        let Some(target) = self.approvals.app_of(id).cloned() else {
+            return false;
+        };
+        if target.kind != AppKind::OpenLink || self.approvals.asker_waits(id) {
+            return false;
+        }
+        self.copy_text(client, target.text);
+        self.message(client, "link copied");
+        self.approvals.decide(id, Decision::Allow, None);
+        self.app_changed(false);
+        true
     }
 
     /// Every client draws again; `show` brings the panel back for a new request.

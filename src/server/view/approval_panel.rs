@@ -9,6 +9,7 @@ use ratatui::widgets::Widget;
 use serde_json::Value;
 use tokio::time::Instant;
 
+use crate::approvals::app::{AppKind, PAGE_GONE_KEYS};
 use crate::approvals::rules::{always_for_key, choices_line};
 use crate::approvals::rules_list::rules_list_key;
 use crate::approvals::{visible, Decision};
@@ -228,6 +229,9 @@ impl Server {
             cut: p.summary.cut.clone(),
             app_keys: p.app.as_ref().map(|a| a.kind.answers()),
             choices: match &p.app {
+                Some(app) if app.kind == AppKind::OpenLink && !self.approvals.asker_waits(id) => {
+                    PAGE_GONE_KEYS.to_string()
+                }
                 Some(app) => app.kind.keys_line().to_string(),
                 None => choices_line(&p.subject, self.approvals.rules().len()),
             },
@@ -373,6 +377,7 @@ impl Server {
             KeyCode::Char('x') => {
                 self.answer_request(id, Decision::DenyAndStop { message: None }, None);
             }
+            KeyCode::Char('c') if self.copy_app_link(client, id) => {}
             KeyCode::Char('m') => self.update_panel(client, |p| p.message = Some(String::new())),
             KeyCode::Char(k @ ('a' | 'A' | 'p' | 'P')) => self.answer_always(client, id, k),
             KeyCode::Char('r') => self.update_panel(client, |p| p.rules = Some(0)),

@@ -172,8 +172,9 @@ impl Server {
         }
     }
 
-    /// Opens `url` the way `client`'s environment allows (as the sign-in prompt's `s`).
-    fn open_for(&self, client: ClientId, url: &str) -> OpenedVia {
+    /// Opens `url` the way `client`'s environment allows (as the sign-in prompt's `s`); also
+    /// an allowed Open Link whose page has closed.
+    pub(crate) fn open_for(&self, client: ClientId, url: &str) -> OpenedVia {
         let env = self
             .state
             .clients
