@@ -281,6 +281,7 @@ impl ServerHandler for Fixture {
             "elicit-form" | "elicit-url" => self.elicit(&request, &context).await?,
             "slow" => self.slow(context).await,
             "show_time" => text(crate::view::TIME_TEXT),
+            "show_checks" | "show_life" => text(crate::view::CHECKS_TEXT),
             "show_wait" => {
                 context.ct.cancelled().await;
                 text("cancelled")

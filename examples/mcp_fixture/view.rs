@@ -4,6 +4,7 @@
 //! `show_time` answers at once with the text `fixture time 12:00`; `show_wait` keeps its view
 //! running until the call is cancelled. Both use [`VIEW_URI`], an HTML document of the MCP Apps
 //! MIME type with a CSP declaring one loopback origin and a `*` entry calyx must drop.
+//! `show_checks` and `show_life` show the views of issue 17's test 4.
 
 use std::sync::Arc;
 
@@ -17,16 +18,40 @@ pub const VIEW_URI: &str = "ui://fixture/time.html";
 /// The text `show_time` answers with.
 pub const TIME_TEXT: &str = "fixture time 12:00";
 
+/// The views of issue 17's test 4 (`tests/views/`, shared with the view server's own browser
+/// tests): `show_checks` (CSP, `window.top`, `window.open`) and `show_life` (display modes,
+/// storage, download, link, navigation, teardown, theme). Both answer `the result`.
+const CHECKS_URI: &str = "ui://fixture/checks.html";
+const LIFE_URI: &str = "ui://fixture/life.html";
+const CHECKS_HTML: &str = include_str!("../../tests/views/fixture_checks.html");
+const LIFE_HTML: &str = include_str!("../../tests/views/fixture_life.html");
+/// What `show_checks` and `show_life` answer.
+pub const CHECKS_TEXT: &str = "the result";
+
+/// The loopback origin the test views' CSP declares: `FX_DECLARED_ORIGIN` (the test serves
+/// something there), else a port nothing answers on.
+fn declared_origin() -> String {
+    std::env::var("FX_DECLARED_ORIGIN").unwrap_or_else(|_| "http://127.0.0.1:1".into())
+}
+
+/// `(tool, resource)` of every view tool.
+const VIEW_TOOLS: [(&str, &str); 4] = [
+    ("show_time", VIEW_URI),
+    ("show_wait", VIEW_URI),
+    ("show_checks", CHECKS_URI),
+    ("show_life", LIFE_URI),
+];
+
 /// The view tools, with their `_meta.ui.resourceUri`.
 pub fn tools(object: impl Fn(Value) -> Arc<JsonObject>) -> Vec<Tool> {
-    ["show_time", "show_wait"]
+    VIEW_TOOLS
         .into_iter()
-        .filter_map(|name| {
+        .filter_map(|(name, uri)| {
             let mut tool: Tool = serde_json::from_value(json!({
                 "name": name,
-                "description": "Shows the fixture's view.",
+                "description": "Shows one of the fixture's views.",
                 "inputSchema": {"type": "object"},
-                "_meta": {"ui": {"resourceUri": VIEW_URI}},
+                "_meta": {"ui": {"resourceUri": uri}},
             }))
             .ok()?;
             tool.input_schema = object(json!({}));
@@ -35,16 +60,18 @@ pub fn tools(object: impl Fn(Value) -> Arc<JsonObject>) -> Vec<Tool> {
         .collect()
 }
 
-/// `resources/list`: the view.
+/// `resources/list`: the views.
 pub fn list() -> Result<ListResourcesResult, ErrorData> {
-    serde_json::from_value(json!({
-        "resources": [{
-            "uri": VIEW_URI,
-            "name": "time",
-            "mimeType": "text/html;profile=mcp-app",
-        }]
-    }))
-    .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    let resources: Vec<Value> = [
+        (VIEW_URI, "time"),
+        (CHECKS_URI, "checks"),
+        (LIFE_URI, "life"),
+    ]
+    .into_iter()
+    .map(|(uri, name)| json!({"uri": uri, "name": name, "mimeType": "text/html;profile=mcp-app"}))
+    .collect();
+    serde_json::from_value(json!({ "resources": resources }))
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))
 }
 
 /// The view: a minimal MCP App that shakes hands with its host and shows the tool's input
@@ -73,20 +100,27 @@ send({ jsonrpc: "2.0", id: 1, method: "ui/initialize", params: {
   appInfo: { name: "fixture", version: "1" }, appCapabilities: {}, protocolVersion: "2026-01-26" } });
 </script>"#;
 
-/// `resources/read` of the view.
+/// `resources/read` of a view: the time view declares a loopback origin and a `*` entry calyx
+/// must drop; the test views declare [`declared_origin`] and `*`.
 pub fn read(request: &ReadResourceRequestParams) -> Result<ReadResourceResult, ErrorData> {
-    if request.uri != VIEW_URI {
-        return Err(ErrorData::invalid_params(
-            format!("no resource {:?}", request.uri),
-            None,
-        ));
-    }
+    let declared = declared_origin();
+    let (html, origin) = match request.uri.as_str() {
+        VIEW_URI => (VIEW_HTML.to_string(), "http://127.0.0.1:9".to_string()),
+        CHECKS_URI => (CHECKS_HTML.replace("__DECLARED__", &declared), declared),
+        LIFE_URI => (LIFE_HTML.replace("__DECLARED__", &declared), declared),
+        other => {
+            return Err(ErrorData::invalid_params(
+                format!("no resource {other:?}"),
+                None,
+            ))
+        }
+    };
     serde_json::from_value(json!({
         "contents": [{
-            "uri": VIEW_URI,
+            "uri": request.uri,
             "mimeType": "text/html;profile=mcp-app",
-            "text": VIEW_HTML,
-            "_meta": {"ui": {"csp": {"connectDomains": ["http://127.0.0.1:9", "*"]}}},
+            "text": html,
+            "_meta": {"ui": {"csp": {"connectDomains": [origin, "*"]}}},
         }]
     }))
     .map_err(|e| ErrorData::internal_error(e.to_string(), None))

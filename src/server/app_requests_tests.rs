@@ -477,7 +477,11 @@ async fn open_link_whose_page_closed(f: &mut Fixture) -> u64 {
     let ids = f.pending_ids();
     assert_eq!(ids.len(), 1, "an Open Link outlives its page");
     let data = f.server.panel_data(CLIENT).expect("still shown");
-    assert!(data.choices.contains("the page has closed"), "{}", data.choices);
+    assert!(
+        data.choices.contains("the page has closed"),
+        "{}",
+        data.choices
+    );
     ids[0]
 }
 
@@ -518,7 +522,9 @@ async fn an_open_link_whose_page_closed_is_copied_without_a_local_browser() {
     // No DISPLAY, as over SSH: `y` copies (OSC 52 reaches the user's own machine).
     let id = open_link_whose_page_closed(&mut f).await;
     while f.client_rx.try_recv().is_ok() {}
-    assert!(f.server.answer_app(id, crate::approvals::Decision::Allow, None));
+    assert!(f
+        .server
+        .answer_app(id, crate::approvals::Decision::Allow, None));
     assert!(clipboard_got(&mut f, "https://example.com/after"));
     // `c` copies too, and settles it.
     open_link_whose_page_closed(&mut f).await;
@@ -535,7 +541,11 @@ async fn c_does_nothing_while_the_page_waits() {
     let _answer = f.ask(&view, link("https://example.com"));
     f.pump().await;
     f.press('c');
-    assert_eq!(f.server.approvals.pending().len(), 1, "c is not an answer here");
+    assert_eq!(
+        f.server.approvals.pending().len(),
+        1,
+        "c is not an answer here"
+    );
 }
 
 #[tokio::test]

@@ -17,7 +17,7 @@ try {
   for (const id of ["result", "undeclared", "declared"]) {
     await inner.locator("#" + id).filter({ hasText: /\S/ }).waitFor({ timeout: 20000 });
   }
-  for (const id of ["status", "input", "result", "declared", "undeclared", "top"]) {
+  for (const id of ["status", "input", "result", "declared", "undeclared", "top", "popup"]) {
     out[id] = await inner.locator("#" + id).innerText();
   }
   out.frames = page.frames().map((f) => new URL(f.url()).origin);

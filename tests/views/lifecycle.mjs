@@ -3,11 +3,13 @@
 // self-navigation dropped (and Reload), the app's own teardown closing the page and clearing
 // the storage the views share. Prints one JSON line of observations for
 // src/views/server/browser_tests.rs.
-// usage: node lifecycle.mjs URL_A URL_B PLAYWRIGHT_CORE_DIR CHROMIUM_PATH
+// With THEME, it then waits (60 s) for the last page to be told that theme by
+// host-context-changed, which the caller brings about (config and `calyx reload-config`).
+// usage: node lifecycle.mjs URL_A PLAYWRIGHT_CORE_DIR CHROMIUM_PATH URL_B [THEME]
 import { readFileSync } from "node:fs";
 import { launch } from "./launch.mjs";
 
-const [urlA, urlB, playwrightDir, chromiumPath] = process.argv.slice(2);
+const [urlA, playwrightDir, chromiumPath, urlB, theme] = process.argv.slice(2);
 const out = {};
 let browser = null;
 const WAIT = { timeout: 20000 };
@@ -93,6 +95,11 @@ try {
   await inner(third).locator("#probe").click();
   await inner(third).locator("#probed").filter({ hasText: /\S/ }).waitFor(WAIT);
   out.afterTeardown = await text(inner(third).locator("#probed"));
+
+  if (theme) {
+    await inner(third).locator("#theme").filter({ hasText: theme }).waitFor({ timeout: 60000 });
+    out.theme = await text(inner(third).locator("#theme"));
+  }
 } catch (e) {
   out.error = String(e);
 } finally {

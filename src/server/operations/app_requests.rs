@@ -199,7 +199,10 @@ impl Server {
         }
         for c in clients {
             self.copy_text(c, url.to_string());
-            self.message(c, "the page had closed and no browser is local: link copied");
+            self.message(
+                c,
+                "the page had closed and no browser is local: link copied",
+            );
         }
     }
 

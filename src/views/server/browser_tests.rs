@@ -69,33 +69,11 @@ fn playwright_core() -> Option<PathBuf> {
     dir.join("index.mjs").is_file().then_some(dir)
 }
 
-/// The view: answers the handshake, shows what it got, tries a declared and an undeclared
-/// origin and `window.top`.
+/// The view of test 4's checks (`tests/views/fixture_checks.html`, which the fixture server
+/// serves too): the handshake, what it got, a declared and an undeclared origin, `window.top`
+/// and `window.open`.
 fn view_html(declared: &str) -> String {
-    format!(
-        r#"<!doctype html><html><body>
-<p id="status"></p><p id="input"></p><p id="result"></p>
-<p id="declared"></p><p id="undeclared"></p><p id="top"></p>
-<script>
-const out = (id, text) => {{ document.getElementById(id).textContent = text; }};
-document.addEventListener("securitypolicyviolation", (e) => out("undeclared", "blocked " + e.effectiveDirective));
-const send = (m) => window.parent.postMessage(m, "*");
-window.addEventListener("message", (e) => {{
-  const m = e.data;
-  if (m.id === 1 && m.result) {{
-    out("status", "initialized " + m.result.protocolVersion);
-    send({{ jsonrpc: "2.0", method: "ui/notifications/initialized" }});
-  }}
-  if (m.method === "ui/notifications/tool-input") out("input", JSON.stringify(m.params.arguments));
-  if (m.method === "ui/notifications/tool-result") out("result", m.params.content[0].text);
-}});
-send({{ jsonrpc: "2.0", id: 1, method: "ui/initialize",
-  params: {{ protocolVersion: "2026-01-26", appInfo: {{ name: "t", version: "1" }}, appCapabilities: {{}} }} }});
-fetch("{declared}/", {{ mode: "no-cors" }}).then(() => out("declared", "reached"), (e) => out("declared", "failed " + e));
-fetch("http://127.0.0.1:9/", {{ mode: "no-cors" }}).then(() => out("undeclared", "reached"), () => {{}});
-try {{ void window.top.location.href; out("top", "reachable"); }} catch (e) {{ out("top", e.name); }}
-</script></body></html>"#
-    )
+    include_str!("../../../tests/views/fixture_checks.html").replace("__DECLARED__", declared)
 }
 
 /// Chromium and playwright-core, or the reason the browser tests are skipped.
@@ -197,6 +175,7 @@ async fn the_view_renders_in_chromium_under_its_csp() {
     assert_eq!(seen["declared"], "reached", "{seen}");
     assert_eq!(seen["undeclared"], "blocked connect-src", "{seen}");
     assert_eq!(seen["top"], "SecurityError");
+    assert_eq!(seen["popup"], "blocked", "{seen}");
     let ports = server.ports();
     let frames: Vec<String> = seen["frames"]
         .as_array()
@@ -223,60 +202,11 @@ async fn the_view_renders_in_chromium_under_its_csp() {
     );
 }
 
-/// The lifecycle view: handshake with fullscreen declared, a storage probe, and buttons for a
-/// display-mode request, self-navigation and its own teardown.
+/// The lifecycle view (`tests/views/fixture_life.html`, which the fixture server serves too):
+/// handshake with fullscreen declared, a storage probe, and buttons for a display-mode request,
+/// self-navigation and its own teardown.
 fn lifecycle_html(declared: &str) -> String {
-    format!(
-        r#"<!doctype html><html><body>
-<p id="ready"></p><p id="stored"></p><p id="input"></p><p id="mode"></p><p id="probed"></p>
-<button id="probe">probe</button>
-<p id="downloaded"></p><p id="linked"></p>
-<button id="download">download</button><button id="link">link</button>
-<button id="fullscreen">fullscreen</button><button id="pip">pip</button>
-<button id="navigate">navigate</button><button id="teardown">teardown</button>
-<script>
-const out = (id, text) => {{ document.getElementById(id).textContent = text; }};
-const send = (m) => window.parent.postMessage(m, "*");
-const pending = {{}};
-let next = 10;
-function request(method, params) {{
-  const id = next++;
-  send({{ jsonrpc: "2.0", id, method, params }});
-  return new Promise((resolve) => {{ pending[id] = resolve; }});
-}}
-window.addEventListener("message", (e) => {{
-  const m = e.data;
-  if (m.id in pending && (m.result || m.error)) {{ pending[m.id](m); delete pending[m.id]; return; }}
-  if (m.method === "ui/notifications/tool-input") out("input", JSON.stringify(m.params.arguments));
-  if (m.method === "ui/resource-teardown") send({{ jsonrpc: "2.0", id: m.id, result: {{}} }});
-}});
-request("ui/initialize", {{ protocolVersion: "2026-01-26", appInfo: {{ name: "t", version: "1" }},
-  appCapabilities: {{ availableDisplayModes: ["inline", "fullscreen"] }} }}).then(() => {{
-  send({{ jsonrpc: "2.0", method: "ui/notifications/initialized" }});
-  let stored;
-  try {{ stored = localStorage.getItem("calyx-test"); localStorage.setItem("calyx-test", "left by a view"); }}
-  catch (e) {{ stored = "error " + e.name; }}
-  out("stored", stored === null ? "nothing" : stored);
-  out("ready", "ready");
-}});
-document.getElementById("fullscreen").onclick = () =>
-  request("ui/request-display-mode", {{ mode: "fullscreen" }}).then((m) => out("mode", m.result.mode));
-document.getElementById("pip").onclick = () =>
-  request("ui/request-display-mode", {{ mode: "pip" }}).then((m) => out("mode", "after pip: " + m.result.mode));
-document.getElementById("navigate").onclick = () => {{ location.href = "{declared}/elsewhere"; }};
-document.getElementById("download").onclick = () =>
-  request("ui/download-file", {{ contents: [{{ type: "resource",
-    resource: {{ uri: "file:///report.txt", mimeType: "text/plain", text: "hello" }} }}] }})
-    .then((m) => out("downloaded", JSON.stringify(m.result || m.error)));
-document.getElementById("link").onclick = () =>
-  request("ui/open-link", {{ url: "{declared}/opened" }})
-    .then((m) => out("linked", JSON.stringify(m.result || m.error)));
-document.getElementById("probe").onclick = () =>
-  out("probed", localStorage.getItem("calyx-test") === null ? "nothing" : localStorage.getItem("calyx-test"));
-document.getElementById("teardown").onclick = () =>
-  send({{ jsonrpc: "2.0", method: "ui/notifications/request-teardown" }});
-</script></body></html>"#
-    )
+    include_str!("../../../tests/views/fixture_life.html").replace("__DECLARED__", declared)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -297,9 +227,9 @@ async fn a_views_life_in_chromium() {
         "lifecycle.mjs",
         &[
             url_a.as_ref(),
-            url_b.as_ref(),
             playwright.as_os_str(),
             chromium.as_os_str(),
+            url_b.as_ref(),
         ],
     )
     .await;
