@@ -53,6 +53,7 @@ mod e2e_mcp_view_browser;
 mod e2e_mcp_view_budget;
 mod e2e_mcp_view_card;
 mod e2e_mcp_view_fixture;
+mod e2e_mcp_view_ssh;
 mod e2e_mcp_view_system_monitor;
 mod e2e_mcp_view_vanilla;
 mod e2e_mcp_views;
