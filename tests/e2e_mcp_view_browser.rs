@@ -76,7 +76,7 @@ async fn a_view_made_by_an_agents_call_renders_in_chromium_and_is_gone_once_clos
 }
 
 /// The HTTP status of a GET of `url` (`http://127.0.0.1:PORT/PATH`).
-async fn status_of(url: &str) -> u16 {
+pub(crate) async fn status_of(url: &str) -> u16 {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let rest = url.trim_start_matches("http://");
     let (authority, path) = rest.split_at(rest.find('/').expect("a path"));

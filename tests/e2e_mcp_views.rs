@@ -8,7 +8,9 @@ use std::collections::HashMap;
 
 use crate::common::{self, Env};
 use crate::e2e_mcp_hosted::{calyx_ok, eventually, row_when, world, Listener};
+use crate::e2e_mcp_view_browser::status_of;
 use crate::hosted_support::fixture::mcp_fixture;
+use crate::support_view_page::Page;
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
@@ -194,6 +196,31 @@ async fn a_ui_tool_call_creates_a_view_in_the_callers_pane_and_keeps_its_result(
     assert_eq!(views(&env).await.len(), 2, "no new view with views off");
 }
 
+/// The newest view's page, opened and initialized as an app would (so a removal must send it
+/// `ui/resource-teardown`), and its URL.
+async fn newest_page(env: &Env) -> (Page, String) {
+    let url = views(env)
+        .await
+        .iter()
+        .max_by_key(|v| v["id"].as_u64())
+        .and_then(|v| v["url"].as_str().map(str::to_string))
+        .expect("a view URL");
+    let mut page = Page::open(&url).await;
+    page.initialize(serde_json::json!({})).await;
+    (page, url)
+}
+
+/// After a removal: the open page was asked `ui/resource-teardown` (answered as an app does)
+/// and the URL answers 410 Gone.
+async fn torn_down(mut page: Page, url: &str, trigger: &str) {
+    let teardown = page.request("ui/resource-teardown").await;
+    page.answer(&teardown, serde_json::json!({})).await;
+    eventually(&format!("410 for the view after {trigger}"), || async {
+        (status_of(url).await == 410).then_some(())
+    })
+    .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn views_go_with_their_conversation_their_server_and_their_pane() {
     let env = world_with_fixture().await;
@@ -209,17 +236,21 @@ async fn views_go_with_their_conversation_their_server_and_their_pane() {
     .await;
     hook(&env, &surface, "SessionStart", "conv-1");
     assert_eq!(views(&env).await.len(), 1, "the same conversation keeps it");
+    let (page, url) = newest_page(&env).await;
     hook(&env, &surface, "SessionStart", "conv-2");
     views_when(&env, "no views after a new conversation", |rows| {
         rows.is_empty()
     })
     .await;
+    torn_down(page, &url, "a new conversation").await;
 
     // SessionEnd removes the pane's views.
     call_text(&agent, "fx-show_time").await;
     views_when(&env, "a view in conv-2", |rows| rows.len() == 1).await;
+    let (page, url) = newest_page(&env).await;
     hook(&env, &surface, "SessionEnd", "conv-2");
     views_when(&env, "no views after SessionEnd", |rows| rows.is_empty()).await;
+    torn_down(page, &url, "SessionEnd").await;
 
     // Disabling the server removes its views, running ones too.
     let peer = agent.peer().clone();
@@ -231,8 +262,10 @@ async fn views_go_with_their_conversation_their_server_and_their_pane() {
         rows.len() == 1 && rows[0]["state"] == "running"
     })
     .await;
+    let (page, url) = newest_page(&env).await;
     calyx_ok(&env, &["mcp", "disable", "fx"]).await;
     views_when(&env, "no views after disabling", |rows| rows.is_empty()).await;
+    torn_down(page, &url, "disabling the server").await;
     waiting.abort();
     calyx_ok(&env, &["mcp", "enable", "fx"]).await;
     row_when(&env, "fx", |r| r["state"] == "ready").await;
@@ -245,14 +278,18 @@ async fn views_go_with_their_conversation_their_server_and_their_pane() {
         .expect("a second pane");
     let other = agent_in(&env, &second_surface).await;
     call_text(&other, "fx-show_time").await;
+    let (page, url) = newest_page(&env).await;
     call_text(&agent, "fx-show_time").await;
     views_when(&env, "a view in each pane", |rows| rows.len() == 2).await;
     env.ok(&["kill-pane", "-t", &second]);
     let rows = views_when(&env, "the second pane's view gone", |rows| rows.len() == 1).await;
     assert_ne!(rows[0]["pane"], second.as_str(), "{rows:?}");
+    torn_down(page, &url, "closing the pane").await;
 
     // `[mcp] host_servers = false` at reload-config stops every server: their views go.
+    let (page, url) = newest_page(&env).await;
     env.write_config("[mcp]\nsecret_store = \"file\"\nhost_servers = false\n");
     env.ok(&["reload-config"]);
     views_when(&env, "no views with hosting off", |rows| rows.is_empty()).await;
+    torn_down(page, &url, "hosting off").await;
 }

@@ -14,7 +14,7 @@
 //! without polling. The record, not the event, is the truth: a receiver that lags reads the
 //! record again.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
@@ -24,6 +24,7 @@ use tokio::sync::broadcast;
 use super::csp::{sandbox_csp, SandboxCsp};
 use super::registry::{Created, NewView, Page, Registry, View, ViewId, ViewState};
 use super::resource::{Rejection, ViewDocument};
+use super::token::ViewToken;
 use crate::layout::PaneId;
 
 /// Events a receiver may fall behind by before it must re-read the records.
@@ -86,9 +87,41 @@ struct HubState {
     registry: Registry,
     calls: HashMap<ViewId, CallRecord>,
     /// Removed views' ids, so their URLs answer 410 rather than 404.
-    removed: HashSet<ViewId>,
+    /// Views removed, with their tokens: a removed view's right token answers 410 (its page
+    /// may still post the reply to its teardown), a wrong one 404 as for any view.
+    removed: HashMap<ViewId, Retired>,
     /// The view server's host page and sandbox ports, once it listens.
     ports: Option<ViewPorts>,
+}
+
+/// What is kept of a removed view: its two tokens, to tell its own late requests (410) from
+/// guesses (404).
+struct Retired {
+    page_token: ViewToken,
+    sandbox_token: ViewToken,
+}
+
+impl Retired {
+    fn matches(&self, page: Page, token: &str) -> bool {
+        match page {
+            Page::Host => self.page_token.matches(token),
+            Page::Sandbox => self.sandbox_token.matches(token),
+        }
+    }
+}
+
+impl HubState {
+    /// Forgets `view`'s call and keeps its tokens for [`ViewHub::authorize`].
+    fn retire(&mut self, view: &View) {
+        self.calls.remove(&view.id);
+        self.removed.insert(
+            view.id,
+            Retired {
+                page_token: view.page_token.clone(),
+                sandbox_token: view.sandbox_token.clone(),
+            },
+        );
+    }
 }
 
 /// The two loopback ports of the view server: the host page's and the sandbox's (different
@@ -157,8 +190,7 @@ impl ViewHub {
             let mut state = self.lock();
             let created = state.registry.create(origin)?;
             for gone in &created.removed {
-                state.calls.remove(&gone.id);
-                state.removed.insert(gone.id);
+                state.retire(gone);
             }
             state.calls.insert(
                 created.id,
@@ -276,9 +308,8 @@ impl ViewHub {
         let gone = {
             let mut state = self.lock();
             let gone = state.registry.remove(id);
-            if gone.is_some() {
-                state.calls.remove(&id);
-                state.removed.insert(id);
+            if let Some(view) = &gone {
+                state.retire(view);
             }
             gone
         };
@@ -294,8 +325,7 @@ impl ViewHub {
             let mut state = self.lock();
             let gone = take(&mut state.registry);
             for view in &gone {
-                state.calls.remove(&view.id);
-                state.removed.insert(view.id);
+                state.retire(view);
             }
             gone
         };
@@ -392,7 +422,11 @@ impl ViewHub {
                 Some(found) => Access::Granted(Box::new(found)),
                 None => Access::Denied,
             }
-        } else if state.removed.contains(&id) {
+        } else if state
+            .removed
+            .get(&id)
+            .is_some_and(|r| r.matches(page, token))
+        {
             Access::Gone
         } else {
             Access::Denied

@@ -267,6 +267,14 @@ impl Session {
     ) {
         let method = message.get("method").and_then(Value::as_str);
         let id = message.get("id").filter(|id| !id.is_null()).cloned();
+        if let Teardown::Waiting(waited) = &self.teardown {
+            // A view being torn down is heard only for its reply: its page has been revoked
+            // (its other posts would act for a view that no longer exists).
+            if method.is_none() && id.as_ref() == Some(waited) {
+                self.close(out);
+            }
+            return;
+        }
         match (method, id) {
             (Some(method), Some(id)) => {
                 let params = message.get("params").cloned().unwrap_or(Value::Null);

@@ -225,6 +225,13 @@ fn teardown_waits_for_the_answer() {
     assert!(out.contains(&Output::TeardownStarted));
     assert!(!session.is_closed());
     let id = to_view(&out)[0]["id"].clone();
+    // Meanwhile the view is heard only for its reply: no request is answered or acted on.
+    assert!(run(&mut session, request(5, "ping", json!({}))).is_empty());
+    let link = request(6, "ui/open-link", json!({ "url": "https://example.com" }));
+    assert!(run(&mut session, link).is_empty());
+    let other_reply = json!({ "jsonrpc": "2.0", "id": "not-the-teardown", "result": {} });
+    assert!(run(&mut session, Input::FromView(other_reply)).is_empty());
+    assert!(!session.is_closed());
     let out = run(
         &mut session,
         Input::FromView(json!({ "jsonrpc": "2.0", "id": id, "result": {} })),

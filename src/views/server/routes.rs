@@ -131,6 +131,16 @@ async fn handle(req: Request<Incoming>, which: Listener, pages: &Arc<Pages>) -> 
     };
     let snapshot = match pages.hub().authorize(id, page, token) {
         Access::Granted(snapshot) => snapshot,
+        // The removed view's own page may still answer its `ui/resource-teardown` (the
+        // session takes only that while it tears down; once its page is closed, nothing).
+        Access::Gone
+            if matches!(
+                (which, tail, req.method()),
+                (Listener::Host, "rpc", &Method::POST)
+            ) =>
+        {
+            return rpc(req, id, ports.host, pages).await;
+        }
         Access::Gone => return text(StatusCode::GONE, "this view was closed"),
         Access::Denied => return text(StatusCode::NOT_FOUND, "no such page"),
     };

@@ -266,6 +266,16 @@ async fn pages_answer_with_their_headers_and_refuse_what_they_must() {
     let gone = s.get(&path).await;
     assert_eq!(gone.status, 410);
     assert_common_headers(&gone);
+    // A removed view's id with a guessed token is as unknown as any other.
+    let guessed = format!("/v/{}/{}/", s.id.0, "0".repeat(32));
+    assert_eq!(s.get(&guessed).await.status, 404);
+    let rpc = s
+        .post_to(&guessed, 1, json!({ "jsonrpc": "2.0", "method": "ping" }))
+        .await;
+    assert_eq!(
+        rpc.status, 404,
+        "no post reaches a removed view without its token"
+    );
 }
 
 #[tokio::test]
@@ -498,15 +508,21 @@ async fn removal_sends_teardown_and_closes_the_page() {
         .until(|name, data| name == "rpc" && data["method"] == "ui/resource-teardown")
         .await;
     assert!(s.hub.get(s.id).is_none(), "the view is removed");
-    s.post_to(
-        &path,
-        page,
-        json!({ "jsonrpc": "2.0", "id": teardown["id"], "result": {} }),
-    )
-    .await;
+    let reply = s
+        .post_to(
+            &path,
+            page,
+            json!({ "jsonrpc": "2.0", "id": teardown["id"], "result": {} }),
+        )
+        .await;
+    assert_eq!(
+        reply.status, 202,
+        "the removed view's page answers its teardown"
+    );
     events
         .until(|name, data| name == "control" && data["type"] == "closed")
         .await;
+
     assert!(events.next().await.is_none(), "the stream ends");
     assert_eq!(s.get(&path).await.status, 410);
     let upstream_actions = s.upstream.actions.lock().expect("lock").len();
