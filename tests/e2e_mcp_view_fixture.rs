@@ -14,10 +14,13 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 use crate::common::Env;
+use crate::e2e_mcp_hosted::Listener;
 use crate::e2e_mcp_hosted::{calyx_ok, eventually, row_when, world};
 use crate::e2e_mcp_views::{agent_in, call_text, panes, views};
 use crate::hosted_support::fixture::mcp_fixture;
-use crate::support_browser::{browser, last_line};
+use crate::support_browser::{browser, last_line, Browser};
+use rmcp::service::RunningService;
+use rmcp::RoleClient;
 
 /// What the fixture's test views answer.
 const RESULT: &str = "the result";
@@ -59,6 +62,33 @@ async fn world_declaring(declared: &str) -> Env {
     env
 }
 
+/// A world (theme `dark`) hosting the fixture, whose views declare a loopback origin the test
+/// serves, with an agent in its pane and the browser; None (skipped) without Chromium.
+struct World {
+    browser: Browser,
+    declared: String,
+    env: Env,
+    agent: RunningService<RoleClient, Listener>,
+}
+
+impl World {
+    async fn new() -> Option<World> {
+        let browser = browser()?;
+        let declared = declared_origin().await;
+        let env = world_declaring(&declared).await;
+        let (_, surface) = panes(&env)[0].clone();
+        let agent = agent_in(&env, &surface).await;
+        Some(World {
+            browser,
+            declared,
+            env,
+            agent,
+        })
+    }
+}
+
+include!("views/lifecycle_seen.rs");
+
 /// The URL of the view `id` (from `calyx mcp views --json`).
 async fn url_of(env: &Env, id: u64) -> String {
     views(env)
@@ -81,13 +111,15 @@ async fn newest_view(env: &Env) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fixture_views_csp_sandbox_and_storage_hold_through_calyx() {
-    let Some(browser) = browser() else {
+    let Some(World {
+        browser,
+        env,
+        agent,
+        ..
+    }) = World::new().await
+    else {
         return;
     };
-    let declared = declared_origin().await;
-    let env = world_declaring(&declared).await;
-    let (_, surface) = panes(&env)[0].clone();
-    let agent = agent_in(&env, &surface).await;
     assert_eq!(call_text(&agent, "fx-show_checks").await, RESULT);
     let id = newest_view(&env).await;
     let url = url_of(&env, id).await;
@@ -114,13 +146,15 @@ async fn the_fixture_views_csp_sandbox_and_storage_hold_through_calyx() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fixture_views_life_through_calyx_with_its_link_approved_and_its_theme_followed() {
-    let Some(browser) = browser() else {
+    let Some(World {
+        browser,
+        declared,
+        env,
+        agent,
+    }) = World::new().await
+    else {
         return;
     };
-    let declared = declared_origin().await;
-    let env = world_declaring(&declared).await;
-    let (_, surface) = panes(&env)[0].clone();
-    let agent = agent_in(&env, &surface).await;
     assert_eq!(call_text(&agent, "fx-show_life").await, RESULT);
     let a = newest_view(&env).await;
     // B from an agent outside calyx (a standalone view): a second view in A's pane would
@@ -163,33 +197,7 @@ async fn the_fixture_views_life_through_calyx_with_its_link_approved_and_its_the
     env.ok(&["reload-config"]);
 
     let seen = last_line(&run.await.expect("browser task"));
-    assert_eq!(seen["firstStored"], "nothing", "{seen}");
-    assert_eq!(seen["downloadName"], "report.txt", "{seen}");
-    assert_eq!(seen["downloadBody"], "hello", "{seen}");
-    assert_eq!(seen["downloaded"], "{}", "{seen}");
-    assert_eq!(seen["linked"], "{}", "the approved link answered: {seen}");
-    let link = format!("{declared}/opened");
-    let popups: Vec<&str> = seen["popupUrls"]
-        .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    assert!(
-        popups == [link.as_str()] || seen["linkBar"] == link.as_str(),
-        "the approved link opened nowhere: {seen}"
-    );
-    assert_eq!(seen["fullscreen"], "fullscreen", "declared: {seen}");
-    assert_eq!(
-        seen["afterPip"], "after pip: fullscreen",
-        "pip was not declared: {seen}"
-    );
-    assert_eq!(seen["takenOver"], "This view was opened in another tab");
-    assert_eq!(seen["navigated"], "The view tried to navigate away");
-    assert_eq!(seen["inputAfterReload"], "{}", "{seen}");
-    assert_eq!(seen["closed"], "This view was closed", "{seen}");
-    assert_eq!(
-        seen["afterTeardown"], "nothing",
-        "storage outlived its view"
-    );
+    assert_lifecycle_seen(&seen, &declared, "{}");
     assert_eq!(seen["theme"], "light", "host-context-changed: {seen}");
     let record =
         std::fs::read_to_string(env.path().join("state/calyx/approvals.jsonl")).unwrap_or_default();

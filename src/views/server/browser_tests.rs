@@ -233,44 +233,12 @@ async fn a_views_life_in_chromium() {
         ],
     )
     .await;
-    assert_eq!(seen["firstStored"], "nothing");
-    assert_eq!(seen["downloadText"], "The app offers report.txt (5 B)");
-    assert_eq!(seen["downloadName"], "report.txt");
-    assert_eq!(seen["downloadBody"], "hello");
-    assert_eq!(seen["downloaded"], "{}");
-    assert_eq!(seen["linked"], "{}");
-    let link = format!("{declared}/opened");
-    let popups: Vec<&str> = seen["popupUrls"]
-        .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    assert!(
-        popups == [link.as_str()] || seen["linkBar"] == link.as_str(),
-        "the approved link opened nowhere: {seen}"
-    );
-    assert_eq!(seen["fullscreen"], "fullscreen");
-    assert_eq!(
-        seen["afterPip"], "after pip: fullscreen",
-        "pip was not declared"
-    );
-    assert_eq!(seen["pipBox"], 0);
-    assert_eq!(seen["takenOver"], "This view was opened in another tab");
-    assert_eq!(seen["firstFrames"], 0);
-    assert_eq!(seen["navigated"], "The view tried to navigate away");
-    assert_eq!(seen["reloadShown"], true);
-    assert_eq!(seen["inputAfterReload"], r#"{"n":1}"#);
-    assert_eq!(
-        seen["sharedStored"], "left by a view",
-        "the views share the sandbox origin"
-    );
-    assert_eq!(seen["closed"], "This view was closed");
-    assert_eq!(
-        seen["afterTeardown"], "nothing",
-        "storage outlived its view"
-    );
+    assert_lifecycle_seen(&seen, &declared, r#"{"n":1}"#);
     assert!(hub.get(a).is_none(), "the app's teardown removed its view");
     assert!(hub.get(b).is_some());
 }
+
+include!("../../../tests/views/lifecycle_seen.rs");
 
 /// Serves `html` to every request on a new loopback port (another origin than the view
 /// server's two), until the task is dropped.
