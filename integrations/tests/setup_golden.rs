@@ -346,3 +346,32 @@ fn a_users_file_under_calyx_owned_names_is_left_alone() {
         assert!(plan.notes.iter().any(|n| n.contains("not calyx's")));
     }
 }
+
+#[test]
+fn gemini_follows_gemini_cli_home() {
+    // Gemini 0.61 takes `$GEMINI_CLI_HOME` as its home: its settings are `.gemini` under it.
+    let home = tempfile::tempdir().unwrap();
+    let moved = home.path().join("elsewhere");
+    let mut ctx = ctx(home.path());
+    ctx.env
+        .insert("GEMINI_CLI_HOME".into(), moved.display().to_string());
+    assert_eq!(
+        setup::config_dir(AgentKind::Gemini, &ctx),
+        moved.join(".gemini")
+    );
+    let plan = setup::plan(AgentKind::Gemini, &ctx, Op::Install).unwrap();
+    assert!(
+        plan.changes
+            .iter()
+            .any(|c| c.path == moved.join(".gemini/settings.json")),
+        "{:?}",
+        plan.changes.iter().map(|c| &c.path).collect::<Vec<_>>()
+    );
+    assert!(plan.changes.iter().all(|c| c.path.starts_with(&moved)));
+    // Empty is unset, as for every relocating variable.
+    ctx.env.insert("GEMINI_CLI_HOME".into(), String::new());
+    assert_eq!(
+        setup::config_dir(AgentKind::Gemini, &ctx),
+        home.path().join(".gemini")
+    );
+}

@@ -60,7 +60,7 @@ pub(super) fn plan(ctx: &Ctx, op: Op, plan: &mut Plan) -> Result<(), SetupError>
     let mut notes = Vec::new();
     edit_file(
         plan,
-        &ctx.home.join(".gemini/settings.json"),
+        &super::config_dir(KIND, ctx).join("settings.json"),
         0o600,
         op,
         |text| {

@@ -28,7 +28,7 @@ fn location(kind: AgentKind, ctx: &Ctx) -> Option<Location> {
         AgentKind::Codex | AgentKind::Grok => Location::Toml(dir.join("config.toml")),
         AgentKind::OpenCode => Location::Json(super::opencode::config_file(ctx), &["mcp"]),
         AgentKind::Hermes => Location::Yaml(dir.join("config.yaml")),
-        AgentKind::Gemini => Location::Json(ctx.home.join(".gemini/settings.json"), SERVERS),
+        AgentKind::Gemini => Location::Json(dir.join("settings.json"), SERVERS),
         AgentKind::Copilot => Location::Json(dir.join("mcp-config.json"), SERVERS),
         AgentKind::Kimi | AgentKind::Cursor => Location::Json(dir.join("mcp.json"), SERVERS),
         AgentKind::Pi => {

@@ -41,7 +41,8 @@ pub struct Ctx {
     pub home: PathBuf,
     /// Environment variables that relocate CLI config dirs (`CODEX_HOME`, `XDG_CONFIG_HOME`,
     /// `CLAUDE_CONFIG_DIR`, `COPILOT_HOME`, `HERMES_HOME`, `PI_CODING_AGENT_DIR`,
-    /// `KIMI_SHARE_DIR`, `KIMI_CODE_HOME`, `GROK_HOME`); absent or empty means the CLI's default.
+    /// `KIMI_SHARE_DIR`, `KIMI_CODE_HOME`, `GROK_HOME`, `GEMINI_CLI_HOME`); absent or empty
+    /// means the CLI's default.
     pub env: BTreeMap<String, String>,
     /// Absolute path of the calyx binary the hooks run.
     pub calyx_bin: PathBuf,
@@ -202,7 +203,7 @@ impl SetupError {
 
 /// Environment variables that move a CLI's config directory: `calyx setup` copies the ones set
 /// into [`Ctx::env`], so plans follow them.
-pub const RELOCATING_VARS: [&str; 9] = [
+pub const RELOCATING_VARS: [&str; 10] = [
     "XDG_CONFIG_HOME",
     "CLAUDE_CONFIG_DIR",
     "CODEX_HOME",
@@ -212,6 +213,7 @@ pub const RELOCATING_VARS: [&str; 9] = [
     "KIMI_SHARE_DIR",
     "KIMI_CODE_HOME",
     "GROK_HOME",
+    "GEMINI_CLI_HOME",
 ];
 
 /// Whether calyx wires this CLI without being asked by name. Antigravity and Cursor Agent
@@ -269,7 +271,11 @@ pub fn config_dir(kind: AgentKind, ctx: &Ctx) -> PathBuf {
         AgentKind::Hermes => ctx.dir("HERMES_HOME", ".hermes"),
         AgentKind::Grok => ctx.dir("GROK_HOME", ".grok"),
         AgentKind::Pi => ctx.dir("PI_CODING_AGENT_DIR", ".pi/agent"),
-        AgentKind::Gemini => ctx.home.join(".gemini"),
+        // Gemini (0.61) takes `$GEMINI_CLI_HOME` as its home directory, `.gemini` under it.
+        AgentKind::Gemini => ctx
+            .var("GEMINI_CLI_HOME")
+            .map_or_else(|| ctx.home.clone(), PathBuf::from)
+            .join(".gemini"),
         AgentKind::Copilot => ctx.dir("COPILOT_HOME", ".copilot"),
         AgentKind::Kimi => kimi::config_dir(ctx),
         AgentKind::Antigravity => ctx.home.join(".gemini/config"),
