@@ -1073,14 +1073,17 @@ fn the_real_gemini_loads_what_setup_writes_and_doctor_reports_an_entry_it_reject
     );
     // The check ran Gemini (and its --version) elsewhere: ~/.gemini holds only what setup wrote.
     let gemini_dir = env.home().join(".gemini");
-    let names: Vec<String> = fs::read_dir(&gemini_dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert!(
-        names.iter().all(|n| n.starts_with("settings.json")),
-        "{names:?}"
-    );
+    let only_settings = || {
+        let names: Vec<String> = fs::read_dir(&gemini_dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            names.iter().all(|n| n.starts_with("settings.json")),
+            "{names:?}"
+        );
+    };
+    only_settings();
     let settings = gemini_dir.join("settings.json");
     let mut doc = json(&settings);
     doc["mcpServers"]["calyx-ipc"]["httpUrl"] = Value::from(5);
@@ -1093,6 +1096,9 @@ fn the_real_gemini_loads_what_setup_writes_and_doctor_reports_an_entry_it_reject
             && stdout.contains("Error in: mcpServers.calyx-ipc.httpUrl"),
         "{stdout}"
     );
+    // doctor's `binary:` line asked the version isolated too.
+    assert!(stdout.contains("(0."), "a version was read: {stdout}");
+    only_settings();
 }
 
 /// A fake `hermes` on PATH: `--version` prints hermes-agent 0.19.0's line; `hooks list` prints

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::Path;
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
 use calyx_integrations::setup::{self as plans, Op};
@@ -123,7 +123,8 @@ pub fn report(
         let _ = writeln!(out, "\n{} ({kind})", kind.display_name());
         match &binary {
             Some(path) => {
-                let version = version(path).unwrap_or_else(|| "version unknown".into());
+                let version = plans::cli_check::version(kind, path)
+                    .unwrap_or_else(|| "version unknown".into());
                 let _ = writeln!(out, "  binary: {} ({version})", path.display());
             }
             None => {
@@ -330,12 +331,6 @@ fn ago(at: SystemTime) -> String {
         60..=3599 => format!("{}m", secs / 60),
         _ => format!("{}h", secs / 3600),
     }
-}
-
-/// `BIN --version`'s first line (stdout, else stderr: pi prints it there), or None when it
-/// fails or takes longer than [`plans::probe::VERSION_TIMEOUT`].
-pub(super) fn version(bin: &Path) -> Option<String> {
-    plans::probe::version_of(Command::new(bin))
 }
 
 /// `GET /health` with the bearer token; Ok when the server answers 200.

@@ -76,6 +76,35 @@ pub fn check(kind: AgentKind, ctx: &Ctx, plan: Option<&Plan>) -> Option<Verdict>
     }
 }
 
+/// The variables that relocate `kind`'s home-like directories, for the CLIs calyx checks
+/// (None: a CLI without a check, run as it is).
+fn home_vars(kind: AgentKind) -> Option<&'static [&'static str]> {
+    Some(match kind {
+        AgentKind::ClaudeCode => claude::VARS,
+        AgentKind::Codex => codex::VARS,
+        AgentKind::Gemini => gemini::VARS,
+        AgentKind::Hermes => hermes::VARS,
+        AgentKind::Kimi => kimi::VARS,
+        AgentKind::OpenCode => opencode::VARS,
+        AgentKind::Copilot => copilot::VARS,
+        _ => return None,
+    })
+}
+
+/// `BIN --version`'s first line for `calyx doctor`, run isolated as the checks' version runs
+/// are (a private directory in place of the CLI's homes), so that asking a version writes
+/// nothing of the user's: `gemini --version` leaves `projects.json.*.tmp` files in the
+/// `~/.gemini` it is given.
+pub fn version(kind: AgentKind, bin: &Path) -> Option<String> {
+    match home_vars(kind) {
+        Some(vars) => {
+            let scratch = Scratch::new().ok()?;
+            super::probe::version_of(isolated(bin, &scratch.0, vars))
+        }
+        None => super::probe::version_of(std::process::Command::new(bin)),
+    }
+}
+
 fn check_once(kind: AgentKind, ctx: &Ctx, plan: Option<&Plan>) -> Option<Verdict> {
     let bin = super::find_binary(kind)?;
     type Loader<'a> = Box<dyn FnOnce() -> Load + Send + 'a>;
