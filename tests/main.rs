@@ -71,6 +71,7 @@ mod e2e_reflow;
 mod e2e_reflow_shell;
 mod e2e_sessions;
 mod e2e_shell;
+mod e2e_socket_keeper;
 mod e2e_terminal;
 mod e2e_upgrade;
 mod e2e_window_numbers;

@@ -14,7 +14,7 @@ use tokio::time::Instant;
 use crate::layout::PaneId;
 use crate::paths;
 
-use super::io::socket::{accept_loop, bind};
+use super::io::socket::bind;
 use super::messages::Msg;
 use super::model::ids::ClientId;
 use super::model::state::Client;
@@ -230,7 +230,11 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
             tracing::warn!("{e}");
         }
         let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(accept_loop(listener, tx.clone()));
+        tokio::spawn(super::io::socket_keeper::serve(
+            listener,
+            socket.clone(),
+            tx.clone(),
+        ));
         let peers = std::sync::Arc::new(crate::mcp::PeerRegistry::new());
         let mcp_tools = std::sync::Arc::new(crate::mcp::ToolSet::with_disabled(
             config.mcp_disabled_tools.clone(),
@@ -469,6 +473,15 @@ impl Server {
             Msg::PaneExited { pane, status } => self.pane_exited(pane, status),
             Msg::Endpoint(request) => self.endpoint_request(request),
             Msg::ApprovalWithdrawn { id } => self.approval_withdrawn(id),
+            Msg::SocketRebound { fd } => {
+                self.upgrade.socket_fd = Some(fd);
+                // A removed runtime directory took the shell integration's scripts with it.
+                if let Some(scripts) = &self.state.shell_integration {
+                    if let Err(e) = scripts.reinstall() {
+                        tracing::warn!("shell integration: writing its scripts again: {e}");
+                    }
+                }
+            }
             Msg::App(msg) => self.app_message(msg),
             Msg::Mcp(op) => self.mcp_op(op),
             Msg::PaneWrite { pane, bytes, mark } => {

@@ -34,6 +34,9 @@ pub enum Msg {
     Input { id: ClientId, bytes: Vec<u8> },
     /// A client's connection closed.
     Disconnected { id: ClientId },
+    /// The socket file was removed and bound again: `fd` is the listener an in-place upgrade
+    /// hands over from now on.
+    SocketRebound { fd: std::os::fd::RawFd },
     /// The terminal the server reads for a client hung up or failed (from `run`).
     TerminalLost { id: ClientId },
     /// A pane parsed new output.

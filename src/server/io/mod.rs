@@ -10,5 +10,6 @@ pub mod payload_capture;
 pub mod processes;
 pub mod shell_integration;
 pub mod socket;
+pub mod socket_keeper;
 pub mod terminal;
 pub mod view_server;

@@ -86,6 +86,12 @@ impl ShellIntegration {
         })
     }
 
+    /// Writes the scripts again (the runtime directory was removed with them: see
+    /// `socket_keeper`), so that new panes still find them.
+    pub fn reinstall(&self) -> std::io::Result<()> {
+        Self::install(&self.dir).map(drop)
+    }
+
     /// Turns the integration on for a pane about to run `command` (empty: `$SHELL` from `env`)
     /// when that is a bare bash, zsh or fish: returns the command to start instead and adds to
     /// `env`. Anything else (arguments, other programs) is left alone.
