@@ -357,3 +357,122 @@ fn the_scope_of_a_challenge() {
     assert_eq!(super::scope_of("Bearer scope=x, y=z").as_deref(), Some("x"));
     assert_eq!(super::scope_of("Bearer error=\"x\""), None);
 }
+
+#[tokio::test]
+async fn a_broken_answer_stream_is_resumed_with_last_event_id() {
+    let (url, seen) = serve(Arc::new(|seen: &Seen| {
+        let resume = seen.headers.get("last-event-id").map(|v| v.as_bytes());
+        match (&seen.method, resume) {
+            (&Method::GET, Some(b"e1")) => events(&[format!(
+                "id: e2\nevent: message\ndata: {}\n\n",
+                json!({"jsonrpc": "2.0", "id": 1,
+                       "result": {"content": [{"type": "text", "text": "resumed"}]}})
+            )]),
+            (&Method::GET, _) => status(StatusCode::METHOD_NOT_ALLOWED),
+            (&Method::DELETE, _) => status(StatusCode::OK),
+            _ => {
+                let id = seen.body["id"].clone();
+                match seen.body["method"].as_str() {
+                    Some("initialize") => json_body(initialize_result(&id)),
+                    _ if id.is_null() => status(StatusCode::ACCEPTED),
+                    // A priming event (an id, empty data), then the stream ends unanswered.
+                    _ => events(&["id: e1\ndata:\n\n".to_string()]),
+                }
+            }
+        }
+    }))
+    .await;
+    let client = connect(&url, &TaskRequired::default(), 1 << 20).await;
+    let answer = tokio::time::timeout(
+        Duration::from_secs(10),
+        client.peer().call_tool(CallToolRequestParams::new("x")),
+    )
+    .await
+    .expect("answered in time")
+    .expect("resumed");
+    assert_eq!(text(&answer), "resumed");
+    let _ = client.cancel().await;
+    let seen = seen.lock().expect("seen").clone();
+    let resumed = seen
+        .iter()
+        .find(|s| s.headers.get("last-event-id").is_some())
+        .expect("a resuming GET");
+    assert_eq!(resumed.method, Method::GET);
+    assert_eq!(
+        resumed.headers.get("mcp-session-id").map(|v| v.as_bytes()),
+        Some(&b"s-1"[..])
+    );
+}
+
+/// A client that counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct Counting(Arc<std::sync::atomic::AtomicUsize>);
+
+impl rmcp::ClientHandler for Counting {
+    fn on_tool_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) -> impl std::future::Future<Output = ()> + '_ {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        std::future::ready(())
+    }
+}
+
+#[tokio::test]
+async fn server_messages_arrive_on_the_get_stream() {
+    let gets = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = gets.clone();
+    // Unlike the shared script (405), this server has one event stream, then none.
+    let (url, seen) = serve(Arc::new(move |seen: &Seen| {
+        if seen.method == Method::GET
+            && counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0
+        {
+            return events(&[event(
+                json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+            )]);
+        }
+        if seen.method == Method::GET {
+            return status(StatusCode::METHOD_NOT_ALLOWED);
+        }
+        let id = seen.body["id"].clone();
+        match seen.body["method"].as_str() {
+            Some("initialize") => json_body(initialize_result(&id)),
+            _ => status(StatusCode::ACCEPTED),
+        }
+    }))
+    .await;
+    let counting = Counting::default();
+    let transport = StreamableHttp::new(
+        http_client().expect("client"),
+        url,
+        HeaderMap::new(),
+        None,
+        TaskRequired::default(),
+    );
+    let client = tokio::time::timeout(Duration::from_secs(10), counting.clone().serve(transport))
+        .await
+        .expect("in time")
+        .expect("initialized");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while counting.0.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+        assert!(tokio::time::Instant::now() < deadline, "no list_changed");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // After the stream ended it was opened again (then 405: given up).
+    while gets.load(std::sync::atomic::Ordering::SeqCst) < 2 {
+        assert!(tokio::time::Instant::now() < deadline, "not reopened");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let get = seen
+        .lock()
+        .expect("seen")
+        .iter()
+        .find(|s| s.method == Method::GET)
+        .cloned()
+        .expect("a GET");
+    assert_eq!(
+        get.headers.get("accept").map(|v| v.as_bytes()),
+        Some(&b"text/event-stream"[..])
+    );
+    let _ = client.cancel().await;
+}
