@@ -1,5 +1,6 @@
 //! An incremental parser for `text/event-stream` (the WHATWG "interpreting an event stream"
-//! rules), for the legacy HTTP+SSE transport and the raw `tools/list` tap of Streamable HTTP.
+//! rules), for both HTTP client transports (legacy HTTP+SSE and Streamable HTTP). The
+//! Streamable one takes events as bytes ([`SseParser::push_raw`]) and types them in place.
 //! Bytes arrive in arbitrary chunks: a line, a `\r\n` pair or a UTF-8 sequence may be split
 //! anywhere, so the parser keeps the unfinished line and event between calls. One event may
 //! be at most `max_event` bytes (64 MiB for hosted servers); a larger one is an error, after
@@ -183,7 +184,7 @@ impl SseParser {
             b"id" if !value.contains(&0) => {
                 self.last_id = Some(String::from_utf8_lossy(value).into_owned())
             }
-            // `retry` is for reconnecting EventSources; a legacy MCP session does not resume.
+            // `retry` is for reconnecting EventSources; calyx's transports use their own pauses.
             _ => {}
         }
         Ok(None)
