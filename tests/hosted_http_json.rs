@@ -1,6 +1,6 @@
 //! Streamable HTTP answers that server-everything does not give: a server on loopback (hyper)
-//! that answers with plain JSON bodies instead of SSE, so `tools/list` reaches rmcp already
-//! typed and the tap must repeat it to see `execution.taskSupport`; one that checks the
+//! that answers with plain JSON bodies instead of SSE, whose raw `tools/list` body the tap
+//! reads for `execution.taskSupport` (once: no repeated request); one that checks the
 //! configured header arrives; an answer over 64 MiB fails that call only; and one that answers
 //! 401.
 
@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use calyx::hosted::connection::filter::Exclusion;
+use calyx::hosted::connection::in_flight::OVERSIZED;
 use calyx::hosted::connection::{connect_http, ConnectError, HttpLaunch, INIT_TIMEOUT};
 use http_body_util::{BodyExt, Full};
 use hyper::service::service_fn;
@@ -146,8 +147,8 @@ async fn a_json_answer_to_tools_list_is_read_raw_for_task_support() {
         connected.tools.excluded,
         [("tasky".to_string(), Exclusion::TaskRequired)]
     );
-    // rmcp's request and the tap's repeat.
-    assert_eq!(seen.tools_lists.load(Ordering::SeqCst), 2);
+    // The tap reads the answer's own bytes: `tools/list` is not repeated.
+    assert_eq!(seen.tools_lists.load(Ordering::SeqCst), 1);
 
     // An answer over 64 MiB fails that call; the session goes on.
     let peer = connected.service.peer().clone();
@@ -156,7 +157,7 @@ async fn a_json_answer_to_tools_list_is_read_raw_for_task_support() {
         .await
         .expect_err("over 64 MiB")
         .to_string();
-    assert!(big.contains("67108864"), "{big}");
+    assert!(big.contains(OVERSIZED), "{big}");
     let plain = peer
         .call_tool(CallToolRequestParams::new("plain"))
         .await

@@ -1,5 +1,5 @@
-//! One connection to a server at a URL: Streamable HTTP on rmcp's client (with the raw
-//! `tools/list` tap and 64 MiB messages), or the legacy HTTP+SSE transport when the entry's
+//! One connection to a server at a URL: Streamable HTTP on calyx's own client transport (with
+//! the raw `tools/list` tap and 64 MiB messages), or the legacy HTTP+SSE transport when the entry's
 //! switch is on. The configured headers go on every request, never in the URL. A failure
 //! says what the user can do: the host and reason when it cannot be reached, and "turn on
 //! Legacy HTTP+SSE" when the URL turns out to be a legacy server.
@@ -10,8 +10,6 @@ use std::time::Duration;
 
 use reqwest::header::HeaderMap;
 use rmcp::service::{ClientInitializeError, RunningService};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, ServiceExt};
 use url::Url;
 
@@ -19,8 +17,8 @@ use super::client::{ready, ElicitationPolicy, HostedClient};
 use super::http_client::{header_map, http_client, unreachable_reason};
 use super::legacy::{offers_endpoint, LegacyError, LegacySse};
 use super::raw_tap::TaskRequired;
-use super::tapped::TappedHttp;
-use super::{ConnectError, Connected, MAX_MESSAGE};
+use super::streamable::StreamableHttp;
+use super::{ConnectError, Connected};
 use crate::hosted::oauth::{find_challenge, Challenge, OAuthEngine};
 
 /// How long the one GET that checks for a legacy server may take.
@@ -162,38 +160,19 @@ impl Session<'_> {
             .map_err(|error| initialize_failed(self.host, &error, oauth))
     }
 
-    /// Streamable HTTP on rmcp's transport; a 400/404/405 to `initialize` is followed by one
-    /// GET to tell a legacy server.
+    /// Streamable HTTP on calyx's own transport ([`StreamableHttp`]); a 400/404/405 to
+    /// `initialize` is followed by one GET to tell a legacy server.
     async fn streamable(self) -> Result<Service, ConnectError> {
-        let custom_headers = self
-            .headers
-            .clone()
-            .into_iter()
-            .filter_map(|(name, value)| Some((name?, value)))
-            .collect();
-        let config = StreamableHttpClientTransportConfig::with_uri(self.url.as_str())
-            .custom_headers(custom_headers)
-            .max_json_response_size(MAX_MESSAGE)
-            .max_sse_event_size(MAX_MESSAGE);
-        let tapped = TappedHttp {
-            client: self.client.clone(),
-            task_required: self.task_required.clone(),
-        };
-        let handler = self.handler.clone();
-        let served = match &self.oauth {
-            Some(engine) => {
-                let authorizing = engine.wrap(tapped).await.map_err(|e| ConnectError::Http {
-                    reason: e.to_string(),
-                })?;
-                let transport = StreamableHttpClientTransport::with_client(authorizing, config);
-                tokio::time::timeout(self.init_timeout, handler.serve(transport)).await
-            }
-            None => {
-                let transport = StreamableHttpClientTransport::with_client(tapped, config);
-                tokio::time::timeout(self.init_timeout, handler.serve(transport)).await
-            }
-        }
-        .map_err(|_| self.timed_out())?;
+        let transport = StreamableHttp::new(
+            self.client.clone(),
+            self.url.clone(),
+            self.headers.clone(),
+            self.oauth.clone(),
+            self.task_required.clone(),
+        );
+        let served = tokio::time::timeout(self.init_timeout, self.handler.clone().serve(transport))
+            .await
+            .map_err(|_| self.timed_out())?;
         let error = match served {
             Ok(service) => return Ok(service),
             Err(error) => initialize_failed(self.host, &error, self.oauth.is_some()),

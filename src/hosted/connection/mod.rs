@@ -1,6 +1,6 @@
 //! Connections to hosted servers, all on rmcp's client: stdio servers over our own spawn
-//! (process group, stderr ring, 64 MiB lines), Streamable HTTP on rmcp's reqwest transport,
-//! and the legacy HTTP+SSE transport written here; plus the tool filter and the
+//! (process group, stderr ring, 64 MiB lines), and the Streamable HTTP and legacy HTTP+SSE
+//! client transports written here (on reqwest); plus the tool filter and the
 //! state/backoff rules the supervisor follows.
 
 mod client;
@@ -10,13 +10,12 @@ pub mod http_client;
 pub mod in_flight;
 pub mod legacy;
 pub mod line_scan;
-mod oversized_event;
 pub mod raw_tap;
 pub mod ring;
 pub mod spawn;
 pub mod sse;
 pub mod state;
-mod tapped;
+mod streamable;
 
 use thiserror::Error;
 

@@ -1,5 +1,6 @@
 //! An incremental parser for `text/event-stream` (the WHATWG "interpreting an event stream"
-//! rules), for the legacy HTTP+SSE transport and the raw `tools/list` tap of Streamable HTTP.
+//! rules), for both HTTP client transports (legacy HTTP+SSE and Streamable HTTP). The
+//! Streamable one takes events as bytes ([`SseParser::push_raw`]) and types them in place.
 //! Bytes arrive in arbitrary chunks: a line, a `\r\n` pair or a UTF-8 sequence may be split
 //! anywhere, so the parser keeps the unfinished line and event between calls. One event may
 //! be at most `max_event` bytes (64 MiB for hosted servers); a larger one is an error, after
@@ -16,6 +17,31 @@ pub struct SseEvent {
     pub data: String,
     /// The last `id:` seen so far on the stream, if any.
     pub id: Option<String>,
+}
+
+/// One dispatched event with its data as the bytes that arrived, for callers that parse it
+/// straight into a typed message (no `String` copy of a payload that may be 64 MiB).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawEvent {
+    /// The `event:` field, `message` when the event named none.
+    pub event: String,
+    /// The `data:` lines joined with `\n`.
+    pub data: Vec<u8>,
+    /// The last `id:` seen so far on the stream, if any.
+    pub id: Option<String>,
+}
+
+impl From<RawEvent> for SseEvent {
+    fn from(raw: RawEvent) -> Self {
+        // Valid UTF-8 (always, for JSON) moves the bytes; only invalid input is copied.
+        let data = String::from_utf8(raw.data)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        SseEvent {
+            event: raw.event,
+            data,
+            id: raw.id,
+        }
+    }
 }
 
 /// An event grew past the limit.
@@ -57,7 +83,16 @@ impl SseParser {
     }
 
     /// Feeds the next bytes; returns the events they complete.
-    pub fn push(&mut self, mut chunk: &[u8]) -> Result<Vec<SseEvent>, EventTooLarge> {
+    pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, EventTooLarge> {
+        Ok(self
+            .push_raw(chunk)?
+            .into_iter()
+            .map(SseEvent::from)
+            .collect())
+    }
+
+    /// Feeds the next bytes; returns the events they complete, data as bytes.
+    pub fn push_raw(&mut self, mut chunk: &[u8]) -> Result<Vec<RawEvent>, EventTooLarge> {
         let mut events = Vec::new();
         if self.after_cr && !chunk.is_empty() {
             self.after_cr = false;
@@ -93,7 +128,7 @@ impl SseParser {
                 }
             }
             let line = std::mem::take(&mut self.line);
-            if let Some(event) = self.process_line(&line)? {
+            if let Some(event) = self.process_line(line)? {
                 events.push(event);
             }
         }
@@ -111,22 +146,31 @@ impl SseParser {
         Ok(())
     }
 
-    fn process_line(&mut self, line: &[u8]) -> Result<Option<SseEvent>, EventTooLarge> {
+    fn process_line(&mut self, line: Vec<u8>) -> Result<Option<RawEvent>, EventTooLarge> {
         if line.is_empty() {
             return Ok(self.dispatch());
         }
         if line[0] == b':' {
             return Ok(None);
         }
-        let (field, value) = match line.iter().position(|&b| b == b':') {
-            Some(colon) => {
-                let value = &line[colon + 1..];
-                (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
-            }
-            None => (line, &[][..]),
+        // Where the field name ends and its value starts (after the colon and one space).
+        let (field_end, value_start) = match line.iter().position(|&b| b == b':') {
+            Some(colon) if line.get(colon + 1) == Some(&b' ') => (colon, colon + 2),
+            Some(colon) => (colon, colon + 1),
+            None => (line.len(), line.len()),
         };
+        let (field, value) = (&line[..field_end], &line[value_start..]);
         match field {
             b"event" => self.event = value.to_vec(),
+            b"data" if !self.has_data => {
+                // The event's first data line becomes its data buffer: the line's bytes are
+                // moved, not copied (a large payload is held once while it arrives).
+                let mut data = line;
+                data.drain(..value_start);
+                data.push(b'\n');
+                self.data = data;
+                self.has_data = true;
+            }
             b"data" => {
                 if self.data.len() + value.len() + 1 > self.max_event {
                     return Err(EventTooLarge {
@@ -140,13 +184,13 @@ impl SseParser {
             b"id" if !value.contains(&0) => {
                 self.last_id = Some(String::from_utf8_lossy(value).into_owned())
             }
-            // `retry` is for reconnecting EventSources; a legacy MCP session does not resume.
+            // `retry` is for reconnecting EventSources; calyx's transports use their own pauses.
             _ => {}
         }
         Ok(None)
     }
 
-    fn dispatch(&mut self) -> Option<SseEvent> {
+    fn dispatch(&mut self) -> Option<RawEvent> {
         let event = std::mem::take(&mut self.event);
         let mut data = std::mem::take(&mut self.data);
         if !std::mem::take(&mut self.has_data) {
@@ -158,9 +202,9 @@ impl SseParser {
         } else {
             String::from_utf8_lossy(&event).into_owned()
         };
-        Some(SseEvent {
+        Some(RawEvent {
             event,
-            data: String::from_utf8_lossy(&data).into_owned(),
+            data,
             id: self.last_id.clone(),
         })
     }

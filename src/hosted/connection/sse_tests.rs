@@ -143,3 +143,24 @@ proptest! {
         prop_assert_eq!(parsed, expected);
     }
 }
+
+#[test]
+fn raw_events_keep_the_bytes_and_join_data_lines() {
+    let mut parser = SseParser::new(1 << 20);
+    let events = parser
+        .push_raw(b"id: 3\ndata: {\"a\":\ndata: 1}\n\nevent: ping\ndata: \xff\n\n")
+        .expect("within the limit");
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[0].data, b"{\"a\":\n1}");
+    assert_eq!(events[0].event, "message");
+    assert_eq!(events[0].id.as_deref(), Some("3"));
+    // Bytes are handed over as they came (not made valid UTF-8 first).
+    assert_eq!(events[1].data, b"\xff");
+    assert_eq!(events[1].event, "ping");
+}
+
+#[test]
+fn a_first_data_line_over_the_limit_is_refused() {
+    let mut parser = SseParser::new(8);
+    assert!(parser.push(b"data: 0123456789\n\n").is_err());
+}

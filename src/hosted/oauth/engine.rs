@@ -1,5 +1,5 @@
 //! One hosted server's OAuth state: rmcp's `AuthorizationManager` (shared with every
-//! connection through rmcp's `AuthClient`, so a sign-in or refresh is seen by the next
+//! connection through [`OAuthEngine::bearer`], so a sign-in or refresh is seen by the next
 //! request), the tokens in the secret store, and the sign-in steps: [`OAuthEngine::begin`]
 //! (discovery, PKCE check, client identity, scopes, the authorization URL and a bound
 //! redirect listener), [`OAuthEngine::step_up`] after a 403 `insufficient_scope`, and
@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::transport::auth::{
-    AuthClient, AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationMetadata,
+    AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationMetadata,
     OAuthClientConfig, ScopeUpgradeConfig, WWWAuthenticateParams,
 };
 use url::Url;
@@ -116,23 +116,21 @@ impl OAuthEngine {
         Ok(engine)
     }
 
-    /// rmcp's authorizing wrapper around `http`, sharing this engine's manager: every request
-    /// carries the current bearer (refreshed when due), and a 401 or 403 comes back as
-    /// rmcp's `AuthRequired` / `InsufficientScope` with the server's challenge.
-    pub async fn wrap<C>(&self, http: C) -> Result<AuthClient<C>, OAuthError> {
-        let placeholder = AuthorizationManager::new(self.url.clone())
-            .await
-            .map_err(other)?;
-        let mut client = AuthClient::new(http, placeholder);
-        client.auth_manager = self.manager.clone();
-        Ok(client)
-    }
-
-    /// The current access token (refreshed when due), for the legacy transport's GET and
-    /// POSTs; `None` when not signed in or the refresh was refused.
+    /// The current access token (refreshed when due), for every request of both HTTP
+    /// transports; `None` when not signed in or the refresh was refused.
     pub async fn bearer(&self) -> Option<String> {
         let manager = self.manager.lock().await;
         manager.get_access_token().await.ok()
+    }
+
+    /// A new access token after the server refused `sent` with a 401 (what rmcp's
+    /// `AuthClient` does once per request): `None` when the refresh gave the same token, failed,
+    /// or needs a new sign-in, so the 401's challenge goes to the sign-in.
+    pub async fn refreshed(&self, sent: &str) -> Option<String> {
+        let manager = self.manager.lock().await;
+        manager.refresh_token().await.ok()?;
+        let fresh = manager.get_access_token().await.ok()?;
+        (fresh != sent).then_some(fresh)
     }
 
     /// Whether tokens are stored for this server.
