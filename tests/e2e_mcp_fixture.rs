@@ -250,3 +250,33 @@ async fn a_server_that_exits_fails_that_call_naming_it_and_comes_back() {
     answers_again(&client).await;
     let _ = client.cancel().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_a_session_the_server_forgot_is_opened_again() {
+    let env = world("");
+    let server = HttpFixture::start(&env.path().join("cancel-record.txt"));
+    calyx_ok(&env, &["mcp", "add", "fx", "--url", &server.url]).await;
+    let (client, _listener) = ready_client(&env).await;
+    answers_again(&client).await;
+    // The server forgets every session (as a restarted one would): calyx's next message to
+    // it gets 404, which ends that session; the supervisor opens a new one.
+    let forgot = client
+        .peer()
+        .call_tool(params("fx-forget_sessions", json!({})))
+        .await
+        .expect("forget_sessions");
+    assert_eq!(text_of(&forgot), "forgetting");
+    let expired = client
+        .peer()
+        .call_tool(params("fx-echo", json!({"message": "into the void"})))
+        .await
+        .expect("an answer");
+    assert_eq!(expired.is_error, Some(true), "{expired:?}");
+    assert!(
+        text_of(&expired).contains("no longer knows this session"),
+        "{}",
+        text_of(&expired)
+    );
+    answers_again(&client).await;
+    let _ = client.cancel().await;
+}

@@ -2,6 +2,7 @@
 //! task-support mark added to `tools/list` answers (crate::raw).
 
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -20,6 +21,10 @@ use crate::tools::Fixture;
 
 type Service = StreamableHttpService<Fixture, LocalSessionManager>;
 
+/// Set by the `forget_sessions` tool: the next request finds every session forgotten (as a
+/// restarted server would), so a client's next message with its session id gets 404.
+pub static FORGET_SESSIONS: AtomicBool = AtomicBool::new(false);
+
 /// Serves `fixture` on a free loopback port; prints `http://127.0.0.1:PORT/mcp` on stdout
 /// first, then runs until the process ends.
 /// `oauth`: wants the fixture's bearer ([`crate::oauth`]).
@@ -29,9 +34,10 @@ pub async fn serve(fixture: Fixture, oauth: bool) -> anyhow::Result<()> {
     println!("{origin}/mcp");
     let oauth = oauth.then_some(Arc::new(origin));
     let config = StreamableHttpServerConfig::default().with_max_request_body_bytes(64 << 20);
+    let sessions = Arc::new(LocalSessionManager::default());
     let service: Arc<Service> = Arc::new(StreamableHttpService::new(
         move || Ok(fixture.clone()),
-        Arc::default(),
+        sessions.clone(),
         config,
     ));
     loop {
@@ -41,11 +47,18 @@ pub async fn serve(fixture: Fixture, oauth: bool) -> anyhow::Result<()> {
         stream.set_nodelay(true)?;
         let service = service.clone();
         let oauth = oauth.clone();
+        let sessions = sessions.clone();
         tokio::spawn(async move {
             let serve = hyper::service::service_fn(move |request| {
                 let service = service.clone();
                 let oauth = oauth.clone();
-                async move { Ok::<_, Infallible>(answer(&service, oauth.as_deref(), request).await) }
+                let sessions = sessions.clone();
+                async move {
+                    if FORGET_SESSIONS.swap(false, Ordering::SeqCst) {
+                        sessions.sessions.write().await.clear();
+                    }
+                    Ok::<_, Infallible>(answer(&service, oauth.as_deref(), request).await)
+                }
             });
             let _ = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), serve)

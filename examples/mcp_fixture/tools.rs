@@ -99,6 +99,12 @@ impl Fixture {
                 "Exits the process at once with `code` (no answer).",
                 object(json!({"code": {"type": "integer"}})),
             ),
+            Tool::new(
+                "forget_sessions",
+                "Over HTTP: every session is forgotten at the next request, as by a restart \
+                 (the client's next message gets 404).",
+                object(json!({})),
+            ),
         ];
         tools.extend(crate::view::tools(object));
         let added = self.added.lock().unwrap_or_else(|e| e.into_inner());
@@ -297,6 +303,10 @@ impl ServerHandler for Fixture {
                     ));
                 }
                 text(big_text(mib))
+            }
+            "forget_sessions" => {
+                crate::http::FORGET_SESSIONS.store(true, std::sync::atomic::Ordering::SeqCst);
+                text("forgetting")
             }
             "exit" => {
                 let code = argument(&request, "code")
