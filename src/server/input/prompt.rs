@@ -101,8 +101,9 @@ pub fn parse_command(line: &str) -> PromptCommand {
     match parsed {
         Ok(Cli {
             command: Some(command),
+            ..
         }) => PromptCommand::Cli(Box::new(command)),
-        Ok(Cli { command: None }) => PromptCommand::Nothing,
+        Ok(Cli { command: None, .. }) => PromptCommand::Nothing,
         Err(e) => match commands::find(line) {
             Some(spec) => PromptCommand::Bound(spec.action),
             None if e.kind() == clap::error::ErrorKind::InvalidSubcommand => {
