@@ -309,7 +309,12 @@ async fn reconnect() -> anyhow::Result<UnixStream> {
     let socket = paths::socket_path();
     let deadline = tokio::time::Instant::now() + RECONNECT_TIME;
     loop {
-        match UnixStream::connect(&socket).await {
+        // A remote server upgrading itself: a new bridge over a new ssh, never prompting.
+        let connected = match crate::remote::target() {
+            Some(target) => connect_remote(target, false, true).await,
+            None => UnixStream::connect(&socket).await.map_err(Into::into),
+        };
+        match connected {
             Ok(stream) => return Ok(stream),
             Err(e) if tokio::time::Instant::now() >= deadline => {
                 return Err(e).context("the upgraded calyx server did not come back")

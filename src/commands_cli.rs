@@ -329,6 +329,8 @@ async fn kill_server(forget: bool) -> anyhow::Result<ExitCode> {
             wait_for_socket_gone();
             response
         }
+        // A remote machine's state file is not this one's, nor is its ssh failure "gone".
+        Err(e) if crate::remote::target().is_some() => return Err(e),
         Err(_) if forget => {
             crate::saved_cli::forget_in_file(None)?;
             Response::Ok

@@ -117,6 +117,34 @@ fn remote_attach_echoes_detaches_reattaches_and_survives_a_killed_ssh() {
 }
 
 #[test]
+fn remote_server_upgrade_keeps_the_attached_remote_client() {
+    if !available() {
+        return;
+    }
+    let sshd = Sshd::start(RemoteCalyx::ThisBinary);
+    let local = Env::new();
+    sshd.client_ok(&local, &["--remote", HOST, "new", "-d", "-s", "up"]);
+    let vars = sshd.client_vars(&local);
+    let mut client = Client::spawn_with(&local, &["--remote", HOST, "attach"], 24, 80, &vars);
+    client.send("echo before-$((1+1))\r");
+    client.wait_for("before-2");
+    let pane_pid = remote_pane_pid(&sshd, "up");
+    let binary = calyx_bin().display().to_string();
+    let said = sshd.client_ok(
+        &local,
+        &["server-upgrade", "--remote", HOST, "--binary", &binary],
+    );
+    assert!(said.contains("upgraded"), "{said}");
+    // The client followed the server through a new bridge, to the same session.
+    client.send("echo after-$((2+2))\r");
+    client.wait_for("after-4");
+    assert!(!client.exited());
+    assert_eq!(remote_pane_pid(&sshd, "up"), pane_pid);
+    client.prefix("d");
+    client.wait_exit();
+}
+
+#[test]
 fn remote_of_another_protocol_is_named_and_replaced_only_with_install() {
     if !available() {
         return;
