@@ -57,6 +57,44 @@ fn remote_scripting_verbs_reach_the_server_behind_ssh() {
         text.contains("far-42").then_some(text)
     });
     assert!(captured.contains("far-42"), "{captured}");
+    // The pane lives in the remote login's environment, not this machine's: its HOME is the
+    // remote one, and a command is found on the remote PATH.
+    sshd.client_ok(
+        &local,
+        &[
+            "send-keys",
+            "--remote",
+            HOST,
+            "-t",
+            "far",
+            "echo home=$HOME",
+            "Enter",
+        ],
+    );
+    let remote_home = format!("home={}", sshd.remote_home().display());
+    wait_until("the remote HOME in the pane", || {
+        let text = sshd.client_ok(&local, &["capture", "--remote", HOST, "-t", "far"]);
+        text.contains(&remote_home).then_some(())
+    });
+    sshd.client_ok(
+        &local,
+        &[
+            "new",
+            "-d",
+            "-s",
+            "cmd",
+            "--remote",
+            HOST,
+            "--",
+            "sh",
+            "-c",
+            "echo via-path; exec cat",
+        ],
+    );
+    wait_until("a command started from the remote PATH", || {
+        let text = sshd.client_ok(&local, &["capture", "--remote", HOST, "-t", "cmd"]);
+        text.contains("via-path").then_some(())
+    });
     let panes = sshd.client_ok(&local, &["list-panes", "--remote", HOST, "--json"]);
     assert!(panes.contains("\"far\""), "{panes}");
     let agents = sshd.client_run(&local, &["agents", "--remote", HOST, "--json"]);

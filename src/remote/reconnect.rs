@@ -66,7 +66,7 @@ pub async fn again(
 /// (the next frame from the server redraws it). The host name comes from the command line and
 /// holds no control characters (`Target::parse`).
 fn show_status(text: &str) {
-    let (rows, cols) = crate::client::terminal_size().unwrap_or((24, 80));
+    let (cols, rows) = crossterm::terminal::size().unwrap_or((80, 24));
     let text: String = text
         .chars()
         .filter(|c| !c.is_control())
