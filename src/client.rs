@@ -142,6 +142,17 @@ pub fn session_env() -> Vec<(String, String)> {
         .collect()
 }
 
+/// The variables that decide how the server opens a sign-in page for this client. A remote
+/// server cannot reach this machine's display or browser: it gets none of them, so it prints
+/// the address instead of starting a browser on its own machine.
+pub fn opener_env() -> Vec<(String, String)> {
+    let mut env = crate::hosted::oauth::open::opener_env();
+    if crate::remote::target().is_some() {
+        env.retain(|(k, _)| k == "USER");
+    }
+    env
+}
+
 /// The variables that describe the user's terminal rather than their machine.
 fn is_terminal_var(name: &str) -> bool {
     matches!(name, "TERM" | "COLORTERM" | "LANG" | "TERM_PROGRAM") || name.starts_with("LC_")
@@ -428,7 +439,7 @@ pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow
             cols,
             term: std::env::var("TERM").ok(),
             terminal: device.clone(),
-            opener_env: crate::hosted::oauth::open::opener_env(),
+            opener_env: opener_env(),
         };
     }
 }

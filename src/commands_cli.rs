@@ -248,7 +248,7 @@ fn attach_message(
         cols,
         term: std::env::var("TERM").ok(),
         terminal: None,
-        opener_env: crate::hosted::oauth::open::opener_env(),
+        opener_env: client::opener_env(),
     }
 }
 
@@ -467,7 +467,9 @@ async fn attach_and_report(message: ClientMessage, start: bool) -> anyhow::Resul
         client::connect_existing().await?
     };
     let text = client::attach(stream, message).await?;
-    println!("[{text}]");
+    // A remote server's words reach this terminal after the client restored it: no escape
+    // sequence in them is played.
+    println!("[{}]", calyx_tui::escape::visible(&text));
     let failed = text.starts_with("can't")
         || text.starts_with("no sessions")
         || text.starts_with("duplicate")
