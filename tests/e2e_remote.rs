@@ -248,6 +248,25 @@ fn remote_without_calyx_gets_this_binary_with_install() {
     assert!(err.contains("already has calyx"), "{err}");
 }
 
+#[test]
+fn remote_install_onto_another_platform_copies_nothing_and_says_what_to_install() {
+    if !available() {
+        return;
+    }
+    let sshd = Sshd::start(RemoteCalyx::Missing);
+    sshd.remote_script("uname", "#!/bin/sh\necho 'SunOS sun4v'\n");
+    let local = Env::new();
+    let out = sshd.client_run(&local, &["ls", "--remote", HOST, "--install"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("SunOS sun4v"), "{err}");
+    assert!(
+        err.contains(&format!("install calyx {}", env!("CARGO_PKG_VERSION"))),
+        "{err}"
+    );
+    assert!(!sshd.remote_home().join(".local/bin/calyx").exists());
+}
+
 /// The pid of a child of `parent` whose command is `name`.
 fn child_named(parent: u32, name: &str) -> Option<u32> {
     let children =

@@ -177,6 +177,11 @@ impl Sshd {
         std::fs::read_to_string(self.dir.path().join("sshd.log")).unwrap_or_default()
     }
 
+    /// Puts an executable script named `name` first on the remote PATH (a fake `uname`).
+    pub fn remote_script(&self, name: &str, text: &str) {
+        write_executable(&self.remote.path().join("bin").join(name), text);
+    }
+
     /// The remote machine's home directory.
     pub fn remote_home(&self) -> PathBuf {
         self.remote.path().join("home")
