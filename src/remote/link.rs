@@ -1,15 +1,16 @@
 //! A connected client stream to a calyx server on another machine: `ssh TARGET calyx
-//! remote-bridge`, its handshake checked, and a local socketpair whose other end is relayed
-//! to ssh's stdin and stdout. Whoever holds [`Link::stream`] talks to the remote server
-//! exactly as over the local socket (`client::request`, `client::attach`), so nothing above
-//! this knows the server is remote. It does not touch the terminal: saved machines can hold
-//! one per machine in the background.
+//! remote-bridge` whose stdin and stdout are one end of a local socketpair, its handshake
+//! checked. Whoever holds [`Link::stream`] (the other end) talks to the remote server exactly
+//! as over the local socket (`client::request`, `client::attach`), so nothing above this
+//! knows the server is remote; and no relay sits between it and ssh (a keystroke costs no
+//! extra hop). It does not touch the terminal: saved machines can hold one per machine in the
+//! background.
 
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::net::UnixStream;
 
 use super::handshake::{self, Peer};
@@ -38,7 +39,7 @@ type StderrTail = Arc<Mutex<Vec<u8>>>;
 
 const STDERR_KEPT: usize = 4096;
 
-/// Runs ssh, checks the bridge's handshake and starts relaying.
+/// Runs ssh, checks the bridge's handshake and hands over the connected stream.
 pub async fn connect(target: &Target, options: Options) -> anyhow::Result<Link> {
     let args = if options.start {
         "remote-bridge"
@@ -50,9 +51,11 @@ pub async fn connect(target: &Target, options: Options) -> anyhow::Result<Link> 
     } else {
         &[]
     };
+    let (ours, theirs) =
+        std::os::unix::net::UnixStream::pair().context("failed to make a socket pair")?;
     let mut cmd = target.ssh_command(extra, &handshake::remote_command(args))?;
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+    cmd.stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs.try_clone()?)))
+        .stdout(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     let mut child = cmd.spawn().with_context(|| {
@@ -64,15 +67,15 @@ pub async fn connect(target: &Target, options: Options) -> anyhow::Result<Link> 
                 .unwrap_or_else(|| "ssh".into())
         )
     })?;
+    // ssh holds its end now: the spawn closed this process's copies (the Command is dropped).
+    drop(cmd);
     let tail: StderrTail = Arc::default();
     if let Some(stderr) = child.stderr.take() {
         tokio::spawn(keep_tail(stderr, tail.clone()));
     }
-    let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
-        bail!("ssh started without pipes");
-    };
-    let mut stdout = BufReader::new(stdout);
-    let peer = match read_handshake(&mut stdout).await {
+    ours.set_nonblocking(true)?;
+    let mut stream = UnixStream::from_std(ours)?;
+    let peer = match read_handshake(&mut stream).await {
         Ok(peer) => peer,
         Err(why) => return Err(failure(target, why, &mut child, &tail).await),
     };
@@ -90,7 +93,7 @@ pub async fn connect(target: &Target, options: Options) -> anyhow::Result<Link> 
             target.display(),
         );
     }
-    match read_line(&mut stdout).await {
+    match read_line(&mut stream).await {
         Some(line) if line == handshake::READY => {}
         Some(line) if line.starts_with(handshake::ERROR) => bail!(
             "{}: {}",
@@ -102,9 +105,12 @@ pub async fn connect(target: &Target, options: Options) -> anyhow::Result<Link> 
             return Err(failure(target, why, &mut child, &tail).await);
         }
     }
-    let (ours, theirs) = UnixStream::pair().context("failed to make a socket pair")?;
-    tokio::spawn(relay(theirs, stdout, stdin, child));
-    Ok(Link { stream: ours, peer })
+    // ssh ends when the stream is closed (its stdin ends) or the connection drops (the stream
+    // ends); this only reaps it, and kills it if the runtime goes first.
+    tokio::spawn(async move {
+        let _ = child.wait().await;
+    });
+    Ok(Link { stream, peer })
 }
 
 /// Why no handshake came.
@@ -115,9 +121,7 @@ enum Handshake {
     NoHeader,
 }
 
-async fn read_handshake(
-    stdout: &mut BufReader<tokio::process::ChildStdout>,
-) -> Result<Peer, Handshake> {
+async fn read_handshake(stdout: &mut UnixStream) -> Result<Peer, Handshake> {
     let mut seen = 0usize;
     loop {
         let Some(line) = read_line(stdout).await else {
@@ -134,19 +138,24 @@ async fn read_handshake(
 }
 
 /// One line (without its newline), at most [`handshake::MAX_PREAMBLE`] bytes; None at the end.
-async fn read_line(stdout: &mut BufReader<tokio::process::ChildStdout>) -> Option<String> {
+/// Read a byte at a time: nothing after the `ready` line may be taken from the stream, it is
+/// the client's.
+async fn read_line(stream: &mut UnixStream) -> Option<String> {
     let mut line = Vec::new();
-    let limit = handshake::MAX_PREAMBLE as u64;
-    let n = (&mut *stdout)
-        .take(limit)
-        .read_until(b'\n', &mut line)
-        .await
-        .ok()?;
-    if n == 0 {
-        return None;
+    let mut byte = [0u8; 1];
+    loop {
+        match stream.read(&mut byte).await {
+            Ok(0) | Err(_) if line.is_empty() => return None,
+            Ok(0) | Err(_) => break,
+            Ok(_) if byte[0] == b'\n' => break,
+            Ok(_) => line.push(byte[0]),
+        }
+        if line.len() > handshake::MAX_PREAMBLE {
+            break;
+        }
     }
     let text = String::from_utf8_lossy(&line);
-    Some(text.trim_end_matches(['\n', '\r']).to_string())
+    Some(text.trim_end_matches('\r').to_string())
 }
 
 /// The message for a link that ended before `ready`: no calyx there (exit 127), ssh's own
@@ -207,39 +216,4 @@ async fn keep_tail(mut stderr: impl AsyncRead + Unpin, tail: StderrTail) {
         let excess = kept.len().saturating_sub(STDERR_KEPT);
         kept.drain(..excess);
     }
-}
-
-/// Copies between the socketpair's far end and ssh until either closes, then ends ssh
-/// (`kill_on_drop`): the client closing its end ends the SSH session, and ssh ending (a
-/// dropped connection) closes the client's end, which it sees as the server going away.
-async fn relay(
-    theirs: UnixStream,
-    mut from_ssh: BufReader<tokio::process::ChildStdout>,
-    mut to_ssh: tokio::process::ChildStdin,
-    mut child: tokio::process::Child,
-) {
-    let (mut from_client, mut to_client) = theirs.into_split();
-    let down = async {
-        let _ = tokio::io::copy_buf(&mut from_ssh, &mut to_client).await;
-    };
-    let up = async {
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            match from_client.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    if to_ssh.write_all(&buf[..n]).await.is_err() || to_ssh.flush().await.is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-    };
-    tokio::select! {
-        () = down => {}
-        () = up => {}
-    }
-    drop(to_ssh);
-    let _ = child.start_kill();
-    let _ = child.wait().await;
 }
