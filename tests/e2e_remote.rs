@@ -183,6 +183,34 @@ fn remote_server_upgrade_keeps_the_attached_remote_client() {
 }
 
 #[test]
+fn remote_pane_clipboard_reaches_the_local_terminal() {
+    if !available() {
+        return;
+    }
+    let sshd = Sshd::start(RemoteCalyx::ThisBinary);
+    // The remote machine's own config lets its focused pane set the user's clipboard.
+    sshd.remote.write_config("set_clipboard = \"on\"\n");
+    let local = Env::new();
+    let vars = sshd.client_vars(&local);
+    let script = "read -r line; printf '\\033]52;c;%s\\007' \"$line\"; echo copied; exec cat";
+    let args = [
+        "--remote", HOST, "new", "-s", "clip", "--", "sh", "-c", script,
+    ];
+    let mut client = Client::spawn_with(&local, &args, 24, 80, &vars);
+    client.wait_for("[clip]");
+    // "remote" in base64: what the pane puts on the clipboard, through ssh to this terminal.
+    client.send("cmVtb3Rl\r");
+    client.wait_for("copied");
+    wait_until("the remote pane's OSC 52 on the local terminal", || {
+        String::from_utf8_lossy(&client.raw())
+            .contains("\x1b]52;c;cmVtb3Rl\x07")
+            .then_some(())
+    });
+    client.prefix("d");
+    client.wait_exit();
+}
+
+#[test]
 fn remote_of_another_protocol_is_named_and_replaced_only_with_install() {
     if !available() {
         return;
