@@ -4,6 +4,7 @@
 //! protocol as over a local socket. It listens on nothing.
 
 use std::io::{Read, Write};
+use std::os::fd::AsFd;
 use std::os::unix::net::UnixStream;
 use std::process::ExitCode;
 
@@ -70,11 +71,13 @@ fn relay(socket: UnixStream) -> std::io::Result<()> {
             let _ = to_server.shutdown(std::net::Shutdown::Write);
             let _ = up_done.send(());
         })?;
+    // Frames go out through an unbuffered handle on descriptor 1: `Stdout` is line-buffered
+    // and would split a frame holding a newline into two writes (two SSH packets).
+    let mut stdout = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned()?);
     std::thread::Builder::new()
         .name("bridge-down".into())
         .spawn(move || {
             let mut from_server = socket;
-            let mut stdout = std::io::stdout().lock();
             let _ = copy(&mut from_server, &mut stdout);
             let _ = done_tx.send(());
         })?;
