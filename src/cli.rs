@@ -11,6 +11,22 @@ use clap::{Args, Parser, Subcommand};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    #[command(flatten)]
+    pub remote: RemoteArgs,
+}
+
+/// `--remote TARGET` on plain `calyx`, `attach` and every scripting verb (docs/remote.md).
+#[derive(Debug, Args, Default)]
+pub struct RemoteArgs {
+    /// Talk to the calyx server on another machine through your own ssh: an SSH config alias,
+    /// user@host, or ssh://user@host:port. `CALYX_SSH` replaces the ssh command (e.g.
+    /// CALYX_SSH='ssh -F ~/.ssh/work_config').
+    #[arg(long, global = true, value_name = "TARGET")]
+    pub remote: Option<String>,
+    /// With --remote: first copy this calyx to the remote's ~/.local/bin when it has none or
+    /// another version (same platform only; checksum verified; the version replaced is named).
+    #[arg(long, global = true, requires = "remote")]
+    pub install: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -133,6 +149,14 @@ pub enum Command {
     /// clients reconnect by themselves. The new binary is checked first; if it cannot take over,
     /// the running server stays as it was and this says why.
     ServerUpgrade(ServerUpgradeArgs),
+    /// The far side of `calyx --remote`, run by ssh: relays the client protocol between
+    /// stdin/stdout and this machine's server socket.
+    #[command(hide = true)]
+    RemoteBridge {
+        /// Do not start the server when none runs.
+        #[arg(long)]
+        no_start: bool,
+    },
 }
 
 #[derive(Debug, Args)]

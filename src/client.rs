@@ -20,8 +20,12 @@ use crate::protocol::{
     TerminalDevice,
 };
 
-/// Connects to the server, starting it when none runs.
+/// Connects to the server, starting it when none runs. With `--remote`, that is the server on
+/// the remote machine, through ssh (`remote::link`).
 pub async fn connect_or_start() -> anyhow::Result<UnixStream> {
+    if let Some(target) = crate::remote::target() {
+        return connect_remote(target, true, false).await;
+    }
     let socket = paths::socket_path();
     if let Ok(stream) = UnixStream::connect(&socket).await {
         return Ok(stream);
@@ -47,10 +51,22 @@ pub async fn connect_or_start() -> anyhow::Result<UnixStream> {
 
 /// Connects to a running server only (for commands that make no sense without one).
 pub async fn connect_existing() -> anyhow::Result<UnixStream> {
+    if let Some(target) = crate::remote::target() {
+        return connect_remote(target, false, false).await;
+    }
     let socket = paths::socket_path();
     UnixStream::connect(&socket)
         .await
         .with_context(|| format!("no calyx server running on {}", socket.display()))
+}
+
+async fn connect_remote(
+    target: &crate::remote::Target,
+    start: bool,
+    batch: bool,
+) -> anyhow::Result<UnixStream> {
+    let options = crate::remote::link::Options { start, batch };
+    Ok(crate::remote::link::connect(target, options).await?.stream)
 }
 
 /// Starts `calyx server` in the background, in its own session, detached from this terminal.
@@ -109,8 +125,14 @@ pub fn terminal_size() -> Option<(u16, u16)> {
 
 /// Environment passed to new sessions: this client's, without variables that would confuse a
 /// program in a pane about which multiplexer it runs in.
+///
+/// With `--remote` only what describes the user's terminal travels (TERM, COLORTERM, the
+/// locale): this machine's PATH, HOME or SHELL would be wrong there, where the panes inherit
+/// the remote server's own environment.
 pub fn session_env() -> Vec<(String, String)> {
+    let remote = crate::remote::target().is_some();
     std::env::vars()
+        .filter(|(k, _)| !remote || is_terminal_var(k))
         .filter(|(k, _)| {
             !matches!(
                 k.as_str(),
@@ -118,6 +140,22 @@ pub fn session_env() -> Vec<(String, String)> {
             )
         })
         .collect()
+}
+
+/// The variables that decide how the server opens a sign-in page for this client. A remote
+/// server cannot reach this machine's display or browser: it gets none of them, so it prints
+/// the address instead of starting a browser on its own machine.
+pub fn opener_env() -> Vec<(String, String)> {
+    let mut env = crate::hosted::oauth::open::opener_env();
+    if crate::remote::target().is_some() {
+        env.retain(|(k, _)| k == "USER");
+    }
+    env
+}
+
+/// The variables that describe the user's terminal rather than their machine.
+fn is_terminal_var(name: &str) -> bool {
+    matches!(name, "TERM" | "COLORTERM" | "LANG" | "TERM_PROGRAM") || name.starts_with("LC_")
 }
 
 /// Restores the terminal even when attach ends by an error.
@@ -272,6 +310,8 @@ enum Ended {
     Done(String),
     /// The server replaced itself: attach to this session again on a new connection.
     Upgrading(String),
+    /// The connection to a remote server dropped (`--remote`): connect again over ssh.
+    Lost,
 }
 
 /// Connects again to the socket of a server that is replacing itself in place: the listener
@@ -280,7 +320,12 @@ async fn reconnect() -> anyhow::Result<UnixStream> {
     let socket = paths::socket_path();
     let deadline = tokio::time::Instant::now() + RECONNECT_TIME;
     loop {
-        match UnixStream::connect(&socket).await {
+        // A remote server upgrading itself: a new bridge over a new ssh, never prompting.
+        let connected = match crate::remote::target() {
+            Some(target) => connect_remote(target, false, true).await,
+            None => UnixStream::connect(&socket).await.map_err(Into::into),
+        };
+        match connected {
             Ok(stream) => return Ok(stream),
             Err(e) if tokio::time::Instant::now() >= deadline => {
                 return Err(e).context("the upgraded calyx server did not come back")
@@ -308,7 +353,11 @@ pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow
     let mut direct_asked = false;
     let mut device = None;
     if let ClientMessage::Attach { terminal, .. } = &mut attach {
-        *terminal = config.direct_terminal.then(own_terminal).flatten();
+        // A remote server cannot open this machine's terminal: every byte goes through here.
+        let local = crate::remote::target().is_none();
+        *terminal = (config.direct_terminal && local)
+            .then(own_terminal)
+            .flatten();
         direct_asked = terminal.is_some();
         device = terminal.clone();
     }
@@ -316,6 +365,15 @@ pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow
         winch: signal(SignalKind::window_change())?,
         hup: signal(SignalKind::hangup())?,
         term: signal(SignalKind::terminate())?,
+    };
+    // What a remote client attaches to again after a dropped connection: never "create".
+    let rejoin = match &attach {
+        ClientMessage::Attach {
+            target,
+            create: None,
+            ..
+        } => target.clone(),
+        _ => None,
     };
     let mut writer: Option<SharedWriter> = None;
     let mut stdin_closed = None;
@@ -347,23 +405,42 @@ pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow
             &mut signals,
         )
         .await;
-        match ended {
+        let session = match ended {
             Ended::Done(message) => return Ok(message),
             Ended::Upgrading(session) => {
                 stream = reconnect().await?;
-                let (rows, cols) = terminal_size().unwrap_or((24, 80));
-                attach = ClientMessage::Attach {
-                    target: Some(session),
-                    create: None,
-                    create_if_missing: false,
-                    rows,
-                    cols,
-                    term: std::env::var("TERM").ok(),
-                    terminal: device.clone(),
-                    opener_env: crate::hosted::oauth::open::opener_env(),
-                };
+                Some(session)
             }
-        }
+            Ended::Lost => {
+                let Some(target) = crate::remote::target() else {
+                    return Ok("server exited".to_string());
+                };
+                stream = match crate::remote::reconnect::again(
+                    target,
+                    &mut signals.hup,
+                    &mut signals.term,
+                )
+                .await
+                {
+                    Ok(stream) => stream,
+                    Err(message) => return Ok(message),
+                };
+                // The session named at the start, else the remote server's most recent one
+                // (the one this client was on, unless someone attached elsewhere meanwhile).
+                rejoin.clone()
+            }
+        };
+        let (rows, cols) = terminal_size().unwrap_or((24, 80));
+        attach = ClientMessage::Attach {
+            target: session,
+            create: None,
+            create_if_missing: false,
+            rows,
+            cols,
+            term: std::env::var("TERM").ok(),
+            terminal: device.clone(),
+            opener_env: opener_env(),
+        };
     }
 }
 
@@ -421,8 +498,11 @@ async fn one_connection(
                 Err(_) => {
                     return match upgrading {
                         Some(session) => Ended::Upgrading(session),
+                        // A server that goes away says so (`Exit`); a remote connection
+                        // ending without a word is the network or ssh.
+                        None if crate::remote::target().is_some() => Ended::Lost,
                         None => Ended::Done("server exited".to_string()),
-                    }
+                    };
                 }
             }
         }

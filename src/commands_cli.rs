@@ -9,9 +9,11 @@ use crate::command_requests;
 use crate::format;
 use crate::protocol::{ClientMessage, NewSession, PaneInfo, Request, Response};
 
-/// Whether this command runs inside a pane of the server it talks to.
+/// Whether this command runs inside a pane of the server it talks to (never, with `--remote`:
+/// this shell's pane belongs to the local server).
 fn inside_our_server() -> bool {
-    std::env::var("CALYX").ok() == Some(crate::paths::socket_path().display().to_string())
+    crate::remote::target().is_none()
+        && std::env::var("CALYX").ok() == Some(crate::paths::socket_path().display().to_string())
 }
 
 /// The default target of a command run inside a calyx pane: that pane (like tmux's TMUX_PANE).
@@ -34,7 +36,8 @@ CALYX to force it.";
 fn start_dir(dir: Option<String>) -> Option<String> {
     let dir = dir?;
     let path = std::path::Path::new(&dir);
-    if path.is_absolute() {
+    // With `--remote` the directory is the remote machine's, relative to its server's.
+    if path.is_absolute() || crate::remote::target().is_some() {
         return Some(dir);
     }
     Some(match std::env::current_dir() {
@@ -43,14 +46,29 @@ fn start_dir(dir: Option<String>) -> Option<String> {
     })
 }
 
+/// This shell's directory, for new panes; none with `--remote` (it names a directory of this
+/// machine, and the remote server starts panes in its own).
 fn cwd() -> Option<String> {
+    if crate::remote::target().is_some() {
+        return None;
+    }
     std::env::current_dir()
         .ok()
         .map(|p| p.display().to_string())
 }
 
 /// Runs a client command; None means plain `calyx` (attach or create the default session).
-pub async fn run(command: Option<Command>) -> ExitCode {
+/// `install`: `--install` came with `--remote`, so calyx is put on the remote machine first.
+pub async fn run(command: Option<Command>, install: bool) -> ExitCode {
+    if let (true, Some(target)) = (install, crate::remote::target()) {
+        match crate::remote::install::install(target).await {
+            Ok(done) => eprintln!("calyx: {done}"),
+            Err(e) => {
+                eprintln!("calyx: {e:#}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     match execute(command).await {
         Ok(code) => code,
         Err(e) => {
@@ -149,8 +167,10 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
     };
     match command {
         Command::Attach(args) => {
-            // A saved session is worth starting a server for: it restores it.
-            let start = crate::saved_cli::is_saved(args.target.as_deref());
+            // A saved session is worth starting a server for: it restores it. This machine's
+            // state file says nothing about a remote one's: there the server decides.
+            let start = crate::remote::target().is_some()
+                || crate::saved_cli::is_saved(args.target.as_deref());
             attach_and_report(attach_message(size, args.target, None, false), start).await
         }
         Command::New(args) => new_session(args, size).await,
@@ -178,6 +198,7 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
         Command::Mcp(args) => Ok(crate::mcp_cli::run(args).await),
         Command::ServerUpgrade(args) => crate::upgrade::client::server_upgrade(args.binary).await,
         Command::Server(_) => Ok(print_response(unreachable_server())),
+        Command::RemoteBridge { no_start } => Ok(crate::remote::bridge::run(!no_start).await),
         // Every other command is one request, built as the `:` prompt builds it.
         other => match command_requests::request_for(other, &Shell) {
             Ok(request) => ask(request).await,
@@ -227,7 +248,7 @@ fn attach_message(
         cols,
         term: std::env::var("TERM").ok(),
         terminal: None,
-        opener_env: crate::hosted::oauth::open::opener_env(),
+        opener_env: client::opener_env(),
     }
 }
 
@@ -308,6 +329,8 @@ async fn kill_server(forget: bool) -> anyhow::Result<ExitCode> {
             wait_for_socket_gone();
             response
         }
+        // A remote machine's state file is not this one's, nor is its ssh failure "gone".
+        Err(e) if crate::remote::target().is_some() => return Err(e),
         Err(_) if forget => {
             crate::saved_cli::forget_in_file(None)?;
             Response::Ok
@@ -444,7 +467,9 @@ async fn attach_and_report(message: ClientMessage, start: bool) -> anyhow::Resul
         client::connect_existing().await?
     };
     let text = client::attach(stream, message).await?;
-    println!("[{text}]");
+    // A remote server's words reach this terminal after the client restored it: no escape
+    // sequence in them is played.
+    println!("[{}]", calyx_tui::escape::visible(&text));
     let failed = text.starts_with("can't")
         || text.starts_with("no sessions")
         || text.starts_with("duplicate")

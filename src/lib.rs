@@ -34,6 +34,7 @@ pub mod pane_borders;
 pub mod paths;
 pub mod persist;
 pub mod protocol;
+pub mod remote;
 pub mod saved_cli;
 pub mod server;
 pub mod setup;

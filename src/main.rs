@@ -13,6 +13,13 @@ fn main() -> ExitCode {
         return calyx::hook::run(&kind, approval);
     }
     let cli = Cli::parse();
+    if let Some(text) = &cli.remote.remote {
+        if let Err(e) = remote_target(text, cli.command.as_ref()) {
+            eprintln!("calyx: {e:#}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let install = cli.remote.install;
     match cli.command {
         // First, and alone: `calyx hook` runs on every tool call of every agent, so it builds no
         // runtime, asks no terminal anything (crossterm would run `tput` without one) and
@@ -43,12 +50,32 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            let code = runtime.block_on(calyx::commands_cli::run(command));
+            let code = runtime.block_on(calyx::commands_cli::run(command, install));
             // stdin reads may sit in a blocking thread: do not wait for them.
             runtime.shutdown_background();
             code
         }
     }
+}
+
+/// Sends every connection of this process to `--remote`'s machine; refused for the commands
+/// that only make sense on this one.
+fn remote_target(text: &str, command: Option<&Command>) -> anyhow::Result<()> {
+    let local_only = match command {
+        Some(Command::Hook(_)) => Some("hook"),
+        Some(Command::Server(_)) => Some("server"),
+        Some(Command::Setup(_)) => Some("setup"),
+        Some(Command::Doctor(_)) => Some("doctor"),
+        Some(Command::RemoteBridge { .. }) => Some("remote-bridge"),
+        _ => None,
+    };
+    if let Some(verb) = local_only {
+        anyhow::bail!(
+            "`calyx {verb}` works on this machine only; run it on the remote (ssh HOST calyx {verb})"
+        );
+    }
+    calyx::remote::set_target(calyx::remote::Target::parse(text)?);
+    Ok(())
 }
 
 /// `hook KIND` or `hook KIND --approval` (either order), exactly; anything else (`--help`, a

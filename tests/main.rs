@@ -12,6 +12,8 @@ mod hosted_support;
 /// The HTTP endpoint harness: a private server per test, its endpoint file and token.
 mod support_browser;
 mod support_endpoint;
+/// A real sshd on 127.0.0.1 in front of a second calyx world, for `--remote`.
+mod support_sshd;
 /// A view's page played over the view server's HTTP channel, without a browser.
 mod support_view_page;
 
@@ -69,6 +71,7 @@ mod e2e_prompt;
 mod e2e_prompt_settings;
 mod e2e_reflow;
 mod e2e_reflow_shell;
+mod e2e_remote;
 mod e2e_sessions;
 mod e2e_shell;
 mod e2e_socket_keeper;

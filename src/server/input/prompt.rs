@@ -99,10 +99,15 @@ pub fn parse_command(line: &str) -> PromptCommand {
     }
     let parsed = Cli::try_parse_from(std::iter::once("calyx".to_string()).chain(words));
     match parsed {
+        // The prompt runs commands in this server: another machine is for a shell's calyx.
+        Ok(Cli { remote, .. }) if remote.remote.is_some() => {
+            PromptCommand::Refused("--remote works from a shell, not the prompt".to_string())
+        }
         Ok(Cli {
             command: Some(command),
+            ..
         }) => PromptCommand::Cli(Box::new(command)),
-        Ok(Cli { command: None }) => PromptCommand::Nothing,
+        Ok(Cli { command: None, .. }) => PromptCommand::Nothing,
         Err(e) => match commands::find(line) {
             Some(spec) => PromptCommand::Bound(spec.action),
             None if e.kind() == clap::error::ErrorKind::InvalidSubcommand => {
@@ -229,6 +234,8 @@ mod tests {
         assert!(refused("kill-session -x beta").contains("'-x'"));
         assert!(refused("frobnicate now").starts_with("unknown command: frobnicate"));
         assert!(refused("kill-session -t 'beta").contains("unclosed"));
+        // Another machine is a shell's business: the prompt acts on this server only.
+        assert!(refused("ls --remote build").contains("--remote"));
     }
 
     #[test]

@@ -43,6 +43,16 @@ fn pane_env(
         .filter(|(k, _)| !ours.contains(&k.as_str()))
         .cloned()
         .collect();
+    // A `--remote` client sends only its terminal's variables (its PATH and HOME are another
+    // machine's): everything else comes from this server's own environment, the remote login's.
+    if !session_env.iter().any(|(k, _)| k == "PATH") {
+        let given: Vec<String> = env.iter().map(|(k, _)| k.clone()).collect();
+        let own = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
+        env.extend(own.filter(|(k, _)| {
+            !given.contains(k) && !ours.contains(&k.as_str()) && k != "CALYX_SOCKET"
+        }));
+    }
     env.push(("TERM".into(), "xterm-256color".into()));
     env.push(("COLORTERM".into(), "truecolor".into()));
     env.push(("CALYX".into(), socket.into()));
