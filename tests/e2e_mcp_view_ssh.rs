@@ -11,7 +11,6 @@
 //! unchanged: host page, sandbox and the app all load through the tunnel.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -20,26 +19,28 @@ use crate::common::Client;
 use crate::e2e_mcp_view_card::wait_screen;
 use crate::e2e_mcp_views::{agent_in, call_text, panes, views, world_with_fixture, TIME_TEXT};
 use crate::support_browser::{browser, last_line};
+use crate::support_sshd::{keygen, SSHD};
 
-const SSHD: &str = "/usr/sbin/sshd";
-
-/// Whether this machine can run the test (sshd, root for `unshare -n` and sshd's privilege
-/// separation); the reason when not. Under CI (`CALYX_REQUIRE_SSHD`) missing is a failure.
+/// Whether this machine can run the test: sshd (required under CI, see
+/// [`crate::support_sshd::available`]), and root for `unshare -n` and sshd's privilege
+/// separation, with the namespace tools.
 fn ssh_tunnel_possible() -> bool {
+    if !crate::support_sshd::available() {
+        return false;
+    }
     let root = nix::unistd::Uid::effective().is_root();
-    let sshd = Path::new(SSHD).is_file();
-    let tools = ["unshare", "nsenter", "ip", "ssh", "ssh-keygen"]
+    let tools = ["unshare", "nsenter", "ip", "ssh"]
         .iter()
         .all(|t| which(t).is_some());
-    if root && sshd && tools {
+    if root && tools {
         return true;
     }
     assert!(
         std::env::var_os("CALYX_REQUIRE_SSHD").is_none(),
         "CALYX_REQUIRE_SSHD is set but the SSH tunnel test cannot run \
-         (root {root}, {SSHD} {sshd}, unshare/nsenter/ip/ssh/ssh-keygen {tools})"
+         (root {root}, unshare/nsenter/ip/ssh {tools})"
     );
-    eprintln!("skipped: needs root, {SSHD} (apt-get install openssh-server), unshare and nsenter");
+    eprintln!("skipped: needs root, unshare, nsenter and ip");
     false
 }
 
@@ -51,31 +52,12 @@ fn which(tool: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Runs `program args`, which must succeed.
-fn run(program: &str, args: &[&str]) {
-    let out = Command::new(program)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("{program}: {e}"));
-    assert!(
-        out.status.success(),
-        "{program} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 /// Keys and configs in `dir`: an sshd that runs per connection (inetd mode) in this
 /// process's network namespace, and an ssh config that reaches it as host `127.0.0.1`.
 fn ssh_setup(dir: &Path) -> PathBuf {
     let path = |name: &str| dir.join(name).display().to_string();
-    run(
-        "ssh-keygen",
-        &["-q", "-t", "ed25519", "-N", "", "-f", &path("host_key")],
-    );
-    run(
-        "ssh-keygen",
-        &["-q", "-t", "ed25519", "-N", "", "-f", &path("user_key")],
-    );
+    keygen(&dir.join("host_key"));
+    keygen(&dir.join("user_key"));
     std::fs::copy(dir.join("user_key.pub"), dir.join("authorized_keys")).expect("authorized");
     // sshd's privilege separation directory (Debian's service creates it at boot).
     std::fs::create_dir_all("/run/sshd").expect("/run/sshd");

@@ -15,7 +15,8 @@ use crate::common::{wait_until, Env};
 /// The ssh config alias of the remote machine.
 pub const HOST: &str = "calyx-remote";
 
-const SSHD: &str = "/usr/sbin/sshd";
+/// Debian's sshd.
+pub const SSHD: &str = "/usr/sbin/sshd";
 
 /// Whether sshd is here; panics with the way to install it when the tests must not skip.
 pub fn available() -> bool {
@@ -195,7 +196,8 @@ impl Drop for Sshd {
     }
 }
 
-fn keygen(path: &Path) {
+/// A passphrase-less ed25519 key pair at `path` and `path.pub`.
+pub fn keygen(path: &Path) {
     let out = Command::new("ssh-keygen")
         .args(["-q", "-t", "ed25519", "-N", "", "-f"])
         .arg(path)
