@@ -85,6 +85,50 @@ impl PendingText {
 }
 
 impl<CB: crate::Callbacks> crate::screen::WrappedScreen<CB> {
+    /// A run of text vte found between two control characters
+    /// (`Perform::print_str`): its printable ASCII stretches are written
+    /// straight from vte's buffer (no copy into the pending run, no call
+    /// per character); anything else in it (DEL, other characters) goes
+    /// through `print` as before. Written exactly as `print` would write
+    /// each character, in the same order.
+    #[inline]
+    pub fn print_run(&mut self, text: &str) {
+        if self.pending.reference {
+            for c in text.chars() {
+                vte::Perform::print(self, c);
+            }
+            return;
+        }
+        let mut rest = text;
+        while !rest.is_empty() {
+            let ascii = rest
+                .bytes()
+                .position(|b| !(b' '..=b'~').contains(&b))
+                .unwrap_or(rest.len());
+            if ascii > 0 {
+                let run = &rest.as_bytes()[..ascii];
+                if self.pending.is_empty()
+                    || self.pending.bytes.len() + ascii > MAX_PENDING
+                {
+                    // Nothing (or too much) waits: write it from here.
+                    self.flush_text();
+                    self.write_ascii(run);
+                } else {
+                    // One-column characters wait before it: it joins them,
+                    // so the row segment is written at once.
+                    self.pending.bytes.extend_from_slice(run);
+                }
+                // After an ASCII byte: a character boundary.
+                rest = &rest[ascii..];
+            }
+            let mut chars = rest.chars();
+            if let Some(c) = chars.next() {
+                vte::Perform::print(self, c);
+                rest = chars.as_str();
+            }
+        }
+    }
+
     /// Writes the pending run to the screen (see the module doc).
     #[inline]
     pub fn flush_text(&mut self) {

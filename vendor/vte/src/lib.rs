@@ -718,13 +718,38 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
     }
 
     /// Handle ground dispatch of print/execute for all characters in a string.
+    ///
+    /// calyx: the text between two control characters goes to the performer
+    /// whole (`Perform::print_str`), not a character at a time; a C0 control
+    /// is one byte below 0x20 and a C1 control (U+0080..=U+009F) is the two
+    /// bytes `C2 80..=9F`, so the runs are found on bytes.
     #[inline]
     fn ground_dispatch<P: Perform>(performer: &mut P, text: &str) {
-        for c in text.chars() {
-            match c {
-                '\x00'..='\x1f' | '\u{80}'..='\u{9f}' => performer.execute(c as u8),
-                _ => performer.print(c),
+        let bytes = text.as_bytes();
+        let mut start = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            let control_len = if b < 0x20 {
+                1
+            } else if b == 0xC2 && matches!(bytes.get(i + 1).copied(), Some(0x80..=0x9F)) {
+                2
+            } else {
+                i += 1;
+                continue;
+            };
+            if start < i {
+                // Both ends are character boundaries (an ASCII byte or a
+                // C1 control's lead byte), so the slice cannot fail.
+                performer.print_str(&text[start..i]);
             }
+            let code = if control_len == 1 { b } else { bytes[i + 1] };
+            performer.execute(code);
+            i += control_len;
+            start = i;
+        }
+        if start < bytes.len() {
+            performer.print_str(&text[start..]);
         }
     }
 }
@@ -761,6 +786,18 @@ enum State {
 pub trait Perform {
     /// Draw a character to the screen and update states.
     fn print(&mut self, _c: char) {}
+
+    /// calyx: draw a run of text holding no C0 or C1 control character,
+    /// as `print` would a character at a time (which is what this default
+    /// does, so performers that do not override it see no change). A
+    /// performer that can write a run in bulk overrides it: a flood of
+    /// text is mostly such runs.
+    #[inline]
+    fn print_str(&mut self, text: &str) {
+        for c in text.chars() {
+            self.print(c);
+        }
+    }
 
     /// Execute a C0 or C1 control function.
     fn execute(&mut self, _byte: u8) {}
