@@ -9,6 +9,9 @@
 //! end of `Parser::process` flush it first, so nothing can observe the
 //! screen with a run pending. The reference path (`set_reference`) writes
 //! every character through `text` as upstream did; tests compare the two.
+//! Since calyx's vte hands whole runs over (`print_str`, patch 20),
+//! printable ASCII is written from vte's buffer without the pending run;
+//! `print` still collects what comes a character at a time.
 
 use alloc::vec::Vec;
 use unicode_width::UnicodeWidthChar as _;
