@@ -87,6 +87,29 @@ impl PendingText {
     }
 }
 
+/// How many bytes at the start of `bytes` are printable ASCII (` `..=`~`):
+/// 16 at a time while a whole block is (a loop without early exit, which the
+/// compiler turns into vector compares), then byte by byte.
+#[inline]
+fn printable_ascii_prefix(bytes: &[u8]) -> usize {
+    const BLOCK: usize = 16;
+    let mut i = 0;
+    while let Some(block) = bytes.get(i..i + BLOCK) {
+        let mut other = false;
+        for &b in block {
+            other |= !(b' '..=b'~').contains(&b);
+        }
+        if other {
+            break;
+        }
+        i += BLOCK;
+    }
+    i + bytes[i..]
+        .iter()
+        .position(|b| !(b' '..=b'~').contains(b))
+        .unwrap_or(bytes.len() - i)
+}
+
 impl<CB: crate::Callbacks> crate::screen::WrappedScreen<CB> {
     /// A run of text vte found between two control characters
     /// (`Perform::print_str`): its printable ASCII stretches are written
@@ -104,10 +127,7 @@ impl<CB: crate::Callbacks> crate::screen::WrappedScreen<CB> {
         }
         let mut rest = text;
         while !rest.is_empty() {
-            let ascii = rest
-                .bytes()
-                .position(|b| !(b' '..=b'~').contains(&b))
-                .unwrap_or(rest.len());
+            let ascii = printable_ascii_prefix(rest.as_bytes());
             if ascii > 0 {
                 let run = &rest.as_bytes()[..ascii];
                 if self.pending.is_empty()

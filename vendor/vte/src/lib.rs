@@ -727,31 +727,56 @@ impl<const OSC_RAW_BUF_SIZE: usize> Parser<OSC_RAW_BUF_SIZE> {
     fn ground_dispatch<P: Perform>(performer: &mut P, text: &str) {
         let bytes = text.as_bytes();
         let mut start = 0;
-        let mut i = 0;
-        while i < bytes.len() {
-            let b = bytes[i];
-            let control_len = if b < 0x20 {
-                1
-            } else if b == 0xC2 && matches!(bytes.get(i + 1).copied(), Some(0x80..=0x9F)) {
-                2
-            } else {
-                i += 1;
-                continue;
-            };
-            if start < i {
+        while let Some((at, code, len)) = next_control(bytes, start) {
+            if start < at {
                 // Both ends are character boundaries (an ASCII byte or a
                 // C1 control's lead byte), so the slice cannot fail.
-                performer.print_str(&text[start..i]);
+                performer.print_str(&text[start..at]);
             }
-            let code = if control_len == 1 { b } else { bytes[i + 1] };
             performer.execute(code);
-            i += control_len;
-            start = i;
+            start = at + len;
         }
         if start < bytes.len() {
             performer.print_str(&text[start..]);
         }
     }
+}
+
+/// calyx: the next C0 or C1 control character in `bytes` (valid UTF-8) at
+/// or after `from`: its position, its code and its length in bytes. Checks
+/// 16 bytes at a time (a loop without early exit, which the compiler turns
+/// into vector compares) and looks at single bytes only in a block that may
+/// hold one: `0xC2` also starts U+00A0..=U+00BF, which are printable.
+#[inline]
+fn next_control(bytes: &[u8], from: usize) -> Option<(usize, u8, usize)> {
+    const BLOCK: usize = 16;
+    let mut i = from;
+    while i < bytes.len() {
+        if let Some(block) = bytes.get(i..i + BLOCK) {
+            let mut maybe = false;
+            for &b in block {
+                maybe |= (b < 0x20) | (b == 0xC2);
+            }
+            if !maybe {
+                i += BLOCK;
+                continue;
+            }
+        }
+        let end = (i + BLOCK).min(bytes.len());
+        while i < end {
+            let b = bytes[i];
+            if b < 0x20 {
+                return Some((i, b, 1));
+            }
+            if b == 0xC2 {
+                if let Some(&next @ 0x80..=0x9F) = bytes.get(i + 1) {
+                    return Some((i, next, 2));
+                }
+            }
+            i += 1;
+        }
+    }
+    None
 }
 
 #[derive(PartialEq, Eq, Debug, Default, Copy, Clone)]
