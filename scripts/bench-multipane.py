@@ -8,7 +8,7 @@ same way in every target (the quiet pane top left, floods below it and on the ri
 for a start signal and then `cat` muxbench's mixed ANSI text (MB each) and print a marker. The
 script starts all four at once, then types keys into the quiet pane and times each echo until
 the floods are over. A flood is done when the multiplexer's own `capture` of its pane shows the
-marker (polled every 0.2 s), so every byte before it was parsed.
+marker (polled every 0.2 s, `--poll`), so every byte before it was parsed.
 
 Prints per run: the aggregate rate (4 x MB over the time until the last marker) and the echo
 p50/p99 under the flood; then per target the medians over the rounds and the runs' spread.
@@ -96,7 +96,7 @@ class Calyx:
         self.run("kill-server")
 
 
-def one_run(kind, payload, mb, max_keys):
+def one_run(kind, payload, mb, max_keys, poll_every):
     """One run: (aggregate MB/s or None, echo samples in ms)."""
     with tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o700)
@@ -131,7 +131,7 @@ def one_run(kind, payload, mb, max_keys):
                     for pane, marker in markers.items():
                         if pane not in done and marker in mux.capture(pane):
                             done[pane] = time.monotonic()
-                    time.sleep(0.2)
+                    time.sleep(poll_every)
 
             poller = threading.Thread(target=poll, daemon=True)
             poller.start()
@@ -165,6 +165,8 @@ def main():
     ap.add_argument("--mb", type=int, default=32, help="MB each flooding pane prints")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--keys", type=int, default=2000, help="most keys typed per run")
+    ap.add_argument("--poll", type=float, default=0.2,
+                    help="seconds between captures of the flooding panes (each is a `capture` command)")
     a = ap.parse_args()
     default_bin = os.environ.get("CALYX_BIN")
     rates = {t: [] for t in a.targets}
@@ -176,7 +178,7 @@ def main():
         for r in range(a.rounds):
             for target in a.targets:
                 kind = select_binary(target, default_bin)
-                rate, samples = one_run(kind, payload, a.mb, a.keys)
+                rate, samples = one_run(kind, payload, a.mb, a.keys, a.poll)
                 if rate is None or not samples:
                     print(f"round {r + 1} {target}: FAILED (rate {rate}, {len(samples)} echoes)", flush=True)
                     continue

@@ -23,6 +23,8 @@
 
 #[cfg(test)]
 mod app_requests_tests;
+#[cfg(test)]
+mod busy_read_tests;
 mod input;
 mod io;
 pub mod main_loop;

@@ -16,7 +16,7 @@ use crate::config::Config;
 use crate::layout::{Layout, PaneId, SplitDir};
 use crate::protocol::{ClientMessage, NewSession};
 
-const CLIENT: super::model::ids::ClientId = 1;
+pub(super) const CLIENT: super::model::ids::ClientId = 1;
 
 /// Every pane runs this: no echo, and control characters made visible.
 fn pane_command() -> Vec<String> {
@@ -27,8 +27,8 @@ fn pane_command() -> Vec<String> {
 
 /// A server with one attached client and one session of one pane (panes the keys start run
 /// `$SHELL`, here `/bin/sh` with a `$ ` prompt).
-struct Harness {
-    server: Server,
+pub(super) struct Harness {
+    pub(super) server: Server,
     /// What the server sent the client (frames it sends only from its render loop, which these
     /// tests do not run; messages like Exit arrive here).
     client_rx: mpsc::Receiver<super::io::terminal::Outgoing>,
@@ -39,7 +39,7 @@ struct Harness {
 }
 
 impl Harness {
-    fn new(rows: u16, cols: u16) -> Self {
+    pub(super) fn new(rows: u16, cols: u16) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let config = Config {
             shell_integration: false,
@@ -99,7 +99,7 @@ impl Harness {
     }
 
     /// Types bytes as the client's terminal would send them.
-    fn keys(&mut self, bytes: &[u8]) {
+    pub(super) fn keys(&mut self, bytes: &[u8]) {
         self.server.client_input(CLIENT, bytes);
     }
 
@@ -112,7 +112,7 @@ impl Harness {
         self.session().window().expect("active window")
     }
 
-    fn active(&self) -> PaneId {
+    pub(super) fn active(&self) -> PaneId {
         self.window().active
     }
 
@@ -144,7 +144,7 @@ impl Harness {
     }
 
     /// Waits until `pane` shows `needle`; returns its screen text.
-    fn wait_pane(&self, pane: PaneId, needle: &str) -> String {
+    pub(super) fn wait_pane(&self, pane: PaneId, needle: &str) -> String {
         wait(&format!("{needle:?} in pane {pane}"), || {
             let text = self.server.state.panes[&pane].term().screen().contents();
             text.contains(needle).then_some(text)
@@ -186,7 +186,7 @@ impl Drop for Harness {
 }
 
 /// Polls `check` for up to 15 s.
-fn wait<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+pub(super) fn wait<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
     let deadline = std::time::Instant::now() + Duration::from_secs(15);
     loop {
         if let Some(v) = check() {

@@ -20,6 +20,9 @@ impl Server {
             ClientMessage::Request(crate::protocol::Request::ServerUpgrade { binary }) => {
                 self.server_upgrade(Some(id), binary)
             }
+            ClientMessage::Request(request @ crate::protocol::Request::Capture { .. }) => {
+                self.capture_for_client(id, request)
+            }
             ClientMessage::Request(request) => {
                 let response = self.request(request);
                 self.reply(id, response);

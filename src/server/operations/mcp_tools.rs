@@ -79,7 +79,7 @@ impl Server {
                 scrollback,
                 reply,
             } => {
-                let _ = reply.send(self.pane_read(&pane, lines, scrollback));
+                self.pane_read(&pane, lines, scrollback, reply);
             }
             McpOp::AgentList { reply } => {
                 let _ = reply.send(self.agent_summaries());
@@ -213,27 +213,36 @@ impl Server {
         out
     }
 
+    /// `pane_read`: answered now, or from a thread once a busy pane's reader lets go of its
+    /// terminal (see `busy_reads`), so an agent reading a flooding pane never stalls the loop.
     fn pane_read(
         &self,
         pane: &str,
         lines: Option<u32>,
         scrollback: bool,
-    ) -> Result<String, String> {
-        let t = self
-            .state
-            .resolve(Some(pane))
-            .map_err(|e| format!("{e}; pane_list shows the panes"))?;
-        let p = self.state.panes.get(&t.pane).ok_or("that pane is gone")?;
-        // Whole lines (wrapped rows joined), so a secret the pane's edge cuts is still found.
-        let text =
-            crate::server::model::pane_text::logical_lines(&p.term(), p.rows, p.cols, scrollback)
-                .join("\n");
-        let text = crate::approvals::redact::redact(&text);
-        let all: Vec<&str> = text.lines().collect();
-        let keep = lines.map_or(all.len(), |n| n as usize);
-        let mut out = all[all.len().saturating_sub(keep)..].join("\n");
-        out.push('\n');
-        Ok(out)
+        reply: tokio::sync::oneshot::Sender<Result<String, String>>,
+    ) {
+        let p = match self.state.resolve(Some(pane)) {
+            Ok(t) => match self.state.panes.get(&t.pane) {
+                Some(p) => p,
+                None => {
+                    let _ = reply.send(Err("that pane is gone".into()));
+                    return;
+                }
+            },
+            Err(e) => {
+                let _ = reply.send(Err(format!("{e}; pane_list shows the panes")));
+                return;
+            }
+        };
+        let (rows, cols) = (p.rows, p.cols);
+        super::busy_reads::read_then_answer(
+            &p.terminal,
+            move |term| pane_text(term, rows, cols, lines, scrollback),
+            move |text| {
+                let _ = reply.send(Ok(text));
+            },
+        );
     }
 
     fn agent_summaries(&self) -> Vec<AgentSummary> {
@@ -305,4 +314,23 @@ impl Server {
             let _ = reply.send(Ok((outcome, None)));
         });
     }
+}
+
+/// What `pane_read` answers: the pane's last `lines` whole lines (wrapped rows joined, so a
+/// secret the pane's edge cuts is still found), redacted.
+fn pane_text(
+    term: &calyx_pty::Terminal,
+    rows: u16,
+    cols: u16,
+    lines: Option<u32>,
+    scrollback: bool,
+) -> String {
+    let text =
+        crate::server::model::pane_text::logical_lines(term, rows, cols, scrollback).join("\n");
+    let text = crate::approvals::redact::redact(&text);
+    let all: Vec<&str> = text.lines().collect();
+    let keep = lines.map_or(all.len(), |n| n as usize);
+    let mut out = all[all.len().saturating_sub(keep)..].join("\n");
+    out.push('\n');
+    out
 }

@@ -9,6 +9,7 @@ pub mod agent_events;
 pub mod app_requests;
 pub mod approvals;
 pub mod bound_actions;
+pub mod busy_reads;
 pub mod clients;
 pub mod clipboard;
 pub mod command_history;

@@ -23,6 +23,13 @@ impl<CB: crate::Callbacks> vte::Perform for crate::screen::WrappedScreen<CB> {
         }
     }
 
+    /// calyx: a run of text with no control character in it (vendored vte,
+    /// see `text_run.rs`): written in bulk, not a character at a time.
+    #[inline]
+    fn print_str(&mut self, text: &str) {
+        self.print_run(text);
+    }
+
     fn execute(&mut self, b: u8) {
         self.flush_text(); // calyx: see `text_run.rs`
         match b {

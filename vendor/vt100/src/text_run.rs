@@ -9,6 +9,9 @@
 //! end of `Parser::process` flush it first, so nothing can observe the
 //! screen with a run pending. The reference path (`set_reference`) writes
 //! every character through `text` as upstream did; tests compare the two.
+//! Since calyx's vte hands whole runs over (`print_str`, patch 20),
+//! printable ASCII is written from vte's buffer without the pending run;
+//! `print` still collects what comes a character at a time.
 
 use alloc::vec::Vec;
 use unicode_width::UnicodeWidthChar as _;
@@ -84,7 +87,71 @@ impl PendingText {
     }
 }
 
+/// How many bytes at the start of `bytes` are printable ASCII (` `..=`~`):
+/// 16 at a time while a whole block is (a loop without early exit, which the
+/// compiler turns into vector compares), then byte by byte.
+#[inline]
+fn printable_ascii_prefix(bytes: &[u8]) -> usize {
+    const BLOCK: usize = 16;
+    let mut i = 0;
+    while let Some(block) = bytes.get(i..i + BLOCK) {
+        let mut other = false;
+        for &b in block {
+            other |= !(b' '..=b'~').contains(&b);
+        }
+        if other {
+            break;
+        }
+        i += BLOCK;
+    }
+    i + bytes[i..]
+        .iter()
+        .position(|b| !(b' '..=b'~').contains(b))
+        .unwrap_or(bytes.len() - i)
+}
+
 impl<CB: crate::Callbacks> crate::screen::WrappedScreen<CB> {
+    /// A run of text vte found between two control characters
+    /// (`Perform::print_str`): its printable ASCII stretches are written
+    /// straight from vte's buffer (no copy into the pending run, no call
+    /// per character); anything else in it (DEL, other characters) goes
+    /// through `print` as before. Written exactly as `print` would write
+    /// each character, in the same order.
+    #[inline]
+    pub fn print_run(&mut self, text: &str) {
+        if self.pending.reference {
+            for c in text.chars() {
+                vte::Perform::print(self, c);
+            }
+            return;
+        }
+        let mut rest = text;
+        while !rest.is_empty() {
+            let ascii = printable_ascii_prefix(rest.as_bytes());
+            if ascii > 0 {
+                let run = &rest.as_bytes()[..ascii];
+                if self.pending.is_empty()
+                    || self.pending.bytes.len() + ascii > MAX_PENDING
+                {
+                    // Nothing (or too much) waits: write it from here.
+                    self.flush_text();
+                    self.write_ascii(run);
+                } else {
+                    // One-column characters wait before it: it joins them,
+                    // so the row segment is written at once.
+                    self.pending.bytes.extend_from_slice(run);
+                }
+                // After an ASCII byte: a character boundary.
+                rest = &rest[ascii..];
+            }
+            let mut chars = rest.chars();
+            if let Some(c) = chars.next() {
+                vte::Perform::print(self, c);
+                rest = chars.as_str();
+            }
+        }
+    }
+
     /// Writes the pending run to the screen (see the module doc).
     #[inline]
     pub fn flush_text(&mut self) {

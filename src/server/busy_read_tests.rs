@@ -1,0 +1,121 @@
+//! A `calyx capture` of a pane whose terminal is locked (its reader mid-parse, or descheduled
+//! while holding the lock) must not hold up the owner loop: typing into another pane goes on,
+//! and the capture is answered once the lock is free (issue 19, `operations::busy_reads`).
+//! Real panes in real PTYs (the reducer tests' harness); the lock is held by a thread here.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc as std_mpsc, Arc};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use super::io::terminal::Outgoing;
+use super::messages::Msg;
+use super::model::state::lock_terminal;
+use super::reducer_tests::{wait, Harness};
+use crate::protocol::{ClientMessage, Request};
+
+/// The connection the capture comes over (a one-shot `calyx capture`, not the attached client).
+const ASKER: super::model::ids::ClientId = 2;
+
+/// What the server sent over `rx` so far, as text.
+fn received(rx: &mut mpsc::Receiver<Outgoing>) -> String {
+    let mut got = Vec::new();
+    while let Ok(out) = rx.try_recv() {
+        if let Outgoing::Message(bytes) = out {
+            got.extend(bytes);
+        }
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+#[test]
+fn a_capture_of_a_locked_pane_does_not_stall_typing_into_another() {
+    let mut h = Harness::new(25, 80);
+    let busy = h.active();
+    h.keys(b"alpha\r");
+    h.wait_pane(busy, "alpha");
+    h.keys(b"\x02%");
+    let quiet = h.active();
+    assert_ne!(busy, quiet);
+    h.wait_pane(quiet, "$ ");
+
+    // A thread holds the busy pane's terminal until told to let go (or for 30 s, so that a
+    // capture that waits on the loop makes this test fail rather than hang).
+    let terminal = Arc::clone(&h.server.state.panes[&busy].terminal);
+    let released = Arc::new(AtomicBool::new(false));
+    let (held_tx, held_rx) = std_mpsc::channel();
+    let (release_tx, release_rx) = std_mpsc::channel::<()>();
+    let holder = {
+        let released = Arc::clone(&released);
+        std::thread::spawn(move || {
+            let guard = lock_terminal(&terminal);
+            let _ = held_tx.send(());
+            let _ = release_rx.recv_timeout(Duration::from_secs(30));
+            released.store(true, Ordering::SeqCst);
+            drop(guard);
+        })
+    };
+    held_rx
+        .recv_timeout(Duration::from_secs(15))
+        .expect("the holder took the lock");
+
+    let (asker_tx, mut asker_rx) = mpsc::channel(16);
+    h.server.dispatch(Msg::Connected {
+        id: ASKER,
+        tx: asker_tx,
+    });
+    h.server.client_message(
+        ASKER,
+        ClientMessage::Request(Request::Capture {
+            target: Some(format!("%{busy}")),
+            scrollback: false,
+            ansi: false,
+        }),
+    );
+    // The loop is free again: the keys reach the quiet pane while the lock is still held.
+    h.keys(b"typed-meanwhile");
+    h.wait_pane(quiet, "typed-meanwhile");
+    assert!(
+        !released.load(Ordering::SeqCst),
+        "the capture held up the loop until the busy pane's lock was let go"
+    );
+    assert!(
+        !received(&mut asker_rx).contains("alpha"),
+        "the capture cannot have read the locked screen yet"
+    );
+
+    // Once the reader lets go, the capture is answered with the pane's screen.
+    let _ = release_tx.send(());
+    holder.join().expect("holder thread");
+    let mut answer = String::new();
+    wait("the capture's answer", || {
+        answer.push_str(&received(&mut asker_rx));
+        answer.contains("alpha").then_some(())
+    });
+    assert!(answer.contains("Response"), "{answer}");
+}
+
+#[test]
+fn a_capture_of_a_free_pane_is_answered_at_once() {
+    let mut h = Harness::new(25, 80);
+    let pane = h.active();
+    h.keys(b"bravo\r");
+    h.wait_pane(pane, "bravo");
+    let (asker_tx, mut asker_rx) = mpsc::channel(16);
+    h.server.dispatch(Msg::Connected {
+        id: ASKER,
+        tx: asker_tx,
+    });
+    h.server.client_message(
+        ASKER,
+        ClientMessage::Request(Request::Capture {
+            target: Some(format!("%{pane}")),
+            scrollback: false,
+            ansi: false,
+        }),
+    );
+    // No thread and no loop turn in between: the answer is already on its way.
+    let answer = received(&mut asker_rx);
+    assert!(answer.contains("bravo"), "{answer}");
+}
