@@ -149,6 +149,9 @@ pub enum Command {
     /// clients reconnect by themselves. The new binary is checked first; if it cannot take over,
     /// the running server stays as it was and this says why.
     ServerUpgrade(ServerUpgradeArgs),
+    /// Saved machines (~/.config/calyx/machines.toml): add, list, remove, test. `calyx agents
+    /// --all` asks each of them too.
+    Machine(MachineArgs),
     /// The far side of `calyx --remote`, run by ssh: relays the client protocol between
     /// stdin/stdout and this machine's server socket.
     #[command(hide = true)]
@@ -157,6 +160,32 @@ pub enum Command {
         #[arg(long)]
         no_start: bool,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct MachineArgs {
+    #[command(subcommand)]
+    pub command: MachineCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MachineCommand {
+    /// Save a machine: NAME (letters, digits, - and _) for TARGET (an SSH alias, user@host or
+    /// ssh://user@host:port, as for --remote).
+    Add { name: String, target: String },
+    /// List the saved machines.
+    #[command(visible_alias = "ls")]
+    List {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Forget a saved machine.
+    #[command(visible_alias = "rm")]
+    Remove { name: String },
+    /// Connect to a saved machine without ever prompting (ssh BatchMode): the remote calyx
+    /// version and a request's round trip. Exits non-zero when it cannot connect.
+    Test { name: String },
 }
 
 #[derive(Debug, Args)]

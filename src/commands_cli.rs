@@ -198,6 +198,7 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
         Command::Mcp(args) => Ok(crate::mcp_cli::run(args).await),
         Command::ServerUpgrade(args) => crate::upgrade::client::server_upgrade(args.binary).await,
         Command::Server(_) => Ok(print_response(unreachable_server())),
+        Command::Machine(args) => Ok(crate::machines::cli::run(args.command).await),
         Command::RemoteBridge { no_start } => Ok(crate::remote::bridge::run(!no_start).await),
         // Every other command is one request, built as the `:` prompt builds it.
         other => match command_requests::request_for(other, &Shell) {

@@ -1,0 +1,12 @@
+//! Saved machines (issue 20 §2): names for the remote machines `calyx --remote` reaches, kept
+//! in `machines.toml`, and what is asked of all of them at once.
+//!
+//! - [`store`]: the file, read strictly and edited in place;
+//! - [`cli`]: `calyx machine add|list|remove|test`;
+//! - [`probe`]: one connection to a saved machine that never prompts, and why it failed;
+
+pub mod cli;
+pub mod probe;
+pub mod store;
+
+pub use store::Machine;
