@@ -467,6 +467,10 @@ pub struct AgentsArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// This machine's rows and every saved machine's (`calyx machine add`), each with its
+    /// machine; an unreachable machine is named, never waited for long.
+    #[arg(long)]
+    pub all: bool,
     #[command(subcommand)]
     pub command: Option<AgentsCommand>,
 }

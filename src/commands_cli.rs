@@ -422,6 +422,7 @@ async fn list_panes(args: crate::cli::ListPanesArgs) -> anyhow::Result<ExitCode>
 async fn agents(args: crate::cli::AgentsArgs) -> anyhow::Result<ExitCode> {
     match args.command {
         Some(AgentsCommand::Explain { pane }) => ask(Request::AgentsExplain { pane }).await,
+        None if args.all => Ok(crate::machines::all::agents(args.json).await),
         None => {
             let response = one_shot(Request::Agents, false).await?;
             Ok(crate::agents_cli::print(response, args.json))

@@ -6,7 +6,7 @@
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{calyx_bin, Env};
+use crate::common::{calyx_bin, wait_until, Env};
 use crate::support_sshd::{available, RemoteCalyx, Sshd, HOST};
 
 /// Runs `calyx ARGS` in the `local` world with `CALYX_SSH` = `ssh`.
@@ -98,6 +98,7 @@ fn machine_add_list_remove_keep_a_private_file_and_refuse_bad_input() {
     for args in [
         &["machine", "list"][..],
         &["machine", "add", "other", "host"],
+        &["agents", "--all"],
     ] {
         let out = local.run(args);
         let said = text(&out);
@@ -162,4 +163,118 @@ fn machine_test_reports_version_and_round_trip_or_why_not_without_prompting() {
     // A name that is not saved.
     let out = run(&local, &kept, &["machine", "test", "nope"]);
     assert!(!out.status.success() && text(&out).contains("no saved machine named nope"));
+}
+
+/// The `payload` of a captured fixture.
+fn fixture(name: &str) -> serde_json::Value {
+    let path = format!("{}/fixtures/payloads/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("fixture");
+    let captured: serde_json::Value = serde_json::from_str(&text).expect("fixture json");
+    let mut payload = captured["payload"].clone();
+    payload["session_id"] = serde_json::Value::from("machines-1");
+    payload
+}
+
+/// The surface id of the first pane of `env`'s server.
+fn surface(env: &Env) -> String {
+    env.panes()[0]["surface_id"]
+        .as_str()
+        .expect("surface_id")
+        .to_string()
+}
+
+#[test]
+fn agents_all_lists_every_machine_and_names_the_unreachable_one() {
+    if !available() {
+        return;
+    }
+    let sshd = Sshd::start(RemoteCalyx::ThisBinary);
+    let local = Env::new();
+    let ssh = sshd.calyx_ssh();
+    // The "remote" machine: a pane whose agent asked for permission.
+    sshd.remote.ok(&["new", "-d", "-s", "far"]);
+    let far = surface(&sshd.remote);
+    sshd.remote.hook_event(
+        &far,
+        "claude-code",
+        &fixture("claude-2.1.197-SessionStart.json"),
+    );
+    sshd.remote.hook_event(
+        &far,
+        "claude-code",
+        &fixture("claude-2.1.197-PermissionRequest.json"),
+    );
+    // This machine: an idle agent.
+    local.ok(&["new", "-d", "-s", "near"]);
+    let near = surface(&local);
+    local.hook_event(
+        &near,
+        "claude-code",
+        &fixture("claude-2.1.197-SessionStart.json"),
+    );
+    // Saved: the remote, and one whose port nothing listens on.
+    let dead_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a port")
+        .port();
+    local.ok(&["machine", "add", "build", HOST]);
+    local.ok(&[
+        "machine",
+        "add",
+        "down",
+        &format!("ssh://127.0.0.1:{dead_port}"),
+    ]);
+
+    let began = Instant::now();
+    let out = run(&local, &ssh, &["agents", "--all", "--json"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        began.elapsed() < Duration::from_secs(12),
+        "a dead machine held it up"
+    );
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let rows = answer["agents"].as_array().expect("agents");
+    let of = |machine: &str| {
+        rows.iter()
+            .find(|r| r["machine"] == machine)
+            .unwrap_or_else(|| panic!("no {machine} row: {answer}"))
+    };
+    assert_eq!(of("build")["state"], "blocked", "{answer}");
+    assert_eq!(of("local")["state"], "idle", "{answer}");
+    assert_eq!(rows.len(), 2, "{answer}");
+    assert_eq!(answer["unreachable"][0]["machine"], "down", "{answer}");
+    let reason = answer["unreachable"][0]["reason"].as_str().unwrap_or("");
+    assert!(reason.contains("Connection refused"), "{answer}");
+
+    // The table: a MACHINE column, and the unreachable machine named on its own line.
+    let out = run(&local, &ssh, &["agents", "--all"]);
+    let table = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(table.starts_with("MACHINE      PANE"), "{table}");
+    let line = |machine: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(&format!("{machine} ")))
+            .unwrap_or_else(|| panic!("no {machine} line: {table}"))
+            .to_string()
+    };
+    assert!(line("build").contains("blocked"), "{table}");
+    assert!(line("local").contains("idle"), "{table}");
+    assert!(
+        table.contains("unreachable: down (ssh could not reach 127.0.0.1:"),
+        "{table}"
+    );
+
+    // Without a local server, the remote rows still come.
+    local.ok(&["kill-server"]);
+    wait_until("the local server gone", || {
+        (!local.run(&["ls"]).status.success()).then_some(())
+    });
+    let out = run(&local, &ssh, &["agents", "--all", "--json"]);
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(answer["agents"][0]["machine"], "build", "{answer}");
+    assert_eq!(
+        answer["agents"].as_array().map(Vec::len),
+        Some(1),
+        "{answer}"
+    );
 }

@@ -4,7 +4,9 @@
 //! - [`store`]: the file, read strictly and edited in place;
 //! - [`cli`]: `calyx machine add|list|remove|test`;
 //! - [`probe`]: one connection to a saved machine that never prompts, and why it failed;
+//! - [`all`]: `calyx agents --all`, this machine's rows and every saved machine's.
 
+pub mod all;
 pub mod cli;
 pub mod probe;
 pub mod store;
