@@ -39,7 +39,12 @@ pub enum Command {
     Attach(AttachArgs),
     /// List sessions.
     #[command(visible_alias = "list-sessions")]
-    Ls,
+    Ls {
+        /// This machine's sessions and every saved machine's (`calyx machine add`), each line
+        /// with its machine.
+        #[arg(long)]
+        all: bool,
+    },
     /// Kill a session and every pane in it.
     #[command(visible_alias = "kill-session")]
     Kill(TargetArgs),

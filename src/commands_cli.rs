@@ -175,7 +175,8 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
         }
         Command::New(args) => new_session(args, size).await,
         Command::KillServer { forget } => kill_server(forget).await,
-        Command::Ls => list_sessions().await,
+        Command::Ls { all: true } => Ok(crate::machines::ls_all::run().await),
+        Command::Ls { .. } => list_sessions().await,
         Command::Kill(args) if args.target.is_some() => kill_session(args.target).await,
         Command::Split(args) => {
             let shown = print_format(args.print, args.format.clone(), format::NEW_PANE);
@@ -422,7 +423,7 @@ async fn list_panes(args: crate::cli::ListPanesArgs) -> anyhow::Result<ExitCode>
 async fn agents(args: crate::cli::AgentsArgs) -> anyhow::Result<ExitCode> {
     match args.command {
         Some(AgentsCommand::Explain { pane }) => ask(Request::AgentsExplain { pane }).await,
-        None if args.all => Ok(crate::machines::all::agents(args.json).await),
+        None if args.all => Ok(crate::machines::agents_all::run(args.json).await),
         None => {
             let response = one_shot(Request::Agents, false).await?;
             Ok(crate::agents_cli::print(response, args.json))

@@ -264,6 +264,14 @@ fn agents_all_lists_every_machine_and_names_the_unreachable_one() {
         "{table}"
     );
 
+    // `ls --all`: every machine's sessions, each line with its machine.
+    let out = run(&local, &ssh, &["ls", "--all"]);
+    let listed = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(listed.contains("local: near: 1 window, 1 pane"), "{listed}");
+    assert!(listed.contains("build: far: 1 window, 1 pane"), "{listed}");
+    assert!(listed.contains("unreachable: down ("), "{listed}");
+
     // Without a local server, the remote rows still come.
     local.ok(&["kill-server"]);
     wait_until("the local server gone", || {
@@ -276,5 +284,24 @@ fn agents_all_lists_every_machine_and_names_the_unreachable_one() {
         answer["agents"].as_array().map(Vec::len),
         Some(1),
         "{answer}"
+    );
+    // A machine with no server running has no rows and is not unreachable; nothing starts
+    // one there.
+    sshd.remote.ok(&["kill-server"]);
+    let out = run(&local, &ssh, &["agents", "--all", "--json"]);
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        answer["agents"].as_array().map(Vec::len),
+        Some(0),
+        "{answer}"
+    );
+    let unreachable = answer["unreachable"].as_array().expect("unreachable");
+    assert!(
+        unreachable.iter().all(|u| u["machine"] != "build"),
+        "{answer}"
+    );
+    assert!(
+        !sshd.remote.run(&["ls"]).status.success(),
+        "--all started a server there"
     );
 }

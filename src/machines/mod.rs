@@ -4,10 +4,13 @@
 //! - [`store`]: the file, read strictly and edited in place;
 //! - [`cli`]: `calyx machine add|list|remove|test`;
 //! - [`probe`]: one connection to a saved machine that never prompts, and why it failed;
-//! - [`all`]: `calyx agents --all`, this machine's rows and every saved machine's.
+//! - [`all`]: one request asked of this machine and every saved machine at once;
+//! - [`agents_all`], [`ls_all`]: `calyx agents --all` and `calyx ls --all`.
 
+pub mod agents_all;
 pub mod all;
 pub mod cli;
+pub mod ls_all;
 pub mod probe;
 pub mod store;
 
