@@ -246,6 +246,30 @@ fn agents_all_lists_every_machine_and_names_the_unreachable_one() {
     let reason = answer["unreachable"][0]["reason"].as_str().unwrap_or("");
     assert!(reason.contains("Connection refused"), "{answer}");
 
+    // A machine whose host key nobody accepted yet: named as needing the user, no prompt,
+    // and the other machines' rows still come.
+    let with_asking = ssh_config_copy(&sshd, &local, "with_asking", |c| {
+        let asking = c
+            .replace(&format!("Host {HOST}"), "Host calyx-asking")
+            .replace("StrictHostKeyChecking no", "StrictHostKeyChecking ask")
+            .replace("known_hosts", "empty_known_hosts");
+        format!("{c}\n{asking}")
+    });
+    local.ok(&["machine", "add", "asking", "calyx-asking"]);
+    let out = run(&local, &with_asking, &["agents", "--all", "--json"]);
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let asking = answer["unreachable"]
+        .as_array()
+        .and_then(|u| u.iter().find(|u| u["machine"] == "asking"))
+        .unwrap_or_else(|| panic!("asking is not named: {answer}"));
+    assert_eq!(asking["needs_you"], true, "{answer}");
+    assert_eq!(
+        answer["agents"].as_array().map(Vec::len),
+        Some(2),
+        "{answer}"
+    );
+    local.ok(&["machine", "remove", "asking"]);
+
     // The table: a MACHINE column, and the unreachable machine named on its own line.
     let out = run(&local, &ssh, &["agents", "--all"]);
     let table = String::from_utf8_lossy(&out.stdout).to_string();
