@@ -60,14 +60,34 @@ fn table(rows: &[Value]) -> String {
     if rows.is_empty() {
         return "no agents have reported\n".to_string();
     }
-    let mut out = format!(
-        "{:<6} {:<14} {:<8} {:>5}  {:<14} {:<28} {}\n",
+    header(false) + &lines(rows, false)
+}
+
+/// The table's first line; `machine`: with a MACHINE column first (`calyx agents --all`).
+pub fn header(machine: bool) -> String {
+    let first = if machine {
+        format!("{:<12} ", "MACHINE")
+    } else {
+        String::new()
+    };
+    format!(
+        "{first}{:<6} {:<14} {:<8} {:>5}  {:<14} {:<28} {}\n",
         "PANE", "AGENT", "STATE", "FOR", "LAST TOOL", "CWD", "TITLE"
-    );
+    )
+}
+
+/// The table's lines for `rows`; `machine`: each row's `machine` field first.
+pub fn lines(rows: &[Value], machine: bool) -> String {
+    let mut out = String::new();
     for row in rows {
+        let first = if machine {
+            format!("{:<12} ", text(row, "machine"))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "{:<6} {:<14} {:<8} {:>5}  {:<14} {:<28} {}",
+            "{first}{:<6} {:<14} {:<8} {:>5}  {:<14} {:<28} {}",
             text(row, "pane"),
             text(row, "agent_name"),
             text(row, "state"),
@@ -76,6 +96,7 @@ fn table(rows: &[Value]) -> String {
             text(row, "cwd"),
             text(row, "title"),
         );
+        let indent = if machine { 13 } else { 0 };
         for sub in row
             .get("subagents")
             .and_then(Value::as_array)
@@ -84,7 +105,8 @@ fn table(rows: &[Value]) -> String {
         {
             let _ = writeln!(
                 out,
-                "{:<6} └ {:<12} {:<8} {:>5}  {}",
+                "{:indent$}{:<6} └ {:<12} {:<8} {:>5}  {}",
+                "",
                 "",
                 text(sub, "agent_type"),
                 "running",

@@ -39,7 +39,12 @@ pub enum Command {
     Attach(AttachArgs),
     /// List sessions.
     #[command(visible_alias = "list-sessions")]
-    Ls,
+    Ls {
+        /// This machine's sessions and every saved machine's (`calyx machine add`), each line
+        /// with its machine.
+        #[arg(long)]
+        all: bool,
+    },
     /// Kill a session and every pane in it.
     #[command(visible_alias = "kill-session")]
     Kill(TargetArgs),
@@ -149,6 +154,9 @@ pub enum Command {
     /// clients reconnect by themselves. The new binary is checked first; if it cannot take over,
     /// the running server stays as it was and this says why.
     ServerUpgrade(ServerUpgradeArgs),
+    /// Saved machines (~/.config/calyx/machines.toml): add, list, remove, test. `calyx agents
+    /// --all` asks each of them too.
+    Machine(MachineArgs),
     /// The far side of `calyx --remote`, run by ssh: relays the client protocol between
     /// stdin/stdout and this machine's server socket.
     #[command(hide = true)]
@@ -157,6 +165,32 @@ pub enum Command {
         #[arg(long)]
         no_start: bool,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct MachineArgs {
+    #[command(subcommand)]
+    pub command: MachineCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MachineCommand {
+    /// Save a machine: NAME (letters, digits, - and _) for TARGET (an SSH alias, user@host or
+    /// ssh://user@host:port, as for --remote).
+    Add { name: String, target: String },
+    /// List the saved machines.
+    #[command(visible_alias = "ls")]
+    List {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Forget a saved machine.
+    #[command(visible_alias = "rm")]
+    Remove { name: String },
+    /// Connect to a saved machine without ever prompting (ssh BatchMode): the remote calyx
+    /// version and a request's round trip. Exits non-zero when it cannot connect.
+    Test { name: String },
 }
 
 #[derive(Debug, Args)]
@@ -438,6 +472,10 @@ pub struct AgentsArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// This machine's rows and every saved machine's (`calyx machine add`), each with its
+    /// machine; an unreachable machine is named, never waited for long.
+    #[arg(long)]
+    pub all: bool,
     #[command(subcommand)]
     pub command: Option<AgentsCommand>,
 }

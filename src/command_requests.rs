@@ -27,7 +27,7 @@ pub trait Defaults {
 /// a new session, setup, the agents' and approvals' listings...), for the caller to handle.
 pub fn request_for(command: Command, d: &impl Defaults) -> Result<Request, Box<Command>> {
     Ok(match command {
-        Command::Ls => Request::ListSessions,
+        Command::Ls { .. } => Request::ListSessions,
         Command::ServerUpgrade(args) => Request::ServerUpgrade {
             binary: args.binary,
         },

@@ -175,7 +175,8 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
         }
         Command::New(args) => new_session(args, size).await,
         Command::KillServer { forget } => kill_server(forget).await,
-        Command::Ls => list_sessions().await,
+        Command::Ls { all: true } => Ok(crate::machines::ls_all::run().await),
+        Command::Ls { .. } => list_sessions().await,
         Command::Kill(args) if args.target.is_some() => kill_session(args.target).await,
         Command::Split(args) => {
             let shown = print_format(args.print, args.format.clone(), format::NEW_PANE);
@@ -198,6 +199,7 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
         Command::Mcp(args) => Ok(crate::mcp_cli::run(args).await),
         Command::ServerUpgrade(args) => crate::upgrade::client::server_upgrade(args.binary).await,
         Command::Server(_) => Ok(print_response(unreachable_server())),
+        Command::Machine(args) => Ok(crate::machines::cli::run(args.command).await),
         Command::RemoteBridge { no_start } => Ok(crate::remote::bridge::run(!no_start).await),
         // Every other command is one request, built as the `:` prompt builds it.
         other => match command_requests::request_for(other, &Shell) {
@@ -421,6 +423,7 @@ async fn list_panes(args: crate::cli::ListPanesArgs) -> anyhow::Result<ExitCode>
 async fn agents(args: crate::cli::AgentsArgs) -> anyhow::Result<ExitCode> {
     match args.command {
         Some(AgentsCommand::Explain { pane }) => ask(Request::AgentsExplain { pane }).await,
+        None if args.all => Ok(crate::machines::agents_all::run(args.json).await),
         None => {
             let response = one_shot(Request::Agents, false).await?;
             Ok(crate::agents_cli::print(response, args.json))

@@ -26,6 +26,7 @@ pub mod layout;
 pub mod layout_preset;
 pub mod layout_size;
 pub mod log_file;
+pub mod machines;
 pub mod mcp;
 pub mod mcp_cli;
 pub mod mcp_login;

@@ -67,6 +67,7 @@ fn remote_target(text: &str, command: Option<&Command>) -> anyhow::Result<()> {
         Some(Command::Setup(_)) => Some("setup"),
         Some(Command::Doctor(_)) => Some("doctor"),
         Some(Command::RemoteBridge { .. }) => Some("remote-bridge"),
+        Some(Command::Machine(_)) => Some("machine"),
         _ => None,
     };
     if let Some(verb) = local_only {

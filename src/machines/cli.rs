@@ -1,0 +1,138 @@
+//! `calyx machine add|list|remove|test`.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use super::{probe, store, Machine};
+use crate::cli::MachineCommand;
+use crate::protocol::Request;
+
+/// Round trips `machine test` times; it reports their median.
+const ROUND_TRIPS: usize = 5;
+
+pub async fn run(command: MachineCommand) -> ExitCode {
+    let result = match command {
+        MachineCommand::Add { name, target } => add(&name, &target),
+        MachineCommand::List { json } => list(json),
+        MachineCommand::Remove { name } => remove(&name),
+        MachineCommand::Test { name } => test(&name).await,
+    };
+    result.unwrap_or_else(|e| {
+        eprintln!("calyx: {e:#}");
+        ExitCode::FAILURE
+    })
+}
+
+fn add(name: &str, target: &str) -> anyhow::Result<ExitCode> {
+    let machine = store::add(&store::file(), name, target)?;
+    println!(
+        "saved {} ({}); `calyx machine test {}` checks it",
+        machine.name, machine.target, machine.name
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn remove(name: &str) -> anyhow::Result<ExitCode> {
+    if store::remove(&store::file(), name)? {
+        return Ok(ExitCode::SUCCESS);
+    }
+    anyhow::bail!("no saved machine named {}", printable(name));
+}
+
+fn list(json: bool) -> anyhow::Result<ExitCode> {
+    let machines = store::load()?;
+    if json {
+        let rows: Vec<serde_json::Value> = machines
+            .iter()
+            .map(|m| serde_json::json!({"name": m.name, "target": m.target, "enabled": m.enabled}))
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if machines.is_empty() {
+        println!("no saved machines (`calyx machine add NAME TARGET` saves one)");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let width = machines
+        .iter()
+        .map(|m| m.name.len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    println!("{:<width$}  TARGET", "NAME");
+    for m in &machines {
+        let off = if m.enabled { "" } else { "  (disabled)" };
+        println!("{:<width$}  {}{off}", m.name, printable(&m.target));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The saved machine called `name`.
+pub fn find(name: &str) -> anyhow::Result<Machine> {
+    store::load()?
+        .into_iter()
+        .find(|m| m.name == name)
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "no saved machine named {} (`calyx machine list` shows them)",
+                printable(name)
+            )
+        })
+}
+
+/// Connects (starting the remote server as `calyx --remote` does), then times a few
+/// requests' round trips through ssh and the bridge.
+async fn test(name: &str) -> anyhow::Result<ExitCode> {
+    let machine = find(name)?;
+    let (mut link, connect) = match probe::connect(&machine, true).await {
+        Ok(reached) => reached,
+        Err(failure) => {
+            eprintln!("{}", failure.line(&machine.name));
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let mut trips = Vec::with_capacity(ROUND_TRIPS);
+    for _ in 0..ROUND_TRIPS {
+        let began = std::time::Instant::now();
+        let asked = tokio::time::timeout(
+            probe::ATTEMPT,
+            crate::client::request(&mut link.stream, Request::ListSessions),
+        )
+        .await;
+        match asked {
+            Ok(Ok(_)) => trips.push(began.elapsed()),
+            Ok(Err(e)) => {
+                let reason = crate::remote::handshake::printable_line(&format!("{e:#}"));
+                eprintln!("unreachable: {} ({reason})", machine.name);
+                return Ok(ExitCode::FAILURE);
+            }
+            Err(_) => {
+                eprintln!(
+                    "unreachable: {} (the remote server did not answer within {} s)",
+                    machine.name,
+                    probe::ATTEMPT.as_secs()
+                );
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+    }
+    trips.sort();
+    let median = trips.get(trips.len() / 2).copied().unwrap_or_default();
+    println!(
+        "ok: {} ({}): calyx {}, round trip {} (median of {ROUND_TRIPS}), connected in {}",
+        machine.name,
+        printable(&machine.target),
+        link.peer.version,
+        millis(median),
+        millis(connect)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn millis(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn printable(text: &str) -> String {
+    crate::remote::handshake::printable_line(text)
+}

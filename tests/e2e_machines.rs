@@ -1,0 +1,331 @@
+//! Saved machines (issue 20 §2): `calyx machine add|list|remove` on a real config directory,
+//! `calyx machine test` and `calyx agents --all` against a real sshd on 127.0.0.1 in front of
+//! a second calyx server (tests/support_sshd.rs), whose agent row comes from a real `calyx
+//! hook` process playing a captured Claude Code payload.
+
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{calyx_bin, wait_until, Env};
+use crate::support_sshd::{available, RemoteCalyx, Sshd, HOST};
+
+/// Runs `calyx ARGS` in the `local` world with `CALYX_SSH` = `ssh`.
+fn run(local: &Env, ssh: &str, args: &[&str]) -> Output {
+    Command::new(calyx_bin())
+        .args(args)
+        .env_clear()
+        .envs(local.vars())
+        .env("CALYX_SSH", ssh)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run calyx")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A copy of the harness's ssh config in `local`'s directory, edited by `edit`: it outlives
+/// the sshd, and can be made to want a host-key decision.
+fn ssh_config_copy(
+    sshd: &Sshd,
+    local: &Env,
+    name: &str,
+    edit: impl Fn(String) -> String,
+) -> String {
+    let original = sshd
+        .calyx_ssh()
+        .strip_prefix("ssh -F ")
+        .map(str::to_string)
+        .expect("CALYX_SSH is ssh -F CONFIG");
+    let config = std::fs::read_to_string(original).expect("ssh config");
+    let path = local.path().join(name);
+    std::fs::write(&path, edit(config)).expect("write ssh config");
+    format!("ssh -F {}", path.display())
+}
+
+#[test]
+fn machine_add_list_remove_keep_a_private_file_and_refuse_bad_input() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let local = Env::new();
+    let file = local.path().join("config/calyx/machines.toml");
+    let listed = local.ok(&["machine", "list"]);
+    assert!(listed.contains("no saved machines"), "{listed}");
+    local.ok(&["machine", "add", "build", "me@build.example"]);
+    local.ok(&["machine", "add", "gpu-1", "ssh://me@10.0.0.7:2222"]);
+    let mode = std::fs::metadata(&file)
+        .expect("machines.toml")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let listed = local.ok(&["machine", "list"]);
+    assert!(
+        listed.contains("build ") && listed.contains("me@build.example"),
+        "{listed}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&local.ok(&["machine", "list", "--json"])).expect("json");
+    assert_eq!(json[1]["name"], "gpu-1");
+    assert_eq!(json[1]["target"], "ssh://me@10.0.0.7:2222");
+    // Refused: a target ssh would read as an option, a bad name, a taken name.
+    for args in [
+        &["machine", "add", "evil", "-oProxyCommand=touch /tmp/x"][..],
+        &["machine", "add", "a b", "host"],
+        &["machine", "add", "build", "other"],
+        &["machine", "remove", "nope"],
+    ] {
+        let out = local.run(args);
+        assert!(!out.status.success(), "{args:?}: {}", text(&out));
+    }
+    local.ok(&["machine", "remove", "build"]);
+    let listed = local.ok(&["machine", "list"]);
+    assert!(
+        !listed.contains("build ") && listed.contains("gpu-1"),
+        "{listed}"
+    );
+    // `--remote` does not apply: the list is this machine's.
+    assert!(!local
+        .run(&["machine", "list", "--remote", "x"])
+        .status
+        .success());
+    // A file broken by hand: the error names the file and the line, and nothing rewrites it.
+    let broken = "[machines.gpu-1]\ntarget = \"h\"\nport = 22\n";
+    std::fs::write(&file, broken).expect("break");
+    for args in [
+        &["machine", "list"][..],
+        &["machine", "add", "other", "host"],
+        &["agents", "--all"],
+    ] {
+        let out = local.run(args);
+        let said = text(&out);
+        assert!(!out.status.success(), "{args:?}: {said}");
+        let wanted = format!("{}: line 3:", file.display());
+        assert!(
+            said.contains(&wanted) && said.contains("`port`"),
+            "{args:?}: {said}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), broken);
+}
+
+#[test]
+fn machine_test_reports_version_and_round_trip_or_why_not_without_prompting() {
+    if !available() {
+        return;
+    }
+    let sshd = Sshd::start(RemoteCalyx::ThisBinary);
+    let local = Env::new();
+    let ssh = sshd.calyx_ssh();
+    local.ok(&["machine", "add", "build", HOST]);
+    let out = run(&local, &ssh, &["machine", "test", "build"]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}\nsshd log: {}", sshd.log());
+    let version = format!("calyx {}", env!("CARGO_PKG_VERSION"));
+    assert!(said.starts_with("ok: build (calyx-remote): "), "{said}");
+    assert!(
+        said.contains(&version) && said.contains("round trip "),
+        "{said}"
+    );
+    assert!(said.contains(" ms (median of 5)"), "{said}");
+
+    // A host key nobody accepted yet: ssh would ask; calyx says who must answer instead.
+    let asking = ssh_config_copy(&sshd, &local, "asking_config", |c| {
+        c.replace("StrictHostKeyChecking no", "StrictHostKeyChecking ask")
+            .replace("known_hosts", "empty_known_hosts")
+    });
+    let began = Instant::now();
+    let out = run(&local, &asking, &["machine", "test", "build"]);
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.starts_with("needs you: build (run `ssh calyx-remote` once yourself"),
+        "{said}"
+    );
+    assert!(
+        began.elapsed() < Duration::from_secs(10),
+        "it waited on a prompt"
+    );
+
+    // The sshd stops: unreachable, with ssh's reason, at once.
+    let kept = ssh_config_copy(&sshd, &local, "kept_config", |c| c);
+    drop(sshd);
+    let began = Instant::now();
+    let out = run(&local, &kept, &["machine", "test", "build"]);
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(said.starts_with("unreachable: build ("), "{said}");
+    assert!(said.contains("Connection refused"), "{said}");
+    assert!(began.elapsed() < Duration::from_secs(10));
+    // A name that is not saved.
+    let out = run(&local, &kept, &["machine", "test", "nope"]);
+    assert!(!out.status.success() && text(&out).contains("no saved machine named nope"));
+}
+
+/// The `payload` of a captured fixture.
+fn fixture(name: &str) -> serde_json::Value {
+    let path = format!("{}/fixtures/payloads/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("fixture");
+    let captured: serde_json::Value = serde_json::from_str(&text).expect("fixture json");
+    let mut payload = captured["payload"].clone();
+    payload["session_id"] = serde_json::Value::from("machines-1");
+    payload
+}
+
+/// The surface id of the first pane of `env`'s server.
+fn surface(env: &Env) -> String {
+    env.panes()[0]["surface_id"]
+        .as_str()
+        .expect("surface_id")
+        .to_string()
+}
+
+#[test]
+fn agents_all_lists_every_machine_and_names_the_unreachable_one() {
+    if !available() {
+        return;
+    }
+    let sshd = Sshd::start(RemoteCalyx::ThisBinary);
+    let local = Env::new();
+    let ssh = sshd.calyx_ssh();
+    // The "remote" machine: a pane whose agent asked for permission.
+    sshd.remote.ok(&["new", "-d", "-s", "far"]);
+    let far = surface(&sshd.remote);
+    sshd.remote.hook_event(
+        &far,
+        "claude-code",
+        &fixture("claude-2.1.197-SessionStart.json"),
+    );
+    sshd.remote.hook_event(
+        &far,
+        "claude-code",
+        &fixture("claude-2.1.197-PermissionRequest.json"),
+    );
+    // This machine: an idle agent.
+    local.ok(&["new", "-d", "-s", "near"]);
+    let near = surface(&local);
+    local.hook_event(
+        &near,
+        "claude-code",
+        &fixture("claude-2.1.197-SessionStart.json"),
+    );
+    // Saved: the remote, and one whose port nothing listens on.
+    let dead_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a port")
+        .port();
+    local.ok(&["machine", "add", "build", HOST]);
+    local.ok(&[
+        "machine",
+        "add",
+        "down",
+        &format!("ssh://127.0.0.1:{dead_port}"),
+    ]);
+
+    let began = Instant::now();
+    let out = run(&local, &ssh, &["agents", "--all", "--json"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        began.elapsed() < Duration::from_secs(12),
+        "a dead machine held it up"
+    );
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let rows = answer["agents"].as_array().expect("agents");
+    let of = |machine: &str| {
+        rows.iter()
+            .find(|r| r["machine"] == machine)
+            .unwrap_or_else(|| panic!("no {machine} row: {answer}"))
+    };
+    assert_eq!(of("build")["state"], "blocked", "{answer}");
+    assert_eq!(of("local")["state"], "idle", "{answer}");
+    assert_eq!(rows.len(), 2, "{answer}");
+    assert_eq!(answer["unreachable"][0]["machine"], "down", "{answer}");
+    let reason = answer["unreachable"][0]["reason"].as_str().unwrap_or("");
+    assert!(reason.contains("Connection refused"), "{answer}");
+
+    // A machine whose host key nobody accepted yet: named as needing the user, no prompt,
+    // and the other machines' rows still come.
+    let with_asking = ssh_config_copy(&sshd, &local, "with_asking", |c| {
+        let asking = c
+            .replace(&format!("Host {HOST}"), "Host calyx-asking")
+            .replace("StrictHostKeyChecking no", "StrictHostKeyChecking ask")
+            .replace("known_hosts", "empty_known_hosts");
+        format!("{c}\n{asking}")
+    });
+    local.ok(&["machine", "add", "asking", "calyx-asking"]);
+    let out = run(&local, &with_asking, &["agents", "--all", "--json"]);
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let asking = answer["unreachable"]
+        .as_array()
+        .and_then(|u| u.iter().find(|u| u["machine"] == "asking"))
+        .unwrap_or_else(|| panic!("asking is not named: {answer}"));
+    assert_eq!(asking["needs_you"], true, "{answer}");
+    assert_eq!(
+        answer["agents"].as_array().map(Vec::len),
+        Some(2),
+        "{answer}"
+    );
+    local.ok(&["machine", "remove", "asking"]);
+
+    // The table: a MACHINE column, and the unreachable machine named on its own line.
+    let out = run(&local, &ssh, &["agents", "--all"]);
+    let table = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(table.starts_with("MACHINE      PANE"), "{table}");
+    let line = |machine: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(&format!("{machine} ")))
+            .unwrap_or_else(|| panic!("no {machine} line: {table}"))
+            .to_string()
+    };
+    assert!(line("build").contains("blocked"), "{table}");
+    assert!(line("local").contains("idle"), "{table}");
+    assert!(
+        table.contains("unreachable: down (ssh could not reach 127.0.0.1:"),
+        "{table}"
+    );
+
+    // `ls --all`: every machine's sessions, each line with its machine.
+    let out = run(&local, &ssh, &["ls", "--all"]);
+    let listed = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(listed.contains("local: near: 1 window, 1 pane"), "{listed}");
+    assert!(listed.contains("build: far: 1 window, 1 pane"), "{listed}");
+    assert!(listed.contains("unreachable: down ("), "{listed}");
+
+    // Without a local server, the remote rows still come.
+    local.ok(&["kill-server"]);
+    wait_until("the local server gone", || {
+        (!local.run(&["ls"]).status.success()).then_some(())
+    });
+    let out = run(&local, &ssh, &["agents", "--all", "--json"]);
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(answer["agents"][0]["machine"], "build", "{answer}");
+    assert_eq!(
+        answer["agents"].as_array().map(Vec::len),
+        Some(1),
+        "{answer}"
+    );
+    // A machine with no server running has no rows and is not unreachable; nothing starts
+    // one there.
+    sshd.remote.ok(&["kill-server"]);
+    let out = run(&local, &ssh, &["agents", "--all", "--json"]);
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        answer["agents"].as_array().map(Vec::len),
+        Some(0),
+        "{answer}"
+    );
+    let unreachable = answer["unreachable"].as_array().expect("unreachable");
+    assert!(
+        unreachable.iter().all(|u| u["machine"] != "build"),
+        "{answer}"
+    );
+    assert!(
+        !sshd.remote.run(&["ls"]).status.success(),
+        "--all started a server there"
+    );
+}
