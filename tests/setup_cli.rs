@@ -1007,12 +1007,14 @@ fn setup_refuses_a_gemini_config_the_installed_gemini_rejects_and_leaves_it_alon
     fs::create_dir_all(settings.parent().unwrap()).unwrap();
     fs::write(&settings, "{\"theme\": \"x\"}\n").unwrap();
     let key = std::ffi::OsString::from("gemini-user-key");
-    let other = env.dir.path().join("elsewhere");
+    // The user's own GEMINI_CLI_HOME (Gemini's home, `.gemini` under it: the same file here),
+    // which the check must point at its private copy like HOME.
+    let gemini_home = env.home();
     let extra = [
         ("PATH", path.as_os_str()),
         ("FAKE_GEMINI_LOG", log.as_os_str()),
         ("GEMINI_API_KEY", key.as_os_str()),
-        ("GEMINI_CLI_HOME", other.as_os_str()),
+        ("GEMINI_CLI_HOME", gemini_home.as_os_str()),
     ];
     let out = run_bounded(
         &env,
