@@ -7,7 +7,7 @@
 
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 use serde_json::{json, Value};
@@ -50,7 +50,8 @@ pub fn read(path: &Path) -> Option<EndpointInfo> {
 }
 
 /// Writes the endpoint file atomically with mode 0600, creating its directory with mode 0700.
-pub fn write(path: &Path, info: &EndpointInfo) -> io::Result<()> {
+/// Returns the file's inode, by which [`remove_if_ours`] tells this write from a later one.
+pub fn write(path: &Path, info: &EndpointInfo) -> io::Result<u64> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -66,17 +67,21 @@ pub fn write(path: &Path, info: &EndpointInfo) -> io::Result<()> {
     temp_name.push(name);
     temp_name.push(format!(".{}.tmp", std::process::id()));
     let temp = dir.join(temp_name);
-    let result =
-        write_synced(&temp, info.to_json().as_bytes()).and_then(|()| fs::rename(&temp, path));
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-        return result;
-    }
+    let result = write_synced(&temp, info.to_json().as_bytes())
+        .and_then(|()| fs::symlink_metadata(&temp))
+        .and_then(|meta| fs::rename(&temp, path).map(|()| meta.ino()));
+    let inode = match result {
+        Ok(inode) => inode,
+        Err(e) => {
+            let _ = fs::remove_file(&temp);
+            return Err(e);
+        }
+    };
     // Make the rename itself durable; a failure here leaves a correct file, so it is not fatal.
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }
-    Ok(())
+    Ok(inode)
 }
 
 fn write_synced(temp: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -91,10 +96,13 @@ fn write_synced(temp: &Path, bytes: &[u8]) -> io::Result<()> {
     file.sync_all()
 }
 
-/// Removes the endpoint file if it still describes `info`. Another server may have replaced it
-/// since, and its file must survive our shutdown.
-pub fn remove_if_ours(path: &Path, info: &EndpointInfo) -> io::Result<()> {
-    if read(path).as_ref() != Some(info) {
+/// Removes the endpoint file if it is still the one we wrote (`inode`, from [`write`]) and
+/// describes `info`. Another server may have replaced it since, and its file must survive our
+/// shutdown, even when it reuses our port and token (as the next server does, so that MCP
+/// entries keep working) while we are still exiting.
+pub fn remove_if_ours(path: &Path, info: &EndpointInfo, inode: u64) -> io::Result<()> {
+    let same_file = fs::symlink_metadata(path).is_ok_and(|meta| meta.ino() == inode);
+    if !same_file || read(path).as_ref() != Some(info) {
         return Ok(());
     }
     match fs::remove_file(path) {
@@ -157,11 +165,25 @@ mod tests {
     fn removes_only_its_own_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("agent-endpoint.json");
-        write(&path, &info(2)).unwrap();
-        remove_if_ours(&path, &info(1)).unwrap();
+        let ours = write(&path, &info(2)).unwrap();
+        remove_if_ours(&path, &info(1), ours).unwrap();
         assert!(path.exists());
-        remove_if_ours(&path, &info(2)).unwrap();
+        remove_if_ours(&path, &info(2), ours).unwrap();
         assert!(!path.exists());
-        remove_if_ours(&path, &info(2)).unwrap();
+        remove_if_ours(&path, &info(2), ours).unwrap();
+    }
+
+    #[test]
+    fn a_later_servers_file_with_the_same_port_and_token_survives() {
+        // The next server reuses the port and token and writes while we are still exiting.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agent-endpoint.json");
+        let ours = write(&path, &info(2)).unwrap();
+        let theirs = write(&path, &info(2)).unwrap();
+        assert_ne!(ours, theirs);
+        remove_if_ours(&path, &info(2), ours).unwrap();
+        assert_eq!(read(&path), Some(info(2)), "the later server's file stays");
+        remove_if_ours(&path, &info(2), theirs).unwrap();
+        assert!(!path.exists());
     }
 }

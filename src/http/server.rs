@@ -26,6 +26,8 @@ use crate::accept_backoff::AcceptBackoff;
 #[derive(Debug)]
 pub struct EndpointHandle {
     info: EndpointInfo,
+    /// The inode of the endpoint file this server wrote (see `endpoint_file::remove_if_ours`).
+    written: u64,
     /// The listening socket's descriptor, which an in-place upgrade hands over.
     listener_fd: std::os::fd::RawFd,
     endpoint_file: PathBuf,
@@ -65,7 +67,7 @@ impl EndpointHandle {
             }
         }
         self.removed = true;
-        endpoint_file::remove_if_ours(&self.endpoint_file, &self.info)
+        endpoint_file::remove_if_ours(&self.endpoint_file, &self.info, self.written)
             .with_context(|| format!("failed to remove {}", self.endpoint_file.display()))
     }
 }
@@ -74,7 +76,7 @@ impl Drop for EndpointHandle {
     fn drop(&mut self) {
         self.stop.send_replace(true);
         if !self.removed {
-            let _ = endpoint_file::remove_if_ours(&self.endpoint_file, &self.info);
+            let _ = endpoint_file::remove_if_ours(&self.endpoint_file, &self.info, self.written);
         }
     }
 }
@@ -103,7 +105,7 @@ pub async fn start(
         .context("failed to read the endpoint's local address")?
         .port();
     let info = EndpointInfo { port, token };
-    endpoint_file::write(&options.endpoint_file, &info)
+    let written = endpoint_file::write(&options.endpoint_file, &info)
         .with_context(|| format!("failed to write {}", options.endpoint_file.display()))?;
 
     let shared = Arc::new(Shared {
@@ -153,6 +155,7 @@ pub async fn start(
     tracing::info!(port, file = %options.endpoint_file.display(), "endpoint: listening on 127.0.0.1");
     Ok(EndpointHandle {
         info,
+        written,
         listener_fd,
         endpoint_file: options.endpoint_file,
         stop,

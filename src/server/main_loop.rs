@@ -230,9 +230,11 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
             tracing::warn!("{e}");
         }
         let (tx, rx) = mpsc::unbounded_channel();
+        let bound = super::io::socket_keeper::BoundSocket::at(&socket);
         tokio::spawn(super::io::socket_keeper::serve(
             listener,
             socket.clone(),
+            bound.clone(),
             tx.clone(),
         ));
         let peers = std::sync::Arc::new(crate::mcp::PeerRegistry::new());
@@ -338,6 +340,7 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
                     token: handle.token().to_string(),
                 });
         server.persisted = crate::server::operations::persistence::Persisted::start();
+        server.state.socket_bound = bound.clone();
         match &start {
             Start::Fresh(_) => {
                 server.apply_saved_rules_at_start();
@@ -352,7 +355,7 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
                 tracing::warn!("agent endpoint shutdown: {e:#}");
             }
         }
-        let _ = std::fs::remove_file(&socket);
+        bound.remove(&socket);
         tracing::info!("calyx server exiting");
         Ok::<(), anyhow::Error>(())
     })?;
@@ -414,7 +417,8 @@ impl Server {
         // take a second), so a client started meanwhile starts a new server instead of
         // attaching to this one as it exits.
         self.save_at_shutdown();
-        let _ = std::fs::remove_file(&self.state.socket_path);
+        let socket_bound = self.state.socket_bound.clone();
+        socket_bound.remove(std::path::Path::new(&self.state.socket_path));
         self.shutdown();
     }
 

@@ -11,6 +11,8 @@
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
 use tokio::io::unix::AsyncFd;
@@ -22,10 +24,43 @@ use tokio::sync::mpsc;
 use super::socket::{accept_loop, bind};
 use crate::server::messages::Msg;
 
+/// The inode of the socket file this server listens on (0: none), shared by the keeper, which
+/// changes it when it binds again, and the exiting server, which removes only that file: a
+/// server started while this one exits has bound a socket of its own at the same path.
+#[derive(Debug, Clone, Default)]
+pub struct BoundSocket(Arc<AtomicU64>);
+
+impl BoundSocket {
+    /// The socket now at `path`, which this server just bound or inherited.
+    pub fn at(path: &Path) -> BoundSocket {
+        BoundSocket(Arc::new(AtomicU64::new(inode_of(path).unwrap_or(0))))
+    }
+
+    fn set(&self, inode: Option<u64>) {
+        self.0.store(inode.unwrap_or(0), Ordering::SeqCst);
+    }
+
+    fn get(&self) -> Option<u64> {
+        Some(self.0.load(Ordering::SeqCst)).filter(|&i| i != 0)
+    }
+
+    /// Removes the socket file at `path` if it is still this server's.
+    pub fn remove(&self, path: &Path) {
+        if self.get().is_some() && inode_of(path) == self.get() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 /// Accepts on `listener` (bound at `path`) for the server's life, binding `path` again
 /// whenever the socket there is no longer this server's.
-pub async fn serve(listener: UnixListener, path: PathBuf, tx: mpsc::UnboundedSender<Msg>) {
-    let mut inode = inode_of(&path);
+pub async fn serve(
+    listener: UnixListener,
+    path: PathBuf,
+    bound: BoundSocket,
+    tx: mpsc::UnboundedSender<Msg>,
+) {
+    let mut inode = bound.get();
     let mut accepting = tokio::spawn(accept_loop(listener, tx.clone()));
     let mut usr1 = signal(SignalKind::user_defined1()).ok();
     loop {
@@ -41,6 +76,7 @@ pub async fn serve(listener: UnixListener, path: PathBuf, tx: mpsc::UnboundedSen
                 Some((listener, fd)) => {
                     accepting.abort();
                     inode = inode_of(&path);
+                    bound.set(inode);
                     accepting = tokio::spawn(accept_loop(listener, tx.clone()));
                     let _ = tx.send(Msg::SocketRebound { fd });
                     tracing::warn!(
@@ -162,5 +198,27 @@ impl DirWatch {
         let fd = unsafe { AsyncFd::register_with_interest(WatchFd(inotify), Interest::READABLE) }
             .ok()?;
         Some(DirWatch { fd })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_exiting_server_removes_only_its_own_socket() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("server.sock");
+        let _ours = UnixListener::bind(&path).expect("bind");
+        let bound = BoundSocket::at(&path);
+        // A server started while this one exits binds its own socket at the same path.
+        std::fs::remove_file(&path).expect("rm");
+        let _theirs = UnixListener::bind(&path).expect("bind again");
+        bound.remove(&path);
+        assert!(path.exists(), "the other server's socket stays");
+        BoundSocket::at(&path).remove(&path);
+        assert!(!path.exists(), "its own socket goes");
+        // Nothing bound: nothing removed.
+        BoundSocket::default().remove(&path);
     }
 }

@@ -564,6 +564,8 @@ pub struct State {
     /// The last copied text, pasted by `prefix ]`.
     pub paste_buffer: Option<Vec<u8>>,
     pub socket_path: String,
+    /// Which socket file at `socket_path` is this server's (removed at exit only if so).
+    pub socket_bound: crate::server::io::socket_keeper::BoundSocket,
     /// Threads that SIGKILL closed panes' programs which ignore SIGHUP; joined at exit.
     pub reapers: Vec<std::thread::JoinHandle<()>>,
     /// The shell integration scripts, when switched on and written.
@@ -626,6 +628,7 @@ impl State {
             next_session: 0,
             paste_buffer: None,
             socket_path,
+            socket_bound: Default::default(),
             quit: false,
             reapers: Vec::new(),
             processes: Arc::new(Pty),
