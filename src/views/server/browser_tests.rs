@@ -48,26 +48,7 @@ impl ViewUpstream for NoUpstream {
     }
 }
 
-fn chromium() -> Option<PathBuf> {
-    ["/usr/bin/chromium", "/usr/lib/chromium/chromium"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file())
-}
-
-/// Where `.ci/run` (and /work/shared/mcp/browser.sh) install playwright-core.
-fn playwright_core() -> Option<PathBuf> {
-    let tools = std::env::var_os("CONFORMANCE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| {
-            let cache = std::env::var_os("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-            Some(cache.join("calyx-mcp-tools"))
-        })?;
-    let dir = tools.join("node_modules/playwright-core");
-    dir.join("index.mjs").is_file().then_some(dir)
-}
+include!("../../../tests/views/browser_paths.rs");
 
 /// The view of test 4's checks (`tests/views/fixture_checks.html`, which the fixture server
 /// serves too): the handshake, what it got, a declared and an undeclared origin, `window.top`
