@@ -13,6 +13,7 @@ use super::io::terminal::Outgoing;
 use super::messages::Msg;
 use super::model::state::lock_terminal;
 use super::reducer_tests::{wait, Harness};
+use crate::layout::PaneId;
 use crate::protocol::{ClientMessage, Request};
 
 /// The connection the capture comes over (a one-shot `calyx capture`, not the attached client).
@@ -27,6 +28,25 @@ fn received(rx: &mut mpsc::Receiver<Outgoing>) -> String {
         }
     }
     String::from_utf8_lossy(&got).into_owned()
+}
+
+/// A client `ASKER` connects and asks for a capture of `pane`; what it is sent comes on the
+/// returned channel.
+fn ask_capture(h: &mut Harness, pane: PaneId) -> mpsc::Receiver<Outgoing> {
+    let (asker_tx, asker_rx) = mpsc::channel(16);
+    h.server.dispatch(Msg::Connected {
+        id: ASKER,
+        tx: asker_tx,
+    });
+    h.server.client_message(
+        ASKER,
+        ClientMessage::Request(Request::Capture {
+            target: Some(format!("%{pane}")),
+            scrollback: false,
+            ansi: false,
+        }),
+    );
+    asker_rx
 }
 
 #[test]
@@ -60,19 +80,7 @@ fn a_capture_of_a_locked_pane_does_not_stall_typing_into_another() {
         .recv_timeout(Duration::from_secs(15))
         .expect("the holder took the lock");
 
-    let (asker_tx, mut asker_rx) = mpsc::channel(16);
-    h.server.dispatch(Msg::Connected {
-        id: ASKER,
-        tx: asker_tx,
-    });
-    h.server.client_message(
-        ASKER,
-        ClientMessage::Request(Request::Capture {
-            target: Some(format!("%{busy}")),
-            scrollback: false,
-            ansi: false,
-        }),
-    );
+    let mut asker_rx = ask_capture(&mut h, busy);
     // The loop is free again: the keys reach the quiet pane while the lock is still held.
     h.keys(b"typed-meanwhile");
     h.wait_pane(quiet, "typed-meanwhile");
@@ -102,19 +110,7 @@ fn a_capture_of_a_free_pane_is_answered_at_once() {
     let pane = h.active();
     h.keys(b"bravo\r");
     h.wait_pane(pane, "bravo");
-    let (asker_tx, mut asker_rx) = mpsc::channel(16);
-    h.server.dispatch(Msg::Connected {
-        id: ASKER,
-        tx: asker_tx,
-    });
-    h.server.client_message(
-        ASKER,
-        ClientMessage::Request(Request::Capture {
-            target: Some(format!("%{pane}")),
-            scrollback: false,
-            ansi: false,
-        }),
-    );
+    let mut asker_rx = ask_capture(&mut h, pane);
     // No thread and no loop turn in between: the answer is already on its way.
     let answer = received(&mut asker_rx);
     assert!(answer.contains("bravo"), "{answer}");
