@@ -292,17 +292,22 @@ async fn a_404_for_the_session_ends_the_transport() {
     assert!(quit.is_ok(), "the session did not end");
 }
 
+/// An empty answer with `status` and the challenge `www-authenticate`.
+fn challenge(status: StatusCode, www_authenticate: &str) -> Response<Full<Bytes>> {
+    Response::builder()
+        .status(status)
+        .header("www-authenticate", www_authenticate)
+        .body(Full::new(Bytes::new()))
+        .unwrap_or_default()
+}
+
 #[tokio::test]
 async fn challenges_reach_the_sign_in_code() {
     let (url, _) = serve(Arc::new(|_: &Seen| {
-        Response::builder()
-            .status(StatusCode::UNAUTHORIZED)
-            .header(
-                "www-authenticate",
-                "Bearer resource_metadata=\"http://x/meta\"",
-            )
-            .body(Full::new(Bytes::new()))
-            .unwrap_or_default()
+        challenge(
+            StatusCode::UNAUTHORIZED,
+            "Bearer resource_metadata=\"http://x/meta\"",
+        )
     }))
     .await;
     let transport = StreamableHttp::new(
@@ -325,14 +330,10 @@ async fn challenges_reach_the_sign_in_code() {
     );
 
     let (url, _) = serve(script(|_, _| {
-        Response::builder()
-            .status(StatusCode::FORBIDDEN)
-            .header(
-                "www-authenticate",
-                "Bearer error=\"insufficient_scope\", scope=\"files:write\"",
-            )
-            .body(Full::new(Bytes::new()))
-            .unwrap_or_default()
+        challenge(
+            StatusCode::FORBIDDEN,
+            "Bearer error=\"insufficient_scope\", scope=\"files:write\"",
+        )
     }))
     .await;
     let client = connect(&url, &TaskRequired::default(), 1 << 20).await;
