@@ -21,8 +21,10 @@ use crate::tools::Fixture;
 
 type Service = StreamableHttpService<Fixture, LocalSessionManager>;
 
-/// Set by the `forget_sessions` tool: the next request finds every session forgotten (as a
-/// restarted server would), so a client's next message with its session id gets 404.
+/// Set by the `forget_sessions` tool: the next `tools/call` finds every session forgotten (as a
+/// restarted server would), so it gets 404. Only a call consumes the mark: whatever else the
+/// client sends in between (a notification, a stream reopened) must not take it, or the test's
+/// next call would meet the new session instead of the 404.
 pub static FORGET_SESSIONS: AtomicBool = AtomicBool::new(false);
 
 /// Serves `fixture` on a free loopback port; prints `http://127.0.0.1:PORT/mcp` on stdout
@@ -54,10 +56,9 @@ pub async fn serve(fixture: Fixture, oauth: bool) -> anyhow::Result<()> {
                 let oauth = oauth.clone();
                 let sessions = sessions.clone();
                 async move {
-                    if FORGET_SESSIONS.swap(false, Ordering::SeqCst) {
-                        sessions.sessions.write().await.clear();
-                    }
-                    Ok::<_, Infallible>(answer(&service, oauth.as_deref(), request).await)
+                    Ok::<_, Infallible>(
+                        answer(&service, &sessions, oauth.as_deref(), request).await,
+                    )
                 }
             });
             let _ = hyper::server::conn::http1::Builder::new()
@@ -71,6 +72,7 @@ pub async fn serve(fixture: Fixture, oauth: bool) -> anyhow::Result<()> {
 /// marked.
 async fn answer(
     service: &Service,
+    sessions: &LocalSessionManager,
     oauth: Option<&String>,
     request: Request<Incoming>,
 ) -> Response<BoxBody<Bytes, Infallible>> {
@@ -86,8 +88,13 @@ async fn answer(
     if let Some(answer) = oauth.and_then(|origin| crate::oauth::route(origin, &parts, &body)) {
         return answer;
     }
-    let is_tools_list =
-        serde_json::from_slice::<Value>(&body).is_ok_and(|v| v["method"] == "tools/list");
+    let method = serde_json::from_slice::<Value>(&body)
+        .ok()
+        .and_then(|v| v["method"].as_str().map(str::to_owned));
+    let is_tools_list = method.as_deref() == Some("tools/list");
+    if method.as_deref() == Some("tools/call") && FORGET_SESSIONS.swap(false, Ordering::SeqCst) {
+        sessions.sessions.write().await.clear();
+    }
     let response = service
         .handle(Request::from_parts(parts, Full::new(body)))
         .await;

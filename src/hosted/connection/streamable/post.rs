@@ -67,12 +67,18 @@ pub(super) async fn post(
     let status = response.status();
     if status == StatusCode::NOT_FOUND && session_attached {
         // The call gets the sentence before the session ends (rmcp would otherwise fail it
-        // with a bare "Transport closed"); the supervisor reconnects.
-        if let Some(id) = &outgoing.request {
-            shared.deliver_error(id.clone(), EXPIRED.into()).await;
+        // with a bare "Transport closed"); the supervisor reconnects. A request's send then
+        // reports success: an error here would race the delivered sentence with rmcp's own
+        // "Transport send error" for the same call, and either could reach the caller first.
+        let request = outgoing.request.clone();
+        if let Some(id) = request.clone() {
+            shared.deliver_error(id, EXPIRED.into()).await;
         }
         shared.end(EXPIRED);
-        return Err(StreamableHttpError::SessionExpired);
+        return match request {
+            Some(_) => Ok(()),
+            None => Err(StreamableHttpError::SessionExpired),
+        };
     }
     if outgoing.initialize && status.is_success() {
         if let Some(session) = response.headers().get(SESSION_ID) {
