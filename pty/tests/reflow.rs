@@ -167,6 +167,29 @@ fn long_lines_wrap_when_narrowed_and_unwrap_when_widened() {
 }
 
 #[test]
+fn clearing_the_screen_ends_the_line_that_wrapped_into_it() {
+    // A 10-column screen of 3 rows: the long line's head scrolls into the scrollback, its tail
+    // (the row after the head) stays on screen, then `ESC[2J` erases the tail and a prompt is
+    // printed where it was.
+    let mut p = parser(3, 10, 100, b"a\r\nb\r\n0123456789abcdefghij");
+    p.process(b"\r\nend");
+    assert!(p.screen().row_wrapped(0), "the head wraps into the tail");
+    p.process(b"\r\nx");
+    p.process(b"\x1b[2J\x1b[H$ ");
+    // Widening pulls the scrollback back: the erased tail's head must not swallow the prompt.
+    resize(&mut p, 3, 40);
+    let lines = logical_lines(&mut p);
+    assert!(
+        lines.iter().any(|l| l == "$"),
+        "the prompt is a line of its own: {lines:?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.contains("$") && l.len() > 1),
+        "{lines:?}"
+    );
+}
+
+#[test]
 fn the_cursor_stays_on_its_character() {
     // The cursor on the 'j' of a line that wraps at most widths tried.
     let mut p = parser(

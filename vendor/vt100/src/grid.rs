@@ -781,6 +781,20 @@ impl Grid {
         for row in self.drawing_rows_mut() {
             row.clear(attrs);
         }
+        self.end_scrollback_line();
+    }
+
+    /// calyx: the screen's first row was erased whole, so the scrollback's
+    /// last row no longer wraps into anything; left wrapped, a rewrap would
+    /// glue it to whatever is printed there next.
+    fn end_scrollback_line(&mut self) {
+        if let Some(last) = self
+            .scrollback
+            .as_mut()
+            .and_then(|scrollback| scrollback.rows.back_mut())
+        {
+            last.wrap(false);
+        }
     }
 
     pub fn erase_all_forward(&mut self, attrs: crate::attrs::Attrs) {
@@ -796,6 +810,9 @@ impl Grid {
         let pos = self.pos;
         for row in self.drawing_rows_mut().take(usize::from(pos.row)) {
             row.clear(attrs);
+        }
+        if pos.row > 0 {
+            self.end_scrollback_line();
         }
 
         self.erase_row_backward(attrs);
