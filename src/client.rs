@@ -111,9 +111,11 @@ pub async fn request(stream: &mut UnixStream, request: Request) -> anyhow::Resul
             Frame::Message(ServerMessage::Response(r)) => return Ok(r),
             Frame::Message(ServerMessage::Exit { message }) => bail!("{message}"),
             Frame::Raw(_)
-            | Frame::Message(ServerMessage::Attached { .. } | ServerMessage::Upgrading { .. }) => {
-                continue
-            }
+            | Frame::Message(
+                ServerMessage::Attached { .. }
+                | ServerMessage::Upgrading { .. }
+                | ServerMessage::Snapshot(_),
+            ) => continue,
         }
     }
 }

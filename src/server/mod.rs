@@ -40,6 +40,8 @@ mod restore_on_fakes_tests;
 #[cfg(test)]
 mod state_on_fakes_tests;
 mod view;
+#[cfg(test)]
+mod watch_tests;
 
 pub use main_loop::{serve, serve_adopted};
 pub use messages::Msg;
