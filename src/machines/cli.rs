@@ -12,9 +12,9 @@ const ROUND_TRIPS: usize = 5;
 
 pub async fn run(command: MachineCommand) -> ExitCode {
     let result = match command {
-        MachineCommand::Add { name, target } => add(&name, &target),
+        MachineCommand::Add { name, target } => add(&name, &target).await,
         MachineCommand::List { json } => list(json),
-        MachineCommand::Remove { name } => remove(&name),
+        MachineCommand::Remove { name } => remove(&name).await,
         MachineCommand::Test { name } => test(&name).await,
     };
     result.unwrap_or_else(|e| {
@@ -23,8 +23,9 @@ pub async fn run(command: MachineCommand) -> ExitCode {
     })
 }
 
-fn add(name: &str, target: &str) -> anyhow::Result<ExitCode> {
+async fn add(name: &str, target: &str) -> anyhow::Result<ExitCode> {
     let machine = store::add(&store::file(), name, target)?;
+    tell_server().await;
     println!(
         "saved {} ({}); `calyx machine test {}` checks it",
         machine.name, machine.target, machine.name
@@ -32,8 +33,9 @@ fn add(name: &str, target: &str) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn remove(name: &str) -> anyhow::Result<ExitCode> {
+async fn remove(name: &str) -> anyhow::Result<ExitCode> {
     if store::remove(&store::file(), name)? {
+        tell_server().await;
         return Ok(ExitCode::SUCCESS);
     }
     anyhow::bail!("no saved machine named {}", printable(name));
@@ -65,6 +67,14 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
         println!("{:<width$}  {}{off}", m.name, printable(&m.target));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Tells this machine's server (when one runs; none is started) to follow the file: its
+/// links to removed machines stop, new ones start.
+async fn tell_server() {
+    if let Ok(mut stream) = crate::client::connect_existing().await {
+        let _ = crate::client::request(&mut stream, Request::Machines { reload: true }).await;
+    }
 }
 
 /// The saved machine called `name`.

@@ -349,6 +349,10 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
             // The rules came with the handover, in force as they were.
             Start::Adopt(handover) => server.adopt(handover),
         }
+        // The saved machines' links (none, and no task, without saved machines).
+        if let Err(e) = server.follow_machines() {
+            tracing::warn!("saved machines: {e}");
+        }
         server.run(rx).await;
         if let Some(handle) = endpoint {
             if let Err(e) = handle.shutdown().await {
@@ -407,6 +411,7 @@ impl Server {
                 break;
             }
             self.schedule_render();
+            self.push_watch();
             if let Some((binary, client)) = self.upgrade.due.take() {
                 self.flush_connections().await;
                 self.exec_upgrade(&binary, client);
@@ -429,6 +434,10 @@ impl Server {
             msg,
             Msg::Message { .. } | Msg::Input { .. } | Msg::PaneExited { .. } | Msg::Mcp(_)
         );
+        // Pane output changes nothing a watcher is sent (see `operations::watch`).
+        if !matches!(msg, Msg::PaneOutput { .. }) {
+            self.watch_due = true;
+        }
         self.dispatch(msg);
         self.persisted.changed(Instant::now());
         if focus_may_change {
@@ -461,6 +470,7 @@ impl Server {
             }
             Msg::Disconnected { id } => {
                 self.connections.remove(&id);
+                self.watchers.remove(&id);
                 self.frames.remove(&id);
                 if let Some(c) = self.state.clients.remove(&id) {
                     let session = c.session;
@@ -497,6 +507,7 @@ impl Server {
             }
             Msg::Reply { id, response } => self.reply(id, response),
             Msg::Shutdown => self.state.quit = true,
+            Msg::Machine(event) => self.machine_event(event),
             Msg::Views(event) => self.views_event(event),
             Msg::Servers(done) => self.servers_done(done),
             Msg::SignInPrompts => self.sign_in_prompts_changed(),
@@ -562,9 +573,11 @@ impl Server {
         }
         if self.approvals.next_expiry().is_some_and(|t| t <= now) {
             self.approvals_expire(now);
+            self.watch_due = true;
         }
         if self.agent_deadline().is_some_and(|t| t <= now) {
             self.agent_timer(now);
+            self.watch_due = true;
         }
         self.panel_keys_woke(now);
         if self.label_recheck_at().is_some_and(|t| t <= now) {

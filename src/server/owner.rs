@@ -102,6 +102,13 @@ pub struct Server {
     pub(crate) persisted: operations::persistence::Persisted,
     /// `calyx server-upgrade`: the descriptors to hand over, a check running, an exec due.
     pub(crate) upgrade: operations::upgrade::Upgrade,
+    /// Connections that watch this machine (`ClientMessage::Watch`), each with the snapshot
+    /// it was last sent (see `operations::watch`).
+    pub(crate) watchers: HashMap<ClientId, Vec<u8>>,
+    /// A message since the last look may have changed the snapshot.
+    pub(crate) watch_due: bool,
+    /// The saved machines' links and what each last showed (see `machines::link`).
+    pub(crate) machines: crate::machines::link::Machines,
 }
 
 impl Server {
@@ -182,6 +189,9 @@ impl Server {
             hosting_unavailable: None,
             persisted: Default::default(),
             upgrade: Default::default(),
+            watchers: HashMap::new(),
+            watch_due: false,
+            machines: Default::default(),
         }
     }
 

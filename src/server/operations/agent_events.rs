@@ -310,7 +310,19 @@ impl Server {
                 })
             })
             .collect();
-        Response::Json(serde_json::json!({ "agents": rows }))
+        if !self.machines.any() {
+            return Response::Json(serde_json::json!({ "agents": rows }));
+        }
+        // With saved machines: every row names its machine, and machines not live are listed.
+        let mut rows = rows;
+        for row in &mut rows {
+            if let Some(row) = row.as_object_mut() {
+                row.insert("machine".into(), crate::machines::store::LOCAL.into());
+            }
+        }
+        let (remote, down) = self.remote_agent_rows();
+        rows.extend(remote);
+        Response::Json(serde_json::json!({ "agents": rows, "machines_down": down }))
     }
 
     pub(crate) fn agents_explain_response(&self, pane: &str) -> Response {

@@ -273,22 +273,42 @@ impl Server {
             "rule": r.id, "pane": r.pane.map(|p| format!("%{p}")), "cli": r.cli, "tool": r.tool,
             "covers": crate::approvals::redact::redact(&crate::approvals::rules::covers_words(&r.covers)),
         })).collect();
+        let mut pending = pending;
+        pending.extend(self.remote_pending());
         Response::Json(json!({ "pending": pending, "recent": recent, "rules": rules }))
     }
 
     /// `calyx approve ID` / `calyx deny ID [-m MESSAGE]`.
+    #[cfg(test)]
     pub(crate) fn approve_response(
         &mut self,
         id: u64,
         allow: bool,
         message: Option<String>,
     ) -> Response {
+        self.approve_response_from(id, allow, message, None)
+    }
+
+    /// [`Server::approve_response`] for an answer that came over a saved machine's link
+    /// from machine `answered_from` (recorded in the audit log).
+    pub(crate) fn approve_response_from(
+        &mut self,
+        id: u64,
+        allow: bool,
+        message: Option<String>,
+        answered_from: Option<String>,
+    ) -> Response {
         let decision = if allow {
             Decision::Allow
         } else {
             Decision::Deny { message }
         };
-        if self.answer_request(id, decision, None) {
+        // Another machine's word, for the record only: one printable line.
+        let from = answered_from.map(|f| crate::remote::handshake::printable(&f));
+        self.approvals.set_answered_from(from);
+        let answered = self.answer_request(id, decision, None);
+        self.approvals.set_answered_from(None);
+        if answered {
             Response::Ok
         } else {
             Response::Error(format!(

@@ -23,6 +23,20 @@ impl Server {
             ClientMessage::Request(request @ crate::protocol::Request::Capture { .. }) => {
                 self.capture_for_client(id, request)
             }
+            ClientMessage::Request(crate::protocol::Request::Decide {
+                id: request,
+                allow,
+                message,
+                machine: Some(machine),
+                ..
+            }) => {
+                // The answer is the remote server's, when it comes back over the link.
+                if let crate::protocol::Response::Error(e) =
+                    self.decide_remote(Some(id), &machine, request, allow, message)
+                {
+                    self.reply(id, crate::protocol::Response::Error(e));
+                }
+            }
             ClientMessage::Request(request) => {
                 let response = self.request(request);
                 self.reply(id, response);
@@ -40,6 +54,7 @@ impl Server {
                 }
             }
             ClientMessage::Detach { message } => self.state.detach_client(id, &message),
+            ClientMessage::Watch => self.watch_start(id),
             ClientMessage::Attach {
                 target,
                 create,

@@ -164,7 +164,21 @@ impl Server {
                 name,
             } => self.rename(target, window, &name),
             Request::Approvals { pending_only } => self.approvals_response(pending_only),
-            Request::Decide { id, allow, message } => self.approve_response(id, allow, message),
+            Request::Decide {
+                id,
+                allow,
+                message,
+                machine: Some(machine),
+                ..
+            } => self.decide_remote(None, &machine, id, allow, message),
+            Request::Decide {
+                id,
+                allow,
+                message,
+                machine: None,
+                answered_from,
+            } => self.approve_response_from(id, allow, message, answered_from),
+            Request::Machines { reload } => self.machines_response(reload),
             Request::Agents => self.agents_response(),
             Request::AgentsExplain { pane } => self.agents_explain_response(&pane),
             // Answered off the loop (see `hosted_request`); this path has no client to wait.
@@ -448,7 +462,7 @@ impl Server {
         Response::Created { session, pane }
     }
 
-    fn session_infos(&self) -> Vec<SessionInfo> {
+    pub(crate) fn session_infos(&self) -> Vec<SessionInfo> {
         self.state
             .sessions
             .values()
