@@ -253,3 +253,26 @@ fn a_machine_that_goes_away_is_unreachable_and_its_request_is_never_allowed() {
     let _ = hook.kill();
     let _ = hook.wait();
 }
+
+#[test]
+fn the_local_sidebar_and_panel_show_a_remote_request_and_y_answers_it_there() {
+    let Some(l) = linked() else { return };
+    let mut c = l.local.client(&["attach", "-t", "near"], 30, 140);
+    c.wait_for("[near]");
+    // The sidebar lists the remote agent with its machine.
+    c.prefix("a");
+    c.wait_for("AGENTS");
+    c.wait_for("build:%");
+    c.send("\x1b");
+    let hook = l.remote_gate("cargo publish");
+    // The panel shows the remote request, named with its machine; `y` answers it there.
+    let screen = c.wait_screen("the remote request in the panel", |s| {
+        s.contains("asked on build") && s.contains("cargo publish")
+    });
+    assert!(screen.contains("build:%"), "{screen}");
+    c.answer("y");
+    let out = hook.wait_with_output().expect("hook output");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains(CLAUDE_ALLOW), "{said}");
+    c.wait_screen("the panel gone", |s| !s.contains("asked on build"));
+}

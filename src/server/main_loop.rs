@@ -644,7 +644,8 @@ impl Server {
             .map(|c| c.id)
             .collect();
         let mut held = false;
-        let agents = view::sidebar::AgentsView::build(&self.state, &self.agents, &self.approvals);
+        let agents = view::sidebar::AgentsView::build(&self.state, &self.agents, &self.approvals)
+            .with_machines(&self.machines);
         for id in dirty {
             let hold = self
                 .state

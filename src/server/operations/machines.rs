@@ -38,10 +38,24 @@ impl Server {
         let name = match &event {
             LinkEvent::State { name, .. } | LinkEvent::Snapshot { name, .. } => name.clone(),
         };
+        let mut new_request = false;
         if let Some(before) = self.machines.apply(event) {
             self.notify_remote(&name, before.as_ref());
+            let after = self.machines.get(&name).and_then(|v| v.snapshot.as_ref());
+            new_request = after.is_some_and(|after| {
+                after.approvals.iter().any(|a| {
+                    !before
+                        .iter()
+                        .flat_map(|b| &b.approvals)
+                        .any(|b| b.id == a.id)
+                })
+            });
         }
         for c in self.state.clients.values_mut() {
+            // A new request elsewhere shows the panel again, as a local one does.
+            if new_request {
+                c.panel.hidden = false;
+            }
             c.dirty = true;
         }
     }

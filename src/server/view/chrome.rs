@@ -234,7 +234,12 @@ impl Chrome {
             };
             SidebarKey {
                 area: Rect::new(0, 0, area.x, status_y),
-                rows: agents.rows.iter().map(|(_, r)| r.clone()).collect(),
+                rows: agents
+                    .rows
+                    .iter()
+                    .map(|(_, r)| r.clone())
+                    .chain(agents.remote_rows.iter().cloned())
+                    .collect(),
                 selected,
                 focused,
             }

@@ -1,0 +1,167 @@
+//! Saved machines' pending requests in the local approval panel (issue 20 §3). They come
+//! after this machine's own (shown once none of those waits), each under a panel id of its
+//! own ([`REMOTE_IDS`] and up, never a local id), so the panel's guard holds for them too: a
+//! key answers only the request on screen, and not while it just appeared under the user's
+//! typing. `y` and `n` answer over the machine's link (`Server::decide_remote`); the waiting
+//! hook on that machine gets the answer, its record names this machine. A machine whose link
+//! is down shows none: its requests cannot be answered, and nothing answers them here.
+//!
+//! The request's texts are that machine's word: shown through `visible`. "Always" rules are
+//! not made from here (a rule belongs to the machine that asks): `a`/`A`/`p`/`P` say so.
+
+use crate::approvals::visible;
+use crate::keys::{Key, KeyCode};
+use crate::protocol::SnapshotApproval;
+use crate::server::model::state::ClientId;
+use crate::server::owner::Server;
+
+use super::approval_panel::PanelData;
+
+/// Panel ids of saved machines' requests start here: machine index in bits 40.., the remote
+/// id below.
+pub const REMOTE_IDS: u64 = 1 << 62;
+
+/// The panel id of `machine`'s (by index) request `id`.
+fn panel_id(machine: usize, id: u64) -> u64 {
+    REMOTE_IDS + ((machine as u64) << 40) + (id & ((1 << 40) - 1))
+}
+
+/// Whether a panel id is a saved machine's request.
+pub fn is_remote(id: u64) -> bool {
+    id >= REMOTE_IDS
+}
+
+impl Server {
+    /// The live machines' pending requests, as panel ids, in machine order.
+    pub(crate) fn remote_panel_ids(&self) -> Vec<u64> {
+        self.machines
+            .views()
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.live())
+            .flat_map(|(i, v)| {
+                v.snapshot
+                    .iter()
+                    .flat_map(|s| &s.approvals)
+                    .map(move |a| panel_id(i, a.id))
+            })
+            .collect()
+    }
+
+    /// The machine name and request behind a panel id, while its link is live.
+    fn remote_request(&self, id: u64) -> Option<(String, SnapshotApproval)> {
+        self.machines
+            .views()
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.live())
+            .find_map(|(i, v)| {
+                let a = v
+                    .snapshot
+                    .as_ref()?
+                    .approvals
+                    .iter()
+                    .find(|a| panel_id(i, a.id) == id)?;
+                Some((v.machine.name.clone(), a.clone()))
+            })
+    }
+
+    /// What the panel shows for a saved machine's request.
+    pub(crate) fn remote_panel_data(&self, client: ClientId, id: u64) -> Option<PanelData> {
+        let c = self.state.clients.get(&client)?;
+        let (machine, a) = self.remote_request(id)?;
+        let ids = self.remote_panel_ids();
+        let index = ids.iter().position(|i| *i == id).unwrap_or(0);
+        let keys_asleep = c
+            .panel
+            .shown
+            .filter(|s| s.id == id)
+            .is_some_and(|s| now_asleep(s));
+        Some(PanelData {
+            cli: visible(&a.cli),
+            pane: format!("{machine}:{}", visible(&a.pane)),
+            tool: visible(&a.tool),
+            headline: visible(&a.summary),
+            lines: vec![
+                visible(&a.summary),
+                String::new(),
+                format!("asked on {machine}: the answer goes back over its link"),
+            ],
+            index: index + 1,
+            count: ids.len(),
+            scroll: 0,
+            suggestions: Vec::new(),
+            message: None,
+            confirm_all: None,
+            waited: String::new(),
+            note: None,
+            keys_asleep,
+            cut: None,
+            choices: format!("y allow · n deny · Tab next · Esc hide (on {machine})"),
+            rules_list: None,
+            app_keys: None,
+        })
+    }
+
+    /// A key on a saved machine's request (the panel's guard already passed).
+    pub(crate) fn remote_panel_key(&mut self, client: ClientId, id: u64, key: Key) {
+        let ids = self.remote_panel_ids();
+        let at = ids.iter().position(|i| *i == id).unwrap_or(0);
+        let n = ids.len().max(1);
+        let answer = |allow| (allow, None::<String>);
+        let decided = match key.code {
+            KeyCode::Char('y') if !key.ctrl && !key.alt => Some(answer(true)),
+            KeyCode::Char('n') if !key.ctrl && !key.alt => Some(answer(false)),
+            KeyCode::Char('a' | 'A' | 'p' | 'P') => {
+                self.message(
+                    client,
+                    "rules for another machine's requests are made on that machine",
+                );
+                None
+            }
+            KeyCode::Tab | KeyCode::Char('j') => {
+                let next = ids.get((at + 1) % n).copied();
+                self.remote_select(client, next);
+                None
+            }
+            KeyCode::BackTab | KeyCode::Char('k') => {
+                let prev = ids.get((at + n - 1) % n).copied();
+                self.remote_select(client, prev);
+                None
+            }
+            KeyCode::Escape => {
+                if let Some(c) = self.state.clients.get_mut(&client) {
+                    c.panel.hidden = true;
+                    c.dirty = true;
+                }
+                None
+            }
+            _ => None,
+        };
+        let Some((allow, message)) = decided else {
+            return;
+        };
+        let Some((machine, a)) = self.remote_request(id) else {
+            return;
+        };
+        let response = self.decide_remote(None, &machine, a.id, allow, message);
+        let said = match response {
+            crate::protocol::Response::Error(e) => e,
+            _ => format!("{} sent to {machine}", if allow { "allow" } else { "deny" }),
+        };
+        self.message(client, &said);
+    }
+
+    fn remote_select(&mut self, client: ClientId, id: Option<u64>) {
+        if let Some(c) = self.state.clients.get_mut(&client) {
+            c.panel.selected = id;
+            c.panel.scroll = 0;
+            c.dirty = true;
+        }
+    }
+}
+
+/// Whether a shown request's answer keys still sleep now.
+fn now_asleep(s: crate::server::model::panel::Shown) -> bool {
+    s.while_typing && tokio::time::Instant::now() < s.since + super::approval_panel::READ_GRACE
+}
