@@ -776,3 +776,28 @@ impl std::str::FromStr for ApprovalRef {
         })
     }
 }
+
+#[cfg(test)]
+mod approval_ref_tests {
+    use super::ApprovalRef;
+
+    #[test]
+    fn ids_here_and_on_saved_machines_parse_and_bad_ones_are_refused() {
+        let here: ApprovalRef = "7".parse().expect("7");
+        assert_eq!((here.machine, here.id), (None, 7));
+        let there: ApprovalRef = "build:12".parse().expect("build:12");
+        assert_eq!((there.machine.as_deref(), there.id), (Some("build"), 12));
+        for bad in [
+            "",
+            "x",
+            "build:",
+            ":3",
+            "a b:3",
+            "local:3",
+            "build:-1",
+            "\u{1b}[2J:1",
+        ] {
+            assert!(bad.parse::<ApprovalRef>().is_err(), "{bad:?}");
+        }
+    }
+}

@@ -39,3 +39,23 @@ impl LinkState {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_state_reads_as_the_issue_words_it() {
+        assert_eq!(LinkState::Live.line("build"), "live: build");
+        assert_eq!(
+            LinkState::Unreachable("ssh could not reach b".into()).line("build"),
+            "unreachable: build (ssh could not reach b)"
+        );
+        let needs = LinkState::NeedsYou("Host key verification failed.".into()).line("build");
+        assert!(
+            needs.starts_with("needs you: run `calyx machine test build`"),
+            "{needs}"
+        );
+        assert_eq!(LinkState::NeedsYou(String::new()).word(), "needs-you");
+    }
+}

@@ -179,7 +179,7 @@ impl Server {
 
     /// [`Server::panel_data`] for request `id`, already chosen by [`Server::panel_request`].
     pub(crate) fn panel_data_of(&self, client: ClientId, id: u64) -> Option<PanelData> {
-        if super::approval_panel_remote::is_remote(id) {
+        if crate::server::model::panel::is_remote(id) {
             return self.remote_panel_data(client, id);
         }
         let c = self.state.clients.get(&client)?;
@@ -356,11 +356,9 @@ impl Server {
             );
             return true;
         }
-        if super::approval_panel_remote::is_remote(id) {
-            if !typing_message {
-                self.remote_panel_key(client, id, key);
-                return true;
-            }
+        if crate::server::model::panel::is_remote(id) && !typing_message {
+            self.remote_panel_key(client, id, key);
+            return true;
         }
         let Some(panel) = self.state.clients.get(&client).map(|c| c.panel.clone()) else {
             return false;

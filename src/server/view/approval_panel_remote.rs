@@ -1,6 +1,6 @@
 //! Saved machines' pending requests in the local approval panel (issue 20 §3). They come
 //! after this machine's own (shown once none of those waits), each under a panel id of its
-//! own ([`REMOTE_IDS`] and up, never a local id), so the panel's guard holds for them too: a
+//! own (`model::panel::REMOTE_IDS` and up, never a local id), so the panel's guard holds for them too: a
 //! key answers only the request on screen, and not while it just appeared under the user's
 //! typing. `y` and `n` answer over the machine's link (`Server::decide_remote`); the waiting
 //! hook on that machine gets the answer, its record names this machine. A machine whose link
@@ -12,23 +12,15 @@
 use crate::approvals::visible;
 use crate::keys::{Key, KeyCode};
 use crate::protocol::SnapshotApproval;
+use crate::server::model::panel::REMOTE_IDS;
 use crate::server::model::state::ClientId;
 use crate::server::owner::Server;
 
 use super::approval_panel::PanelData;
 
-/// Panel ids of saved machines' requests start here: machine index in bits 40.., the remote
-/// id below.
-pub const REMOTE_IDS: u64 = 1 << 62;
-
 /// The panel id of `machine`'s (by index) request `id`.
 fn panel_id(machine: usize, id: u64) -> u64 {
     REMOTE_IDS + ((machine as u64) << 40) + (id & ((1 << 40) - 1))
-}
-
-/// Whether a panel id is a saved machine's request.
-pub fn is_remote(id: u64) -> bool {
-    id >= REMOTE_IDS
 }
 
 impl Server {
@@ -72,11 +64,7 @@ impl Server {
         let (machine, a) = self.remote_request(id)?;
         let ids = self.remote_panel_ids();
         let index = ids.iter().position(|i| *i == id).unwrap_or(0);
-        let keys_asleep = c
-            .panel
-            .shown
-            .filter(|s| s.id == id)
-            .is_some_and(|s| now_asleep(s));
+        let keys_asleep = c.panel.shown.filter(|s| s.id == id).is_some_and(now_asleep);
         Some(PanelData {
             cli: visible(&a.cli),
             pane: format!("{machine}:{}", visible(&a.pane)),
