@@ -60,6 +60,13 @@ fn linked() -> Option<Linked> {
             .filter(|r| r["state"] == "idle")
             .map(|_| ())
     });
+    let listed = linked.local.ok(&["machine", "list"]);
+    assert!(
+        listed
+            .lines()
+            .any(|l| l.starts_with("build ") && l.ends_with("  live")),
+        "{listed}"
+    );
     Some(linked)
 }
 
@@ -231,6 +238,9 @@ fn a_machine_that_goes_away_is_unreachable_and_its_request_is_never_allowed() {
     assert_eq!(l.agent_row("build").expect("kept row")["stale"], true);
     let table = l.local.ok(&["agents"]);
     assert!(table.contains("blocked (stale)"), "{table}");
+    let listed: Value =
+        serde_json::from_str(&l.local.ok(&["machine", "list", "--json"])).expect("json");
+    assert_eq!(listed[0]["link"], "unreachable", "{listed}");
     assert!(table.contains("unreachable: build ("), "{table}");
     // It cannot be answered from here, and nothing answered it: the hook still waits, and
     // the remote server still holds the request.

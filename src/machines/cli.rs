@@ -13,7 +13,7 @@ const ROUND_TRIPS: usize = 5;
 pub async fn run(command: MachineCommand) -> ExitCode {
     let result = match command {
         MachineCommand::Add { name, target } => add(&name, &target).await,
-        MachineCommand::List { json } => list(json),
+        MachineCommand::List { json } => list(json).await,
         MachineCommand::Remove { name } => remove(&name).await,
         MachineCommand::Test { name } => test(&name).await,
     };
@@ -41,12 +41,23 @@ async fn remove(name: &str) -> anyhow::Result<ExitCode> {
     anyhow::bail!("no saved machine named {}", printable(name));
 }
 
-fn list(json: bool) -> anyhow::Result<ExitCode> {
+async fn list(json: bool) -> anyhow::Result<ExitCode> {
     let machines = store::load()?;
+    let links = link_states().await;
     if json {
         let rows: Vec<serde_json::Value> = machines
             .iter()
-            .map(|m| serde_json::json!({"name": m.name, "target": m.target, "enabled": m.enabled}))
+            .map(|m| {
+                let mut row =
+                    serde_json::json!({"name": m.name, "target": m.target, "enabled": m.enabled});
+                if let (Some((word, line)), Some(fields)) =
+                    (links.get(&m.name), row.as_object_mut())
+                {
+                    fields.insert("link".into(), serde_json::json!(word));
+                    fields.insert("link_line".into(), serde_json::json!(line));
+                }
+                row
+            })
             .collect();
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
@@ -64,9 +75,34 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
     println!("{:<width$}  TARGET", "NAME");
     for m in &machines {
         let off = if m.enabled { "" } else { "  (disabled)" };
-        println!("{:<width$}  {}{off}", m.name, printable(&m.target));
+        // The running server's link to it: `live`, `connecting`, or why not.
+        let link = match links.get(&m.name) {
+            Some((word, _)) if word == "live" || word == "connecting" => format!("  {word}"),
+            Some((_, line)) => format!("  {}", printable(line)),
+            None => String::new(),
+        };
+        println!("{:<width$}  {}{off}{link}", m.name, printable(&m.target));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The running server's links, by machine name: (state word, line); none without a server
+/// (none is started).
+async fn link_states() -> std::collections::HashMap<String, (String, String)> {
+    let mut out = std::collections::HashMap::new();
+    let Ok(mut stream) = crate::client::connect_existing().await else {
+        return out;
+    };
+    let Ok(crate::protocol::Response::Json(answer)) =
+        crate::client::request(&mut stream, Request::Machines { reload: false }).await
+    else {
+        return out;
+    };
+    for m in answer["machines"].as_array().into_iter().flatten() {
+        let field = |k: &str| m[k].as_str().unwrap_or_default().to_string();
+        out.insert(field("name"), (field("state"), field("line")));
+    }
+    out
 }
 
 /// Tells this machine's server (when one runs; none is started) to follow the file: its
