@@ -4,7 +4,8 @@
 //! on the "remote" machine. A remote agent's row and its pending request appear in the local
 //! `calyx agents` and `calyx approvals`; `calyx approve build:ID` here makes the waiting hook
 //! there print allow, and the remote audit log names this machine; a machine that goes away
-//! is shown unreachable and its request is never allowed.
+//! is shown unreachable and its request is never allowed; the sidebar, the status line, a
+//! desktop notification and the panel's `y` work for a remote agent too.
 
 use std::process::{Child, Stdio};
 
@@ -280,6 +281,16 @@ fn the_local_sidebar_and_panel_show_a_remote_request_and_y_answers_it_there() {
         s.contains("asked on build") && s.contains("cargo publish")
     });
     assert!(screen.contains("build:%"), "{screen}");
+    // The blocked agent over there counts in the status line here, and rang here: a desktop
+    // notification titled with its machine.
+    c.wait_for("1 blocked");
+    wait_until(
+        "the remote agent's notification on the outer terminal",
+        || {
+            let raw = String::from_utf8_lossy(&c.raw()).to_string();
+            (raw.contains("\x1b]9;build %") && raw.contains("needs approval")).then_some(())
+        },
+    );
     c.answer("y");
     let out = hook.wait_with_output().expect("hook output");
     let said = String::from_utf8_lossy(&out.stdout);
