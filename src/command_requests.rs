@@ -120,6 +120,7 @@ pub fn request_for(command: Command, d: &impl Defaults) -> Result<Request, Box<C
             message: None,
             machine: a.id.machine,
             answered_from: None,
+            always: None,
         },
         Command::Deny(a) => Request::Decide {
             id: a.id.id,
@@ -127,6 +128,7 @@ pub fn request_for(command: Command, d: &impl Defaults) -> Result<Request, Box<C
             message: a.message,
             machine: a.id.machine,
             answered_from: None,
+            always: None,
         },
         Command::SetOption(a) => Request::SetOption {
             target: a.target,

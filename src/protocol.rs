@@ -270,6 +270,10 @@ pub enum Request {
         /// in the audit log of the machine that asked.
         #[serde(default)]
         answered_from: Option<String>,
+        /// Allow and set the "always" rule the approval panel's key makes (`a`, `A`, `p`,
+        /// `P`) on the machine that asked (a rule is that machine's).
+        #[serde(default)]
+        always: Option<char>,
     },
     /// The saved machines and their links' states (answered with `Json`); `reload`: read
     /// `machines.toml` again first (after `calyx machine add|remove`).
@@ -438,4 +442,8 @@ pub struct SnapshotApproval {
     pub tool: String,
     /// The request's one-line summary, redacted.
     pub summary: String,
+    /// Which "always" rule each key would make on that machine (`a/A always ...`); empty when
+    /// none can be made (an MCP App's request).
+    #[serde(default)]
+    pub choices: String,
 }

@@ -296,4 +296,37 @@ fn the_local_sidebar_and_panel_show_a_remote_request_and_y_answers_it_there() {
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(said.contains(CLAUDE_ALLOW), "{said}");
     c.wait_screen("the panel gone", |s| !s.contains("asked on build"));
+
+    // `a` here sets the exact "always" rule there, named in that machine's words first; the
+    // same call then passes there with nobody asked, and the rule's record names this host.
+    let hook = l.remote_gate("cargo publish");
+    c.wait_screen("the remote request and its rule choices", |s| {
+        s.contains("asked on build") && s.contains("a/A always")
+    });
+    c.answer("a");
+    let out = hook.wait_with_output().expect("hook output");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(CLAUDE_ALLOW),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let ruled = l.remote_gate("cargo publish");
+    let out = ruled.wait_with_output().expect("hook output");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(CLAUDE_ALLOW),
+        "the rule there did not allow it"
+    );
+    let log = remote_log(&l.sshd);
+    let rule = log
+        .iter()
+        .find(|r| r["event"] == "rule added")
+        .unwrap_or_else(|| panic!("no rule record: {log:?}"));
+    assert_eq!(rule["from"], hostname().as_str(), "{rule}");
+    assert!(
+        log.iter().any(|r| r["by"] == "rule"),
+        "the rule's answer is not recorded: {log:?}"
+    );
+    // Nothing of it is this machine's: no local rule.
+    let local: Value = serde_json::from_str(&l.local.ok(&["approvals", "--json"])).expect("json");
+    assert_eq!(local["rules"].as_array().map(Vec::len), Some(0), "{local}");
 }

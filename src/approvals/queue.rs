@@ -587,7 +587,7 @@ impl ApprovalQueue {
     /// Records a rule added or revoked, with what it covers in words.
     fn write_rule_log(&self, rule: &Rule, event: &str) {
         let Some(path) = &self.log else { return };
-        let line = json!({
+        let mut line = json!({
             "time": unix_seconds(SystemTime::now()),
             "event": event,
             "rule": rule.id,
@@ -596,6 +596,9 @@ impl ApprovalQueue {
             "tool": rule.tool,
             "covers": redact(&super::rules::covers_words(&rule.covers)),
         });
+        if let (Some(from), Some(fields)) = (&self.answered_from, line.as_object_mut()) {
+            fields.insert("from".into(), json!(from));
+        }
         if let Err(e) = append_private(path, &format!("{line}\n")) {
             tracing::warn!("approvals record {}: {e}", path.display());
         }

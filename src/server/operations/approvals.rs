@@ -286,7 +286,7 @@ impl Server {
         allow: bool,
         message: Option<String>,
     ) -> Response {
-        self.approve_response_from(id, allow, message, None)
+        self.approve_response_from(id, allow, message, None, None)
     }
 
     /// [`Server::approve_response`] for an answer that came over a saved machine's link
@@ -297,17 +297,31 @@ impl Server {
         allow: bool,
         message: Option<String>,
         answered_from: Option<String>,
+        always: Option<char>,
     ) -> Response {
         let decision = if allow {
             Decision::Allow
         } else {
             Decision::Deny { message }
         };
+        // An "always" key answered from another machine's panel: the rule it names here.
+        let rule = match always {
+            Some(key) if allow => match crate::approvals::rules::always_for_key(key) {
+                Some(rule) => Some(rule),
+                None => return Response::Error(format!("{key:?} makes no rule")),
+            },
+            _ => None,
+        };
         // Another machine's word, for the record only: one printable line.
         let from = answered_from.map(|f| crate::remote::handshake::printable(&f));
         self.approvals.set_answered_from(from);
-        let answered = self.answer_request(id, decision, None);
+        let answered = self.answer_request(id, decision, rule);
         self.approvals.set_answered_from(None);
+        if !answered && rule.is_some() {
+            return Response::Error(format!(
+                "no pending approval with id {id} with that rule to offer (a/A make the exact one)"
+            ));
+        }
         if answered {
             Response::Ok
         } else {

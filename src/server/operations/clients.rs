@@ -28,11 +28,12 @@ impl Server {
                 allow,
                 message,
                 machine: Some(machine),
+                always,
                 ..
             }) => {
                 // The answer is the remote server's, when it comes back over the link.
                 if let crate::protocol::Response::Error(e) =
-                    self.decide_remote(Some(id), &machine, request, allow, message)
+                    self.decide_remote(Some(id), &machine, request, allow, message, always)
                 {
                     self.reply(id, crate::protocol::Response::Error(e));
                 }

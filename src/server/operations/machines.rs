@@ -146,6 +146,7 @@ impl Server {
         id: u64,
         allow: bool,
         message: Option<String>,
+        always: Option<char>,
     ) -> Response {
         let request = Request::Decide {
             id,
@@ -153,6 +154,7 @@ impl Server {
             message,
             machine: None,
             answered_from: Some(this_host()),
+            always,
         };
         let rx = match self.machines.ask(machine, request) {
             Ok(rx) => rx,

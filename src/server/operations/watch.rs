@@ -49,6 +49,10 @@ impl Server {
                 cli: p.asker.as_str().to_string(),
                 tool: p.tool.clone(),
                 summary: crate::approvals::redact::redact(&p.summary.headline),
+                choices: match &p.app {
+                    Some(_) => String::new(),
+                    None => crate::approvals::rules::rule_choices(&p.subject),
+                },
             })
             .collect();
         MachineSnapshot {

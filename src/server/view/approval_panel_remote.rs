@@ -6,8 +6,9 @@
 //! hook on that machine gets the answer, its record names this machine. A machine whose link
 //! is down shows none: its requests cannot be answered, and nothing answers them here.
 //!
-//! The request's texts are that machine's word: shown through `visible`. "Always" rules are
-//! not made from here (a rule belongs to the machine that asks): `a`/`A`/`p`/`P` say so.
+//! The request's texts are that machine's word: shown through `visible`. `a`/`A`/`p`/`P`
+//! allow and set the "always" rule on the machine that asked (rules are per machine); the
+//! panel names that rule in that machine's words (its snapshot carries them).
 
 use crate::approvals::visible;
 use crate::keys::{Key, KeyCode};
@@ -85,7 +86,11 @@ impl Server {
             note: None,
             keys_asleep,
             cut: None,
-            choices: format!("y allow · n deny · Tab next · Esc hide (on {machine})"),
+            choices: if a.choices.is_empty() {
+                format!("y allow · n deny · Tab next · Esc hide (on {machine})")
+            } else {
+                format!("{}  ·  rules are {machine}'s", visible(&a.choices))
+            },
             rules_list: None,
             app_keys: None,
         })
@@ -96,17 +101,11 @@ impl Server {
         let ids = self.remote_panel_ids();
         let at = ids.iter().position(|i| *i == id).unwrap_or(0);
         let n = ids.len().max(1);
-        let answer = |allow| (allow, None::<String>);
+        let plain = !key.ctrl && !key.alt;
         let decided = match key.code {
-            KeyCode::Char('y') if !key.ctrl && !key.alt => Some(answer(true)),
-            KeyCode::Char('n') if !key.ctrl && !key.alt => Some(answer(false)),
-            KeyCode::Char('a' | 'A' | 'p' | 'P') => {
-                self.message(
-                    client,
-                    "rules for another machine's requests are made on that machine",
-                );
-                None
-            }
+            KeyCode::Char('y') if plain => Some((true, None)),
+            KeyCode::Char('n') if plain => Some((false, None)),
+            KeyCode::Char(k @ ('a' | 'A' | 'p' | 'P')) if plain => Some((true, Some(k))),
             KeyCode::Tab | KeyCode::Char('j') => {
                 let next = ids.get((at + 1) % n).copied();
                 self.remote_select(client, next);
@@ -126,13 +125,24 @@ impl Server {
             }
             _ => None,
         };
-        let Some((allow, message)) = decided else {
+        let Some((allow, always)) = decided else {
             return;
         };
         let Some((machine, a)) = self.remote_request(id) else {
             return;
         };
-        let response = self.decide_remote(None, &machine, a.id, allow, message);
+        if always.is_some() && a.choices.is_empty() {
+            self.message(client, "no rule for this request: y allows it once");
+            return;
+        }
+        if matches!(always, Some('p' | 'P')) && !a.choices.contains("p/P") {
+            self.message(
+                client,
+                "no wider rule for this request: a/A allow it always",
+            );
+            return;
+        }
+        let response = self.decide_remote(None, &machine, a.id, allow, None, always);
         let said = match response {
             crate::protocol::Response::Error(e) => e,
             _ => format!("{} sent to {machine}", if allow { "allow" } else { "deny" }),
