@@ -164,6 +164,23 @@ impl Machines {
         Ok(rx)
     }
 
+    /// A machine as if its link had brought `snapshot` and were in `state`, with no task (for
+    /// tests of what the server shows from snapshots).
+    #[cfg(test)]
+    pub fn insert_for_test(
+        &mut self,
+        machine: Machine,
+        state: LinkState,
+        snapshot: MachineSnapshot,
+    ) {
+        self.views.push(MachineView {
+            machine,
+            state,
+            snapshot: Some(snapshot),
+            handle: None,
+        });
+    }
+
     /// Whether any machine is saved (so the views need a machine column).
     pub fn any(&self) -> bool {
         !self.views.is_empty()

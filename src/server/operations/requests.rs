@@ -230,7 +230,11 @@ impl Server {
 
     /// `source-file`: the config read again; what failed makes the answer an error.
     fn reload_config_response(&mut self) -> Response {
-        let (text, errors) = self.reload_config();
+        let (text, mut errors) = self.reload_config();
+        // machines.toml edited by hand: the links follow it too.
+        if let Err(e) = self.follow_machines() {
+            errors.push(e);
+        }
         if errors.is_empty() {
             Response::Text(format!("{text}\n"))
         } else {
