@@ -179,6 +179,20 @@ fn a_remote_request_is_answered_from_here_and_the_remote_record_names_this_machi
     wait_until("build's request gone here", || {
         l.remote_pending().is_empty().then_some(())
     });
+    // A deny with a message travels the same way, message and all.
+    let hook = l.remote_gate("git push --force");
+    let pending = wait_until("the second request here", || {
+        let p = l.remote_pending();
+        (p.len() == 1).then_some(p)
+    });
+    let second = pending[0]["id"].as_str().expect("id").to_string();
+    l.local.ok(&["deny", &second, "-m", "not on main"]);
+    let out = hook.wait_with_output().expect("hook output");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(r#""behavior":"deny""#) && said.contains("not on main"),
+        "{said}"
+    );
     // An id that is not pending there is refused with the remote server's reason.
     let out = l.local.run(&["approve", &id]);
     assert!(!out.status.success());
@@ -329,4 +343,60 @@ fn the_local_sidebar_and_panel_show_a_remote_request_and_y_answers_it_there() {
     // Nothing of it is this machine's: no local rule.
     let local: Value = serde_json::from_str(&l.local.ok(&["approvals", "--json"])).expect("json");
     assert_eq!(local["rules"].as_array().map(Vec::len), Some(0), "{local}");
+}
+
+#[test]
+fn a_machine_that_wants_a_host_key_decision_needs_you_and_nothing_prompts() {
+    if !available() {
+        return;
+    }
+    let sshd = Sshd::start(RemoteCalyx::ThisBinary);
+    let local = Env::new();
+    // The harness's ssh config plus an alias for the same sshd whose host key nobody accepted.
+    let original = sshd
+        .calyx_ssh()
+        .strip_prefix("ssh -F ")
+        .map(str::to_string)
+        .expect("CALYX_SSH is ssh -F CONFIG");
+    let config = std::fs::read_to_string(original).expect("ssh config");
+    let asking = config
+        .replace(&format!("Host {HOST}"), "Host calyx-asking")
+        .replace("StrictHostKeyChecking no", "StrictHostKeyChecking ask")
+        .replace("known_hosts", "empty_known_hosts");
+    let path = local.path().join("ssh_config");
+    std::fs::write(&path, format!("{config}\n{asking}")).expect("write ssh config");
+    local.ok(&["machine", "add", "asking", "calyx-asking"]);
+    let out = std::process::Command::new(crate::common::calyx_bin())
+        .args(["new", "-d", "-s", "near"])
+        .env_clear()
+        .envs(local.vars())
+        .env("CALYX_SSH", format!("ssh -F {}", path.display()))
+        .stdin(Stdio::null())
+        .output()
+        .expect("calyx new");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = wait_until("asking named as needing the user", || {
+        let listed = local.ok(&["machine", "list"]);
+        listed
+            .contains("needs you: run `calyx machine test asking`")
+            .then_some(listed)
+    });
+    assert!(listed.contains("calyx-asking"), "{listed}");
+    let agents: Value = serde_json::from_str(&local.ok(&["agents", "--json"])).expect("json");
+    assert_eq!(agents["machines_down"][0]["state"], "needs-you", "{agents}");
+    // Nothing was accepted on the user's behalf: no host key was written for that alias.
+    let known_hosts = asking
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("UserKnownHostsFile "))
+        .expect("its known_hosts");
+    assert!(
+        std::fs::read_to_string(known_hosts)
+            .unwrap_or_default()
+            .is_empty(),
+        "a host key was accepted in the background"
+    );
 }
