@@ -340,6 +340,19 @@ fn the_local_sidebar_and_panel_show_a_remote_request_and_y_answers_it_there() {
         log.iter().any(|r| r["by"] == "rule"),
         "the rule's answer is not recorded: {log:?}"
     );
+    // `m` types a deny message here; Enter sends it with the deny to the hook there.
+    let hook = l.remote_gate("terraform destroy");
+    c.wait_screen("the third remote request", |s| {
+        s.contains("asked on build") && s.contains("terraform destroy")
+    });
+    c.answer("m");
+    c.send("use plan first\r");
+    let out = hook.wait_with_output().expect("hook output");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(r#""behavior":"deny""#) && said.contains("use plan first"),
+        "{said}"
+    );
     // Nothing of it is this machine's: no local rule.
     let local: Value = serde_json::from_str(&l.local.ok(&["approvals", "--json"])).expect("json");
     assert_eq!(local["rules"].as_array().map(Vec::len), Some(0), "{local}");

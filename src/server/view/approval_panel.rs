@@ -466,6 +466,10 @@ impl Server {
     /// Typing a deny message (after `m`): Enter sends it, Esc goes back to the keys.
     fn message_key(&mut self, client: ClientId, id: u64, mut message: String, key: Key) {
         match key.code {
+            KeyCode::Enter if crate::server::model::panel::is_remote(id) => {
+                self.update_panel(client, |p| p.message = None);
+                self.remote_answer(client, id, false, Some(message), None);
+            }
             KeyCode::Enter => {
                 self.update_panel(client, |p| p.message = None);
                 self.answer_request(

@@ -80,7 +80,7 @@ impl Server {
             count: ids.len(),
             scroll: 0,
             suggestions: Vec::new(),
-            message: None,
+            message: c.panel.message.clone(),
             confirm_all: None,
             waited: String::new(),
             note: None,
@@ -106,6 +106,14 @@ impl Server {
             KeyCode::Char('y') if plain => Some((true, None)),
             KeyCode::Char('n') if plain => Some((false, None)),
             KeyCode::Char(k @ ('a' | 'A' | 'p' | 'P')) if plain => Some((true, Some(k))),
+            // A deny message, typed as for a local request; Enter sends it with the deny.
+            KeyCode::Char('m') if plain => {
+                if let Some(c) = self.state.clients.get_mut(&client) {
+                    c.panel.message = Some(String::new());
+                    c.dirty = true;
+                }
+                None
+            }
             KeyCode::Tab | KeyCode::Char('j') => {
                 let next = ids.get((at + 1) % n).copied();
                 self.remote_select(client, next);
@@ -128,6 +136,19 @@ impl Server {
         let Some((allow, always)) = decided else {
             return;
         };
+        self.remote_answer(client, id, allow, None, always);
+    }
+
+    /// Sends the answer for the saved machine's request behind panel id `id` over its link,
+    /// and says so on the client's status line.
+    pub(crate) fn remote_answer(
+        &mut self,
+        client: ClientId,
+        id: u64,
+        allow: bool,
+        message: Option<String>,
+        always: Option<char>,
+    ) {
         let Some((machine, a)) = self.remote_request(id) else {
             return;
         };
@@ -142,7 +163,7 @@ impl Server {
             );
             return;
         }
-        let response = self.decide_remote(None, &machine, a.id, allow, None, always);
+        let response = self.decide_remote(None, &machine, a.id, allow, message, always);
         let said = match response {
             crate::protocol::Response::Error(e) => e,
             _ => format!("{} sent to {machine}", if allow { "allow" } else { "deny" }),
