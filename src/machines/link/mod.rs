@@ -63,6 +63,10 @@ pub struct MachineView {
     pub state: LinkState,
     /// The last snapshot it pushed; kept while it is unreachable (shown as stale).
     pub snapshot: Option<MachineSnapshot>,
+    /// How many times the link connected again: request ids are only unique within one
+    /// remote server's life, and a server that restarted drops the link first, so (this,
+    /// id) names one request for good (the panel's guard relies on it).
+    pub generation: u64,
     handle: Option<Handle>,
 }
 
@@ -96,6 +100,7 @@ impl Machines {
                 machine: machine.clone(),
                 state: LinkState::Connecting,
                 snapshot: None,
+                generation: 0,
                 handle: Some(Handle { asks, task }),
             });
         }
@@ -114,6 +119,9 @@ impl Machines {
         match event {
             LinkEvent::State { name, state } => {
                 if let Some(v) = self.views.iter_mut().find(|v| v.machine.name == name) {
+                    if state == LinkState::Connecting {
+                        v.generation += 1;
+                    }
                     v.state = state;
                 }
                 None
@@ -177,6 +185,7 @@ impl Machines {
             machine,
             state,
             snapshot: Some(snapshot),
+            generation: 0,
             handle: None,
         });
     }

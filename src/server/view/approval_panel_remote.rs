@@ -19,9 +19,14 @@ use crate::server::owner::Server;
 
 use super::approval_panel::PanelData;
 
-/// The panel id of `machine`'s (by index) request `id`.
-fn panel_id(machine: usize, id: u64) -> u64 {
-    REMOTE_IDS + ((machine as u64) << 40) + (id & ((1 << 40) - 1))
+/// The panel id of request `id` of the machine at `machine` (its index) in the link's
+/// `generation`: 8 bits of machine, 14 of generation, 40 of id under [`REMOTE_IDS`], so a
+/// request of a restarted remote server that reuses an id is a new request to the panel.
+fn panel_id(machine: usize, generation: u64, id: u64) -> u64 {
+    REMOTE_IDS
+        + (((machine as u64) & 0xff) << 54)
+        + ((generation & 0x3fff) << 40)
+        + (id & ((1 << 40) - 1))
 }
 
 impl Server {
@@ -36,7 +41,7 @@ impl Server {
                 v.snapshot
                     .iter()
                     .flat_map(|s| &s.approvals)
-                    .map(move |a| panel_id(i, a.id))
+                    .map(move |a| panel_id(i, v.generation, a.id))
             })
             .collect()
     }
@@ -54,7 +59,7 @@ impl Server {
                     .as_ref()?
                     .approvals
                     .iter()
-                    .find(|a| panel_id(i, a.id) == id)?;
+                    .find(|a| panel_id(i, v.generation, a.id) == id)?;
                 Some((v.machine.name.clone(), a.clone()))
             })
     }
@@ -183,4 +188,23 @@ impl Server {
 /// Whether a shown request's answer keys still sleep now.
 fn now_asleep(s: crate::server::model::panel::Shown) -> bool {
     s.while_typing && tokio::time::Instant::now() < s.since + super::approval_panel::READ_GRACE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panel_ids_tell_machines_generations_and_ids_apart_and_are_never_local() {
+        let a = panel_id(0, 1, 7);
+        assert!(crate::server::model::panel::is_remote(a));
+        assert_ne!(a, panel_id(1, 1, 7), "machines");
+        assert_ne!(
+            a,
+            panel_id(0, 2, 7),
+            "a restarted server's request with the same id"
+        );
+        assert_ne!(a, panel_id(0, 1, 8), "ids");
+        assert!(!crate::server::model::panel::is_remote(u64::from(u32::MAX)));
+    }
 }
