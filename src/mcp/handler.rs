@@ -185,6 +185,7 @@ impl ServerHandler for CalyxMcp {
             backend: &self.backend,
             peers: &self.peers,
             caller: caller.as_ref(),
+            from_afar: None,
         };
         let args = request.arguments.unwrap_or_default();
         let total = args
