@@ -253,4 +253,27 @@ fn peers_on_a_saved_machine_get_messages_and_pane_run_waits_for_its_human() {
     let answer = denied.join();
     assert_eq!(answer["structuredContent"]["status"], "denied", "{answer}");
     assert!(!sshd.remote.ok(&["capture", "-t", &far]).contains("never-7"));
+
+    // The asking machine goes away while the request waits there: it is withdrawn there, so
+    // no later allow types anything.
+    let orphan = mcp.start(
+        "pane_run",
+        json!({"pane": qualified, "command": "echo orphan-$((4+4))", "timeout_ms": 60000}),
+    );
+    wait_until("the third request", || {
+        let listed = sshd.remote.ok(&["approvals", "--json", "--pending"]);
+        let v: Value = serde_json::from_str(&listed).ok()?;
+        v["pending"][0]["id"].as_u64()
+    });
+    local.ok(&["kill-server"]);
+    let _ = orphan.join();
+    wait_until("the request withdrawn there", || {
+        let listed = sshd.remote.ok(&["approvals", "--json", "--pending"]);
+        let v: Value = serde_json::from_str(&listed).ok()?;
+        (v["pending"].as_array().map(Vec::len) == Some(0)).then_some(())
+    });
+    assert!(!sshd
+        .remote
+        .ok(&["capture", "-t", &far])
+        .contains("orphan-8"));
 }

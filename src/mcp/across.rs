@@ -1,7 +1,7 @@
 //! Agents that talk across machines (issue 20 §4), the calling side: a tool call whose
 //! `machine` argument names a saved machine, or whose pane or peer id is machine-qualified
-//! (`build/%3`), is asked of that machine's calyx server over the user's ssh
-//! ([`crate::machines::ask_one`]) and run there by its own tools ([`super::from_afar`]); the
+//! (`build/%3`), is asked of that machine's calyx server over the user's ssh (the backend's
+//! [`McpBackend::ask_machine`], `machines::ask_one` in the server) and run there by its own tools ([`super::from_afar`]); the
 //! answer comes back with that machine's ids qualified (`build/%3`), so they can be passed
 //! to the next call as they are.
 //!
@@ -13,8 +13,8 @@ use std::time::Duration;
 use rmcp::model::{CallToolResult, ContentBlock as Content, JsonObject};
 use serde_json::Value;
 
-use crate::machines::ask_one::ask_one;
-use crate::protocol::{RemoteCaller, Request, Response};
+use super::backend::McpBackend;
+use crate::protocol::RemoteCaller;
 
 /// The tools that take a `machine` argument.
 pub(crate) const TOOLS: [&str; 7] = [
@@ -91,24 +91,16 @@ pub(crate) fn route(tool: &str, args: &mut JsonObject) -> Result<Option<String>,
 /// Runs `tool` with `args` on saved machine `machine` as `from`, waiting at most `within` for
 /// its answer (a wait for a human or an agent passes its own timeout plus a margin).
 pub(crate) async fn forward(
+    backend: &dyn McpBackend,
     machine: &str,
     tool: &str,
     args: JsonObject,
     from: RemoteCaller,
     within: Duration,
 ) -> Result<CallToolResult, String> {
-    let request = Request::RemoteTool {
-        tool: tool.to_string(),
-        args: Value::Object(args),
-        from,
-    };
-    let printable = crate::remote::handshake::printable_line;
-    let value = match ask_one(machine, request, within).await {
-        Ok(Response::Json(value)) => value,
-        Ok(Response::Error(e)) => return Err(format!("{machine}: {}", printable(&e))),
-        Ok(_) => return Err(format!("{machine} gave an answer this calyx cannot read")),
-        Err(failure) => return Err(failure.to_string()),
-    };
+    let value = backend
+        .ask_machine(machine, tool, Value::Object(args), from, within)
+        .await?;
     let mut result: CallToolResult = serde_json::from_value(value)
         .map_err(|e| format!("{machine} gave an answer this calyx cannot read: {e}"))?;
     qualify(machine, tool, &mut result);

@@ -240,6 +240,7 @@ async fn forward(ctx: &Ctx<'_>, machine: &str, name: &str, args: JsonObject) -> 
         _ => Duration::ZERO,
     };
     across::forward(
+        &**ctx.backend,
         machine,
         name,
         args,
@@ -619,12 +620,13 @@ async fn list_peers(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
 /// Every enabled saved machine's peers, ids qualified (`build/%3`), asked at once; a machine
 /// that does not answer is a line saying why instead.
 async fn saved_machines_peers(ctx: &Ctx<'_>) -> (Vec<PeerInfo>, Vec<String>) {
-    let names = match crate::machines::ask_one::names() {
+    let names = match ctx.backend.saved_machines() {
         Ok(names) => names,
         Err(e) => return (Vec::new(), vec![e.to_string()]),
     };
     let asks = names.iter().map(|machine| {
         across::forward(
+            &**ctx.backend,
             machine,
             "list_peers",
             JsonObject::new(),
