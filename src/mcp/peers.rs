@@ -389,6 +389,31 @@ mod tests {
     }
 
     #[test]
+    fn a_message_from_another_machine_names_its_sender_there() {
+        let reg = PeerRegistry::new();
+        reg.register(&pane("%2"), "b", None).unwrap();
+        let sent = reg
+            .send_from_afar("laptop/%5", "nearbot", "%2", "run the tests")
+            .unwrap();
+        assert_eq!(sent.unread, 1);
+        let inbox = reg.receive(&pane("%2")).unwrap();
+        assert_eq!(inbox.messages[0].from, "laptop/%5");
+        assert_eq!(inbox.messages[0].from_name, "nearbot");
+        assert_eq!(
+            reg.send_from_afar("laptop/%5", "nearbot", "%9", "x"),
+            Err(PeerError::UnknownPeer("%9".into()))
+        );
+        assert_eq!(
+            reg.send_from_afar("laptop/%5", "a\u{1b}[2J", "%2", "x"),
+            Err(PeerError::BadName("name"))
+        );
+        assert_eq!(
+            reg.send_from_afar("laptop/%5", "nearbot", "%2", ""),
+            Err(PeerError::Empty)
+        );
+    }
+
+    #[test]
     fn limits_and_errors() {
         let reg = PeerRegistry::new();
         let big = "x".repeat(MAX_MESSAGE_BYTES + 1);
