@@ -145,19 +145,22 @@ fn build_list() -> Vec<Tool> {
 /// Runs tool `name`; `None` when there is no such tool (a protocol error, not a tool error).
 pub(crate) async fn call(ctx: Ctx<'_>, name: &str, args: JsonObject) -> Option<CallToolResult> {
     let mut args = args;
+    // A call naming another machine goes there; one from another machine is never passed on.
     if ctx.from_afar.is_none() {
         let routed = match across::route(name, &mut args) {
-            Ok(Some(machine)) => Some(forward(&ctx, &machine, name, args.clone()).await),
-            Ok(None) => None,
-            Err(e) => Some(Err(e)),
+            Ok(Some(machine)) => forward(&ctx, &machine, name, args).await,
+            Ok(None) => return local(ctx, name, args).await,
+            Err(e) => Err(e),
         };
-        if let Some(result) = routed {
-            return Some(
-                result
-                    .unwrap_or_else(|message| CallToolResult::error(vec![Content::text(message)])),
-            );
-        }
+        return Some(
+            routed.unwrap_or_else(|message| CallToolResult::error(vec![Content::text(message)])),
+        );
     }
+    local(ctx, name, args).await
+}
+
+/// Runs tool `name` on this machine.
+async fn local(ctx: Ctx<'_>, name: &str, args: JsonObject) -> Option<CallToolResult> {
     let result = match name {
         "pane_list" => pane_list(&ctx, args).await,
         "pane_read" => pane_read(&ctx, args).await,
