@@ -461,6 +461,7 @@ impl Server {
             }
             Msg::Disconnected { id } => {
                 self.connections.remove(&id);
+                self.remote_calls.end(id);
                 self.frames.remove(&id);
                 if let Some(c) = self.state.clients.remove(&id) {
                     let session = c.session;

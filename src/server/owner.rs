@@ -102,6 +102,8 @@ pub struct Server {
     pub(crate) persisted: operations::persistence::Persisted,
     /// `calyx server-upgrade`: the descriptors to hand over, a check running, an exec due.
     pub(crate) upgrade: operations::upgrade::Upgrade,
+    /// Tool calls from agents on other machines still running, by the connection that asked.
+    pub(crate) remote_calls: operations::remote_tools::RemoteCalls,
 }
 
 impl Server {
@@ -182,6 +184,7 @@ impl Server {
             hosting_unavailable: None,
             persisted: Default::default(),
             upgrade: Default::default(),
+            remote_calls: Default::default(),
         }
     }
 
