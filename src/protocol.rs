@@ -330,6 +330,24 @@ pub enum Request {
     },
     /// The server's version, protocol and pid (answered with `Json`).
     ServerVersion,
+    /// One of calyx's MCP tools called by an agent on another machine (issue 20 §4): run here
+    /// as this machine's own tool would run (acting tools behind this machine's approval
+    /// queue), answered with `Json` of the MCP tool result. See `mcp::from_afar`.
+    RemoteTool {
+        tool: String,
+        args: serde_json::Value,
+        from: RemoteCaller,
+    },
+}
+
+/// Who calls a tool from another machine: that machine's own name for itself, and the
+/// caller's pane and peer name there when it is a registered peer. Checked before use: it
+/// names the caller in this machine's approval panel and peer inboxes.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct RemoteCaller {
+    pub machine: String,
+    pub pane: Option<String>,
+    pub name: Option<String>,
 }
 
 /// A session as `calyx ls` shows it.

@@ -38,6 +38,7 @@ mod e2e_keys;
 mod e2e_links;
 mod e2e_machine_links;
 mod e2e_machines;
+mod e2e_machines_mcp;
 mod e2e_mcp;
 mod e2e_mcp_app_requests;
 mod e2e_mcp_app_tools;

@@ -6,10 +6,12 @@
 //! - [`link`]: the server's live link to each machine (snapshots pushed, answers carried);
 //! - [`probe`]: one connection to a saved machine that never prompts, and why it failed;
 //! - [`all`]: one request asked of this machine and every saved machine at once;
+//! - [`ask_one`]: one request asked of one saved machine by name (agents' MCP calls);
 //! - [`agents_all`], [`ls_all`]: `calyx agents --all` and `calyx ls --all`.
 
 pub mod agents_all;
 pub mod all;
+pub mod ask_one;
 pub mod cli;
 pub mod link;
 pub mod ls_all;

@@ -207,4 +207,21 @@ pub trait McpBackend: Send + Sync + 'static {
     ) -> Result<CommandWait, String>;
     /// A peer's unread count changed: redraw its pane border and sidebar row.
     fn unread_changed(&self, _pane: &PaneRef, _unread: usize) {}
+    /// Runs `tool` with `args` on saved machine `machine` for `from`, its answer (the MCP tool
+    /// result as JSON) due within `within` (issue 20 §4). `Err`: a sentence saying why not
+    /// (not saved, unreachable, needs the user). Without saved machines: none is known.
+    async fn ask_machine(
+        &self,
+        machine: &str,
+        _tool: &str,
+        _args: serde_json::Value,
+        _from: crate::protocol::RemoteCaller,
+        _within: Duration,
+    ) -> Result<serde_json::Value, String> {
+        Err(format!("no saved machine named {machine}"))
+    }
+    /// The enabled saved machines' names (for `list_peers`).
+    fn saved_machines(&self) -> Result<Vec<String>, String> {
+        Ok(Vec::new())
+    }
 }

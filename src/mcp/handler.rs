@@ -110,7 +110,9 @@ pub(crate) fn instructions(pane: Option<&PaneRef>) -> String {
          open new panes; pane_run and pane_send_keys type into a pane after a human approves \
          (denied and timeout are normal answers). register_peer, list_peers, send_message, \
          broadcast, receive_messages and get_peer_status coordinate with other agents: call \
-         receive_messages when asked to check your inbox."
+         receive_messages when asked to check your inbox. pane_list, agent_list, agent_wait, \
+         pane_read, pane_run, send_message and list_peers also reach the user's saved machines: \
+         pass `machine` (a saved machine's name) or a machine-qualified id such as build/%3."
     )
 }
 
@@ -185,6 +187,7 @@ impl ServerHandler for CalyxMcp {
             backend: &self.backend,
             peers: &self.peers,
             caller: caller.as_ref(),
+            from_afar: None,
         };
         let args = request.arguments.unwrap_or_default();
         let total = args

@@ -17,8 +17,10 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tower_service::Service as _;
 
 mod accept;
+mod across;
 pub mod backend;
 pub mod commands;
+pub mod from_afar;
 pub mod guard;
 mod handler;
 mod limit;

@@ -207,6 +207,31 @@ impl PeerRegistry {
         Ok(push(to, peer, message))
     }
 
+    /// Queues a message from a peer on another machine, `from` being its machine-qualified
+    /// id (`laptop/%3`, what the recipient answers to) and `from_name` its name there.
+    pub fn send_from_afar(
+        &self,
+        from: &str,
+        from_name: &str,
+        to: &str,
+        content: &str,
+    ) -> Result<Delivery, PeerError> {
+        check_content(content)?;
+        let from_name = checked_name(from_name, "name")?;
+        let mut peers = self.lock();
+        let peer = peers
+            .get_mut(to)
+            .ok_or_else(|| PeerError::UnknownPeer(to.to_owned()))?;
+        let message = Message {
+            from: from.to_owned(),
+            from_name,
+            content: content.to_owned(),
+            broadcast: false,
+            sent_at_ms: now_ms(),
+        };
+        Ok(push(to, peer, message))
+    }
+
     /// Queues a message for every peer but the sender.
     pub fn broadcast(&self, from: &PaneRef, content: &str) -> Result<Vec<Delivery>, PeerError> {
         check_content(content)?;
@@ -274,16 +299,20 @@ fn message_from(
     broadcast: bool,
 ) -> Result<Message, PeerError> {
     let sender = peers.get(&from.pane).ok_or(PeerError::NotRegistered)?;
-    let sent_at_ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
     Ok(Message {
         from: from.pane.clone(),
         from_name: sender.name.clone(),
         content: content.to_owned(),
         broadcast,
-        sent_at_ms,
+        sent_at_ms: now_ms(),
     })
+}
+
+/// Unix time in milliseconds.
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 fn push(id: &str, peer: &mut Peer, message: Message) -> Delivery {
@@ -357,6 +386,31 @@ mod tests {
         assert_eq!(inbox.messages[0].from_name, "a");
         let again = reg.receive(&pane("%2")).unwrap();
         assert_eq!(again, Inbox::default());
+    }
+
+    #[test]
+    fn a_message_from_another_machine_names_its_sender_there() {
+        let reg = PeerRegistry::new();
+        reg.register(&pane("%2"), "b", None).unwrap();
+        let sent = reg
+            .send_from_afar("laptop/%5", "nearbot", "%2", "run the tests")
+            .unwrap();
+        assert_eq!(sent.unread, 1);
+        let inbox = reg.receive(&pane("%2")).unwrap();
+        assert_eq!(inbox.messages[0].from, "laptop/%5");
+        assert_eq!(inbox.messages[0].from_name, "nearbot");
+        assert_eq!(
+            reg.send_from_afar("laptop/%5", "nearbot", "%9", "x"),
+            Err(PeerError::UnknownPeer("%9".into()))
+        );
+        assert_eq!(
+            reg.send_from_afar("laptop/%5", "a\u{1b}[2J", "%2", "x"),
+            Err(PeerError::BadName("name"))
+        );
+        assert_eq!(
+            reg.send_from_afar("laptop/%5", "nearbot", "%2", ""),
+            Err(PeerError::Empty)
+        );
     }
 
     #[test]

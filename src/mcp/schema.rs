@@ -14,11 +14,24 @@ use super::peers::{Message, PeerInfo};
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
+/// Only which machine to ask.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MachineArgs {
+    /// A saved machine's name (`calyx machine list`) to ask instead of this machine; leave it
+    /// out (or `local`) for this machine. Its ids come back qualified (`build/%3`).
+    #[allow(dead_code)]
+    pub machine: Option<String>,
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PaneReadArgs {
-    /// Pane id from pane_list (for example `%3`).
+    /// Pane id from pane_list (for example `%3`, or `build/%3` on saved machine `build`).
     pub pane: String,
+    /// A saved machine's name; leave it out for this machine or a qualified pane id.
+    #[allow(dead_code)]
+    pub machine: Option<String>,
     /// How many lines to return, counted from the bottom (default: the whole screen).
     #[schemars(range(min = 1, max = 10000))]
     pub lines: Option<u32>,
@@ -51,8 +64,11 @@ impl WaitState {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AgentWaitArgs {
-    /// Pane id of the agent to wait for.
+    /// Pane id of the agent to wait for (`build/%3` on saved machine `build`).
     pub pane: String,
+    /// A saved machine's name; leave it out for this machine or a qualified pane id.
+    #[allow(dead_code)]
+    pub machine: Option<String>,
     /// Return as soon as the agent is in one of these states.
     #[schemars(length(min = 1))]
     pub until: Vec<WaitState>,
@@ -92,8 +108,12 @@ pub struct WindowCreateArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PaneRunArgs {
-    /// Pane id of a shell pane to type into.
+    /// Pane id of a shell pane to type into (`build/%3` on saved machine `build`, where that
+    /// machine's human approves it).
     pub pane: String,
+    /// A saved machine's name; leave it out for this machine or a qualified pane id.
+    #[allow(dead_code)]
+    pub machine: Option<String>,
     /// One command line; calyx types it and presses Enter.
     pub command: String,
     /// Wait for the command to finish and return its exit code and output.
@@ -131,8 +151,11 @@ pub struct RegisterPeerArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SendMessageArgs {
-    /// Recipient's peer_id from list_peers.
+    /// Recipient's peer_id from list_peers (`build/%3` for a peer on saved machine `build`).
     pub to: String,
+    /// A saved machine's name; leave it out for this machine or a qualified peer id.
+    #[allow(dead_code)]
+    pub machine: Option<String>,
     /// The message (at most 64 KiB).
     pub content: String,
     /// `inbox` (default): queue it for receive_messages. `type`: also type it into the
@@ -307,7 +330,11 @@ pub struct PeerOut {
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct PeerListOut {
+    /// This machine's peers, then every saved machine's (ids qualified: `build/%3`).
     pub peers: Vec<PeerInfo>,
+    /// A line for each saved machine that did not answer, saying why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unreachable: Vec<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

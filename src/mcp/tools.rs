@@ -12,12 +12,14 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use super::across;
 use super::backend::{
     AgentWaitEnd, McpBackend, PaneRef, RunOutcome, RunRequest, SplitRequest, WindowRequest,
 };
 use super::commands::{CommandInfo, CommandStatus, CommandWait};
-use super::peers::{PeerError, PeerRegistry};
+use super::peers::{PeerError, PeerInfo, PeerRegistry};
 use super::schema::*;
+use crate::protocol::RemoteCaller;
 
 /// Most text `pane_read` returns; older lines are cut first.
 pub const MAX_READ_BYTES: usize = 64 * 1024;
@@ -31,6 +33,9 @@ const DEFAULT_ACT_MS: u64 = 120_000;
 const MAX_ACT_MS: u64 = 570_000;
 const DEFAULT_COMMANDS: u32 = 20;
 const MAX_COMMANDS: u32 = 200;
+/// How much longer than its own wait a call on another machine may take (ssh's connect and
+/// the round trip): past it the call fails as unreachable.
+const FORWARD_MARGIN: Duration = Duration::from_secs(15);
 
 /// Everything a tool call can use.
 pub(crate) struct Ctx<'a> {
@@ -38,6 +43,9 @@ pub(crate) struct Ctx<'a> {
     pub peers: &'a PeerRegistry,
     /// The caller's pane; `None` for a client outside calyx.
     pub caller: Option<&'a PaneRef>,
+    /// Set when an agent on another machine made this call ([`super::from_afar`]): it runs
+    /// here and is never passed on, and messages it sends are from that machine's peer.
+    pub from_afar: Option<&'a RemoteCaller>,
 }
 
 fn tool<In: JsonSchema + 'static, Out: JsonSchema + 'static>(
@@ -114,9 +122,9 @@ pub(crate) fn list() -> Vec<Tool> {
 
 fn build_list() -> Vec<Tool> {
     vec![
-        tool::<NoArgs, PaneListOut>("pane_list", "List panes", "Every calyx pane: id, session, window, title, cwd, size, focus, and the agent running there with its state. Pane ids are what the other tools take as `pane`.", reading()),
+        tool::<MachineArgs, PaneListOut>("pane_list", "List panes", "Every calyx pane: id, session, window, title, cwd, size, focus, and the agent running there with its state. Pane ids are what the other tools take as `pane`. With `machine`, a saved machine's panes (ids like `build/%3`).", reading()),
         tool::<PaneReadArgs, PaneReadOut>("pane_read", "Read a pane", "The text on a pane's screen (or its scrollback), newest lines last, capped at 64 KiB with secrets redacted.", reading()),
-        tool::<NoArgs, AgentListOut>("agent_list", "List agents", "Every agent row calyx tracks: pane, CLI kind, state (working, blocked, idle, done, unknown) and subagents.", reading()),
+        tool::<MachineArgs, AgentListOut>("agent_list", "List agents", "Every agent row calyx tracks: pane, CLI kind, state (working, blocked, idle, done, unknown) and subagents. With `machine`, a saved machine's agents (panes like `build/%3`).", reading()),
         tool::<AgentWaitArgs, AgentWaitOut>("agent_wait", "Wait for an agent", "Blocks until the agent in `pane` reaches one of `until` or `timeout_ms` passes (at most 55 s); returns the state reached or `timeout`. Call again to keep waiting.", reading().idempotent(true)),
         tool::<PaneSplitArgs, NewPaneOut>("pane_split", "Split a pane", "Splits `pane` to the right or down and starts `command` (default: a shell) in the new pane. A `command` waits for the human to approve it; `denied` and `timeout` are normal answers: do not retry a denied command unchanged.", writing(false)),
         tool::<WindowCreateArgs, NewPaneOut>("window_create", "Create a window", "Creates a window in your session (or the first session) running `command` (default: a shell). A `command` waits for the human to approve it; `denied` and `timeout` are normal answers: do not retry a denied command unchanged.", writing(false)),
@@ -126,7 +134,7 @@ fn build_list() -> Vec<Tool> {
         tool::<ReadOutputArgs, ReadOutputOut>("terminal_read_output", "Read a command's output", "The output of one command from terminal_list_commands as plain text (the last 256 KiB, secrets redacted); while it runs, the output so far.", reading()),
         tool::<AwaitCommandArgs, AwaitCommandOut>("terminal_await_command", "Wait for a command", "Blocks until a command in a shell pane finishes (`command_id`, or else the running command, or else the next one to start) or `timeout_ms` passes (at most 55 s); returns its exit code and the end of its output, or `timeout`. Call again with the command_id to keep waiting.", reading().idempotent(true)),
         tool::<RegisterPeerArgs, PeerOut>("register_peer", "Register as a peer", "Makes your pane a peer other agents can message, under `name`. Calling it again renames you; your peer_id (your pane id) stays.", writing(false).idempotent(true)),
-        tool::<NoArgs, PeerListOut>("list_peers", "List peers", "Every registered peer with its peer_id, name, role, pane and unread count.", reading()),
+        tool::<MachineArgs, PeerListOut>("list_peers", "List peers", "Every registered peer with its peer_id, name, role, pane and unread count, on this machine and on the saved machines (their ids like `build/%3`: send_message reaches them there).", reading()),
         tool::<SendMessageArgs, SendOut>("send_message", "Send a message", "Queues a message in one peer's inbox (at most 64 KiB; an inbox keeps the newest 100). Register first. With deliver \"type\", an idle recipient also gets it typed into its pane as a prompt once the human approves.", writing(false)),
         tool::<BroadcastArgs, SendOut>("broadcast", "Broadcast a message", "Queues a message in every other peer's inbox. Register first.", writing(false)),
         tool::<NoArgs, ReceiveOut>("receive_messages", "Receive messages", "Returns and deletes the messages waiting in your inbox, oldest first, with how many were dropped because it was full.", writing(false)),
@@ -136,6 +144,23 @@ fn build_list() -> Vec<Tool> {
 
 /// Runs tool `name`; `None` when there is no such tool (a protocol error, not a tool error).
 pub(crate) async fn call(ctx: Ctx<'_>, name: &str, args: JsonObject) -> Option<CallToolResult> {
+    let mut args = args;
+    // A call naming another machine goes there; one from another machine is never passed on.
+    if ctx.from_afar.is_none() {
+        let routed = match across::route(name, &mut args) {
+            Ok(Some(machine)) => forward(&ctx, &machine, name, args).await,
+            Ok(None) => return local(ctx, name, args).await,
+            Err(e) => Err(e),
+        };
+        return Some(
+            routed.unwrap_or_else(|message| CallToolResult::error(vec![Content::text(message)])),
+        );
+    }
+    local(ctx, name, args).await
+}
+
+/// Runs tool `name` on this machine.
+async fn local(ctx: Ctx<'_>, name: &str, args: JsonObject) -> Option<CallToolResult> {
     let result = match name {
         "pane_list" => pane_list(&ctx, args).await,
         "pane_read" => pane_read(&ctx, args).await,
@@ -149,7 +174,7 @@ pub(crate) async fn call(ctx: Ctx<'_>, name: &str, args: JsonObject) -> Option<C
         "terminal_read_output" => read_output(&ctx, args).await,
         "terminal_await_command" => await_command(&ctx, args).await,
         "register_peer" => register_peer(&ctx, args),
-        "list_peers" => list_peers(&ctx, args),
+        "list_peers" => list_peers(&ctx, args).await,
         "send_message" => send_message(&ctx, args).await,
         "broadcast" => broadcast(&ctx, args),
         "receive_messages" => receive_messages(&ctx, args),
@@ -182,8 +207,54 @@ fn caller<'a>(ctx: &Ctx<'a>) -> Result<&'a PaneRef, String> {
     ctx.caller.ok_or_else(|| PeerError::NoIdentity.to_string())
 }
 
+/// Who this machine's caller is, for a call on another machine: this machine's name, the
+/// caller's pane and its peer name when it registered.
+fn remote_caller(ctx: &Ctx<'_>) -> RemoteCaller {
+    RemoteCaller {
+        machine: across::this_machine(),
+        pane: ctx.caller.map(|c| c.pane.clone()),
+        name: ctx
+            .caller
+            .and_then(|c| ctx.peers.get(&c.pane).ok())
+            .map(|p| p.name),
+    }
+}
+
+/// Runs `name` on saved machine `machine` ([`across::forward`]), waiting as long as the tool
+/// itself may wait there.
+async fn forward(ctx: &Ctx<'_>, machine: &str, name: &str, args: JsonObject) -> ToolResult {
+    let ms = |key: &str| args.get(key).and_then(serde_json::Value::as_u64);
+    let waits = match name {
+        "agent_wait" => millis(ms("timeout_ms"), DEFAULT_WAIT_MS, MAX_WAIT_MS),
+        "pane_run" => millis(ms("timeout_ms"), DEFAULT_ACT_MS, MAX_ACT_MS),
+        "send_message" => {
+            // A message names its sender, so only a registered peer sends one.
+            let me = caller(ctx)?;
+            if !ctx.peers.is_peer(me) {
+                return Err(PeerError::NotRegistered.to_string());
+            }
+            let typed = args.get("deliver").and_then(serde_json::Value::as_str) == Some("type");
+            if typed {
+                millis(None, DEFAULT_ACT_MS, MAX_ACT_MS)
+            } else {
+                Duration::ZERO
+            }
+        }
+        _ => Duration::ZERO,
+    };
+    across::forward(
+        &**ctx.backend,
+        machine,
+        name,
+        args,
+        remote_caller(ctx),
+        waits + FORWARD_MARGIN,
+    )
+    .await
+}
+
 async fn pane_list(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
-    parse::<NoArgs>("pane_list", args)?;
+    parse::<MachineArgs>("pane_list", args)?;
     let panes = ctx.backend.pane_list().await;
     let mut text = format!("{} pane(s)\n", panes.len());
     for p in &panes {
@@ -231,7 +302,7 @@ async fn pane_read(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
 }
 
 async fn agent_list(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
-    parse::<NoArgs>("agent_list", args)?;
+    parse::<MachineArgs>("agent_list", args)?;
     let agents = ctx.backend.agent_list().await;
     let mut text = format!("{} agent(s)\n", agents.len());
     for a in &agents {
@@ -521,9 +592,15 @@ fn register_peer(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
     answer(&PeerOut { peer }, text)
 }
 
-fn list_peers(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
-    parse::<NoArgs>("list_peers", args)?;
-    let peers = ctx.peers.list();
+async fn list_peers(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
+    parse::<MachineArgs>("list_peers", args)?;
+    let mut peers = ctx.peers.list();
+    let mut unreachable = Vec::new();
+    if ctx.from_afar.is_none() {
+        let (theirs, failed) = saved_machines_peers(ctx).await;
+        peers.extend(theirs);
+        unreachable = failed;
+    }
     let mut text = format!("{} peer(s)\n", peers.len());
     for p in &peers {
         let role = p
@@ -536,16 +613,60 @@ fn list_peers(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
             p.peer_id, p.name, p.unread
         ));
     }
-    answer(&PeerListOut { peers }, text)
+    for line in &unreachable {
+        text.push_str(line);
+        text.push('\n');
+    }
+    answer(&PeerListOut { peers, unreachable }, text)
+}
+
+/// Every enabled saved machine's peers, ids qualified (`build/%3`), asked at once; a machine
+/// that does not answer is a line saying why instead.
+async fn saved_machines_peers(ctx: &Ctx<'_>) -> (Vec<PeerInfo>, Vec<String>) {
+    let names = match ctx.backend.saved_machines() {
+        Ok(names) => names,
+        Err(e) => return (Vec::new(), vec![e.to_string()]),
+    };
+    let asks = names.iter().map(|machine| {
+        across::forward(
+            &**ctx.backend,
+            machine,
+            "list_peers",
+            JsonObject::new(),
+            remote_caller(ctx),
+            FORWARD_MARGIN,
+        )
+    });
+    let mut peers = Vec::new();
+    let mut unreachable = Vec::new();
+    for answer in futures::future::join_all(asks).await {
+        let listed = answer.and_then(|result| {
+            let out = result.structured_content.unwrap_or_default();
+            serde_json::from_value::<Vec<PeerInfo>>(out["peers"].clone())
+                .map_err(|e| format!("a machine's peer list could not be read: {e}"))
+        });
+        match listed {
+            Ok(theirs) => peers.extend(theirs),
+            Err(why) => unreachable.push(why),
+        }
+    }
+    (peers, unreachable)
 }
 
 async fn send_message(ctx: &Ctx<'_>, args: JsonObject) -> ToolResult {
     let args: SendMessageArgs = parse("send_message", args)?;
     let me = caller(ctx)?;
-    let delivery = ctx
-        .peers
-        .send(me, &args.to, &args.content)
-        .map_err(|e| e.to_string())?;
+    let delivery = match ctx.from_afar {
+        // From a peer on another machine: named by its machine-qualified id there.
+        Some(from) => ctx.peers.send_from_afar(
+            &me.pane,
+            from.name.as_deref().unwrap_or(&from.machine),
+            &args.to,
+            &args.content,
+        ),
+        None => ctx.peers.send(me, &args.to, &args.content),
+    }
+    .map_err(|e| e.to_string())?;
     let typed = match args.deliver {
         Some(Deliver::Type) => Some(type_into(ctx, &delivery.to.pane, &args.content).await),
         _ => None,

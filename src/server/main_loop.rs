@@ -471,6 +471,7 @@ impl Server {
             Msg::Disconnected { id } => {
                 self.connections.remove(&id);
                 self.watchers.remove(&id);
+                self.remote_calls.end(id);
                 self.frames.remove(&id);
                 if let Some(c) = self.state.clients.remove(&id) {
                     let session = c.session;

@@ -109,6 +109,8 @@ pub struct Server {
     pub(crate) watch_due: bool,
     /// The saved machines' links and what each last showed (see `machines::link`).
     pub(crate) machines: crate::machines::link::Machines,
+    /// Tool calls from agents on other machines still running, by the connection that asked.
+    pub(crate) remote_calls: operations::remote_tools::RemoteCalls,
 }
 
 impl Server {
@@ -192,6 +194,7 @@ impl Server {
             watchers: HashMap::new(),
             watch_due: false,
             machines: Default::default(),
+            remote_calls: Default::default(),
         }
     }
 

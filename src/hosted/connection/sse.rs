@@ -66,6 +66,9 @@ pub struct SseParser {
     /// Whether any `data:` line was seen for the current event.
     has_data: bool,
     last_id: Option<String>,
+    /// The last valid `retry` field: how long the server asks a client to wait before it
+    /// reconnects (the MCP transport spec says a client MUST respect it).
+    retry: Option<std::time::Duration>,
 }
 
 impl SseParser {
@@ -79,7 +82,13 @@ impl SseParser {
             data: Vec::new(),
             has_data: false,
             last_id: None,
+            retry: None,
         }
+    }
+
+    /// The reconnection time the stream asked for, if it did.
+    pub fn retry(&self) -> Option<std::time::Duration> {
+        self.retry
     }
 
     /// Feeds the next bytes; returns the events they complete.
@@ -184,7 +193,15 @@ impl SseParser {
             b"id" if !value.contains(&0) => {
                 self.last_id = Some(String::from_utf8_lossy(value).into_owned())
             }
-            // `retry` is for reconnecting EventSources; calyx's transports use their own pauses.
+            // Only ASCII digits count (the SSE rule); anything else is ignored.
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                if let Some(ms) = std::str::from_utf8(value)
+                    .ok()
+                    .and_then(|v| v.parse::<u64>().ok())
+                {
+                    self.retry = Some(std::time::Duration::from_millis(ms));
+                }
+            }
             _ => {}
         }
         Ok(None)

@@ -43,6 +43,21 @@ fn fields_follow_the_whatwg_rules() {
 }
 
 #[test]
+fn retry_takes_only_digits_and_the_last_valid_one_wins() {
+    let mut parser = SseParser::new(1 << 10);
+    assert_eq!(parser.retry(), None);
+    parser.push(b"retry: 250\n\n").expect("ok");
+    assert_eq!(parser.retry(), Some(std::time::Duration::from_millis(250)));
+    // Not all digits, or empty: ignored, the earlier value stays.
+    parser
+        .push(b"retry: 1x\nretry:\nretry: -5\n\n")
+        .expect("ok");
+    assert_eq!(parser.retry(), Some(std::time::Duration::from_millis(250)));
+    parser.push(b"retry:900\n\n").expect("ok");
+    assert_eq!(parser.retry(), Some(std::time::Duration::from_millis(900)));
+}
+
+#[test]
 fn a_leading_bom_is_skipped_even_when_split() {
     let mut parser = SseParser::new(1 << 10);
     assert!(parser.push(b"\xEF").expect("ok").is_empty());

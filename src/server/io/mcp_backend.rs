@@ -135,6 +135,33 @@ impl McpBackend for OwnerBackend {
         }));
     }
 
+    async fn ask_machine(
+        &self,
+        machine: &str,
+        tool: &str,
+        args: serde_json::Value,
+        from: crate::protocol::RemoteCaller,
+        within: Duration,
+    ) -> Result<serde_json::Value, String> {
+        use crate::protocol::{Request, Response};
+        let request = Request::RemoteTool {
+            tool: tool.to_string(),
+            args,
+            from,
+        };
+        let printable = crate::remote::handshake::printable_line;
+        match crate::machines::ask_one::ask_one(machine, request, within).await {
+            Ok(Response::Json(value)) => Ok(value),
+            Ok(Response::Error(e)) => Err(format!("{machine}: {}", printable(&e))),
+            Ok(_) => Err(format!("{machine} gave an answer this calyx cannot read")),
+            Err(failure) => Err(failure.to_string()),
+        }
+    }
+
+    fn saved_machines(&self) -> Result<Vec<String>, String> {
+        crate::machines::ask_one::names().map_err(|e| e.to_string())
+    }
+
     fn unread_changed(&self, pane: &PaneRef, unread: usize) {
         let _ = self.tx.send(Msg::Mcp(McpOp::Unread {
             pane: pane.pane.clone(),

@@ -17,6 +17,9 @@ impl Server {
             ClientMessage::Request(crate::protocol::Request::Mcp(request)) => {
                 self.hosted_request(id, request)
             }
+            ClientMessage::Request(crate::protocol::Request::RemoteTool { tool, args, from }) => {
+                self.remote_tool(id, tool, args, from)
+            }
             ClientMessage::Request(crate::protocol::Request::ServerUpgrade { binary }) => {
                 self.server_upgrade(Some(id), binary)
             }

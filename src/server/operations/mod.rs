@@ -29,6 +29,7 @@ pub mod persist_rules;
 pub mod persistence;
 pub mod prompt_commands;
 pub mod prompt_keys;
+pub mod remote_tools;
 pub mod requests;
 pub mod settings;
 pub mod upgrade;

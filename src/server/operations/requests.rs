@@ -185,6 +185,9 @@ impl Server {
             Request::AgentsExplain { pane } => self.agents_explain_response(&pane),
             // Answered off the loop (see `hosted_request`); this path has no client to wait.
             Request::Mcp(_) => Response::Error("calyx mcp requests come over the socket".into()),
+            Request::RemoteTool { .. } => {
+                Response::Error("calls from other machines come over the socket".into())
+            }
             // From the `:` prompt (a client's request is routed in `client_message`): a
             // failure shows on the status line.
             Request::ServerUpgrade { binary } => {

@@ -25,6 +25,8 @@ pub(super) struct Read {
     pub last_id: Option<String>,
     /// An event over the limit ended the stream.
     pub oversized: bool,
+    /// The reconnection time the stream asked for (its `retry` field).
+    pub retry: Option<std::time::Duration>,
 }
 
 impl Shared {
@@ -94,6 +96,7 @@ impl Shared {
                     return read;
                 }
             };
+            read.retry = parser.retry().or(read.retry);
             for event in events {
                 read.any = true;
                 if event.id.is_some() {

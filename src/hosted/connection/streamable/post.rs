@@ -19,6 +19,10 @@ pub(super) const EXPIRED: &str =
 /// How many times a broken answer stream is resumed.
 const RESUMES: usize = 3;
 
+/// The longest a stream's `retry` field makes a resume wait: a server cannot park a call for
+/// longer than this between attempts.
+const LONGEST_RETRY: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// How much of an error body a failure quotes.
 const ERROR_PREVIEW: usize = 512;
 
@@ -147,6 +151,12 @@ async fn finish_stream(
             break;
         };
         resumes += 1;
+        if let Some(pause) = read.retry {
+            tokio::select! {
+                _ = tokio::time::sleep(pause.min(LONGEST_RETRY)) => {}
+                _ = shared.ended.cancelled() => return,
+            }
+        }
         let Ok(response) = shared
             .send(|bearer| {
                 shared
@@ -166,6 +176,7 @@ async fn finish_stream(
             .await;
         read = super::answer::Read {
             last_id: resumed.last_id.or(read.last_id),
+            retry: resumed.retry.or(read.retry),
             ..resumed
         };
     }

@@ -405,6 +405,49 @@ async fn a_broken_answer_stream_is_resumed_with_last_event_id() {
     );
 }
 
+#[tokio::test]
+async fn a_resume_waits_as_long_as_the_stream_s_retry_field_asks() {
+    let (url, _) = serve(Arc::new(|seen: &Seen| {
+        let resume = seen.headers.get("last-event-id").map(|v| v.as_bytes());
+        match (&seen.method, resume) {
+            (&Method::GET, Some(b"e1")) => events(&[format!(
+                "id: e2\nevent: message\ndata: {}\n\n",
+                json!({"jsonrpc": "2.0", "id": 1,
+                       "result": {"content": [{"type": "text", "text": "resumed"}]}})
+            )]),
+            (&Method::GET, _) => status(StatusCode::METHOD_NOT_ALLOWED),
+            (&Method::DELETE, _) => status(StatusCode::OK),
+            _ => {
+                let id = seen.body["id"].clone();
+                match seen.body["method"].as_str() {
+                    Some("initialize") => json_body(initialize_result(&id)),
+                    _ if id.is_null() => status(StatusCode::ACCEPTED),
+                    // A priming event asking for 400 ms before a reconnect, then the end.
+                    _ => events(&["id: e1\nretry: 400\ndata:\n\n".to_string()]),
+                }
+            }
+        }
+    }))
+    .await;
+    let client = connect(&url, &TaskRequired::default(), 1 << 20).await;
+    let started = std::time::Instant::now();
+    let answer = tokio::time::timeout(
+        Duration::from_secs(10),
+        client.peer().call_tool(CallToolRequestParams::new("x")),
+    )
+    .await
+    .expect("answered in time")
+    .expect("resumed");
+    assert_eq!(text(&answer), "resumed");
+    // A lower bound only: the answer cannot come before the resume, which waits the 400 ms.
+    assert!(
+        started.elapsed() >= Duration::from_millis(400),
+        "resumed after {:?}",
+        started.elapsed()
+    );
+    let _ = client.cancel().await;
+}
+
 /// A client that counts `notifications/tools/list_changed`.
 #[derive(Clone, Default)]
 struct Counting(Arc<std::sync::atomic::AtomicUsize>);
