@@ -25,6 +25,10 @@
 mod app_requests_tests;
 #[cfg(test)]
 mod busy_read_tests;
+#[cfg(test)]
+mod flood_count_tests;
+#[cfg(test)]
+mod locked_pane_tests;
 mod input;
 mod io;
 pub mod main_loop;

@@ -240,7 +240,7 @@ impl Server {
             .focused_pane(client)
             .and_then(|p| self.state.panes.get(&p))
         {
-            if p.term().wants_focus_events() {
+            if p.glance.wants_focus_events() {
                 p.process.write(if on {
                     b"\x1b[I".to_vec()
                 } else {
@@ -307,7 +307,7 @@ impl Server {
                 | KeyCode::End
         );
         let bytes = if is_cursor && !key.ctrl && !key.alt && !key.shift {
-            let app = p.term().screen().application_cursor();
+            let app = p.glance.application_cursor();
             key.to_bytes(app)
         } else {
             raw

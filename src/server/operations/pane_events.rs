@@ -8,6 +8,7 @@ use crate::server::owner::{Server, PANE_RETRY};
 
 impl Server {
     pub(crate) fn pane_output(&mut self, pane: PaneId) {
+        self.state.counts.notification();
         if let Some(n) = self.state.notifiers.get(&pane) {
             n.rearm();
         }
@@ -21,7 +22,9 @@ impl Server {
         };
         // A busy reader holds the terminal for a moment; its events (bells, clipboard writes)
         // wait in the terminal till they are taken.
-        let Some((bells, clipboard)) = p.try_term().map(|mut t| t.take_events()) else {
+        let events = p.try_term().map(|mut t| t.take_events());
+        self.state.counts.lock(events.is_some());
+        let Some((bells, clipboard)) = events else {
             self.state.mark_pane_dirty(pane);
             self.look_again_soon(pane);
             return;

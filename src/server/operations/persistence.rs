@@ -171,8 +171,9 @@ impl Server {
             foreground: p.process.foreground_pid(),
         });
         let title = p
-            .try_term()
-            .and_then(|t| t.title().map(str::to_string))
+            .glance
+            .title()
+            .map(|t| t.to_string())
             .unwrap_or_default();
         let agent = self.agents.row(u64::from(id)).map(|row| SavedAgent {
             kind: row.kind.as_str().to_string(),

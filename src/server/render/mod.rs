@@ -84,8 +84,9 @@ fn compose(
             continue;
         }
         let terminal = pane.terminal.clone();
-        let Some(term) = crate::server::model::state::lock_for_frame(&terminal, slot.focused)
-        else {
+        let locked = crate::server::model::state::lock_for_frame(&terminal, slot.focused);
+        state.counts.lock(locked.is_some());
+        let Some(term) = locked else {
             // Busy: show what this client saw last, and draw again next frame.
             incomplete = true;
             if let Some(prev) = previous {

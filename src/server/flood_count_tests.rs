@@ -1,0 +1,76 @@
+//! What a flooding pane costs the owner loop, counted (issue 19): a pane's reader notifies the
+//! owner after each read it parses (about 4 KiB), and the owner used to take each notification
+//! at once, so a flood cost it one wake-up and one terminal lock per read. Notifications that
+//! come while a frame is pending are now folded into that frame: about one per frame. A real
+//! pane in a real PTY, driven by the owner loop's own `turn`; counts, not timings.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::model::owner_counts::CountsNow;
+use super::model::state::try_lock_terminal;
+use super::reducer_tests::Harness;
+
+/// About 4.3 MB of 72-byte lines, then a marker (split by quotes, so the typed command line
+/// itself does not show it).
+const FLOOD: &[u8] = b"yes 01234567890123456789012345678901234567890123456789012345678901234567890 \
+| head -n 60000; echo FLOOD-''DONE\r";
+
+/// Floods a shell pane and returns the owner's counts for the flood.
+fn flood_counts() -> (CountsNow, CountsNow) {
+    let mut h = Harness::new(25, 80);
+    h.keys(b"\x02%");
+    let pane = h.active();
+    h.wait_pane(pane, "$ ");
+    let terminal = Arc::clone(&h.server.state.panes[&pane].terminal);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let before = h.server.state.counts.now();
+    runtime.block_on(async {
+        h.server.owner_loop = true;
+        h.keys(FLOOD);
+        let deadline = std::time::Instant::now() + Duration::from_secs(120);
+        loop {
+            let done = try_lock_terminal(&terminal)
+                .is_some_and(|t| t.screen().contents().contains("FLOOD-DONE"));
+            if done {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the flood did not end in 120 s"
+            );
+            // A turn that finds nothing to do waits for the next message: not for ever.
+            let _ = tokio::time::timeout(Duration::from_secs(1), h.server.turn(&mut h.owner_rx))
+                .await;
+        }
+        h.server.owner_loop = false;
+        h.server.end_echo_watch();
+    });
+    (before, h.server.state.counts.now())
+}
+
+#[test]
+fn a_flooding_pane_costs_the_owner_about_one_notification_a_frame() {
+    let (before, after) = flood_counts();
+    let notifications = after.notifications - before.notifications;
+    let frames = after.frames - before.frames;
+    let locks = after.locks - before.locks;
+    // Printed for docs/performance.md (`cargo test --lib flood_count -- --nocapture`).
+    eprintln!(
+        "4.3 MB flood: {notifications} notifications, {} held, {frames} frames, {locks} terminal \
+         locks taken, {} found busy",
+        after.held - before.held,
+        after.busy - before.busy
+    );
+    assert!(frames > 0, "the flood was never drawn");
+    // One notification per frame, plus one more when the frame found the reader in the lock
+    // and looked again, plus slack for the prompt's echo and the last output.
+    assert!(
+        notifications <= 2 * frames + 10,
+        "{notifications} notifications for {frames} frames: the owner took the reader's \
+         notifications one read at a time"
+    );
+}
