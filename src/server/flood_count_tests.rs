@@ -7,7 +7,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::model::owner_counts::CountsNow;
 use super::model::state::try_lock_terminal;
 use super::reducer_tests::Harness;
 
@@ -16,9 +15,11 @@ use super::reducer_tests::Harness;
 const FLOOD: &[u8] = b"yes 01234567890123456789012345678901234567890123456789012345678901234567890 \
 | head -n 60000; echo FLOOD-''DONE\r";
 
-/// Floods a shell pane and returns the owner's counts for the flood.
-fn flood_counts() -> (CountsNow, CountsNow) {
+/// Floods a shell pane and returns the owner's counts for the flood (`fold`: whether output
+/// folds into a pending frame; off is the owner as it was before).
+fn flood_counts(fold: bool) -> Counted {
     let mut h = Harness::new(25, 80);
+    h.server.fold_output = fold;
     h.keys(b"\x02%");
     let pane = h.active();
     h.wait_pane(pane, "$ ");
@@ -49,28 +50,54 @@ fn flood_counts() -> (CountsNow, CountsNow) {
         h.server.owner_loop = false;
         h.server.end_echo_watch();
     });
-    (before, h.server.state.counts.now())
+    let after = h.server.state.counts.now();
+    let counted = Counted {
+        notifications: after.notifications - before.notifications,
+        held: after.held - before.held,
+        frames: after.frames - before.frames,
+        locks: after.locks - before.locks,
+        busy: after.busy - before.busy,
+    };
+    // Printed for docs/performance.md (`cargo test --lib flood_count -- --nocapture`).
+    eprintln!("4.3 MB flood, folding {fold}: {counted:?}");
+    counted
+}
+
+/// What the owner did during one flood.
+#[derive(Debug)]
+#[allow(dead_code)] // `held` and `busy` are read by the Debug print.
+struct Counted {
+    notifications: u64,
+    held: u64,
+    frames: u64,
+    locks: u64,
+    busy: u64,
 }
 
 #[test]
 fn a_flooding_pane_costs_the_owner_about_one_notification_a_frame() {
-    let (before, after) = flood_counts();
-    let notifications = after.notifications - before.notifications;
-    let frames = after.frames - before.frames;
-    let locks = after.locks - before.locks;
-    // Printed for docs/performance.md (`cargo test --lib flood_count -- --nocapture`).
-    eprintln!(
-        "4.3 MB flood: {notifications} notifications, {} held, {frames} frames, {locks} terminal \
-         locks taken, {} found busy",
-        after.held - before.held,
-        after.busy - before.busy
-    );
-    assert!(frames > 0, "the flood was never drawn");
+    let folded = flood_counts(true);
+    assert!(folded.frames > 0, "the flood was never drawn");
     // One notification per frame, plus one more when the frame found the reader in the lock
     // and looked again, plus slack for the prompt's echo and the last output.
     assert!(
-        notifications <= 2 * frames + 10,
-        "{notifications} notifications for {frames} frames: the owner took the reader's \
-         notifications one read at a time"
+        folded.notifications <= 2 * folded.frames + 10,
+        "{folded:?}: the owner took the reader's notifications one read at a time"
+    );
+    assert!(
+        folded.locks <= 3 * folded.frames + 10,
+        "{folded:?}: the owner locked the terminal more than a few times a frame"
+    );
+}
+
+/// The same flood with folding off: what the owner did before, and proof that the bound above
+/// can fail (its notifications come one read at a time, many per frame).
+#[test]
+fn without_folding_a_flood_costs_the_owner_a_notification_a_read() {
+    let unfolded = flood_counts(false);
+    assert!(unfolded.frames > 0, "the flood was never drawn");
+    assert!(
+        unfolded.notifications > 2 * unfolded.frames + 10,
+        "{unfolded:?}: without folding the owner should hear of each read"
     );
 }

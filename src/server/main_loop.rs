@@ -579,6 +579,7 @@ impl Server {
         self.save_if_due(now);
         if self.render_at.is_some_and(|t| t <= now) {
             self.render_at = None;
+            self.take_held_output();
             self.render_all();
         }
     }

@@ -294,6 +294,7 @@ impl Server {
     /// Sends a key to a pane, re-encoding cursor keys for the pane's cursor mode.
     fn key_to_pane(&mut self, pane: PaneId, key: Key, raw: Vec<u8>) {
         self.echo_pending.insert(pane);
+        self.release_held_output(pane);
         let Some(p) = self.state.panes.get(&pane) else {
             return;
         };
