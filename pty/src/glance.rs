@@ -11,6 +11,18 @@ use std::sync::{Arc, Mutex, PoisonError};
 const APPLICATION_CURSOR: u8 = 1;
 const BRACKETED_PASTE: u8 = 1 << 1;
 const FOCUS_EVENTS: u8 = 1 << 2;
+const SYNCHRONIZED_OUTPUT: u8 = 1 << 3;
+const MOUSE_ANY_MOTION: u8 = 1 << 4;
+
+/// The modes a parse leaves, as the reader publishes them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Modes {
+    pub application_cursor: bool,
+    pub bracketed_paste: bool,
+    pub focus_events: bool,
+    pub synchronized_output: bool,
+    pub mouse_any_motion: bool,
+}
 
 /// A pane terminal's title and input modes as of its last parse, shared by the terminal (which
 /// writes it) and whoever holds an `Arc` of it (which reads it, never waiting for a parse).
@@ -37,6 +49,16 @@ impl Glance {
         self.modes.load(Ordering::Acquire) & FOCUS_EVENTS != 0
     }
 
+    /// Whether the program is inside a synchronized update (DECSET 2026).
+    pub fn synchronized_output(&self) -> bool {
+        self.modes.load(Ordering::Acquire) & SYNCHRONIZED_OUTPUT != 0
+    }
+
+    /// Whether the program asked for mouse reports on any motion (DECSET 1003).
+    pub fn mouse_any_motion(&self) -> bool {
+        self.modes.load(Ordering::Acquire) & MOUSE_ANY_MOTION != 0
+    }
+
     /// The OSC title the program set, if any.
     pub fn title(&self) -> Option<Arc<str>> {
         self.title
@@ -46,18 +68,18 @@ impl Glance {
     }
 
     /// Stores the modes (the reader, after a parse).
-    pub(crate) fn set_modes(&self, application_cursor: bool, bracketed: bool, focus: bool) {
-        let mut modes = 0;
-        if application_cursor {
-            modes |= APPLICATION_CURSOR;
-        }
-        if bracketed {
-            modes |= BRACKETED_PASTE;
-        }
-        if focus {
-            modes |= FOCUS_EVENTS;
-        }
-        self.modes.store(modes, Ordering::Release);
+    pub(crate) fn set_modes(&self, modes: Modes) {
+        let bits = [
+            (modes.application_cursor, APPLICATION_CURSOR),
+            (modes.bracketed_paste, BRACKETED_PASTE),
+            (modes.focus_events, FOCUS_EVENTS),
+            (modes.synchronized_output, SYNCHRONIZED_OUTPUT),
+            (modes.mouse_any_motion, MOUSE_ANY_MOTION),
+        ]
+        .into_iter()
+        .filter(|(on, _)| *on)
+        .fold(0, |all, (_, bit)| all | bit);
+        self.modes.store(bits, Ordering::Release);
     }
 
     /// Stores a new title (the reader, only when it changed).
@@ -81,8 +103,8 @@ impl Publisher {
     }
 
     /// Publishes what a parse may have changed.
-    pub(crate) fn publish(&mut self, title: Option<&str>, modes: (bool, bool, bool)) {
-        self.glance.set_modes(modes.0, modes.1, modes.2);
+    pub(crate) fn publish(&mut self, title: Option<&str>, modes: Modes) {
+        self.glance.set_modes(modes);
         if self.title.as_deref() != title {
             self.title = title.map(Arc::from);
             self.glance.set_title(self.title.clone());
@@ -99,13 +121,26 @@ mod tests {
         let mut publisher = Publisher::default();
         let glance = publisher.glance();
         assert!(!glance.application_cursor() && glance.title().is_none());
-        publisher.publish(Some("vim"), (true, false, true));
+        let vim = Modes {
+            application_cursor: true,
+            focus_events: true,
+            mouse_any_motion: true,
+            ..Modes::default()
+        };
+        publisher.publish(Some("vim"), vim);
         assert!(glance.application_cursor());
         assert!(!glance.bracketed_paste());
         assert!(glance.wants_focus_events());
+        assert!(glance.mouse_any_motion() && !glance.synchronized_output());
         assert_eq!(glance.title().as_deref(), Some("vim"));
-        publisher.publish(None, (false, true, false));
+        let shell = Modes {
+            bracketed_paste: true,
+            synchronized_output: true,
+            ..Modes::default()
+        };
+        publisher.publish(None, shell);
         assert!(!glance.application_cursor() && glance.bracketed_paste());
+        assert!(glance.synchronized_output() && !glance.mouse_any_motion());
         assert!(glance.title().is_none());
     }
 }

@@ -107,11 +107,14 @@ impl Terminal {
 
     fn publish_glance(&mut self) {
         let screen = self.parser.screen();
-        let modes = (
-            screen.application_cursor(),
-            screen.bracketed_paste(),
-            self.parser.callbacks().focus_events,
-        );
+        let callbacks = self.parser.callbacks();
+        let modes = crate::glance::Modes {
+            application_cursor: screen.application_cursor(),
+            bracketed_paste: screen.bracketed_paste(),
+            focus_events: callbacks.focus_events,
+            synchronized_output: callbacks.synchronized_output,
+            mouse_any_motion: screen.mouse_protocol_mode() == vt100::MouseProtocolMode::AnyMotion,
+        };
         self.glance
             .publish(self.parser.callbacks().title.as_deref(), modes);
     }

@@ -623,7 +623,7 @@ impl Server {
             self.state
                 .panes
                 .get(p)
-                .is_some_and(|p| p.try_term().is_some_and(|t| t.synchronized_output()))
+                .is_some_and(|p| p.glance.synchronized_output())
         })
     }
 

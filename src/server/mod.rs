@@ -27,10 +27,10 @@ mod app_requests_tests;
 mod busy_read_tests;
 #[cfg(test)]
 mod flood_count_tests;
-#[cfg(test)]
-mod locked_pane_tests;
 mod input;
 mod io;
+#[cfg(test)]
+mod locked_pane_tests;
 pub mod main_loop;
 mod messages;
 mod model;

@@ -293,8 +293,9 @@ impl Server {
 
     /// Sends a key to a pane, re-encoding cursor keys for the pane's cursor mode.
     fn key_to_pane(&mut self, pane: PaneId, key: Key, raw: Vec<u8>) {
-        self.echo_pending.insert(pane);
+        // Output held for the frame is taken first, so that the echo still counts as pending.
         self.release_held_output(pane);
+        self.echo_pending.insert(pane);
         let Some(p) = self.state.panes.get(&pane) else {
             return;
         };

@@ -45,7 +45,7 @@ impl OwnerCounts {
     /// measuring a real server (`CALYX_LOG=debug`).
     pub fn frame(&self) {
         let frames = self.frames.fetch_add(1, Ordering::Relaxed) + 1;
-        if frames % 60 == 0 {
+        if frames.is_multiple_of(60) {
             let now = self.now();
             tracing::debug!(
                 notifications = now.notifications,

@@ -26,9 +26,7 @@ impl Server {
         if !self.owner_loop || !self.fold_output || self.echo_pending.contains(&pane) {
             return false;
         }
-        let due = self
-            .render_at
-            .unwrap_or(self.last_render + FRAME_INTERVAL);
+        let due = self.render_at.unwrap_or(self.last_render + FRAME_INTERVAL);
         if due <= tokio::time::Instant::now() {
             return false;
         }
