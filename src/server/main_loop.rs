@@ -372,51 +372,7 @@ impl Server {
     /// Runs until the last session ends or the server is killed.
     pub async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Msg>) {
         self.owner_loop = true;
-        loop {
-            // A frame that is due now is drawn now: tokio's timer has millisecond granularity,
-            // and a keystroke's echo should not wait for the next tick.
-            if self.render_at.is_some_and(|t| t <= Instant::now()) {
-                self.on_timer();
-            }
-            let deadline = [
-                self.render_at,
-                self.message_expiry,
-                self.agent_deadline(),
-                self.approvals.next_expiry(),
-                self.label_recheck_at(),
-                self.panel_wake,
-                self.persisted.due(),
-            ]
-            .into_iter()
-            .flatten()
-            .min();
-            let echo = self.echo_watch.as_ref().map(|w| w.ready());
-            let watching = echo.is_some();
-            let terminals = self.direct_terminals();
-            tokio::select! {
-                (id, input) = io::terminal::next_input(&terminals), if !terminals.is_empty() => {
-                    self.handle(match input {
-                        io::terminal::TerminalInput::Bytes(bytes) => Msg::Input { id, bytes },
-                        io::terminal::TerminalInput::Lost => Msg::TerminalLost { id },
-                    })
-                }
-                () = io::echo_watch::readable(echo), if watching => self.echo_ready(),
-                msg = rx.recv() => match msg {
-                    Some(msg) => self.handle(msg),
-                    None => break,
-                },
-                _ = sleep_until(deadline), if deadline.is_some() => self.on_timer(),
-            }
-            if self.state.quit {
-                break;
-            }
-            self.schedule_render();
-            self.push_watch();
-            if let Some((binary, client)) = self.upgrade.due.take() {
-                self.flush_connections().await;
-                self.exec_upgrade(&binary, client);
-            }
-        }
+        while self.turn(&mut rx).await {}
         // The last save is written before the socket goes, so a server started right after
         // this one reads it; the socket goes before the panes' programs are stopped (which may
         // take a second), so a client started meanwhile starts a new server instead of
@@ -425,6 +381,56 @@ impl Server {
         let socket_bound = self.state.socket_bound.clone();
         socket_bound.remove(std::path::Path::new(&self.state.socket_path));
         self.shutdown();
+    }
+
+    /// One turn of the owner loop: the frame due, then the next message, input, echo or timer,
+    /// and the next frame scheduled. False when the loop is to end. (Tests drive a server with
+    /// it turn by turn, where `run` would own it.)
+    pub(crate) async fn turn(&mut self, rx: &mut mpsc::UnboundedReceiver<Msg>) -> bool {
+        // A frame that is due now is drawn now: tokio's timer has millisecond granularity,
+        // and a keystroke's echo should not wait for the next tick.
+        if self.render_at.is_some_and(|t| t <= Instant::now()) {
+            self.on_timer();
+        }
+        let deadline = [
+            self.render_at,
+            self.message_expiry,
+            self.agent_deadline(),
+            self.approvals.next_expiry(),
+            self.label_recheck_at(),
+            self.panel_wake,
+            self.persisted.due(),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let echo = self.echo_watch.as_ref().map(|w| w.ready());
+        let watching = echo.is_some();
+        let terminals = self.direct_terminals();
+        tokio::select! {
+            (id, input) = io::terminal::next_input(&terminals), if !terminals.is_empty() => {
+                self.handle(match input {
+                    io::terminal::TerminalInput::Bytes(bytes) => Msg::Input { id, bytes },
+                    io::terminal::TerminalInput::Lost => Msg::TerminalLost { id },
+                })
+            }
+            () = io::echo_watch::readable(echo), if watching => self.echo_ready(),
+            msg = rx.recv() => match msg {
+                Some(msg) => self.handle(msg),
+                None => return false,
+            },
+            _ = sleep_until(deadline), if deadline.is_some() => self.on_timer(),
+        }
+        if self.state.quit {
+            return false;
+        }
+        self.schedule_render();
+        self.push_watch();
+        if let Some((binary, client)) = self.upgrade.due.take() {
+            self.flush_connections().await;
+            self.exec_upgrade(&binary, client);
+        }
+        true
     }
 
     pub(crate) fn handle(&mut self, msg: Msg) {
@@ -587,6 +593,7 @@ impl Server {
         self.save_if_due(now);
         if self.render_at.is_some_and(|t| t <= now) {
             self.render_at = None;
+            self.take_held_output();
             self.render_all();
         }
     }
@@ -630,7 +637,7 @@ impl Server {
             self.state
                 .panes
                 .get(p)
-                .is_some_and(|p| p.try_term().is_some_and(|t| t.synchronized_output()))
+                .is_some_and(|p| p.glance.synchronized_output())
         })
     }
 
@@ -670,6 +677,7 @@ impl Server {
                 render::render_client(&mut self.state, &agents, panel.as_ref(), tree, id, cache);
             tracing::trace!("frame for client {id} in {:?}", started.elapsed());
             if let Some(frame) = rendered {
+                self.state.counts.frame();
                 if let Some(c) = self.state.clients.get_mut(&id) {
                     if c.send_terminal(frame.bytes).is_err() {
                         // The client is behind: redraw it whole next time instead of queueing.

@@ -25,8 +25,12 @@
 mod app_requests_tests;
 #[cfg(test)]
 mod busy_read_tests;
+#[cfg(test)]
+mod flood_count_tests;
 mod input;
 mod io;
+#[cfg(test)]
+mod locked_pane_tests;
 pub mod main_loop;
 mod messages;
 mod model;

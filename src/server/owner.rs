@@ -66,6 +66,11 @@ pub struct Server {
     /// Panes that were just typed into: their next output (the echo) is drawn at once instead
     /// of waiting for the next frame slot, so typing feels immediate even at 60 frames a second.
     pub(super) echo_pending: std::collections::HashSet<PaneId>,
+    /// Panes whose output waits for the pending frame (see `pane_events::fold_into_frame`).
+    pub(super) output_held: std::collections::HashSet<PaneId>,
+    /// Whether output folds into a pending frame: always, but in the test that counts what
+    /// folding saves (`flood_count_tests`), which switches it off for its "before".
+    pub(super) fold_output: bool,
     /// The pane whose next output the owner reads itself (see `echo_watch`).
     pub(super) echo_watch: Option<io::echo_watch::EchoWatch>,
     /// When an approval panel's answer keys wake (see `approval_panel`).
@@ -176,6 +181,8 @@ impl Server {
             focused_panes: Default::default(),
             prioritized_panes: Default::default(),
             echo_pending: Default::default(),
+            output_held: Default::default(),
+            fold_output: true,
             echo_watch: None,
             panel_wake: None,
             owner_loop: false,

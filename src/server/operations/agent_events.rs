@@ -300,7 +300,7 @@ impl Server {
                     "rule": r.rule.describe(),
                     "last_event": row.and_then(|row| row.last_event_name().map(str::to_string)),
                     "events_recorded": row.map_or(0, |row| row.events_recorded),
-                    "title": p.map(|p| p.term().title().unwrap_or("").to_string()),
+                    "title": p.map(|p| p.glance.title().as_deref().unwrap_or("").to_string()),
                     "subagents": r.subagents.iter().map(|s| serde_json::json!({
                         "agent_id": s.agent_id,
                         "agent_type": s.agent_type,

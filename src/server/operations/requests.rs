@@ -306,7 +306,8 @@ impl Server {
         let Some(p) = self.state.panes.get(&t.pane) else {
             return Response::Error("pane is gone".into());
         };
-        let app = p.term().screen().application_cursor();
+        // From the glance, not the terminal: a flooding pane's reader holds its lock.
+        let app = p.glance.application_cursor();
         p.process.write(send_keys_bytes(keys, literal, app));
         Response::Ok
     }
@@ -514,7 +515,7 @@ impl Server {
                         cols: p.cols,
                         command: p.current_command(),
                         pid: p.process.pid(),
-                        title: p.term().title().unwrap_or("").to_string(),
+                        title: p.glance.title().as_deref().unwrap_or("").to_string(),
                         cwd: p.cwd(),
                         focused: s.active_window == wi && w.active == pane_id,
                         surface_id: p.surface_id.clone(),

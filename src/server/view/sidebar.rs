@@ -43,8 +43,9 @@ impl AgentsView {
                 continue;
             };
             let title = p
-                .try_term()
-                .and_then(|t| t.title().map(sanitize_title))
+                .glance
+                .title()
+                .map(|t| sanitize_title(&t))
                 .unwrap_or_else(|| p.command_label());
             let (glyph, style) = row_state(row.state).glyph();
             let color = style.fg.unwrap_or(Color::Gray);
