@@ -53,7 +53,7 @@ pub enum Route {
     /// The link says the machine cannot be reached, in its words.
     Refused(String),
     /// No live link to ask: the caller opens a connection of its own for `request`.
-    OwnConnection(Request),
+    OwnConnection(Box<Request>),
 }
 
 /// A running link task; dropping it stops the task (and with it the ssh connection).
@@ -189,7 +189,7 @@ impl Machines {
     /// link yet (none for that name, or still connecting).
     pub fn route(&self, name: &str, request: Request) -> Route {
         match self.get(name).map(|v| &v.state) {
-            None | Some(LinkState::Connecting) => Route::OwnConnection(request),
+            None | Some(LinkState::Connecting) => Route::OwnConnection(Box::new(request)),
             Some(LinkState::Live) => match self.ask(name, request) {
                 Ok(answer) => Route::Link(answer),
                 Err(why) => Route::Refused(why),

@@ -173,7 +173,7 @@ impl McpBackend for OwnerBackend {
                     )),
                 },
                 Route::Refused(why) => Err(why),
-                Route::OwnConnection(request) => own_connection(machine, request, within).await,
+                Route::OwnConnection(request) => own_connection(machine, *request, within).await,
             }
         };
         match answer {
