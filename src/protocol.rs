@@ -142,6 +142,11 @@ pub enum ClientMessage {
     /// still work on the same connection (their answers are [`ServerMessage::Response`], in
     /// order), which is how a saved machine's link carries answers back (issue 20 §2, §3).
     Watch,
+    /// A request whose answer comes as [`ServerMessage::Tagged`] with the same `tag`, when it
+    /// is ready rather than in order: how a link carries an agent's tool call
+    /// ([`Request::RemoteTool`], answered off the server's loop) next to the requests it
+    /// answers in order. Only tool calls are served this way.
+    Tagged { tag: u64, request: Request },
 }
 
 /// One-shot commands.
@@ -419,6 +424,11 @@ pub enum ServerMessage {
     /// What this machine looks like now, pushed to a connection that sent
     /// [`ClientMessage::Watch`].
     Snapshot(MachineSnapshot),
+    /// The answer to [`ClientMessage::Tagged`] `tag`.
+    Tagged {
+        tag: u64,
+        response: Response,
+    },
 }
 
 /// A compact picture of one machine for the servers that link to it: its sessions, agent rows

@@ -413,3 +413,55 @@ fn a_machine_that_wants_a_host_key_decision_needs_you_and_nothing_prompts() {
         "a host key was accepted in the background"
     );
 }
+
+/// The text of an MCP tool result.
+fn tool_text(result: &Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn an_agents_call_for_a_linked_machine_goes_over_the_live_link_and_a_dropped_one_answers_unreachable(
+) {
+    let Some(mut l) = linked() else { return };
+    let near = l.local.panes()[0]["surface_id"]
+        .as_str()
+        .expect("surface_id")
+        .to_string();
+    let mcp = crate::common::mcp::McpSession::open(&l.local, &near);
+    let listed = mcp.call("agent_list", serde_json::json!({"machine": "build"}));
+    assert_eq!(listed["isError"], false, "{listed}");
+    assert_eq!(listed["structuredContent"]["agents"][0]["state"], "idle");
+    // sshd stops listening: a new connection to build cannot be made, yet calls still reach
+    // it, so they went over the link that was already open (and several in a row).
+    l.sshd.stop();
+    for _ in 0..3 {
+        let listed = mcp.call("agent_list", serde_json::json!({"machine": "build"}));
+        assert_eq!(listed["structuredContent"]["machine"], "build", "{listed}");
+        let panes = mcp.call("pane_list", serde_json::json!({"machine": "build"}));
+        assert_eq!(
+            panes["structuredContent"]["panes"][0]["session"], "far",
+            "{panes}"
+        );
+    }
+    // The link drops (its bridge there ends): the call says unreachable, from the link.
+    for pid in remote_bridges(&l.sshd) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGTERM,
+        );
+    }
+    wait_until("build unreachable in the local machine list", || {
+        let listed: Value =
+            serde_json::from_str(&l.local.ok(&["machine", "list", "--json"])).ok()?;
+        (listed[0]["link"] == "unreachable").then_some(())
+    });
+    let down = mcp.call("agent_list", serde_json::json!({"machine": "build"}));
+    assert_eq!(down["isError"], true, "{down}");
+    assert!(
+        tool_text(&down).starts_with("unreachable: build ("),
+        "{down}"
+    );
+}

@@ -307,3 +307,31 @@ fn child_named(parent: u32, name: &str) -> Option<u32> {
                 .is_ok_and(|comm| comm.trim() == name)
         })
 }
+
+#[test]
+fn a_saved_machine_running_a_calyx_from_before_links_is_named_with_its_protocol() {
+    if !available() {
+        return;
+    }
+    // A calyx of protocol 1 (before live links and calls across machines) there.
+    let sshd = Sshd::start(RemoteCalyx::Fake {
+        header: "calyx-remote-bridge calyx=0.4.0 protocol=1".into(),
+        version: "0.4.0".into(),
+    });
+    let local = Env::new();
+    local.ok(&["machine", "add", "build", HOST]);
+    let out = sshd.client_run(&local, &["machine", "test", "build"]);
+    assert!(!out.status.success());
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.contains("runs calyx 0.4.0 (protocol 1), this one speaks 2"),
+        "{said}"
+    );
+    assert!(said.contains(&format!("calyx --remote {HOST}")), "{said}");
+    assert!(said.contains("--install"), "{said}");
+    assert!(!sshd.remote_home().join(".local/bin/calyx").exists());
+}

@@ -4,7 +4,13 @@
 //! protocol before relaying a byte, so a remote of another protocol gets a clear message
 //! rather than frames it would misread.
 
-use crate::upgrade::handover::PROTOCOL_VERSION;
+/// The protocol a bridge speaks on the socket, as a client sees it over ssh: 2 since saved
+/// machines' links (`ClientMessage::Watch`, `Snapshot`) and agents' calls across machines
+/// (`Request::RemoteTool`, `Tagged`), which a calyx of protocol 1 misreads as a broken
+/// connection. Kept apart from `upgrade::handover::PROTOCOL_VERSION` (what a server hands
+/// over to its replacement, unchanged by these messages): `calyx server-upgrade` from
+/// protocol 1 still works, and a machine of the other protocol is named as such.
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The start of the bridge's header line.
 pub const MAGIC: &str = "calyx-remote-bridge";
@@ -97,6 +103,14 @@ mod tests {
         let peer = parse_header(&header()).expect("a header");
         assert_eq!(peer.version, env!("CARGO_PKG_VERSION"));
         assert!(peer.compatible());
+    }
+
+    #[test]
+    fn a_bridge_of_protocol_one_predates_links_and_is_incompatible() {
+        let old = parse_header("calyx-remote-bridge calyx=0.4.0 protocol=1").expect("header");
+        assert_eq!(old.protocol, Some(1));
+        assert!(!old.compatible());
+        assert!(header().contains("protocol=2"), "{}", header());
     }
 
     #[test]

@@ -81,16 +81,15 @@ pub async fn connect(target: &Target, options: Options) -> anyhow::Result<Link> 
     };
     if !peer.compatible() {
         bail!(
-            "{} runs calyx {} (socket protocol {}), which this calyx {} (protocol {}) cannot \
-             talk to: install the same version there, or run `calyx --remote {} --install` \
-             to copy this one",
+            "{} runs calyx {} (protocol {}), this one speaks {}: run `calyx --remote {} \
+             --install` (or install calyx {} there)",
             target.display(),
             peer.version,
             peer.protocol
                 .map_or_else(|| "unknown".to_string(), |p| p.to_string()),
-            env!("CARGO_PKG_VERSION"),
-            crate::upgrade::handover::PROTOCOL_VERSION,
+            handshake::PROTOCOL_VERSION,
             target.display(),
+            env!("CARGO_PKG_VERSION"),
         );
     }
     match read_line(&mut stream).await {

@@ -513,6 +513,10 @@ impl Server {
                 let _ = mark.send(next);
             }
             Msg::Reply { id, response } => self.reply(id, response),
+            Msg::TaggedReply { id, tag, response } => self.send_to(
+                id,
+                &crate::protocol::ServerMessage::Tagged { tag, response },
+            ),
             Msg::Shutdown => self.state.quit = true,
             Msg::Machine(event) => self.machine_event(event),
             Msg::Views(event) => self.views_event(event),

@@ -63,6 +63,13 @@ pub enum Msg {
         id: ClientId,
         response: crate::protocol::Response,
     },
+    /// The answer to a client's tagged request (`ClientMessage::Tagged`), worked out off the
+    /// loop.
+    TaggedReply {
+        id: ClientId,
+        tag: u64,
+        response: crate::protocol::Response,
+    },
     /// SIGTERM or SIGINT: stop cleanly.
     Shutdown,
     /// A saved machine's link changed state or brought a snapshot (see `machines::link`).
@@ -123,6 +130,12 @@ pub enum ServersDone {
 /// One request from the MCP layer to the owner loop.
 #[derive(Debug)]
 pub enum McpOp {
+    /// An agent's tool call for a saved machine: where it goes (`Machines::route`).
+    AskMachine {
+        machine: String,
+        request: crate::protocol::Request,
+        reply: oneshot::Sender<crate::machines::link::Route>,
+    },
     /// The pane (and its agent row) behind a calyx-mcp caller's identity headers, for a view.
     ViewCaller {
         caller: crate::hosted::publish::Caller,

@@ -45,6 +45,17 @@ pub struct Ask {
     pub reply: oneshot::Sender<Result<Response, String>>,
 }
 
+/// Where a call for a machine went (see [`Machines::route`]).
+#[derive(Debug)]
+pub enum Route {
+    /// Sent over the live link; the answer comes here.
+    Link(oneshot::Receiver<Result<Response, String>>),
+    /// The link says the machine cannot be reached, in its words.
+    Refused(String),
+    /// No live link to ask: the caller opens a connection of its own for `request`.
+    OwnConnection(Box<Request>),
+}
+
 /// A running link task; dropping it stops the task (and with it the ssh connection).
 struct Handle {
     asks: mpsc::UnboundedSender<Ask>,
@@ -170,6 +181,21 @@ impl Machines {
             .send(Ask { request, reply })
             .map_err(|_| format!("the link to {name} stopped"))?;
         Ok(rx)
+    }
+
+    /// Where an agent's tool call for machine `name` goes: over its live link, refused at
+    /// once when the link knows the machine cannot be reached (`unreachable: NAME (reason)`,
+    /// not a 15 s wait for ssh to fail again), or a connection of its own when there is no
+    /// link yet (none for that name, or still connecting).
+    pub fn route(&self, name: &str, request: Request) -> Route {
+        match self.get(name).map(|v| &v.state) {
+            None | Some(LinkState::Connecting) => Route::OwnConnection(Box::new(request)),
+            Some(LinkState::Live) => match self.ask(name, request) {
+                Ok(answer) => Route::Link(answer),
+                Err(why) => Route::Refused(why),
+            },
+            Some(state) => Route::Refused(state.line(name)),
+        }
     }
 
     /// A machine as if its link had brought `snapshot` and were in `state`, with no task (for

@@ -3,10 +3,15 @@
 //! the owner, carry the owner's requests (answers to approvals) and their responses, and when
 //! the connection drops or cannot be made, say why and try again with backoff.
 //!
+//! Requests the remote server answers on its loop go in order and their answers come back in
+//! order; an agent's tool call ([`Request::RemoteTool`]) is answered off that loop, whenever
+//! it is done, so it goes tagged ([`ClientMessage::Tagged`]) and its answer is matched by tag:
+//! a slow call holds up neither the other requests nor the snapshots.
+//!
 //! The frames are read on a task of their own: a frame read cut short by `select!` would lose
 //! bytes, so the reader owns the read half and hands whole frames over a channel.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
@@ -14,7 +19,7 @@ use tokio::sync::mpsc;
 
 use super::{Ask, LinkEvent, LinkState, Sink};
 use crate::machines::{probe, Machine};
-use crate::protocol::{encode_message, read_frame, ClientMessage, Frame, ServerMessage};
+use crate::protocol::{encode_message, read_frame, ClientMessage, Frame, Request, ServerMessage};
 use crate::remote::handshake::printable_line;
 
 /// First wait before connecting again; it doubles up to [`MAX_BACKOFF`].
@@ -111,6 +116,8 @@ async fn serve(
     });
     let _stop_reader = AbortOnDrop(reader_task);
     let mut waiting: VecDeque<Ask> = VecDeque::new();
+    let mut tagged: HashMap<u64, Ask> = HashMap::new();
+    let mut next_tag: u64 = 0;
     let mut live = false;
     let why = loop {
         tokio::select! {
@@ -121,6 +128,11 @@ async fn serve(
                 }
                 Some(Ok(Frame::Message(ServerMessage::Response(response)))) => {
                     if let Some(ask) = waiting.pop_front() {
+                        let _ = ask.reply.send(Ok(response));
+                    }
+                }
+                Some(Ok(Frame::Message(ServerMessage::Tagged { tag, response }))) => {
+                    if let Some(ask) = tagged.remove(&tag) {
                         let _ = ask.reply.send(Ok(response));
                     }
                 }
@@ -137,18 +149,31 @@ async fn serve(
             },
             ask = asks.recv() => match ask {
                 Some(ask) => {
-                    let frame = encode_message(&ClientMessage::Request(ask.request.clone()));
+                    let tag = matches!(ask.request, Request::RemoteTool { .. }).then(|| {
+                        next_tag += 1;
+                        next_tag
+                    });
+                    let request = ask.request.clone();
+                    let frame = encode_message(&match tag {
+                        Some(tag) => ClientMessage::Tagged { tag, request },
+                        None => ClientMessage::Request(request),
+                    });
                     if writer.write_all(&frame).await.is_err() {
                         let _ = ask.reply.send(Err(format!("the link to {name} dropped")));
                         break Some("the link dropped".into());
                     }
-                    waiting.push_back(ask);
+                    match tag {
+                        Some(tag) => {
+                            tagged.insert(tag, ask);
+                        }
+                        None => waiting.push_back(ask),
+                    }
                 }
                 None => break None,
             },
         }
     };
-    for ask in waiting {
+    for ask in waiting.into_iter().chain(tagged.into_values()) {
         let _ = ask
             .reply
             .send(Err(format!("the link to {name} dropped before the answer")));

@@ -14,6 +14,7 @@ use crate::mcp::{
     RunOutcome, RunRequest, SplitRequest, WindowRequest,
 };
 
+use crate::machines::link::Route;
 use crate::server::messages::{McpOp, Msg};
 
 /// The backend the server hands to the MCP layer.
@@ -150,11 +151,36 @@ impl McpBackend for OwnerBackend {
             from,
         };
         let printable = crate::remote::handshake::printable_line;
-        match crate::machines::ask_one::ask_one(machine, request, within).await {
+        let answer = if waits(tool) {
+            own_connection(machine, request, within).await
+        } else {
+            let name = machine.to_string();
+            let routed = self
+                .ask(|reply| McpOp::AskMachine {
+                    machine: name,
+                    request,
+                    reply,
+                })
+                .await
+                .ok_or_else(|| GONE.to_string())?;
+            match routed {
+                Route::Link(answer) => match tokio::time::timeout(within, answer).await {
+                    Ok(Ok(answer)) => answer,
+                    Ok(Err(_)) => Err(format!("the link to {machine} stopped")),
+                    Err(_) => Err(format!(
+                        "unreachable: {machine} (its server did not answer within {} s)",
+                        within.as_secs()
+                    )),
+                },
+                Route::Refused(why) => Err(why),
+                Route::OwnConnection(request) => own_connection(machine, *request, within).await,
+            }
+        };
+        match answer {
             Ok(Response::Json(value)) => Ok(value),
             Ok(Response::Error(e)) => Err(format!("{machine}: {}", printable(&e))),
             Ok(_) => Err(format!("{machine} gave an answer this calyx cannot read")),
-            Err(failure) => Err(failure.to_string()),
+            Err(why) => Err(why),
         }
     }
 
@@ -344,4 +370,23 @@ impl crate::hosted::views::PaneLookup for OwnerBackend {
             .await
             .unwrap_or_default()
     }
+}
+
+/// Whether `tool` may wait long on the far side (for an agent, or for a human to approve a
+/// `pane_run` there): such a call gets a connection of its own, so closing it withdraws
+/// whatever it queued there when the caller gives up, and nothing it waits for is left
+/// running on the link.
+fn waits(tool: &str) -> bool {
+    matches!(tool, "agent_wait" | "pane_run")
+}
+
+/// Asks `machine` over a connection of its own (`machines::ask_one`).
+async fn own_connection(
+    machine: &str,
+    request: crate::protocol::Request,
+    within: Duration,
+) -> Result<crate::protocol::Response, String> {
+    crate::machines::ask_one::ask_one(machine, request, within)
+        .await
+        .map_err(|failure| failure.to_string())
 }

@@ -18,7 +18,7 @@ impl Server {
                 self.hosted_request(id, request)
             }
             ClientMessage::Request(crate::protocol::Request::RemoteTool { tool, args, from }) => {
-                self.remote_tool(id, tool, args, from)
+                self.remote_tool(id, None, tool, args, from)
             }
             ClientMessage::Request(crate::protocol::Request::ServerUpgrade { binary }) => {
                 self.server_upgrade(Some(id), binary)
@@ -59,6 +59,19 @@ impl Server {
             }
             ClientMessage::Detach { message } => self.state.detach_client(id, &message),
             ClientMessage::Watch => self.watch_start(id),
+            ClientMessage::Tagged {
+                tag,
+                request: crate::protocol::Request::RemoteTool { tool, args, from },
+            } => self.remote_tool(id, Some(tag), tool, args, from),
+            ClientMessage::Tagged { tag, .. } => self.send_to(
+                id,
+                &ServerMessage::Tagged {
+                    tag,
+                    response: crate::protocol::Response::Error(
+                        "only tool calls from another machine are tagged".into(),
+                    ),
+                },
+            ),
             ClientMessage::Attach {
                 target,
                 create,

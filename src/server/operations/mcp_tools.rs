@@ -41,6 +41,13 @@ impl Server {
     pub(crate) fn mcp_op(&mut self, op: McpOp) {
         match op {
             McpOp::AgentSeen { pane, kind } => self.agent_seen(&pane, kind),
+            McpOp::AskMachine {
+                machine,
+                request,
+                reply,
+            } => {
+                let _ = reply.send(self.machines.route(&machine, request));
+            }
             McpOp::Unread { pane, unread } => {
                 if let Ok(t) = self.state.resolve(Some(&pane)) {
                     if unread == 0 {

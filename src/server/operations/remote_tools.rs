@@ -39,9 +39,13 @@ impl RemoteCalls {
 }
 
 impl Server {
+    /// Runs `tool` for connection `id`; the answer is a plain response (a one-shot
+    /// connection's only request) or, with `tag`, a tagged one (a link, which carries other
+    /// requests meanwhile).
     pub(crate) fn remote_tool(
         &mut self,
         id: ClientId,
+        tag: Option<u64>,
         tool: String,
         args: Value,
         from: RemoteCaller,
@@ -55,7 +59,10 @@ impl Server {
         let call = tokio::spawn(async move {
             let response =
                 crate::mcp::from_afar::serve(backend, peers, tools, &tool, args, from).await;
-            let _ = tx.send(Msg::Reply { id, response });
+            let _ = tx.send(match tag {
+                Some(tag) => Msg::TaggedReply { id, tag, response },
+                None => Msg::Reply { id, response },
+            });
         });
         self.remote_calls.add(id, call.abort_handle());
     }
