@@ -104,6 +104,8 @@ pub struct Server {
     pub(crate) upgrade: operations::upgrade::Upgrade,
     /// Tool calls from agents on other machines still running, by the connection that asked.
     pub(crate) remote_calls: operations::remote_tools::RemoteCalls,
+    /// The saved machines' sessions the chooser lists, asked when it opens.
+    pub(crate) chooser_machines: crate::server::view::tree_machines::ChooserMachines,
 }
 
 impl Server {
@@ -185,6 +187,7 @@ impl Server {
             persisted: Default::default(),
             upgrade: Default::default(),
             remote_calls: Default::default(),
+            chooser_machines: Default::default(),
         }
     }
 
