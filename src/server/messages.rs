@@ -89,7 +89,7 @@ pub enum Msg {
         result: Result<String, String>,
     },
     /// A saved machine answered the chooser's asking for its sessions (`view::tree_machines`).
-    ChooserMachine(crate::server::view::tree_machines::MachineAnswer),
+    ChooserMachine(crate::server::model::chooser_machines::MachineAnswer),
 }
 
 /// What the overlay's work off the loop brings back.

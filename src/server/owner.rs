@@ -105,7 +105,7 @@ pub struct Server {
     /// Tool calls from agents on other machines still running, by the connection that asked.
     pub(crate) remote_calls: operations::remote_tools::RemoteCalls,
     /// The saved machines' sessions the chooser lists, asked when it opens.
-    pub(crate) chooser_machines: crate::server::view::tree_machines::ChooserMachines,
+    pub(crate) chooser_machines: crate::server::model::chooser_machines::ChooserMachines,
 }
 
 impl Server {
