@@ -25,7 +25,12 @@ pub fn print(response: Response, json: bool) -> ExitCode {
                     .and_then(|a| a.as_array())
                     .cloned()
                     .unwrap_or_default();
-                print!("{}", table(&rows));
+                // With saved machines the server names each row's machine, and says which
+                // machines are not live (their rows, if any, are the last ones seen).
+                match value.get("machines_down").and_then(Value::as_array) {
+                    Some(down) => print!("{}", machines_table(&rows, down)),
+                    None => print!("{}", table(&rows)),
+                }
             }
             ExitCode::SUCCESS
         }
@@ -47,6 +52,16 @@ fn text(row: &Value, key: &str) -> String {
     }
 }
 
+/// The row's state; a saved machine's row whose link is down is marked `(stale)`.
+fn state(row: &Value) -> String {
+    let state = text(row, "state");
+    if row.get("stale").and_then(Value::as_bool) == Some(true) {
+        format!("{state} (stale)")
+    } else {
+        state
+    }
+}
+
 fn seconds(row: &Value, key: &str) -> String {
     row.get(key)
         .and_then(Value::as_u64)
@@ -61,6 +76,15 @@ fn table(rows: &[Value]) -> String {
         return "no agents have reported\n".to_string();
     }
     header(false) + &lines(rows, false)
+}
+
+/// [`table`] with a MACHINE column, then a line for each machine that is not live.
+fn machines_table(rows: &[Value], down: &[Value]) -> String {
+    let mut out = header(true) + &lines(rows, true);
+    for machine in down {
+        let _ = writeln!(out, "{}", text(machine, "line"));
+    }
+    out
 }
 
 /// The table's first line; `machine`: with a MACHINE column first (`calyx agents --all`).
@@ -90,7 +114,7 @@ pub fn lines(rows: &[Value], machine: bool) -> String {
             "{first}{:<6} {:<14} {:<8} {:>5}  {:<14} {:<28} {}",
             text(row, "pane"),
             text(row, "agent_name"),
-            text(row, "state"),
+            state(row),
             seconds(row, "seconds_in_state"),
             text(row, "last_tool"),
             text(row, "cwd"),

@@ -556,14 +556,15 @@ pub struct ApprovalsArgs {
 
 #[derive(Debug, Args)]
 pub struct ApproveArgs {
-    /// The request id.
-    pub id: u64,
+    /// The request id, or MACHINE:ID for a saved machine's request (`calyx approvals` shows
+    /// both).
+    pub id: ApprovalRef,
 }
 
 #[derive(Debug, Args)]
 pub struct DenyArgs {
-    /// The request id.
-    pub id: u64,
+    /// The request id, or MACHINE:ID for a saved machine's request.
+    pub id: ApprovalRef,
     /// A message for the agent (CLIs that take one pass it to the model).
     #[arg(short = 'm', long)]
     pub message: Option<String>,
@@ -745,4 +746,58 @@ pub struct McpImportArgs {
     /// stderr when asking on a terminal).
     #[arg(long)]
     pub json: bool,
+}
+
+/// Which approval request `approve` / `deny` answer: `7` on this machine, `build:7` on the
+/// saved machine `build` (answered over its link by the local server).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalRef {
+    pub machine: Option<String>,
+    pub id: u64,
+}
+
+impl std::str::FromStr for ApprovalRef {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let (machine, id) = match text.rsplit_once(':') {
+            Some((machine, id)) => (Some(machine), id),
+            None => (None, text),
+        };
+        let id = id
+            .parse::<u64>()
+            .map_err(|_| format!("{text:?}: an approval id is a number, or MACHINE:NUMBER"))?;
+        if let Some(name) = machine {
+            crate::machines::store::check_name(name).map_err(|e| format!("{e:#}"))?;
+        }
+        Ok(Self {
+            machine: machine.map(str::to_string),
+            id,
+        })
+    }
+}
+
+#[cfg(test)]
+mod approval_ref_tests {
+    use super::ApprovalRef;
+
+    #[test]
+    fn ids_here_and_on_saved_machines_parse_and_bad_ones_are_refused() {
+        let here: ApprovalRef = "7".parse().expect("7");
+        assert_eq!((here.machine, here.id), (None, 7));
+        let there: ApprovalRef = "build:12".parse().expect("build:12");
+        assert_eq!((there.machine.as_deref(), there.id), (Some("build"), 12));
+        for bad in [
+            "",
+            "x",
+            "build:",
+            ":3",
+            "a b:3",
+            "local:3",
+            "build:-1",
+            "\u{1b}[2J:1",
+        ] {
+            assert!(bad.parse::<ApprovalRef>().is_err(), "{bad:?}");
+        }
+    }
 }

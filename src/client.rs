@@ -114,7 +114,8 @@ pub async fn request(stream: &mut UnixStream, request: Request) -> anyhow::Resul
             | Frame::Message(
                 ServerMessage::Attached { .. }
                 | ServerMessage::Upgrading { .. }
-                | ServerMessage::SwitchRemote { .. },
+                | ServerMessage::SwitchRemote { .. }
+                | ServerMessage::Snapshot(_),
             ) => continue,
         }
     }

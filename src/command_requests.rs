@@ -115,14 +115,20 @@ pub fn request_for(command: Command, d: &impl Defaults) -> Result<Request, Box<C
             print: a.print,
         },
         Command::Approve(a) => Request::Decide {
-            id: a.id,
+            id: a.id.id,
             allow: true,
             message: None,
+            machine: a.id.machine,
+            answered_from: None,
+            always: None,
         },
         Command::Deny(a) => Request::Decide {
-            id: a.id,
+            id: a.id.id,
             allow: false,
             message: a.message,
+            machine: a.id.machine,
+            answered_from: None,
+            always: None,
         },
         Command::SetOption(a) => Request::SetOption {
             target: a.target,

@@ -137,6 +137,11 @@ pub enum ClientMessage {
     Resize { rows: u16, cols: u16 },
     /// A one-shot command (`calyx ls`, `split`, `send-keys` ...).
     Request(Request),
+    /// Subscribe this connection to [`ServerMessage::Snapshot`]: the server pushes one at once
+    /// and then one each time the snapshot changes, nothing while nothing changes. Requests
+    /// still work on the same connection (their answers are [`ServerMessage::Response`], in
+    /// order), which is how a saved machine's link carries answers back (issue 20 §2, §3).
+    Watch,
 }
 
 /// One-shot commands.
@@ -257,6 +262,23 @@ pub enum Request {
         id: u64,
         allow: bool,
         message: Option<String>,
+        /// The saved machine whose request this is (`calyx approve build:7`): the local
+        /// server forwards the answer over that machine's link. None: this server's own.
+        #[serde(default)]
+        machine: Option<String>,
+        /// The machine the human answered from, when the answer came over a link: recorded
+        /// in the audit log of the machine that asked.
+        #[serde(default)]
+        answered_from: Option<String>,
+        /// Allow and set the "always" rule the approval panel's key makes (`a`, `A`, `p`,
+        /// `P`) on the machine that asked (a rule is that machine's).
+        #[serde(default)]
+        always: Option<char>,
+    },
+    /// The saved machines and their links' states (answered with `Json`); `reload`: read
+    /// `machines.toml` again first (after `calyx machine add|remove`).
+    Machines {
+        reload: bool,
     },
     Agents,
     AgentsExplain {
@@ -329,7 +351,7 @@ pub struct RemoteCaller {
 }
 
 /// A session as `calyx ls` shows it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SessionInfo {
     pub id: u32,
     pub name: String,
@@ -402,4 +424,52 @@ pub enum ServerMessage {
         session: String,
         back: String,
     },
+    /// What this machine looks like now, pushed to a connection that sent
+    /// [`ClientMessage::Watch`].
+    Snapshot(MachineSnapshot),
+}
+
+/// A compact picture of one machine for the servers that link to it: its sessions, agent rows
+/// and pending approval requests. It holds no clock (no "seconds in state"), so an idle
+/// machine's snapshot does not change and nothing is pushed. Everything in it is the remote
+/// machine's word: whoever draws it sanitizes it first.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+pub struct MachineSnapshot {
+    /// The remote calyx's version.
+    pub version: String,
+    pub sessions: Vec<SessionInfo>,
+    pub agents: Vec<SnapshotAgent>,
+    pub approvals: Vec<SnapshotApproval>,
+}
+
+/// One agent row, as `calyx agents --json` has it, without its clocks.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+pub struct SnapshotAgent {
+    /// `%N`.
+    pub pane: String,
+    /// The CLI's short name (`claude`) and its display name (`Claude Code`).
+    pub agent: String,
+    pub agent_name: String,
+    /// `working`, `blocked`, `done`, `idle` ...
+    pub state: String,
+    #[serde(default)]
+    pub cwd: Option<String>,
+    #[serde(default)]
+    pub last_tool: Option<String>,
+}
+
+/// One pending approval request: what the panel and `calyx approvals` show of it.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+pub struct SnapshotApproval {
+    pub id: u64,
+    /// `%N`, or `view N` for a view's request.
+    pub pane: String,
+    pub cli: String,
+    pub tool: String,
+    /// The request's one-line summary, redacted.
+    pub summary: String,
+    /// Which "always" rule each key would make on that machine (`a/A always ...`); empty when
+    /// none can be made (an MCP App's request).
+    #[serde(default)]
+    pub choices: String,
 }

@@ -314,10 +314,21 @@ fn a_long_command_scrolls_with_the_panel_keys_and_stops_at_its_ends() {
 fn a_request_that_appears_while_you_type_does_not_take_your_keys_as_answers() {
     let (env, mut c, panes) = setup(1);
     let payload = payload_file(&env, "ls.json", &claude_bash("ls -la"));
-    // The user is typing in the pane when the request appears.
+    // The user is typing in the pane when the request appears: they go on typing (a letter
+    // no panel key uses) until it does, so a hook slow to start on a busy machine still
+    // arrives within a second of a keystroke.
     c.send("echo typing");
     let g = gate(&env, &panes[0], "claude-code", &payload, "typed-over");
-    c.wait_for("keys wake in a moment");
+    let start = std::time::Instant::now();
+    while !c.screen().contains("keys wake in a moment") {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "no guarded panel; screen:\n{}",
+            c.screen()
+        );
+        c.send("z");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
     // The next letters of their typing are not answers: no "always" rule, no allow.
     c.send("a");
     c.send("y");

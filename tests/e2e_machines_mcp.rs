@@ -218,11 +218,14 @@ fn peers_on_a_saved_machine_get_messages_and_pane_run_waits_for_its_human() {
         pending.contains(&format!("/{near}")),
         "the caller is not named: {pending}"
     );
+    // Here it is at most the build box's request seen over the live link (`build:ID`), never
+    // one queued on this machine.
     let here: Value =
         serde_json::from_str(&local.ok(&["approvals", "--json", "--pending"])).expect("json");
-    assert_eq!(
-        here["pending"],
-        json!([]),
+    assert!(
+        here["pending"]
+            .as_array()
+            .is_some_and(|p| p.iter().all(|r| r["machine"] == "build")),
         "queued on the wrong machine: {here}"
     );
     assert!(

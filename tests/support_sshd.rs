@@ -183,6 +183,13 @@ impl Sshd {
         write_executable(&self.remote.path().join("bin").join(name), text);
     }
 
+    /// Stops sshd listening (connections already made go on: sshd serves each in a process
+    /// of its own). The remote world stays.
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// The remote machine's home directory.
     pub fn remote_home(&self) -> PathBuf {
         self.remote.path().join("home")

@@ -4,6 +4,7 @@
 mod answerback;
 pub mod charset;
 pub mod commands;
+pub mod glance;
 pub mod history;
 mod history_sizes;
 pub mod limits;

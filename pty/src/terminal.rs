@@ -43,6 +43,9 @@ pub struct Terminal {
     osc_cap: crate::osc_cap::OscCap,
     /// Commands the shell integration reported (empty for programs that send no marks).
     commands: CommandLog,
+    /// The title and input modes, published after each parse for readers that must not wait
+    /// for the lock (see [`crate::glance`]).
+    glance: crate::glance::Publisher,
 }
 
 /// Rows the live screen keeps above it, only so that resizing gives content back: rows a height
@@ -77,6 +80,7 @@ impl Terminal {
             charset: crate::charset::Charset::default(),
             osc_cap: crate::osc_cap::OscCap::default(),
             commands: CommandLog::default(),
+            glance: crate::glance::Publisher::default(),
         }
     }
 
@@ -92,6 +96,27 @@ impl Terminal {
         if parsed.is_err() {
             self.recover_from_parser_panic();
         }
+        self.publish_glance();
+    }
+
+    /// The title and input modes as of the last parse, readable without this terminal's lock:
+    /// the `Arc` stays the same for the terminal's life.
+    pub fn glance(&self) -> std::sync::Arc<crate::glance::Glance> {
+        self.glance.glance()
+    }
+
+    fn publish_glance(&mut self) {
+        let screen = self.parser.screen();
+        let callbacks = self.parser.callbacks();
+        let modes = crate::glance::Modes {
+            application_cursor: screen.application_cursor(),
+            bracketed_paste: screen.bracketed_paste(),
+            focus_events: callbacks.focus_events,
+            synchronized_output: callbacks.synchronized_output,
+            mouse_any_motion: screen.mouse_protocol_mode() == vt100::MouseProtocolMode::AnyMotion,
+        };
+        self.glance
+            .publish(self.parser.callbacks().title.as_deref(), modes);
     }
 
     /// A panic inside the vendored parser (a bug: random-input property tests guard against

@@ -33,6 +33,19 @@ impl AgentState {
         }
     }
 
+    /// The state named by [`AgentState::as_str`] (another machine's snapshot names them).
+    pub fn from_name(name: &str) -> Option<Self> {
+        [
+            AgentState::Working,
+            AgentState::Blocked,
+            AgentState::Idle,
+            AgentState::Done,
+            AgentState::Unknown,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == name)
+    }
+
     /// Lowercase name for CLI output and explain texts.
     pub fn as_str(self) -> &'static str {
         match self {

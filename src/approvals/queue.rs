@@ -131,6 +131,9 @@ pub struct ApprovalQueue {
     next_rule: u64,
     recent: VecDeque<Record>,
     log: Option<PathBuf>,
+    /// The machine the human is answering from, while an answer that came over a saved
+    /// machine's link is applied (see [`ApprovalQueue::set_answered_from`]).
+    answered_from: Option<String>,
 }
 
 /// The request as it arrived, before it is queued.
@@ -169,7 +172,14 @@ impl ApprovalQueue {
             next_rule: 1,
             recent: VecDeque::new(),
             log,
+            answered_from: None,
         }
+    }
+
+    /// The machine the next answers come from (`calyx approve` on another machine, over its
+    /// link), recorded in the log beside `by`; None again once they are applied.
+    pub fn set_answered_from(&mut self, from: Option<String>) {
+        self.answered_from = from;
     }
 
     /// Changes how long requests wait (end-to-end tests cannot wait 570 s; capped at EXPIRY).
@@ -577,7 +587,7 @@ impl ApprovalQueue {
     /// Records a rule added or revoked, with what it covers in words.
     fn write_rule_log(&self, rule: &Rule, event: &str) {
         let Some(path) = &self.log else { return };
-        let line = json!({
+        let mut line = json!({
             "time": unix_seconds(SystemTime::now()),
             "event": event,
             "rule": rule.id,
@@ -586,6 +596,9 @@ impl ApprovalQueue {
             "tool": rule.tool,
             "covers": redact(&super::rules::covers_words(&rule.covers)),
         });
+        if let (Some(from), Some(fields)) = (&self.answered_from, line.as_object_mut()) {
+            fields.insert("from".into(), json!(from));
+        }
         if let Err(e) = append_private(path, &format!("{line}\n")) {
             tracing::warn!("approvals record {}: {e}", path.display());
         }
@@ -605,7 +618,7 @@ impl ApprovalQueue {
             .split('\n')
             .map(str::to_string)
             .collect();
-        let line = json!({
+        let mut line = json!({
             "time": unix_seconds(SystemTime::now()),
             "id": pending.id,
             "pane": format!("%{}", pending.pane),
@@ -616,6 +629,9 @@ impl ApprovalQueue {
             "event": outcome,
             "by": by.map(DecidedBy::as_str),
         });
+        if let (Some(from), Some(fields)) = (&self.answered_from, line.as_object_mut()) {
+            fields.insert("from".into(), json!(from));
+        }
         if let Err(e) = append_private(path, &format!("{line}\n")) {
             // The record is lost, but the decision stands: say so where the user can look.
             tracing::warn!("approvals record {}: {e}", path.display());

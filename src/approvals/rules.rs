@@ -337,6 +337,15 @@ pub fn covers_for(subject: &Subject, breadth: Breadth) -> Option<Covers> {
 /// The panel's line saying which rule each key would make for `subject` (each cut in its
 /// middle to fit a row), and how many rules are set (`r` lists them).
 pub fn choices_line(subject: &Subject, rules: usize) -> String {
+    let mut line = rule_choices(subject);
+    line.push_str(&format!("  ·  r rules ({rules})"));
+    line
+}
+
+/// The "always" part of [`choices_line`]: which rule `a`/`A` and `p`/`P` would make (empty
+/// when the request has none). A saved machine's snapshot carries it, so the panel on another
+/// machine names exactly the rule that machine would set.
+pub fn rule_choices(subject: &Subject) -> String {
     let short = |c: &Covers| calyx_tui::escape::shorten_middle(&covers_words(c), 70);
     let mut line = String::new();
     if let Some(exact) = covers_for(subject, Breadth::Exact) {
@@ -345,7 +354,6 @@ pub fn choices_line(subject: &Subject, rules: usize) -> String {
     if let Some(wide) = covers_for(subject, Breadth::Prefix) {
         line.push_str(&format!("  ·  p/P always {}", short(&wide)));
     }
-    line.push_str(&format!("  ·  r rules ({rules})"));
     line
 }
 

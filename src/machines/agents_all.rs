@@ -77,8 +77,16 @@ fn rows_of(response: Response, machine: &str) -> Vec<Value> {
     };
     rows.into_iter()
         .filter_map(|mut row| {
-            row.as_object_mut()?
-                .insert("machine".into(), Value::from(machine));
+            let fields = row.as_object_mut()?;
+            // A server with saved machines of its own lists their rows too, each with its
+            // `machine`: `--all` asks every machine itself, so only the server's own rows count.
+            if fields
+                .get("machine")
+                .is_some_and(|m| m.as_str() != Some(crate::machines::store::LOCAL))
+            {
+                return None;
+            }
+            fields.insert("machine".into(), Value::from(machine));
             Some(row)
         })
         .collect()
@@ -97,6 +105,14 @@ mod tests {
             vec![json!({"pane": "%3", "state": "blocked", "machine": "build"})]
         );
         assert!(rows_of(Response::Ok, "build").is_empty());
+        // A server's rows of its own saved machines are not its own.
+        let linked = Response::Json(json!({"agents": [
+            {"pane": "%1", "machine": "local"}, {"pane": "%2", "machine": "gpu"}
+        ]}));
+        assert_eq!(
+            rows_of(linked, "local"),
+            vec![json!({"pane": "%1", "machine": "local"})]
+        );
         assert!(rows_of(Response::Json(json!({"agents": "x"})), "build").is_empty());
         let line = agents_cli::lines(&rows, true);
         assert!(line.starts_with("build        %3 "), "{line:?}");

@@ -12,9 +12,9 @@ const ROUND_TRIPS: usize = 5;
 
 pub async fn run(command: MachineCommand) -> ExitCode {
     let result = match command {
-        MachineCommand::Add { name, target } => add(&name, &target),
-        MachineCommand::List { json } => list(json),
-        MachineCommand::Remove { name } => remove(&name),
+        MachineCommand::Add { name, target } => add(&name, &target).await,
+        MachineCommand::List { json } => list(json).await,
+        MachineCommand::Remove { name } => remove(&name).await,
         MachineCommand::Test { name } => test(&name).await,
     };
     result.unwrap_or_else(|e| {
@@ -23,8 +23,9 @@ pub async fn run(command: MachineCommand) -> ExitCode {
     })
 }
 
-fn add(name: &str, target: &str) -> anyhow::Result<ExitCode> {
+async fn add(name: &str, target: &str) -> anyhow::Result<ExitCode> {
     let machine = store::add(&store::file(), name, target)?;
+    tell_server().await;
     println!(
         "saved {} ({}); `calyx machine test {}` checks it",
         machine.name, machine.target, machine.name
@@ -32,19 +33,31 @@ fn add(name: &str, target: &str) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn remove(name: &str) -> anyhow::Result<ExitCode> {
+async fn remove(name: &str) -> anyhow::Result<ExitCode> {
     if store::remove(&store::file(), name)? {
+        tell_server().await;
         return Ok(ExitCode::SUCCESS);
     }
     anyhow::bail!("no saved machine named {}", printable(name));
 }
 
-fn list(json: bool) -> anyhow::Result<ExitCode> {
+async fn list(json: bool) -> anyhow::Result<ExitCode> {
     let machines = store::load()?;
+    let links = link_states().await;
     if json {
         let rows: Vec<serde_json::Value> = machines
             .iter()
-            .map(|m| serde_json::json!({"name": m.name, "target": m.target, "enabled": m.enabled}))
+            .map(|m| {
+                let mut row =
+                    serde_json::json!({"name": m.name, "target": m.target, "enabled": m.enabled});
+                if let (Some((word, line)), Some(fields)) =
+                    (links.get(&m.name), row.as_object_mut())
+                {
+                    fields.insert("link".into(), serde_json::json!(word));
+                    fields.insert("link_line".into(), serde_json::json!(line));
+                }
+                row
+            })
             .collect();
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
@@ -62,9 +75,42 @@ fn list(json: bool) -> anyhow::Result<ExitCode> {
     println!("{:<width$}  TARGET", "NAME");
     for m in &machines {
         let off = if m.enabled { "" } else { "  (disabled)" };
-        println!("{:<width$}  {}{off}", m.name, printable(&m.target));
+        // The running server's link to it: `live`, `connecting`, or why not.
+        let link = match links.get(&m.name) {
+            Some((word, _)) if word == "live" || word == "connecting" => format!("  {word}"),
+            Some((_, line)) => format!("  {}", printable(line)),
+            None => String::new(),
+        };
+        println!("{:<width$}  {}{off}{link}", m.name, printable(&m.target));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The running server's links, by machine name: (state word, line); none without a server
+/// (none is started).
+async fn link_states() -> std::collections::HashMap<String, (String, String)> {
+    let mut out = std::collections::HashMap::new();
+    let Ok(mut stream) = crate::client::connect_existing().await else {
+        return out;
+    };
+    let Ok(crate::protocol::Response::Json(answer)) =
+        crate::client::request(&mut stream, Request::Machines { reload: false }).await
+    else {
+        return out;
+    };
+    for m in answer["machines"].as_array().into_iter().flatten() {
+        let field = |k: &str| m[k].as_str().unwrap_or_default().to_string();
+        out.insert(field("name"), (field("state"), field("line")));
+    }
+    out
+}
+
+/// Tells this machine's server (when one runs; none is started) to follow the file: its
+/// links to removed machines stop, new ones start.
+async fn tell_server() {
+    if let Ok(mut stream) = crate::client::connect_existing().await {
+        let _ = crate::client::request(&mut stream, Request::Machines { reload: true }).await;
+    }
 }
 
 /// The saved machine called `name`.

@@ -3,6 +3,7 @@
 //!
 //! - [`store`]: the file, read strictly and edited in place;
 //! - [`cli`]: `calyx machine add|list|remove|test`;
+//! - [`link`]: the server's live link to each machine (snapshots pushed, answers carried);
 //! - [`probe`]: one connection to a saved machine that never prompts, and why it failed;
 //! - [`all`]: one request asked of this machine and every saved machine at once;
 //! - [`ask_one`]: one request asked of one saved machine by name (agents' MCP calls);
@@ -12,6 +13,7 @@ pub mod agents_all;
 pub mod all;
 pub mod ask_one;
 pub mod cli;
+pub mod link;
 pub mod ls_all;
 pub mod probe;
 pub mod store;

@@ -349,6 +349,10 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
             // The rules came with the handover, in force as they were.
             Start::Adopt(handover) => server.adopt(handover),
         }
+        // The saved machines' links (none, and no task, without saved machines).
+        if let Err(e) = server.follow_machines() {
+            tracing::warn!("saved machines: {e}");
+        }
         server.run(rx).await;
         if let Some(handle) = endpoint {
             if let Err(e) = handle.shutdown().await {
@@ -368,50 +372,7 @@ impl Server {
     /// Runs until the last session ends or the server is killed.
     pub async fn run(mut self, mut rx: mpsc::UnboundedReceiver<Msg>) {
         self.owner_loop = true;
-        loop {
-            // A frame that is due now is drawn now: tokio's timer has millisecond granularity,
-            // and a keystroke's echo should not wait for the next tick.
-            if self.render_at.is_some_and(|t| t <= Instant::now()) {
-                self.on_timer();
-            }
-            let deadline = [
-                self.render_at,
-                self.message_expiry,
-                self.agent_deadline(),
-                self.approvals.next_expiry(),
-                self.label_recheck_at(),
-                self.panel_wake,
-                self.persisted.due(),
-            ]
-            .into_iter()
-            .flatten()
-            .min();
-            let echo = self.echo_watch.as_ref().map(|w| w.ready());
-            let watching = echo.is_some();
-            let terminals = self.direct_terminals();
-            tokio::select! {
-                (id, input) = io::terminal::next_input(&terminals), if !terminals.is_empty() => {
-                    self.handle(match input {
-                        io::terminal::TerminalInput::Bytes(bytes) => Msg::Input { id, bytes },
-                        io::terminal::TerminalInput::Lost => Msg::TerminalLost { id },
-                    })
-                }
-                () = io::echo_watch::readable(echo), if watching => self.echo_ready(),
-                msg = rx.recv() => match msg {
-                    Some(msg) => self.handle(msg),
-                    None => break,
-                },
-                _ = sleep_until(deadline), if deadline.is_some() => self.on_timer(),
-            }
-            if self.state.quit {
-                break;
-            }
-            self.schedule_render();
-            if let Some((binary, client)) = self.upgrade.due.take() {
-                self.flush_connections().await;
-                self.exec_upgrade(&binary, client);
-            }
-        }
+        while self.turn(&mut rx).await {}
         // The last save is written before the socket goes, so a server started right after
         // this one reads it; the socket goes before the panes' programs are stopped (which may
         // take a second), so a client started meanwhile starts a new server instead of
@@ -422,6 +383,56 @@ impl Server {
         self.shutdown();
     }
 
+    /// One turn of the owner loop: the frame due, then the next message, input, echo or timer,
+    /// and the next frame scheduled. False when the loop is to end. (Tests drive a server with
+    /// it turn by turn, where `run` would own it.)
+    pub(crate) async fn turn(&mut self, rx: &mut mpsc::UnboundedReceiver<Msg>) -> bool {
+        // A frame that is due now is drawn now: tokio's timer has millisecond granularity,
+        // and a keystroke's echo should not wait for the next tick.
+        if self.render_at.is_some_and(|t| t <= Instant::now()) {
+            self.on_timer();
+        }
+        let deadline = [
+            self.render_at,
+            self.message_expiry,
+            self.agent_deadline(),
+            self.approvals.next_expiry(),
+            self.label_recheck_at(),
+            self.panel_wake,
+            self.persisted.due(),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let echo = self.echo_watch.as_ref().map(|w| w.ready());
+        let watching = echo.is_some();
+        let terminals = self.direct_terminals();
+        tokio::select! {
+            (id, input) = io::terminal::next_input(&terminals), if !terminals.is_empty() => {
+                self.handle(match input {
+                    io::terminal::TerminalInput::Bytes(bytes) => Msg::Input { id, bytes },
+                    io::terminal::TerminalInput::Lost => Msg::TerminalLost { id },
+                })
+            }
+            () = io::echo_watch::readable(echo), if watching => self.echo_ready(),
+            msg = rx.recv() => match msg {
+                Some(msg) => self.handle(msg),
+                None => return false,
+            },
+            _ = sleep_until(deadline), if deadline.is_some() => self.on_timer(),
+        }
+        if self.state.quit {
+            return false;
+        }
+        self.schedule_render();
+        self.push_watch();
+        if let Some((binary, client)) = self.upgrade.due.take() {
+            self.flush_connections().await;
+            self.exec_upgrade(&binary, client);
+        }
+        true
+    }
+
     pub(crate) fn handle(&mut self, msg: Msg) {
         // Focus and the set of panes can change with any message but pane output and endpoint
         // events (an MCP pane_split opens a pane that does not take focus).
@@ -429,6 +440,10 @@ impl Server {
             msg,
             Msg::Message { .. } | Msg::Input { .. } | Msg::PaneExited { .. } | Msg::Mcp(_)
         );
+        // Pane output changes nothing a watcher is sent (see `operations::watch`).
+        if !matches!(msg, Msg::PaneOutput { .. }) {
+            self.watch_due = true;
+        }
         self.dispatch(msg);
         self.persisted.changed(Instant::now());
         if focus_may_change {
@@ -461,6 +476,7 @@ impl Server {
             }
             Msg::Disconnected { id } => {
                 self.connections.remove(&id);
+                self.watchers.remove(&id);
                 self.remote_calls.end(id);
                 self.frames.remove(&id);
                 if let Some(c) = self.state.clients.remove(&id) {
@@ -498,6 +514,7 @@ impl Server {
             }
             Msg::Reply { id, response } => self.reply(id, response),
             Msg::Shutdown => self.state.quit = true,
+            Msg::Machine(event) => self.machine_event(event),
             Msg::Views(event) => self.views_event(event),
             Msg::Servers(done) => self.servers_done(done),
             Msg::ChooserMachine(done) => self.chooser_machine_answered(done),
@@ -564,9 +581,11 @@ impl Server {
         }
         if self.approvals.next_expiry().is_some_and(|t| t <= now) {
             self.approvals_expire(now);
+            self.watch_due = true;
         }
         if self.agent_deadline().is_some_and(|t| t <= now) {
             self.agent_timer(now);
+            self.watch_due = true;
         }
         self.panel_keys_woke(now);
         if self.label_recheck_at().is_some_and(|t| t <= now) {
@@ -575,6 +594,7 @@ impl Server {
         self.save_if_due(now);
         if self.render_at.is_some_and(|t| t <= now) {
             self.render_at = None;
+            self.take_held_output();
             self.render_all();
         }
     }
@@ -618,7 +638,7 @@ impl Server {
             self.state
                 .panes
                 .get(p)
-                .is_some_and(|p| p.try_term().is_some_and(|t| t.synchronized_output()))
+                .is_some_and(|p| p.glance.synchronized_output())
         })
     }
 
@@ -633,7 +653,8 @@ impl Server {
             .map(|c| c.id)
             .collect();
         let mut held = false;
-        let agents = view::sidebar::AgentsView::build(&self.state, &self.agents, &self.approvals);
+        let agents = view::sidebar::AgentsView::build(&self.state, &self.agents, &self.approvals)
+            .with_machines(&self.machines);
         for id in dirty {
             let hold = self
                 .state
@@ -657,6 +678,7 @@ impl Server {
                 render::render_client(&mut self.state, &agents, panel.as_ref(), tree, id, cache);
             tracing::trace!("frame for client {id} in {:?}", started.elapsed());
             if let Some(frame) = rendered {
+                self.state.counts.frame();
                 if let Some(c) = self.state.clients.get_mut(&id) {
                     if c.send_terminal(frame.bytes).is_err() {
                         // The client is behind: redraw it whole next time instead of queueing.

@@ -65,6 +65,8 @@ pub enum Msg {
     },
     /// SIGTERM or SIGINT: stop cleanly.
     Shutdown,
+    /// A saved machine's link changed state or brought a snapshot (see `machines::link`).
+    Machine(crate::machines::link::LinkEvent),
     /// An MCP App view was created, changed or removed (see `operations::views`).
     Views(crate::views::hub::HubEvent),
     /// The servers overlay's work, done off the loop (see `view::servers`).

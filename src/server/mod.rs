@@ -25,8 +25,12 @@
 mod app_requests_tests;
 #[cfg(test)]
 mod busy_read_tests;
+#[cfg(test)]
+mod flood_count_tests;
 mod input;
 mod io;
+#[cfg(test)]
+mod locked_pane_tests;
 pub mod main_loop;
 mod messages;
 mod model;
@@ -40,6 +44,8 @@ mod restore_on_fakes_tests;
 #[cfg(test)]
 mod state_on_fakes_tests;
 mod view;
+#[cfg(test)]
+mod watch_tests;
 
 pub use main_loop::{serve, serve_adopted};
 pub use messages::Msg;

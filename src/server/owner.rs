@@ -66,6 +66,11 @@ pub struct Server {
     /// Panes that were just typed into: their next output (the echo) is drawn at once instead
     /// of waiting for the next frame slot, so typing feels immediate even at 60 frames a second.
     pub(super) echo_pending: std::collections::HashSet<PaneId>,
+    /// Panes whose output waits for the pending frame (see `pane_events::fold_into_frame`).
+    pub(super) output_held: std::collections::HashSet<PaneId>,
+    /// Whether output folds into a pending frame: always, but in the test that counts what
+    /// folding saves (`flood_count_tests`), which switches it off for its "before".
+    pub(super) fold_output: bool,
     /// The pane whose next output the owner reads itself (see `echo_watch`).
     pub(super) echo_watch: Option<io::echo_watch::EchoWatch>,
     /// When an approval panel's answer keys wake (see `approval_panel`).
@@ -102,6 +107,13 @@ pub struct Server {
     pub(crate) persisted: operations::persistence::Persisted,
     /// `calyx server-upgrade`: the descriptors to hand over, a check running, an exec due.
     pub(crate) upgrade: operations::upgrade::Upgrade,
+    /// Connections that watch this machine (`ClientMessage::Watch`), each with the snapshot
+    /// it was last sent (see `operations::watch`).
+    pub(crate) watchers: HashMap<ClientId, Vec<u8>>,
+    /// A message since the last look may have changed the snapshot.
+    pub(crate) watch_due: bool,
+    /// The saved machines' links and what each last showed (see `machines::link`).
+    pub(crate) machines: crate::machines::link::Machines,
     /// Tool calls from agents on other machines still running, by the connection that asked.
     pub(crate) remote_calls: operations::remote_tools::RemoteCalls,
     /// The saved machines' sessions the chooser lists, asked when it opens.
@@ -171,6 +183,8 @@ impl Server {
             focused_panes: Default::default(),
             prioritized_panes: Default::default(),
             echo_pending: Default::default(),
+            output_held: Default::default(),
+            fold_output: true,
             echo_watch: None,
             panel_wake: None,
             owner_loop: false,
@@ -186,6 +200,9 @@ impl Server {
             hosting_unavailable: None,
             persisted: Default::default(),
             upgrade: Default::default(),
+            watchers: HashMap::new(),
+            watch_due: false,
+            machines: Default::default(),
             remote_calls: Default::default(),
             chooser_machines: Default::default(),
         }

@@ -34,7 +34,8 @@ pub(super) struct Harness {
     client_rx: mpsc::Receiver<super::io::terminal::Outgoing>,
     /// The client's terminal: frames are drawn into it one after another.
     terminal: vt100::Parser,
-    _owner_rx: mpsc::UnboundedReceiver<Msg>,
+    /// The owner loop's channel (pane notifications): read only by tests that drive the loop.
+    pub(super) owner_rx: mpsc::UnboundedReceiver<Msg>,
     dir: tempfile::TempDir,
 }
 
@@ -91,7 +92,7 @@ impl Harness {
             server,
             terminal: vt100::Parser::new(nz(rows), nz(cols), 0),
             client_rx,
-            _owner_rx: owner_rx,
+            owner_rx,
             dir,
         };
         h.wait_ready();

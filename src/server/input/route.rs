@@ -240,7 +240,7 @@ impl Server {
             .focused_pane(client)
             .and_then(|p| self.state.panes.get(&p))
         {
-            if p.term().wants_focus_events() {
+            if p.glance.wants_focus_events() {
                 p.process.write(if on {
                     b"\x1b[I".to_vec()
                 } else {
@@ -293,6 +293,8 @@ impl Server {
 
     /// Sends a key to a pane, re-encoding cursor keys for the pane's cursor mode.
     fn key_to_pane(&mut self, pane: PaneId, key: Key, raw: Vec<u8>) {
+        // Output held for the frame is taken first, so that the echo still counts as pending.
+        self.release_held_output(pane);
         self.echo_pending.insert(pane);
         let Some(p) = self.state.panes.get(&pane) else {
             return;
@@ -307,7 +309,7 @@ impl Server {
                 | KeyCode::End
         );
         let bytes = if is_cursor && !key.ctrl && !key.alt && !key.shift {
-            let app = p.term().screen().application_cursor();
+            let app = p.glance.application_cursor();
             key.to_bytes(app)
         } else {
             raw

@@ -9,8 +9,10 @@ use tokio::sync::mpsc;
 use crate::layout::PaneId;
 use crate::server::messages::Msg;
 
-/// Tells the owner loop about a pane's output, at most one message in flight per pane: a
-/// flooding pane costs one wake-up per render, not one per read.
+/// Tells the owner loop about a pane's output, at most one message in flight per pane; the
+/// owner re-arms it when it takes the output, which under a flood is once per frame
+/// (`pane_events::fold_into_frame`): a flooding pane costs one wake-up per frame, not one per
+/// read.
 pub struct PaneNotifier {
     pane: PaneId,
     tx: mpsc::UnboundedSender<Msg>,

@@ -87,12 +87,9 @@ impl State {
             bytes: self.config.scrollback_bytes,
         };
         let history = handed.history_pieces()?;
-        let terminal = Arc::new(Mutex::new(Terminal::from_history(
-            handed.rows,
-            handed.cols,
-            limits,
-            &history,
-        )));
+        let terminal = Terminal::from_history(handed.rows, handed.cols, limits, &history);
+        let glance = terminal.glance();
+        let terminal = Arc::new(Mutex::new(terminal));
         let notifier = Arc::new(PaneNotifier::new(handed.id, tx.clone()));
         let process =
             self.processes
@@ -104,6 +101,7 @@ impl State {
                 id: handed.id,
                 surface_id: handed.surface_id.clone(),
                 record_id: handed.record_id.clone(),
+                glance,
                 terminal,
                 process,
                 program: handed.program.clone(),

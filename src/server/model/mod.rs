@@ -10,6 +10,7 @@ pub mod elicit_panel;
 pub mod ids;
 pub mod label;
 pub mod message_log;
+pub mod owner_counts;
 pub mod pane_moves;
 pub mod pane_text;
 pub mod panel;

@@ -31,3 +31,12 @@ pub struct Shown {
     pub since: Instant,
     pub while_typing: bool,
 }
+
+/// Panel ids of saved machines' requests start here (machine index, link generation and
+/// that machine's id below: see `view::approval_panel_remote`); this machine's ids never get here.
+pub const REMOTE_IDS: u64 = 1 << 62;
+
+/// Whether a panel id is a saved machine's request.
+pub fn is_remote(id: u64) -> bool {
+    id >= REMOTE_IDS
+}

@@ -138,7 +138,9 @@ impl State {
             lines: self.config.scrollback_lines,
             bytes: self.config.scrollback_bytes,
         };
-        let terminal = Arc::new(Mutex::new(Terminal::new(rows, cols, limits)));
+        let terminal = Terminal::new(rows, cols, limits);
+        let glance = terminal.glance();
+        let terminal = Arc::new(Mutex::new(terminal));
         let notifier = Arc::new(PaneNotifier::new(id, tx.clone()));
         let cwd = cwd.or_else(|| env.iter().find(|(k, _)| k == "PWD").map(|(_, v)| v.clone()));
         let mut env = pane_env(&env, &surface, &record, id, &self.socket_path);
@@ -184,6 +186,7 @@ impl State {
                 id,
                 surface_id: surface,
                 record_id: record,
+                glance,
                 terminal,
                 process,
                 program,

@@ -38,6 +38,9 @@ pub struct Pane {
     /// CALYX_SESSION_ID: the pane's persistent record id (equal to the surface id for now).
     pub record_id: String,
     pub terminal: Arc<Mutex<Terminal>>,
+    /// The terminal's title and input modes, read without its lock (`calyx_pty::glance`): a
+    /// flooding pane's reader holds the lock while it parses.
+    pub glance: Arc<calyx_pty::glance::Glance>,
     pub process: Box<dyn PaneProcess>,
     /// The file name of the program started (the command's, else the shell's), for labels
     /// when the process cannot tell its own name.
@@ -559,6 +562,8 @@ pub struct State {
     pub clients: HashMap<ClientId, Client>,
     /// Each pane's output notifier, re-armed when its notification is handled.
     pub notifiers: HashMap<PaneId, Arc<crate::server::io::pane_notifier::PaneNotifier>>,
+    /// What pane output costs the owner (notifications, frames, terminal locks), counted.
+    pub counts: Arc<super::owner_counts::OwnerCounts>,
     pub next_pane: PaneId,
     pub next_session: SessionId,
     /// The last copied text, pasted by `prefix ]`.
@@ -624,6 +629,7 @@ impl State {
             panes: HashMap::new(),
             clients: HashMap::new(),
             notifiers: HashMap::new(),
+            counts: Default::default(),
             next_pane: 1,
             next_session: 0,
             paste_buffer: None,

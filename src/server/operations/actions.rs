@@ -150,7 +150,7 @@ impl Server {
         let Some(p) = self.state.panes.get(&pane) else {
             return;
         };
-        let bracketed = p.term().screen().bracketed_paste();
+        let bracketed = p.glance.bracketed_paste();
         let mut bytes = Vec::with_capacity(data.len() + 12);
         if bracketed {
             bytes.extend_from_slice(b"\x1b[200~");

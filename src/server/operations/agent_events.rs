@@ -300,7 +300,7 @@ impl Server {
                     "rule": r.rule.describe(),
                     "last_event": row.and_then(|row| row.last_event_name().map(str::to_string)),
                     "events_recorded": row.map_or(0, |row| row.events_recorded),
-                    "title": p.map(|p| p.term().title().unwrap_or("").to_string()),
+                    "title": p.map(|p| p.glance.title().as_deref().unwrap_or("").to_string()),
                     "subagents": r.subagents.iter().map(|s| serde_json::json!({
                         "agent_id": s.agent_id,
                         "agent_type": s.agent_type,
@@ -310,7 +310,19 @@ impl Server {
                 })
             })
             .collect();
-        Response::Json(serde_json::json!({ "agents": rows }))
+        if !self.machines.any() {
+            return Response::Json(serde_json::json!({ "agents": rows }));
+        }
+        // With saved machines: every row names its machine, and machines not live are listed.
+        let mut rows = rows;
+        for row in &mut rows {
+            if let Some(row) = row.as_object_mut() {
+                row.insert("machine".into(), crate::machines::store::LOCAL.into());
+            }
+        }
+        let (remote, down) = self.remote_agent_rows();
+        rows.extend(remote);
+        Response::Json(serde_json::json!({ "agents": rows, "machines_down": down }))
     }
 
     pub(crate) fn agents_explain_response(&self, pane: &str) -> Response {

@@ -273,22 +273,56 @@ impl Server {
             "rule": r.id, "pane": r.pane.map(|p| format!("%{p}")), "cli": r.cli, "tool": r.tool,
             "covers": crate::approvals::redact::redact(&crate::approvals::rules::covers_words(&r.covers)),
         })).collect();
+        let mut pending = pending;
+        pending.extend(self.remote_pending());
         Response::Json(json!({ "pending": pending, "recent": recent, "rules": rules }))
     }
 
     /// `calyx approve ID` / `calyx deny ID [-m MESSAGE]`.
+    #[cfg(test)]
     pub(crate) fn approve_response(
         &mut self,
         id: u64,
         allow: bool,
         message: Option<String>,
     ) -> Response {
+        self.approve_response_from(id, allow, message, None, None)
+    }
+
+    /// [`Server::approve_response`] for an answer that came over a saved machine's link
+    /// from machine `answered_from` (recorded in the audit log).
+    pub(crate) fn approve_response_from(
+        &mut self,
+        id: u64,
+        allow: bool,
+        message: Option<String>,
+        answered_from: Option<String>,
+        always: Option<char>,
+    ) -> Response {
         let decision = if allow {
             Decision::Allow
         } else {
             Decision::Deny { message }
         };
-        if self.answer_request(id, decision, None) {
+        // An "always" key answered from another machine's panel: the rule it names here.
+        let rule = match always {
+            Some(key) if allow => match crate::approvals::rules::always_for_key(key) {
+                Some(rule) => Some(rule),
+                None => return Response::Error(format!("{key:?} makes no rule")),
+            },
+            _ => None,
+        };
+        // Another machine's word, for the record only: one printable line.
+        let from = answered_from.map(|f| crate::remote::handshake::printable(&f));
+        self.approvals.set_answered_from(from);
+        let answered = self.answer_request(id, decision, rule);
+        self.approvals.set_answered_from(None);
+        if !answered && rule.is_some() {
+            return Response::Error(format!(
+                "no pending approval with id {id} with that rule to offer (a/A make the exact one)"
+            ));
+        }
+        if answered {
             Response::Ok
         } else {
             Response::Error(format!(

@@ -26,6 +26,21 @@ impl Server {
             ClientMessage::Request(request @ crate::protocol::Request::Capture { .. }) => {
                 self.capture_for_client(id, request)
             }
+            ClientMessage::Request(crate::protocol::Request::Decide {
+                id: request,
+                allow,
+                message,
+                machine: Some(machine),
+                always,
+                ..
+            }) => {
+                // The answer is the remote server's, when it comes back over the link.
+                if let crate::protocol::Response::Error(e) =
+                    self.decide_remote(Some(id), &machine, request, allow, message, always)
+                {
+                    self.reply(id, crate::protocol::Response::Error(e));
+                }
+            }
             ClientMessage::Request(request) => {
                 let response = self.request(request);
                 self.reply(id, response);
@@ -43,6 +58,7 @@ impl Server {
                 }
             }
             ClientMessage::Detach { message } => self.state.detach_client(id, &message),
+            ClientMessage::Watch => self.watch_start(id),
             ClientMessage::Attach {
                 target,
                 create,

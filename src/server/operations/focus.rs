@@ -45,7 +45,7 @@ impl Server {
                 )
             {
                 if let Some(p) = self.state.panes.get(id) {
-                    if p.term().wants_focus_events() {
+                    if p.glance.wants_focus_events() {
                         p.process.write(report.to_vec());
                     }
                 }

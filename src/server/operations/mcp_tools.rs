@@ -193,12 +193,12 @@ impl Server {
                         session: s.name.clone(),
                         window: u32::try_from(w.number).unwrap_or(u32::MAX),
                         window_name: self.state.window_name(w),
-                        // Waits for a busy pane's reader: a skipped lock would report the
-                        // command's name instead of the title the program set.
+                        // From the glance: the title the program set as of the reader's last
+                        // parse, without waiting for a flooding pane's reader.
                         title: p
-                            .term()
+                            .glance
                             .title()
-                            .map(str::to_string)
+                            .map(|t| t.to_string())
                             .unwrap_or_else(|| p.command_label()),
                         cwd: p.cwd(),
                         rows: p.rows,

@@ -170,10 +170,7 @@ impl Server {
             child: p.process.pid(),
             foreground: p.process.foreground_pid(),
         });
-        let title = p
-            .try_term()
-            .and_then(|t| t.title().map(str::to_string))
-            .unwrap_or_default();
+        let title = p.glance.title().map(|t| t.to_string()).unwrap_or_default();
         let agent = self.agents.row(u64::from(id)).map(|row| SavedAgent {
             kind: row.kind.as_str().to_string(),
             session_id: row.session_id.clone(),

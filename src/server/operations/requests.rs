@@ -164,7 +164,23 @@ impl Server {
                 name,
             } => self.rename(target, window, &name),
             Request::Approvals { pending_only } => self.approvals_response(pending_only),
-            Request::Decide { id, allow, message } => self.approve_response(id, allow, message),
+            Request::Decide {
+                id,
+                allow,
+                message,
+                machine: Some(machine),
+                always,
+                ..
+            } => self.decide_remote(None, &machine, id, allow, message, always),
+            Request::Decide {
+                id,
+                allow,
+                message,
+                machine: None,
+                answered_from,
+                always,
+            } => self.approve_response_from(id, allow, message, answered_from, always),
+            Request::Machines { reload } => self.machines_response(reload),
             Request::Agents => self.agents_response(),
             Request::AgentsExplain { pane } => self.agents_explain_response(&pane),
             // Answered off the loop (see `hosted_request`); this path has no client to wait.
@@ -217,7 +233,11 @@ impl Server {
 
     /// `source-file`: the config read again; what failed makes the answer an error.
     fn reload_config_response(&mut self) -> Response {
-        let (text, errors) = self.reload_config();
+        let (text, mut errors) = self.reload_config();
+        // machines.toml edited by hand: the links follow it too.
+        if let Err(e) = self.follow_machines() {
+            errors.push(e);
+        }
         if errors.is_empty() {
             Response::Text(format!("{text}\n"))
         } else {
@@ -286,7 +306,8 @@ impl Server {
         let Some(p) = self.state.panes.get(&t.pane) else {
             return Response::Error("pane is gone".into());
         };
-        let app = p.term().screen().application_cursor();
+        // From the glance, not the terminal: a flooding pane's reader holds its lock.
+        let app = p.glance.application_cursor();
         p.process.write(send_keys_bytes(keys, literal, app));
         Response::Ok
     }
@@ -451,7 +472,7 @@ impl Server {
         Response::Created { session, pane }
     }
 
-    fn session_infos(&self) -> Vec<SessionInfo> {
+    pub(crate) fn session_infos(&self) -> Vec<SessionInfo> {
         self.state
             .sessions
             .values()
@@ -494,7 +515,7 @@ impl Server {
                         cols: p.cols,
                         command: p.current_command(),
                         pid: p.process.pid(),
-                        title: p.term().title().unwrap_or("").to_string(),
+                        title: p.glance.title().as_deref().unwrap_or("").to_string(),
                         cwd: p.cwd(),
                         focused: s.active_window == wi && w.active == pane_id,
                         surface_id: p.surface_id.clone(),

@@ -170,7 +170,9 @@ fn plan<'a>(
     frame: Rect,
 ) -> Option<Plan<'a>> {
     let pane = state.panes.get(&slot.id)?;
-    let Some(term) = lock_for_frame(&pane.terminal, slot.focused) else {
+    let locked = lock_for_frame(&pane.terminal, slot.focused);
+    state.counts.lock(locked.is_some());
+    let Some(term) = locked else {
         return Some(Plan::Busy(
             drawn_in(previous, slot, hyperlinks).next()?.clone(),
         ));

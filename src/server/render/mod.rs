@@ -84,8 +84,9 @@ fn compose(
             continue;
         }
         let terminal = pane.terminal.clone();
-        let Some(term) = crate::server::model::state::lock_for_frame(&terminal, slot.focused)
-        else {
+        let locked = crate::server::model::state::lock_for_frame(&terminal, slot.focused);
+        state.counts.lock(locked.is_some());
+        let Some(term) = locked else {
             // Busy: show what this client saw last, and draw again next frame.
             incomplete = true;
             if let Some(prev) = previous {
@@ -303,7 +304,7 @@ pub fn render_client(
     cache: &mut FrameCache,
 ) -> Option<Rendered> {
     let chrome = Chrome::gather(state, agents, client, panel.is_some(), tree)?;
-    let any_motion = wants_any_motion(state, &chrome, client);
+    let any_motion = wants_any_motion(state, &chrome);
     state.clients.get(&client)?;
     let mut shown = std::mem::take(cache);
     let mut rendered = match render_in_place(state, &chrome, client, &mut shown, cache) {
@@ -324,26 +325,18 @@ pub fn render_client(
 }
 
 /// Whether the client's terminal should report mouse motion with no button held (mode 1003):
-/// only while a pane it shows asked for it, since every motion then costs a message. A pane
-/// whose reader is busy keeps the client's current setting.
-fn wants_any_motion(state: &State, chrome: &Chrome, client: ClientId) -> bool {
-    let current = state.clients.get(&client).is_some_and(|c| c.any_motion);
+/// only while a pane it shows asked for it, since every motion then costs a message. Read
+/// from the panes' glances: a frame locks each pane's terminal once, for its rows.
+fn wants_any_motion(state: &State, chrome: &Chrome) -> bool {
     if !state.config.mouse {
         return false;
     }
-    let mut any = false;
-    for slot in chrome.panes.iter().filter(|s| !s.copy) {
-        let Some(pane) = state.panes.get(&slot.id) else {
-            continue;
-        };
-        match crate::server::model::state::lock_for_frame(&pane.terminal, slot.focused) {
-            Some(term) => {
-                any |= term.screen().mouse_protocol_mode() == vt100::MouseProtocolMode::AnyMotion
-            }
-            None => any |= current,
-        }
-    }
-    any
+    chrome
+        .panes
+        .iter()
+        .filter(|s| !s.copy)
+        .filter_map(|slot| state.panes.get(&slot.id))
+        .any(|pane| pane.glance.mouse_any_motion())
 }
 
 /// The usual frame, where only pane contents changed (output, an echo): updates the shown

@@ -21,7 +21,7 @@ use crate::server::owner::Server;
 
 /// How long a request that appeared while the user typed stays on screen before its answer
 /// keys wake (the panel says so meanwhile).
-const READ_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
+pub(crate) const READ_GRACE: std::time::Duration = std::time::Duration::from_millis(500);
 /// Keys this close before a request appeared mean the user was typing when it did.
 const TYPING_WINDOW: std::time::Duration = std::time::Duration::from_secs(1);
 
@@ -143,6 +143,16 @@ impl Server {
             return None;
         }
         let pending = self.approvals.pending();
+        // This machine's requests first; then the saved machines' (see
+        // `approval_panel_remote`).
+        if pending.is_empty() {
+            let remote = self.remote_panel_ids();
+            return c
+                .panel
+                .selected
+                .filter(|id| remote.contains(id))
+                .or_else(|| remote.first().copied());
+        }
         if let Some(id) = c
             .panel
             .selected
@@ -169,6 +179,9 @@ impl Server {
 
     /// [`Server::panel_data`] for request `id`, already chosen by [`Server::panel_request`].
     pub(crate) fn panel_data_of(&self, client: ClientId, id: u64) -> Option<PanelData> {
+        if crate::server::model::panel::is_remote(id) {
+            return self.remote_panel_data(client, id);
+        }
         let c = self.state.clients.get(&client)?;
         let pending = self.approvals.pending();
         let (index, p) = pending.iter().enumerate().find(|(_, p)| p.id == id)?;
@@ -343,6 +356,10 @@ impl Server {
             );
             return true;
         }
+        if crate::server::model::panel::is_remote(id) && !typing_message {
+            self.remote_panel_key(client, id, key);
+            return true;
+        }
         let Some(panel) = self.state.clients.get(&client).map(|c| c.panel.clone()) else {
             return false;
         };
@@ -449,6 +466,10 @@ impl Server {
     /// Typing a deny message (after `m`): Enter sends it, Esc goes back to the keys.
     fn message_key(&mut self, client: ClientId, id: u64, mut message: String, key: Key) {
         match key.code {
+            KeyCode::Enter if crate::server::model::panel::is_remote(id) => {
+                self.update_panel(client, |p| p.message = None);
+                self.remote_answer(client, id, false, Some(message), None);
+            }
             KeyCode::Enter => {
                 self.update_panel(client, |p| p.message = None);
                 self.answer_request(

@@ -186,10 +186,11 @@ impl Chrome {
                 let index = order.iter().position(|p| p == id).unwrap_or(drawn);
                 let pane = state.panes.get(id)?;
                 let focused = *id == active;
-                // A non-focused pane that is mid-parse is not waited for: its border shows the
-                // command until the title can be read.
-                let title = crate::server::model::state::lock_for_frame(&pane.terminal, focused)
-                    .and_then(|t| t.title().map(str::to_string))
+                // From the glance: no pane's reader is waited for to read a title.
+                let title = pane
+                    .glance
+                    .title()
+                    .map(|t| t.to_string())
                     .filter(|t| !t.trim().is_empty())
                     .unwrap_or_else(|| pane.command_label());
                 let exited = pane.exited.map(|s| match s {
@@ -234,7 +235,12 @@ impl Chrome {
             };
             SidebarKey {
                 area: Rect::new(0, 0, area.x, status_y),
-                rows: agents.rows.iter().map(|(_, r)| r.clone()).collect(),
+                rows: agents
+                    .rows
+                    .iter()
+                    .map(|(_, r)| r.clone())
+                    .chain(agents.remote_rows.iter().cloned())
+                    .collect(),
                 selected,
                 focused,
             }

@@ -5,6 +5,7 @@
 //! there changes what the overlay shows before it changes anything else.
 
 pub mod approval_panel;
+pub mod approval_panel_remote;
 pub mod chrome;
 pub mod elicit_draw;
 pub mod elicit_panel;

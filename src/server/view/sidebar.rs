@@ -25,6 +25,9 @@ pub struct AgentsView {
     pub working: usize,
     /// Tool calls waiting for the human.
     pub approvals: usize,
+    /// Saved machines' agent rows, after this machine's (not selectable: they have no pane
+    /// here).
+    pub remote_rows: Vec<SidebarRow>,
 }
 
 impl AgentsView {
@@ -40,8 +43,9 @@ impl AgentsView {
                 continue;
             };
             let title = p
-                .try_term()
-                .and_then(|t| t.title().map(sanitize_title))
+                .glance
+                .title()
+                .map(|t| sanitize_title(&t))
                 .unwrap_or_else(|| p.command_label());
             let (glyph, style) = row_state(row.state).glyph();
             let color = style.fg.unwrap_or(Color::Gray);
@@ -102,6 +106,64 @@ impl AgentsView {
         view.working = working;
         view.approvals = approvals.pending().len();
         view
+    }
+}
+
+impl AgentsView {
+    /// Adds the saved machines' agents: a row each (`build:%3`, its machine named in the
+    /// title, `stale` when the link is down), and their blocked and working agents and live
+    /// pending requests in the counts, so a blocked agent elsewhere turns the badge red as a
+    /// local one does. Every text is the remote machine's: shown through `visible`.
+    pub fn with_machines(mut self, machines: &crate::machines::link::Machines) -> Self {
+        use crate::agents::AgentState;
+        use crate::approvals::visible;
+        for v in machines.views() {
+            let Some(snapshot) = &v.snapshot else {
+                continue;
+            };
+            let live = v.live();
+            let name = &v.machine.name;
+            for a in &snapshot.agents {
+                let state = AgentState::from_name(&a.state).unwrap_or(AgentState::Unknown);
+                if live {
+                    match state {
+                        AgentState::Blocked => self.blocked += 1,
+                        AgentState::Working => self.working += 1,
+                        _ => {}
+                    }
+                }
+                let cwd_name = a
+                    .cwd
+                    .as_deref()
+                    .map(|c| c.trim_end_matches('/'))
+                    .and_then(|c| c.rsplit('/').next())
+                    .map(visible)
+                    .unwrap_or_default();
+                self.remote_rows.push(SidebarRow {
+                    pane_label: format!("{name}:{}", visible(&a.pane)),
+                    agent_name: visible(&a.agent_name),
+                    title: if live {
+                        format!("on {name}")
+                    } else {
+                        format!("{name} unreachable (stale)")
+                    },
+                    cwd_name,
+                    state: row_state(if live { state } else { AgentState::Unknown }),
+                    since_text: String::new(),
+                    subagents: Vec::new(),
+                });
+            }
+            if live {
+                self.approvals += snapshot.approvals.len();
+            }
+        }
+        // What needs a human first, as for local rows.
+        self.remote_rows.sort_by_key(|r| match r.state {
+            calyx_tui::sidebar::RowState::Blocked => 0,
+            calyx_tui::sidebar::RowState::Working => 1,
+            _ => 2,
+        });
+        self
     }
 }
 

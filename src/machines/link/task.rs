@@ -1,0 +1,165 @@
+//! One saved machine's link, run as a task of the server: connect without ever prompting
+//! (`probe::connect`, starting no server there), send `Watch`, hand each pushed snapshot to
+//! the owner, carry the owner's requests (answers to approvals) and their responses, and when
+//! the connection drops or cannot be made, say why and try again with backoff.
+//!
+//! The frames are read on a task of their own: a frame read cut short by `select!` would lose
+//! bytes, so the reader owns the read half and hands whole frames over a channel.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use tokio::io::AsyncWriteExt;
+use tokio::sync::mpsc;
+
+use super::{Ask, LinkEvent, LinkState, Sink};
+use crate::machines::{probe, Machine};
+use crate::protocol::{encode_message, read_frame, ClientMessage, Frame, ServerMessage};
+use crate::remote::handshake::printable_line;
+
+/// First wait before connecting again; it doubles up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// A machine that wants the user is tried again less often (each try is a failed login).
+const NEEDS_YOU_BACKOFF: Duration = Duration::from_secs(60);
+
+/// Runs until the owner drops the link (its `asks` sender).
+pub async fn run(machine: Machine, sink: Sink, mut asks: mpsc::UnboundedReceiver<Ask>) {
+    let name = machine.name.clone();
+    let state = |state| {
+        sink(LinkEvent::State {
+            name: name.clone(),
+            state,
+        })
+    };
+    let mut backoff = FIRST_BACKOFF;
+    loop {
+        state(LinkState::Connecting);
+        let wait = match probe::connect(&machine, false).await {
+            Ok((link, _)) => {
+                let (why, was_live) = serve(link, &name, &sink, &mut asks).await;
+                let Some(why) = why else { return };
+                if was_live {
+                    backoff = FIRST_BACKOFF;
+                }
+                state(LinkState::Unreachable(why));
+                backoff
+            }
+            Err(probe::Failure::NeedsYou { reason, .. }) => {
+                state(LinkState::NeedsYou(reason));
+                NEEDS_YOU_BACKOFF
+            }
+            Err(probe::Failure::Unreachable(reason)) => {
+                state(LinkState::Unreachable(reason));
+                backoff
+            }
+        };
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+        if !refuse_while_waiting(wait, &name, &mut asks).await {
+            return;
+        }
+    }
+}
+
+/// Waits `wait`, answering every request meanwhile with "unreachable"; false once the owner
+/// dropped the link.
+async fn refuse_while_waiting(
+    wait: Duration,
+    name: &str,
+    asks: &mut mpsc::UnboundedReceiver<Ask>,
+) -> bool {
+    let until = tokio::time::Instant::now() + wait;
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep_until(until) => return true,
+            ask = asks.recv() => match ask {
+                Some(ask) => {
+                    let _ = ask.reply.send(Err(format!("{name} is not connected")));
+                }
+                None => return false,
+            },
+        }
+    }
+}
+
+/// Watches over a connected link until it ends. Returns why it ended (None: the owner
+/// dropped the link) and whether a snapshot came (it was live).
+async fn serve(
+    link: crate::remote::link::Link,
+    name: &str,
+    sink: &Sink,
+    asks: &mut mpsc::UnboundedReceiver<Ask>,
+) -> (Option<String>, bool) {
+    let version = link.peer.version.clone();
+    let (mut reader, mut writer) = link.stream.into_split();
+    if writer
+        .write_all(&encode_message(&ClientMessage::Watch))
+        .await
+        .is_err()
+    {
+        return (Some("the connection closed at once".into()), false);
+    }
+    let (frames_tx, mut frames) = mpsc::unbounded_channel();
+    let reader_task = tokio::spawn(async move {
+        loop {
+            let frame = read_frame::<_, ServerMessage>(&mut reader).await;
+            let end = frame.is_err();
+            if frames_tx.send(frame).is_err() || end {
+                return;
+            }
+        }
+    });
+    let _stop_reader = AbortOnDrop(reader_task);
+    let mut waiting: VecDeque<Ask> = VecDeque::new();
+    let mut live = false;
+    let why = loop {
+        tokio::select! {
+            frame = frames.recv() => match frame {
+                Some(Ok(Frame::Message(ServerMessage::Snapshot(snapshot)))) => {
+                    live = true;
+                    sink(LinkEvent::Snapshot { name: name.to_string(), snapshot });
+                }
+                Some(Ok(Frame::Message(ServerMessage::Response(response)))) => {
+                    if let Some(ask) = waiting.pop_front() {
+                        let _ = ask.reply.send(Ok(response));
+                    }
+                }
+                // Nothing else is sent to a watcher; ignore what a newer server may add.
+                Some(Ok(_)) => {}
+                Some(Err(e)) if !live => break Some(format!(
+                    "the calyx there (version {}) closed the link before its first snapshot \
+                     ({}): it may be older than live links; install this version there",
+                    printable_line(&version),
+                    printable_line(&e.to_string())
+                )),
+                Some(Err(e)) => break Some(format!("the link dropped ({})", printable_line(&e.to_string()))),
+                None => break Some("the link dropped".into()),
+            },
+            ask = asks.recv() => match ask {
+                Some(ask) => {
+                    let frame = encode_message(&ClientMessage::Request(ask.request.clone()));
+                    if writer.write_all(&frame).await.is_err() {
+                        let _ = ask.reply.send(Err(format!("the link to {name} dropped")));
+                        break Some("the link dropped".into());
+                    }
+                    waiting.push_back(ask);
+                }
+                None => break None,
+            },
+        }
+    };
+    for ask in waiting {
+        let _ = ask
+            .reply
+            .send(Err(format!("the link to {name} dropped before the answer")));
+    }
+    (why, live)
+}
+
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
