@@ -114,6 +114,7 @@ pub async fn request(stream: &mut UnixStream, request: Request) -> anyhow::Resul
             | Frame::Message(
                 ServerMessage::Attached { .. }
                 | ServerMessage::Upgrading { .. }
+                | ServerMessage::SwitchRemote { .. }
                 | ServerMessage::Snapshot(_)
                 | ServerMessage::Tagged { .. },
             ) => continue,
@@ -175,6 +176,11 @@ const LEAVE: &str =
     "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[0 q\x1b[?25h\x1b[0m\x1b[?1049l";
 
 impl TerminalGuard {
+    /// Sets the terminal up again under a guard that already restores it on leaving.
+    fn keep(self) {
+        std::mem::forget(self);
+    }
+
     fn enter(mouse: bool) -> anyhow::Result<Self> {
         crossterm::terminal::enable_raw_mode().context("failed to put the terminal in raw mode")?;
         let mut out = std::io::stdout();
@@ -242,22 +248,55 @@ fn send_surviving_upgrade(writer: &SharedWriter, frame: &[u8]) -> bool {
     }
 }
 
+/// Whether the stdin forwarder must leave the terminal alone: set while a remote attach the
+/// chooser started runs on it (see `remote::switch`).
+type Paused = std::sync::Arc<std::sync::atomic::AtomicBool>;
+
+/// Waits until stdin has bytes to read, for at most a tenth of a second, so a paused
+/// forwarder never sits in a read that would take the next key from the remote attach.
+fn stdin_ready() -> bool {
+    use nix::poll::{poll, PollFd, PollFlags};
+    use std::os::fd::AsFd;
+    let stdin = std::io::stdin();
+    let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLIN)];
+    // An error (a signal) is read as "look again".
+    poll(&mut fds, 100u16).is_ok_and(|n| n > 0)
+}
+
 /// Reads stdin on its own thread and sends each read to the server as an input frame. The
-/// channel says why it stopped.
-fn spawn_stdin_forwarder(writer: SharedWriter) -> tokio::sync::mpsc::UnboundedReceiver<String> {
+/// channel says why it stopped. `back`: this is a remote attach the chooser started, and
+/// `prefix L` in its keystrokes ends it (`remote::switch::BACK_MESSAGE`).
+fn spawn_stdin_forwarder(
+    writer: SharedWriter,
+    paused: Paused,
+    mut back: Option<crate::remote::switch::BackWatch>,
+) -> tokio::sync::mpsc::UnboundedReceiver<String> {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let _ = std::thread::Builder::new()
         .name("calyx-stdin".into())
         .spawn(move || {
             use std::io::Read;
+            use std::sync::atomic::Ordering;
             let mut stdin = std::io::stdin();
             let mut buf = vec![0u8; 64 * 1024];
             let why = loop {
+                if paused.load(Ordering::Acquire) {
+                    std::thread::sleep(Duration::from_millis(50));
+                    continue;
+                }
+                if !stdin_ready() {
+                    continue;
+                }
                 match stdin.read(&mut buf) {
                     Ok(0) => break "detached (lost the terminal)",
                     Ok(n) => {
-                        if !send_surviving_upgrade(&writer, &encode_raw(&buf[..n])) {
+                        let stop = back.as_mut().and_then(|w| w.feed(&buf[..n]));
+                        let send = stop.unwrap_or(n);
+                        if send > 0 && !send_surviving_upgrade(&writer, &encode_raw(&buf[..send])) {
                             break SERVER_EXITED;
+                        }
+                        if stop.is_some() {
+                            break crate::remote::switch::BACK_MESSAGE;
                         }
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -315,6 +354,12 @@ enum Ended {
     Upgrading(String),
     /// The connection to a remote server dropped (`--remote`): connect again over ssh.
     Lost,
+    /// The chooser switched this client to a saved machine's session (`remote::switch`).
+    Switch {
+        machine: String,
+        session: String,
+        back: String,
+    },
 }
 
 /// Connects again to the socket of a server that is replacing itself in place: the listener
@@ -380,6 +425,28 @@ pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow
     };
     let mut writer: Option<SharedWriter> = None;
     let mut stdin_closed = None;
+    let paused = Paused::default();
+    // A remote attach the chooser started: `prefix L` comes back, and the remote status line
+    // says so once attached.
+    let back = crate::remote::switch::back_to();
+    let mut hint = back.as_ref().map(|back| {
+        let text = crate::remote::switch::hint(&config.keymap.prefix.name(), back);
+        let target = rejoin.clone();
+        Box::pin(async move {
+            if let Ok(mut stream) = connect_existing().await {
+                let shown = Request::DisplayMessage {
+                    target,
+                    message: text,
+                    print: false,
+                };
+                let _ = request(&mut stream, shown).await;
+            }
+        }) as std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>
+    });
+    let input = Input {
+        paused: paused.clone(),
+        prefix: back.is_some().then(|| config.keymap.prefix.to_bytes(false)),
+    };
     loop {
         stream.write_all(&encode_message(&attach)).await?;
         let std_stream = stream.into_std()?;
@@ -403,9 +470,10 @@ pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow
         let ended = one_connection(
             reader,
             &shared,
-            direct_asked,
+            (direct_asked, &input),
             &mut stdin_closed,
             &mut signals,
+            hint.take(),
         )
         .await;
         let session = match ended {
@@ -432,6 +500,27 @@ pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow
                 // (the one this client was on, unless someone attached elsewhere meanwhile).
                 rejoin.clone()
             }
+            Ended::Switch {
+                machine,
+                session,
+                back,
+            } => {
+                // The local server detached this client and keeps running; the remote attach
+                // owns the terminal until it ends.
+                paused.store(true, std::sync::atomic::Ordering::Release);
+                let came_back = crate::remote::switch::run(&machine, &session, &back).await;
+                paused.store(false, std::sync::atomic::Ordering::Release);
+                match came_back {
+                    Ok(true) => {}
+                    // It printed why it ended.
+                    Ok(false) => return Ok(String::new()),
+                    Err(e) => return Ok(format!("cannot attach to {machine}: {e:#}")),
+                }
+                // The remote attach restored the terminal on leaving: set it up again.
+                TerminalGuard::enter(config.mouse)?.keep();
+                stream = connect_existing().await?;
+                Some(back)
+            }
         };
         let (rows, cols) = terminal_size().unwrap_or((24, 80));
         attach = ClientMessage::Attach {
@@ -454,15 +543,33 @@ struct AttachSignals {
     term: tokio::signal::unix::Signal,
 }
 
+/// What the stdin forwarder of an attached client is started with.
+struct Input {
+    paused: Paused,
+    /// The prefix key's bytes, in a remote attach the chooser started (`prefix L` comes back).
+    prefix: Option<Vec<u8>>,
+}
+
+impl Input {
+    fn forwarder(&self, writer: &SharedWriter) -> tokio::sync::mpsc::UnboundedReceiver<String> {
+        let watch = self
+            .prefix
+            .clone()
+            .map(crate::remote::switch::BackWatch::new);
+        spawn_stdin_forwarder(writer.clone(), self.paused.clone(), watch)
+    }
+}
+
 /// Serves one connection of an attached client until it ends. `stdin_closed` is the stdin
 /// forwarder's (started here the first time the server does not take the terminal; it lasts
-/// across connections).
+/// across connections). `on_attached` runs once the server says the client is attached.
 async fn one_connection(
     mut reader: UnixStream,
     writer: &SharedWriter,
-    direct_asked: bool,
+    (direct_asked, input): (bool, &Input),
     stdin_closed: &mut Option<tokio::sync::mpsc::UnboundedReceiver<String>>,
     signals: &mut AttachSignals,
+    mut on_attached: Option<std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>>,
 ) -> Ended {
     // Whether the server took the terminal: it says so in `Attached`; a frame arriving first
     // (a server from before direct terminals) means it did not.
@@ -471,6 +578,7 @@ async fn one_connection(
         let mut direct_tx = Some(direct_tx);
         let mut stdout = std::io::stdout();
         let mut upgrading = None;
+        let mut switch = None;
         loop {
             match read_frame::<_, ServerMessage>(&mut reader).await {
                 Ok(Frame::Raw(bytes)) => {
@@ -489,8 +597,25 @@ async fn one_connection(
                     if let Some(tx) = direct_tx.take() {
                         let _ = tx.send(direct);
                     }
+                    if let Some(task) = on_attached.take() {
+                        tokio::spawn(task);
+                    }
                 }
-                Ok(Frame::Message(ServerMessage::Exit { message })) => return Ended::Done(message),
+                Ok(Frame::Message(ServerMessage::Exit { message })) => {
+                    return match switch.take() {
+                        Some((machine, session, back)) => Ended::Switch {
+                            machine,
+                            session,
+                            back,
+                        },
+                        None => Ended::Done(message),
+                    }
+                }
+                Ok(Frame::Message(ServerMessage::SwitchRemote {
+                    machine,
+                    session,
+                    back,
+                })) => switch = Some((machine, session, back)),
                 Ok(Frame::Message(ServerMessage::Response(Response::Error(e)))) => {
                     return Ended::Done(e)
                 }
@@ -514,7 +639,7 @@ async fn one_connection(
     // Keystrokes are read by a plain thread when this process forwards them (tokio's stdin
     // would hop through its blocking pool on every key).
     if !direct_asked && stdin_closed.is_none() {
-        *stdin_closed = Some(spawn_stdin_forwarder(writer.clone()));
+        *stdin_closed = Some(input.forwarder(writer));
     }
     let mut told = (direct_asked && stdin_closed.is_none()).then_some(());
     loop {
@@ -523,7 +648,7 @@ async fn one_connection(
             direct = &mut direct_rx, if told.is_some() => {
                 told = None;
                 if !direct.unwrap_or(false) {
-                    *stdin_closed = Some(spawn_stdin_forwarder(writer.clone()));
+                    *stdin_closed = Some(input.forwarder(writer));
                 }
             }
             why = async {
@@ -539,7 +664,7 @@ async fn one_connection(
                 if why != SERVER_EXITED {
                     return Ended::Done(why);
                 }
-                *stdin_closed = Some(spawn_stdin_forwarder(writer.clone()));
+                *stdin_closed = Some(input.forwarder(writer));
             }
             _ = signals.winch.recv() => {
                 if let Some((rows, cols)) = terminal_size() {

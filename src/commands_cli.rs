@@ -470,6 +470,15 @@ async fn attach_and_report(message: ClientMessage, start: bool) -> anyhow::Resul
         client::connect_existing().await?
     };
     let text = client::attach(stream, message).await?;
+    // A remote attach the chooser started, left with `prefix L`: the local client it came
+    // from attaches again, and nothing is printed over the terminal.
+    if text == crate::remote::switch::BACK_MESSAGE && crate::remote::switch::back_to().is_some() {
+        return Ok(ExitCode::from(crate::remote::switch::BACK_CODE));
+    }
+    // A remote attach this client switched to ended and printed its own line.
+    if text.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
     // A remote server's words reach this terminal after the client restored it: no escape
     // sequence in them is played.
     println!("[{}]", calyx_tui::escape::visible(&text));

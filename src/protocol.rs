@@ -421,6 +421,14 @@ pub enum ServerMessage {
     Upgrading {
         session: String,
     },
+    /// The user chose a saved machine's session in the chooser (`prefix s`): the client
+    /// attaches there through `--remote` (this server detaches it next, and keeps `back`, the
+    /// session it left, for `prefix L` to come back to).
+    SwitchRemote {
+        machine: String,
+        session: String,
+        back: String,
+    },
     /// What this machine looks like now, pushed to a connection that sent
     /// [`ClientMessage::Watch`].
     Snapshot(MachineSnapshot),

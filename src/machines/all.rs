@@ -60,7 +60,7 @@ pub async fn local(request: Request) -> Option<Response> {
 const NO_SERVER: &str = "no calyx server running";
 
 /// One machine's answer, through one bridged request.
-async fn ask(machine: &Machine, request: Request) -> Answer {
+pub async fn ask(machine: &Machine, request: Request) -> Answer {
     let (mut link, _) = match probe::connect(machine, false).await {
         Ok(reached) => reached,
         Err(probe::Failure::Unreachable(reason)) if reason.contains(NO_SERVER) => return Ok(None),

@@ -9,13 +9,15 @@
 //! - [`bridge`]: the far side, `calyx remote-bridge`;
 //! - [`handshake`]: the bridge's first line and what the client makes of it;
 //! - [`install`]: `--install`, copying this binary to a remote without calyx;
-//! - [`reconnect`]: an attached client whose connection dropped connects again.
+//! - [`reconnect`]: an attached client whose connection dropped connects again;
+//! - [`switch`]: the chooser's switch to a saved machine's session, and `prefix L` back.
 
 pub mod bridge;
 pub mod handshake;
 pub mod install;
 pub mod link;
 pub mod reconnect;
+pub mod switch;
 pub mod target;
 
 use std::sync::OnceLock;

@@ -521,6 +521,7 @@ impl Server {
             Msg::Machine(event) => self.machine_event(event),
             Msg::Views(event) => self.views_event(event),
             Msg::Servers(done) => self.servers_done(done),
+            Msg::ChooserMachine(done) => self.chooser_machine_answered(done),
             Msg::SignInPrompts => self.sign_in_prompts_changed(),
             Msg::Elicitations => self.elicitations_changed(),
             Msg::SignInStep { alias, step } => self.sign_in_step(&alias, step),

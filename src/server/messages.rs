@@ -97,6 +97,8 @@ pub enum Msg {
         binary: std::path::PathBuf,
         result: Result<String, String>,
     },
+    /// A saved machine answered the chooser's asking for its sessions (`view::tree_machines`).
+    ChooserMachine(crate::server::model::chooser_machines::MachineAnswer),
 }
 
 /// What the overlay's work off the loop brings back.

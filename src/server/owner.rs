@@ -116,6 +116,8 @@ pub struct Server {
     pub(crate) machines: crate::machines::link::Machines,
     /// Tool calls from agents on other machines still running, by the connection that asked.
     pub(crate) remote_calls: operations::remote_tools::RemoteCalls,
+    /// The saved machines' sessions the chooser lists, asked when it opens.
+    pub(crate) chooser_machines: crate::server::model::chooser_machines::ChooserMachines,
 }
 
 impl Server {
@@ -202,6 +204,7 @@ impl Server {
             watch_due: false,
             machines: Default::default(),
             remote_calls: Default::default(),
+            chooser_machines: Default::default(),
         }
     }
 

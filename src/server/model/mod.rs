@@ -3,6 +3,7 @@
 //! operations change and the view reads.
 
 pub mod adopt;
+pub mod chooser_machines;
 pub mod copy_mode;
 pub mod dock;
 pub mod elicit_panel;

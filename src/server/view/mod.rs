@@ -16,5 +16,6 @@ pub mod servers_sign_in;
 pub mod sidebar;
 pub mod sign_in_prompt;
 pub mod tree;
+pub mod tree_machines;
 pub mod view_card;
 pub mod view_list;

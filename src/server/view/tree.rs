@@ -4,7 +4,8 @@
 //! `prefix w`, what their agents are doing, and a preview of the selected row's pane (`x`
 //! kills the selected session or window after asking, as tmux's does); and
 //! `prefix (` / `)` / `L` switch to the previous, next and last session (tmux's switch-client
-//! `-p`, `-n`, `-l`). Sessions are in name order, as in tmux.
+//! `-p`, `-n`, `-l`). Sessions are in name order, as in tmux. Below them, every saved
+//! machine's sessions under its name (`tree_machines`).
 
 use calyx_tui::sidebar::RowState;
 use calyx_tui::{PaneView, TreeRow};
@@ -26,6 +27,10 @@ enum Item {
     /// A saved session that is not running (its position among them by name): Enter
     /// restores it, `x` forgets it.
     Saved(usize),
+    /// A saved machine's heading (see `tree_machines`).
+    Machine(usize),
+    /// A saved machine's session: Enter attaches there (`remote::switch`).
+    Remote(usize, usize),
 }
 
 /// The order agent counts are shown in: what needs the user first.
@@ -64,6 +69,15 @@ impl Server {
             }
         }
         items.extend((0..self.persisted.dormant.len()).map(Item::Saved));
+        items.extend(
+            self.chooser_machines
+                .items()
+                .into_iter()
+                .map(|(m, s)| match s {
+                    Some(s) => Item::Remote(m, s),
+                    None => Item::Machine(m),
+                }),
+        );
         items
     }
 
@@ -112,6 +126,7 @@ impl Server {
             .iter()
             .position(|i| *i == want)
             .unwrap_or(0);
+        self.ask_chooser_machines(client);
         self.set_mode(client, ClientMode::Tree { selected, expanded });
     }
 
@@ -158,6 +173,9 @@ impl Server {
                             self.message(client, format!("forgot saved session {name}"));
                         }
                     }
+                    Some(Item::Machine(_) | Item::Remote(..)) => {
+                        self.message(client, "x kills this machine's sessions only")
+                    }
                     None => {}
                 }
             }
@@ -170,7 +188,8 @@ impl Server {
                         self.select_window(*s, *w);
                     }
                     Some(Item::Saved(i)) => self.restore_from_tree(client, *i),
-                    None => {}
+                    Some(Item::Remote(m, s)) => self.switch_to_remote(client, *m, *s),
+                    Some(Item::Machine(_)) | None => {}
                 }
             }
             KeyCode::Escape | KeyCode::Char('q') => self.set_mode(client, ClientMode::Normal),
@@ -192,7 +211,7 @@ impl Server {
         };
         let session = match item {
             Item::Session(s) | Item::Window(s, _) => s,
-            Item::Saved(_) => return,
+            Item::Saved(_) | Item::Machine(_) | Item::Remote(..) => return,
         };
         expanded.retain(|s| *s != session);
         if open {
@@ -259,6 +278,8 @@ impl Server {
                     Item::Session(id) => (id, None),
                     Item::Window(id, w) => (id, Some(w)),
                     Item::Saved(i) => return self.saved_row(i),
+                    Item::Machine(m) => return self.chooser_machines.machine_row(m),
+                    Item::Remote(m, s) => return self.chooser_machines.session_row(m, s),
                 };
                 let session = self.state.sessions.get(&id)?;
                 let windows: Vec<_> = match window {

@@ -1,0 +1,78 @@
+//! The session chooser across machines (issue 20 §2), against a real sshd on 127.0.0.1 in
+//! front of a second calyx server (tests/support_sshd.rs) and a local client in a real PTY:
+//! `prefix s` lists the saved machine's sessions under its name (and names the machine that
+//! cannot be reached), Enter on one attaches there through `--remote`, and `prefix L` comes
+//! back to the local session it left, which kept running meanwhile.
+
+use crate::common::{wait_until, Client, Env};
+use crate::support_sshd::{available, RemoteCalyx, Sshd, HOST};
+
+/// Whether `ls` (on the machine of `env`) shows `session` with a client attached.
+fn attached(ls: &str, session: &str) -> bool {
+    ls.lines()
+        .any(|l| l.starts_with(&format!("{session}:")) && l.contains("(attached)"))
+}
+
+#[test]
+fn chooser_attaches_to_a_saved_machine_s_session_and_prefix_l_comes_back() {
+    if !available() {
+        return;
+    }
+    let sshd = Sshd::start(RemoteCalyx::ThisBinary);
+    sshd.remote.ok(&["new", "-d", "-s", "farwork"]);
+    let local = Env::new();
+    let dead_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a port")
+        .port();
+    local.ok(&["machine", "add", "build", HOST]);
+    local.ok(&[
+        "machine",
+        "add",
+        "down",
+        &format!("ssh://127.0.0.1:{dead_port}"),
+    ]);
+    // The local server starts from this client, with its CALYX_SSH.
+    let vars = sshd.client_vars(&local);
+    let mut client = Client::spawn_with(&local, &["new", "-s", "home"], 24, 100, &vars);
+    client.send("echo near-$((3*3))\r");
+    client.wait_for("near-9");
+
+    client.prefix("s");
+    client.wait_for("build:");
+    client.wait_for("farwork");
+    client.wait_for("unreachable: down");
+    // Rows: home, build:, farwork, down:.
+    client.send("jj");
+    client.send("\r");
+
+    // The remote server counts this client, and typing reaches the remote pane.
+    wait_until("the remote session attached", || {
+        attached(&sshd.remote.ok(&["ls"]), "farwork").then_some(())
+    });
+    client.send("echo far-$((5*5))\r");
+    client.wait_for("far-25");
+    wait_until("how to come back, on the remote status line", || {
+        let raw = String::from_utf8_lossy(&client.raw()).to_string();
+        raw.contains("C-b L: back to local session home")
+            .then_some(())
+    });
+    // The local session kept running, detached.
+    let ls = local.ok(&["ls"]);
+    assert!(ls.contains("home:") && !attached(&ls, "home"), "{ls}");
+    assert!(!client.exited(), "the client left");
+
+    client.prefix("L");
+    client.wait_for("near-9");
+    client.send("echo back-$((4*4))\r");
+    client.wait_for("back-16");
+    wait_until("the local session attached again", || {
+        attached(&local.ok(&["ls"]), "home").then_some(())
+    });
+    wait_until("the remote client gone", || {
+        (!attached(&sshd.remote.ok(&["ls"]), "farwork")).then_some(())
+    });
+    client.prefix("d");
+    let said = client.wait_exit();
+    assert!(said.contains("detached"), "{said}");
+}
