@@ -114,7 +114,8 @@ pub async fn request(stream: &mut UnixStream, request: Request) -> anyhow::Resul
             | Frame::Message(
                 ServerMessage::Attached { .. }
                 | ServerMessage::Upgrading { .. }
-                | ServerMessage::Snapshot(_),
+                | ServerMessage::Snapshot(_)
+                | ServerMessage::Adopted,
             ) => continue,
         }
     }

@@ -13,7 +13,7 @@ use crate::layout::PaneId;
 pub const MAX_FRAME: usize = 64 << 20;
 
 const TAG_RAW: u8 = 0;
-const TAG_JSON: u8 = 1;
+pub(crate) const TAG_JSON: u8 = 1;
 
 /// A decoded frame.
 #[derive(Debug)]
@@ -142,6 +142,12 @@ pub enum ClientMessage {
     /// still work on the same connection (their answers are [`ServerMessage::Response`], in
     /// order), which is how a saved machine's link carries answers back (issue 20 §2, §3).
     Watch,
+    /// From `calyx remote-bridge`: it hands this server its SSH channel (its stdin and stdout,
+    /// passed as two descriptors in the byte right after this frame) so the server reads and
+    /// writes the channel itself and no relay hop sits on each keystroke. The server answers
+    /// [`ServerMessage::Adopted`] on this connection and keeps it open until the channel's
+    /// connection ends; a server that answers anything else (or closes) did not take it.
+    AdoptChannel,
 }
 
 /// One-shot commands.
@@ -419,6 +425,8 @@ pub enum ServerMessage {
     /// What this machine looks like now, pushed to a connection that sent
     /// [`ClientMessage::Watch`].
     Snapshot(MachineSnapshot),
+    /// The server took the channel of a [`ClientMessage::AdoptChannel`].
+    Adopted,
 }
 
 /// A compact picture of one machine for the servers that link to it: its sessions, agent rows

@@ -59,6 +59,8 @@ impl Server {
             }
             ClientMessage::Detach { message } => self.state.detach_client(id, &message),
             ClientMessage::Watch => self.watch_start(id),
+            // Taken by the connection's reader (`server::io::socket`) before it gets here.
+            ClientMessage::AdoptChannel => {}
             ClientMessage::Attach {
                 target,
                 create,
