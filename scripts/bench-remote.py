@@ -5,7 +5,9 @@ Starts a private sshd on 127.0.0.1 (host and user keys made here, a second "remo
 runtime directory set by sshd's SetEnv), then measures muxbench's echo latency (its raw-mode
 echo program, its outer PTY, one key at a time) for, alternating in each round:
 
-  calyx-remote  `calyx --remote HOST new -- ...` (client here, server behind ssh + remote-bridge)
+  calyx-remote  `calyx --remote HOST new -- ...` (client here, server behind ssh; the bridge
+                hands the SSH channel to the server, which reads and writes it itself)
+  calyx-remote-relay  the same with CALYX_BRIDGE_RELAY=1: the bridge copies every frame
   tmux-ssh      `ssh -t HOST tmux new-session ...` (the usual way: the multiplexer runs remote)
   calyx-local   `calyx new -- ...` (the same calyx attached locally: what the bridge adds)
 
@@ -56,7 +58,9 @@ def start_sshd(tmp, calyx):
     with open(os.path.join(tmp, "sshd_config"), "w") as f:
         f.write(f"ListenAddress 127.0.0.1\nPort {port}\nHostKey {tmp}/host_key\n"
                 f"AuthorizedKeysFile {tmp}/authorized_keys\nPidFile {tmp}/sshd.pid\nStrictModes no\n"
-                f"UsePAM no\nPermitRootLogin prohibit-password\nPrintMotd no\nSetEnv {env_line}\n")
+                f"UsePAM no\nPermitRootLogin prohibit-password\nPrintMotd no\nSetEnv {env_line}\n"
+                # calyx-remote-relay asks the bridge to relay instead of handing over.
+                f"AcceptEnv CALYX_BRIDGE_RELAY\n")
     user = os.environ.get("USER", "root")
     config = os.path.join(tmp, "ssh_config")
     with open(config, "w") as f:
@@ -89,7 +93,10 @@ def measure(target, keys, calyx, config, remote):
         # The remote side reads the program from its own copy (the same machine here).
         cmd = ["sh", "-c", f"exec python3 {prog}"]
         ssh = ["ssh", "-F", config]
-        if target == "calyx-remote":
+        if target == "calyx-remote-relay":
+            # The bridge copies between the SSH channel and the server (before the handover).
+            env["CALYX_SSH"] = f"ssh -F {config} -o SetEnv=CALYX_BRIDGE_RELAY=1"
+        if target in ("calyx-remote", "calyx-remote-relay"):
             argv = [calyx, "--remote", HOST, "new", "--", *cmd]
             cleanup = [calyx, "--remote", HOST, "kill-server"]
         elif target == "tmux-ssh":
@@ -125,7 +132,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--keys", type=int, default=500)
-    ap.add_argument("targets", nargs="*", default=["calyx-remote", "tmux-ssh", "calyx-local"])
+    ap.add_argument("targets", nargs="*",
+                    default=["calyx-remote", "calyx-remote-relay", "tmux-ssh", "calyx-local"])
     a = ap.parse_args()
     calyx = os.path.abspath(os.environ.get("CALYX_BIN", "target/release/calyx"))
     with tempfile.TemporaryDirectory(prefix="calyx-bench-sshd") as tmp:

@@ -116,7 +116,8 @@ pub async fn request(stream: &mut UnixStream, request: Request) -> anyhow::Resul
                 | ServerMessage::Upgrading { .. }
                 | ServerMessage::SwitchRemote { .. }
                 | ServerMessage::Snapshot(_)
-                | ServerMessage::Tagged { .. },
+                | ServerMessage::Tagged { .. }
+                | ServerMessage::Adopted,
             ) => continue,
         }
     }

@@ -13,7 +13,7 @@ use crate::layout::PaneId;
 pub const MAX_FRAME: usize = 64 << 20;
 
 const TAG_RAW: u8 = 0;
-const TAG_JSON: u8 = 1;
+pub(crate) const TAG_JSON: u8 = 1;
 
 /// A decoded frame.
 #[derive(Debug)]
@@ -147,6 +147,12 @@ pub enum ClientMessage {
     /// ([`Request::RemoteTool`], answered off the server's loop) next to the requests it
     /// answers in order. Only tool calls are served this way.
     Tagged { tag: u64, request: Request },
+    /// From `calyx remote-bridge`: it hands this server its SSH channel (its stdin and stdout,
+    /// passed as two descriptors in the byte right after this frame) so the server reads and
+    /// writes the channel itself and no relay hop sits on each keystroke. The server answers
+    /// [`ServerMessage::Adopted`] on this connection and keeps it open until the channel's
+    /// connection ends; a server that answers anything else (or closes) did not take it.
+    AdoptChannel,
 }
 
 /// One-shot commands.
@@ -437,6 +443,8 @@ pub enum ServerMessage {
         tag: u64,
         response: Response,
     },
+    /// The server took the channel of a [`ClientMessage::AdoptChannel`].
+    Adopted,
 }
 
 /// A compact picture of one machine for the servers that link to it: its sessions, agent rows

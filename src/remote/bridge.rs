@@ -8,6 +8,7 @@ use std::os::fd::AsFd;
 use std::os::unix::net::UnixStream;
 use std::process::ExitCode;
 
+use super::handover::{hand_over, Handover};
 use super::handshake;
 
 /// Runs the bridge until either side closes.
@@ -47,6 +48,15 @@ pub async fn run(start: bool) -> ExitCode {
     {
         return ExitCode::FAILURE;
     }
+    // Best: the server takes the channel itself (no copy here); else this process relays.
+    let socket = match hand_over(socket) {
+        Handover::Taken => return ExitCode::SUCCESS,
+        Handover::Refused => match reconnect().await {
+            Some(socket) => socket,
+            None => return ExitCode::FAILURE,
+        },
+        Handover::Unsupported(socket) => socket,
+    };
     match relay(socket) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -54,6 +64,13 @@ pub async fn run(start: bool) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A new connection to the server for relaying, after a server that could not take the
+/// channel closed the first one.
+async fn reconnect() -> Option<UnixStream> {
+    let socket = crate::client::connect_existing().await.ok()?;
+    socket.into_std().ok()
 }
 
 /// Plain blocking copies on two threads: a keystroke crosses with one read and one write,

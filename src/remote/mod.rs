@@ -7,12 +7,15 @@
 //! - [`link`]: a connected client stream to a remote server (independent of the terminal UI,
 //!   so saved machines can hold one per machine);
 //! - [`bridge`]: the far side, `calyx remote-bridge`;
+//! - [`handover`]: the bridge hands its SSH channel to the server, which then serves it
+//!   with no relay in between;
 //! - [`handshake`]: the bridge's first line and what the client makes of it;
 //! - [`install`]: `--install`, copying this binary to a remote without calyx;
 //! - [`reconnect`]: an attached client whose connection dropped connects again;
 //! - [`switch`]: the chooser's switch to a saved machine's session, and `prefix L` back.
 
 pub mod bridge;
+pub mod handover;
 pub mod handshake;
 pub mod install;
 pub mod link;

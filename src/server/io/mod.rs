@@ -1,6 +1,7 @@
 //! The outside world: the client's terminal device, the reader threads' wake-ups, the MCP
 //! endpoint's door into the owner, the shells' integration scripts and the payload recorder.
 
+pub mod adopt;
 pub mod echo_watch;
 #[cfg(test)]
 pub mod fake_processes;

@@ -6,13 +6,15 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::Context;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
 
 use crate::accept_backoff::AcceptBackoff;
 use crate::paths;
-use crate::protocol::{encode_raw, read_frame, Frame, FrameError};
+use crate::protocol::{
+    encode_message, encode_raw, read_frame, ClientMessage, Frame, FrameError, ServerMessage,
+};
 
 use super::terminal::{DirectTerminal, Outgoing};
 use crate::server::messages::Msg;
@@ -122,11 +124,50 @@ fn peer_is(stream: &UnixStream, uid: u32) -> bool {
     stream.peer_cred().is_ok_and(|cred| cred.uid() == uid)
 }
 
+/// Serves one accepted connection; when it is a bridge handing over its SSH channel
+/// ([`ClientMessage::AdoptChannel`]), serves the channel next and keeps this connection open
+/// until the channel's ends (the bridge waits on it, and sshd keeps the channel while the
+/// bridge runs).
 async fn connection(stream: UnixStream, id: u64, tx: mpsc::UnboundedSender<Msg>) {
-    let (mut reader, mut writer) = stream.into_split();
+    let (reader, writer) = stream.into_split();
+    let Some((reader, mut writer)) = frames(reader, writer, id, tx.clone()).await else {
+        return;
+    };
+    let channel = match super::adopt::receive(reader.as_ref()).await {
+        Ok(channel) => channel,
+        Err(e) => {
+            tracing::warn!("client {id}: no channel handed over: {e}");
+            return;
+        }
+    };
+    if writer
+        .write_all(&encode_message(&ServerMessage::Adopted))
+        .await
+        .is_err()
+    {
+        return;
+    }
+    let id = NEXT_CLIENT.fetch_add(1, Ordering::Relaxed);
+    // A channel asking to hand itself over again is simply closed.
+    let _ = frames(channel.input, channel.output, id, tx).await;
+}
+
+/// Relays frames between one client and the owner until either side ends. Returns the two
+/// halves, unclosed, when the client asked to hand over a channel (`AdoptChannel`): the
+/// owner has forgotten this client by then.
+async fn frames<R, W>(
+    mut reader: R,
+    mut writer: W,
+    id: u64,
+    tx: mpsc::UnboundedSender<Msg>,
+) -> Option<(R, W)>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     let (out_tx, mut out_rx) = mpsc::channel::<Outgoing>(CLIENT_QUEUE);
     if tx.send(Msg::Connected { id, tx: out_tx }).is_err() {
-        return;
+        return None;
     }
     // One writer keeps the order of everything sent to this client: in particular, frames for
     // a terminal the server writes directly are all written before the `Exit` behind them.
@@ -157,14 +198,19 @@ async fn connection(stream: UnixStream, id: u64, tx: mpsc::UnboundedSender<Msg>)
                 break;
             }
         }
-        let _ = writer.shutdown().await;
+        writer
     });
+    let mut handover = false;
     loop {
         match read_frame(&mut reader).await {
             Ok(Frame::Raw(bytes)) => {
                 if tx.send(Msg::Input { id, bytes }).is_err() {
                     break;
                 }
+            }
+            Ok(Frame::Message(ClientMessage::AdoptChannel)) => {
+                handover = true;
+                break;
             }
             Ok(Frame::Message(msg)) => {
                 if tx.send(Msg::Message { id, msg }).is_err() {
@@ -179,7 +225,12 @@ async fn connection(stream: UnixStream, id: u64, tx: mpsc::UnboundedSender<Msg>)
         }
     }
     let _ = tx.send(Msg::Disconnected { id });
-    let _ = writer_task.await;
+    let mut writer = writer_task.await.ok()?;
+    if handover {
+        return Some((reader, writer));
+    }
+    let _ = writer.shutdown().await;
+    None
 }
 
 #[cfg(test)]

@@ -72,6 +72,8 @@ impl Server {
                     ),
                 },
             ),
+            // Taken by the connection's reader (`server::io::socket`) before it gets here.
+            ClientMessage::AdoptChannel => {}
             ClientMessage::Attach {
                 target,
                 create,
