@@ -15,7 +15,7 @@ usage: CALYX_BIN=target/release/calyx python3 scripts/bench-flood.py [--mib 1024
 """
 import argparse, fcntl, json, os, pty, select, signal, struct, subprocess, tempfile, termios, threading, time
 
-from benchlib import rss_kb
+from benchlib import rss_kb, wait_until
 
 LINES = [
     "plain ascii text line with some words in it and a number {i}\n",
@@ -40,16 +40,6 @@ def server_pid(runtime_dir):
         if b"server" in argv and runtime_dir.encode() in environ:
             return int(pid)
     return None
-
-
-def wait_until(what, check, timeout):
-    end = time.time() + timeout
-    while time.time() < end:
-        v = check()
-        if v:
-            return v
-        time.sleep(0.05)
-    raise SystemExit(f"timed out waiting for {what}")
 
 
 def main():

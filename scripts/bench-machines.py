@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("bench_remote", os.path.join(HERE, "bench-remote.py"))
 bench_remote = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_remote)
-from benchlib import quantile  # noqa: E402
+from benchlib import quantile, wait_until  # noqa: E402
 
 HOST = bench_remote.HOST
 FIXTURES = os.path.join(HERE, "..", "fixtures", "payloads")
@@ -87,13 +87,8 @@ def payload(name):
 
 
 def wait(what, check, seconds=30):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.01)
-    raise SystemExit(f"timed out waiting for {what}")
+    # Every 10 ms: the request's arrival is timed by this poll.
+    return wait_until(what, check, seconds, interval=0.01)
 
 
 def cpu_ticks(pid):

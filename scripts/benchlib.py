@@ -1,7 +1,8 @@
 """What the benchmark scripts in this folder share: reading a process's memory from /proc,
-quantiles, and pointing muxbench at the calyx binary a `calyx:PATH` target names."""
+quantiles, polling with a deadline, and pointing muxbench at the calyx binary a `calyx:PATH` target names."""
 
 import os
+import time
 
 
 def rss_kb(pid):
@@ -29,3 +30,15 @@ def select_binary(target, default_bin):
     else:
         os.environ.pop("CALYX_BIN", None)
     return kind
+
+
+def wait_until(what, check, timeout, interval=0.05):
+    """Polls `check` every `interval` seconds until it returns something truthy, which is
+    returned; exits naming `what` after `timeout` seconds."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = check()
+        if got:
+            return got
+        time.sleep(interval)
+    raise SystemExit(f"timed out waiting for {what}")

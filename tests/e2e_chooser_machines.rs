@@ -5,7 +5,7 @@
 //! back to the local session it left, which kept running meanwhile.
 
 use crate::common::{wait_until, Client, Env};
-use crate::support_sshd::{available, RemoteCalyx, Sshd, HOST};
+use crate::support_sshd::{available, save_build_and_a_dead_machine, RemoteCalyx, Sshd};
 
 /// Whether `ls` (on the machine of `env`) shows `session` with a client attached.
 fn attached(ls: &str, session: &str) -> bool {
@@ -21,17 +21,7 @@ fn chooser_attaches_to_a_saved_machine_s_session_and_prefix_l_comes_back() {
     let sshd = Sshd::start(RemoteCalyx::ThisBinary);
     sshd.remote.ok(&["new", "-d", "-s", "farwork"]);
     let local = Env::new();
-    let dead_port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a port")
-        .port();
-    local.ok(&["machine", "add", "build", HOST]);
-    local.ok(&[
-        "machine",
-        "add",
-        "down",
-        &format!("ssh://127.0.0.1:{dead_port}"),
-    ]);
+    save_build_and_a_dead_machine(&local);
     // The local server starts from this client, with its CALYX_SSH.
     let vars = sshd.client_vars(&local);
     let mut client = Client::spawn_with(&local, &["new", "-s", "home"], 24, 100, &vars);

@@ -16,10 +16,7 @@ use crate::support_sshd::{available, RemoteCalyx, Sshd, HOST};
 
 /// The `payload` of a captured fixture.
 fn fixture(name: &str) -> Value {
-    let path = format!("{}/fixtures/payloads/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).expect("fixture");
-    let captured: Value = serde_json::from_str(&text).expect("fixture json");
-    let mut payload = captured["payload"].clone();
+    let mut payload = crate::common::gates::fixture_payload(name);
     payload["session_id"] = Value::from("links-1");
     payload
 }
@@ -366,24 +363,20 @@ fn a_machine_that_wants_a_host_key_decision_needs_you_and_nothing_prompts() {
     let sshd = Sshd::start(RemoteCalyx::ThisBinary);
     let local = Env::new();
     // The harness's ssh config plus an alias for the same sshd whose host key nobody accepted.
-    let original = sshd
-        .calyx_ssh()
-        .strip_prefix("ssh -F ")
-        .map(str::to_string)
-        .expect("CALYX_SSH is ssh -F CONFIG");
-    let config = std::fs::read_to_string(original).expect("ssh config");
-    let asking = config
-        .replace(&format!("Host {HOST}"), "Host calyx-asking")
-        .replace("StrictHostKeyChecking no", "StrictHostKeyChecking ask")
-        .replace("known_hosts", "empty_known_hosts");
-    let path = local.path().join("ssh_config");
-    std::fs::write(&path, format!("{config}\n{asking}")).expect("write ssh config");
+    let mut asking = String::new();
+    let calyx_ssh = sshd.config_copy(&local, "ssh_config", |config| {
+        asking = config
+            .replace(&format!("Host {HOST}"), "Host calyx-asking")
+            .replace("StrictHostKeyChecking no", "StrictHostKeyChecking ask")
+            .replace("known_hosts", "empty_known_hosts");
+        format!("{config}\n{asking}")
+    });
     local.ok(&["machine", "add", "asking", "calyx-asking"]);
     let out = std::process::Command::new(crate::common::calyx_bin())
         .args(["new", "-d", "-s", "near"])
         .env_clear()
         .envs(local.vars())
-        .env("CALYX_SSH", format!("ssh -F {}", path.display()))
+        .env("CALYX_SSH", &calyx_ssh)
         .stdin(Stdio::null())
         .output()
         .expect("calyx new");

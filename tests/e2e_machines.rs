@@ -7,7 +7,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{calyx_bin, wait_until, Env};
-use crate::support_sshd::{available, RemoteCalyx, Sshd, HOST};
+use crate::support_sshd::{available, save_build_and_a_dead_machine, RemoteCalyx, Sshd, HOST};
 
 /// Runs `calyx ARGS` in the `local` world with `CALYX_SSH` = `ssh`.
 fn run(local: &Env, ssh: &str, args: &[&str]) -> Output {
@@ -27,25 +27,6 @@ fn text(out: &Output) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     )
-}
-
-/// A copy of the harness's ssh config in `local`'s directory, edited by `edit`: it outlives
-/// the sshd, and can be made to want a host-key decision.
-fn ssh_config_copy(
-    sshd: &Sshd,
-    local: &Env,
-    name: &str,
-    edit: impl Fn(String) -> String,
-) -> String {
-    let original = sshd
-        .calyx_ssh()
-        .strip_prefix("ssh -F ")
-        .map(str::to_string)
-        .expect("CALYX_SSH is ssh -F CONFIG");
-    let config = std::fs::read_to_string(original).expect("ssh config");
-    let path = local.path().join(name);
-    std::fs::write(&path, edit(config)).expect("write ssh config");
-    format!("ssh -F {}", path.display())
 }
 
 #[test]
@@ -133,7 +114,7 @@ fn machine_test_reports_version_and_round_trip_or_why_not_without_prompting() {
     assert!(said.contains(" ms (median of 5)"), "{said}");
 
     // A host key nobody accepted yet: ssh would ask; calyx says who must answer instead.
-    let asking = ssh_config_copy(&sshd, &local, "asking_config", |c| {
+    let asking = sshd.config_copy(&local, "asking_config", |c| {
         c.replace("StrictHostKeyChecking no", "StrictHostKeyChecking ask")
             .replace("known_hosts", "empty_known_hosts")
     });
@@ -151,7 +132,7 @@ fn machine_test_reports_version_and_round_trip_or_why_not_without_prompting() {
     );
 
     // The sshd stops: unreachable, with ssh's reason, at once.
-    let kept = ssh_config_copy(&sshd, &local, "kept_config", |c| c);
+    let kept = sshd.config_copy(&local, "kept_config", |c| c);
     drop(sshd);
     let began = Instant::now();
     let out = run(&local, &kept, &["machine", "test", "build"]);
@@ -167,10 +148,7 @@ fn machine_test_reports_version_and_round_trip_or_why_not_without_prompting() {
 
 /// The `payload` of a captured fixture.
 fn fixture(name: &str) -> serde_json::Value {
-    let path = format!("{}/fixtures/payloads/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).expect("fixture");
-    let captured: serde_json::Value = serde_json::from_str(&text).expect("fixture json");
-    let mut payload = captured["payload"].clone();
+    let mut payload = crate::common::gates::fixture_payload(name);
     payload["session_id"] = serde_json::Value::from("machines-1");
     payload
 }
@@ -213,17 +191,7 @@ fn agents_all_lists_every_machine_and_names_the_unreachable_one() {
         &fixture("claude-2.1.197-SessionStart.json"),
     );
     // Saved: the remote, and one whose port nothing listens on.
-    let dead_port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a port")
-        .port();
-    local.ok(&["machine", "add", "build", HOST]);
-    local.ok(&[
-        "machine",
-        "add",
-        "down",
-        &format!("ssh://127.0.0.1:{dead_port}"),
-    ]);
+    save_build_and_a_dead_machine(&local);
 
     let began = Instant::now();
     let out = run(&local, &ssh, &["agents", "--all", "--json"]);
@@ -248,7 +216,7 @@ fn agents_all_lists_every_machine_and_names_the_unreachable_one() {
 
     // A machine whose host key nobody accepted yet: named as needing the user, no prompt,
     // and the other machines' rows still come.
-    let with_asking = ssh_config_copy(&sshd, &local, "with_asking", |c| {
+    let with_asking = sshd.config_copy(&local, "with_asking", |c| {
         let asking = c
             .replace(&format!("Host {HOST}"), "Host calyx-asking")
             .replace("StrictHostKeyChecking no", "StrictHostKeyChecking ask")

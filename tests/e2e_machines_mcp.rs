@@ -12,10 +12,7 @@ use crate::support_sshd::{available, RemoteCalyx, Sshd, HOST};
 
 /// The `payload` of a captured Claude Code fixture.
 fn fixture(name: &str) -> Value {
-    let path = format!("{}/fixtures/payloads/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).expect("fixture");
-    let captured: Value = serde_json::from_str(&text).expect("fixture json");
-    let mut payload = captured["payload"].clone();
+    let mut payload = crate::common::gates::fixture_payload(name);
     payload["session_id"] = Value::from("machines-mcp-1");
     payload
 }

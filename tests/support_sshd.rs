@@ -228,3 +228,41 @@ fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     listener.local_addr().expect("addr").port()
 }
+
+impl Sshd {
+    /// A copy of the harness's ssh config in `local`'s directory, edited by `edit`; returns
+    /// the `CALYX_SSH` that uses it. The copy outlives the sshd, and can be made to want a
+    /// host-key decision.
+    pub fn config_copy(
+        &self,
+        local: &Env,
+        name: &str,
+        edit: impl FnOnce(String) -> String,
+    ) -> String {
+        let original = self
+            .calyx_ssh()
+            .strip_prefix("ssh -F ")
+            .map(str::to_string)
+            .expect("CALYX_SSH is ssh -F CONFIG");
+        let config = std::fs::read_to_string(original).expect("ssh config");
+        let path = local.path().join(name);
+        std::fs::write(&path, edit(config)).expect("write ssh config");
+        format!("ssh -F {}", path.display())
+    }
+}
+
+/// Saves two machines in `local`: `build` (the harness's sshd, [`HOST`]) and `down` (a
+/// loopback port nothing listens on).
+pub fn save_build_and_a_dead_machine(local: &Env) {
+    let dead_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a port")
+        .port();
+    local.ok(&["machine", "add", "build", HOST]);
+    local.ok(&[
+        "machine",
+        "add",
+        "down",
+        &format!("ssh://127.0.0.1:{dead_port}"),
+    ]);
+}

@@ -3,15 +3,13 @@
 //! and the capture is answered once the lock is free (issue 19, `operations::busy_reads`).
 //! Real panes in real PTYs (the reducer tests' harness); the lock is held by a thread here.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc as std_mpsc, Arc};
-use std::time::Duration;
+use std::sync::atomic::Ordering;
 
 use tokio::sync::mpsc;
 
 use super::io::terminal::Outgoing;
+use super::locked_pane_tests::hold_lock;
 use super::messages::Msg;
-use super::model::state::lock_terminal;
 use super::reducer_tests::{wait, Harness};
 use crate::layout::PaneId;
 use crate::protocol::{ClientMessage, Request};
@@ -62,23 +60,7 @@ fn a_capture_of_a_locked_pane_does_not_stall_typing_into_another() {
 
     // A thread holds the busy pane's terminal until told to let go (or for 30 s, so that a
     // capture that waits on the loop makes this test fail rather than hang).
-    let terminal = Arc::clone(&h.server.state.panes[&busy].terminal);
-    let released = Arc::new(AtomicBool::new(false));
-    let (held_tx, held_rx) = std_mpsc::channel();
-    let (release_tx, release_rx) = std_mpsc::channel::<()>();
-    let holder = {
-        let released = Arc::clone(&released);
-        std::thread::spawn(move || {
-            let guard = lock_terminal(&terminal);
-            let _ = held_tx.send(());
-            let _ = release_rx.recv_timeout(Duration::from_secs(30));
-            released.store(true, Ordering::SeqCst);
-            drop(guard);
-        })
-    };
-    held_rx
-        .recv_timeout(Duration::from_secs(15))
-        .expect("the holder took the lock");
+    let (release_tx, released) = hold_lock(&h, busy);
 
     let mut asker_rx = ask_capture(&mut h, busy);
     // The loop is free again: the keys reach the quiet pane while the lock is still held.
@@ -95,7 +77,6 @@ fn a_capture_of_a_locked_pane_does_not_stall_typing_into_another() {
 
     // Once the reader lets go, the capture is answered with the pane's screen.
     let _ = release_tx.send(());
-    holder.join().expect("holder thread");
     let mut answer = String::new();
     wait("the capture's answer", || {
         answer.push_str(&received(&mut asker_rx));

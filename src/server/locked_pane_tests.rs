@@ -16,7 +16,7 @@ use crate::protocol::{Request, Response};
 /// Holds `pane`'s terminal lock on a thread until the returned sender says so (or 30 s pass, so
 /// that a request that waits for the lock fails the test rather than hanging it). The flag
 /// turns true once the lock is let go.
-fn hold_lock(h: &Harness, pane: PaneId) -> (std_mpsc::Sender<()>, Arc<AtomicBool>) {
+pub(super) fn hold_lock(h: &Harness, pane: PaneId) -> (std_mpsc::Sender<()>, Arc<AtomicBool>) {
     let terminal = Arc::clone(&h.server.state.panes[&pane].terminal);
     let released = Arc::new(AtomicBool::new(false));
     let (held_tx, held_rx) = std_mpsc::channel();

@@ -359,15 +359,16 @@ fn the_scope_of_a_challenge() {
     assert_eq!(super::scope_of("Bearer error=\"x\""), None);
 }
 
-#[tokio::test]
-async fn a_broken_answer_stream_is_resumed_with_last_event_id() {
-    let (url, seen) = serve(Arc::new(|seen: &Seen| {
+/// A server whose answer stream sends only `priming` (an event with an id, no message) and
+/// ends; a GET resuming after `e1` gets the answer, "resumed".
+fn resumes_after(priming: &'static str) -> Script {
+    Arc::new(move |seen: &Seen| {
         let resume = seen.headers.get("last-event-id").map(|v| v.as_bytes());
         match (&seen.method, resume) {
             (&Method::GET, Some(b"e1")) => events(&[format!(
                 "id: e2\nevent: message\ndata: {}\n\n",
                 json!({"jsonrpc": "2.0", "id": 1,
-                       "result": {"content": [{"type": "text", "text": "resumed"}]}})
+                   "result": {"content": [{"type": "text", "text": "resumed"}]}})
             )]),
             (&Method::GET, _) => status(StatusCode::METHOD_NOT_ALLOWED),
             (&Method::DELETE, _) => status(StatusCode::OK),
@@ -376,13 +377,17 @@ async fn a_broken_answer_stream_is_resumed_with_last_event_id() {
                 match seen.body["method"].as_str() {
                     Some("initialize") => json_body(initialize_result(&id)),
                     _ if id.is_null() => status(StatusCode::ACCEPTED),
-                    // A priming event (an id, empty data), then the stream ends unanswered.
-                    _ => events(&["id: e1\ndata:\n\n".to_string()]),
+                    _ => events(&[priming.to_string()]),
                 }
             }
         }
-    }))
-    .await;
+    })
+}
+
+#[tokio::test]
+async fn a_broken_answer_stream_is_resumed_with_last_event_id() {
+    // A priming event (an id, empty data), then the stream ends unanswered.
+    let (url, seen) = serve(resumes_after("id: e1\ndata:\n\n")).await;
     let client = connect(&url, &TaskRequired::default(), 1 << 20).await;
     let answer = tokio::time::timeout(
         Duration::from_secs(10),
@@ -407,28 +412,8 @@ async fn a_broken_answer_stream_is_resumed_with_last_event_id() {
 
 #[tokio::test]
 async fn a_resume_waits_as_long_as_the_stream_s_retry_field_asks() {
-    let (url, _) = serve(Arc::new(|seen: &Seen| {
-        let resume = seen.headers.get("last-event-id").map(|v| v.as_bytes());
-        match (&seen.method, resume) {
-            (&Method::GET, Some(b"e1")) => events(&[format!(
-                "id: e2\nevent: message\ndata: {}\n\n",
-                json!({"jsonrpc": "2.0", "id": 1,
-                       "result": {"content": [{"type": "text", "text": "resumed"}]}})
-            )]),
-            (&Method::GET, _) => status(StatusCode::METHOD_NOT_ALLOWED),
-            (&Method::DELETE, _) => status(StatusCode::OK),
-            _ => {
-                let id = seen.body["id"].clone();
-                match seen.body["method"].as_str() {
-                    Some("initialize") => json_body(initialize_result(&id)),
-                    _ if id.is_null() => status(StatusCode::ACCEPTED),
-                    // A priming event asking for 400 ms before a reconnect, then the end.
-                    _ => events(&["id: e1\nretry: 400\ndata:\n\n".to_string()]),
-                }
-            }
-        }
-    }))
-    .await;
+    // A priming event asking for 400 ms before a reconnect, then the end.
+    let (url, _) = serve(resumes_after("id: e1\nretry: 400\ndata:\n\n")).await;
     let client = connect(&url, &TaskRequired::default(), 1 << 20).await;
     let started = std::time::Instant::now();
     let answer = tokio::time::timeout(
