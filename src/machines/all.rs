@@ -4,6 +4,8 @@
 //! never holds back this machine's answer or another machine's. `--all` starts no server
 //! anywhere: a machine with none running answers nothing, and is not an error.
 
+use std::time::Duration;
+
 use tokio::sync::mpsc;
 
 use super::{probe, store, Machine};
@@ -61,25 +63,30 @@ const NO_SERVER: &str = "no calyx server running";
 
 /// One machine's answer, through one bridged request.
 pub async fn ask(machine: &Machine, request: Request) -> Answer {
+    match ask_within(machine, request, probe::ATTEMPT).await {
+        Ok(Some(Response::Error(e))) => Err(probe::Failure::Unreachable(
+            crate::remote::handshake::printable_line(&e),
+        )),
+        answer => answer,
+    }
+}
+
+/// Asks `machine` one `request` over a connection of its own (never prompting, starting no
+/// server there); its answer, error answers included, must come within `within` once
+/// connected. None when no server runs there.
+pub async fn ask_within(machine: &Machine, request: Request, within: Duration) -> Answer {
     let (mut link, _) = match probe::connect(machine, false).await {
         Ok(reached) => reached,
         Err(probe::Failure::Unreachable(reason)) if reason.contains(NO_SERVER) => return Ok(None),
         Err(failure) => return Err(failure),
     };
-    let asked = tokio::time::timeout(
-        probe::ATTEMPT,
-        crate::client::request(&mut link.stream, request),
-    )
-    .await;
-    match asked {
-        Ok(Ok(Response::Error(e))) => Err(probe::Failure::Unreachable(
-            crate::remote::handshake::printable_line(&e),
-        )),
+    let asked = tokio::time::timeout(within, crate::client::request(&mut link.stream, request));
+    match asked.await {
         Ok(Ok(response)) => Ok(Some(response)),
         Ok(Err(e)) => Err(probe::classify(&machine.target, &format!("{e:#}"))),
         Err(_) => Err(probe::Failure::Unreachable(format!(
             "its server did not answer within {} s",
-            probe::ATTEMPT.as_secs()
+            within.as_secs()
         ))),
     }
 }

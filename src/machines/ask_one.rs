@@ -31,9 +31,6 @@ impl std::fmt::Display for AskFailure {
     }
 }
 
-/// What the bridge says when no server runs there (`client::connect_existing`).
-const NO_SERVER: &str = "no calyx server running";
-
 /// Asks saved machine `name` one `request`; its answer must come within `within` once
 /// connected (a tool that waits for a human or an agent passes its own timeout).
 pub async fn ask_one(
@@ -46,23 +43,12 @@ pub async fn ask_one(
         name: machine.name.clone(),
         failure,
     };
-    let (mut link, _) = match probe::connect(&machine, false).await {
-        Ok(reached) => reached,
-        Err(probe::Failure::Unreachable(reason)) if reason.contains(NO_SERVER) => {
-            return Err(failed(probe::Failure::Unreachable(
-                "no calyx server runs there".into(),
-            )))
-        }
-        Err(failure) => return Err(failed(failure)),
-    };
-    let asked = tokio::time::timeout(within, crate::client::request(&mut link.stream, request));
-    match asked.await {
-        Ok(Ok(response)) => Ok(response),
-        Ok(Err(e)) => Err(failed(probe::classify(&machine.target, &format!("{e:#}")))),
-        Err(_) => Err(failed(probe::Failure::Unreachable(format!(
-            "its server did not answer within {} s",
-            within.as_secs()
-        )))),
+    match super::all::ask_within(&machine, request, within).await {
+        Ok(Some(response)) => Ok(response),
+        Ok(None) => Err(failed(probe::Failure::Unreachable(
+            "no calyx server runs there".into(),
+        ))),
+        Err(failure) => Err(failed(failure)),
     }
 }
 
