@@ -158,13 +158,37 @@ pub enum Command {
     /// --all` asks each of them too.
     Machine(MachineArgs),
     /// The far side of `calyx --remote`, run by ssh: relays the client protocol between
-    /// stdin/stdout and this machine's server socket.
+    /// stdin/stdout and this machine's server socket; with --tty, attaches the terminal ssh
+    /// allocated to this machine's server as a local attach does.
     #[command(hide = true)]
-    RemoteBridge {
-        /// Do not start the server when none runs.
-        #[arg(long)]
-        no_start: bool,
-    },
+    RemoteBridge(RemoteBridgeArgs),
+}
+
+/// `calyx remote-bridge`'s options (run by `calyx --remote` through ssh, never by hand).
+/// Values other than plain words come as `hex:HEX` (`remote::words`), so no remote shell
+/// reads them.
+#[derive(Debug, Args)]
+pub struct RemoteBridgeArgs {
+    /// Do not start the server when none runs.
+    #[arg(long)]
+    pub no_start: bool,
+    /// Attach this terminal (the pty sshd allocated for `ssh -t`) to this machine's server.
+    #[arg(long)]
+    pub tty: bool,
+    /// With --tty: the session to attach to.
+    #[arg(short = 't', long = "target", requires = "tty")]
+    pub target: Option<String>,
+    /// With --tty: create the default session when there is none (plain `calyx --remote`).
+    #[arg(long, requires = "tty")]
+    pub create: bool,
+    /// With --tty: the session of the machine this attach came from (its chooser); the key
+    /// bound to last-session detaches back there.
+    #[arg(long, requires = "tty")]
+    pub back_to: Option<String>,
+    /// With --tty: NAME=VALUE of the user's terminal (COLORTERM, TERM_PROGRAM, LANG, LC_*)
+    /// for new sessions.
+    #[arg(long = "env", requires = "tty")]
+    pub env: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -159,7 +159,7 @@ pub fn opener_env() -> Vec<(String, String)> {
 }
 
 /// The variables that describe the user's terminal rather than their machine.
-fn is_terminal_var(name: &str) -> bool {
+pub(crate) fn is_terminal_var(name: &str) -> bool {
     matches!(name, "TERM" | "COLORTERM" | "LANG" | "TERM_PROGRAM") || name.starts_with("LC_")
 }
 
@@ -173,7 +173,7 @@ const ENTER: &str = "\x1b[?1049h\x1b[H\x1b[2J\x1b[?2004h\x1b[?1004h\x1b]10;?\x1b
 const MOUSE_ON: &str = "\x1b[?1000h\x1b[?1002h\x1b[?1006h";
 /// Every mode calyx may have turned on, including any-motion mouse reports (1003), which the
 /// server turns on while a pane asks for them.
-const LEAVE: &str =
+pub(crate) const LEAVE: &str =
     "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[0 q\x1b[?25h\x1b[0m\x1b[?1049l";
 
 impl TerminalGuard {
@@ -427,9 +427,16 @@ pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow
     let mut writer: Option<SharedWriter> = None;
     let mut stdin_closed = None;
     let paused = Paused::default();
-    // A remote attach the chooser started: `prefix L` comes back, and the remote status line
-    // says so once attached.
-    let back = crate::remote::switch::back_to();
+    // An attach another machine's chooser started: `prefix L` comes back, and the status line
+    // says so once attached. With ssh holding the terminal (`remote::tty`) this is the far
+    // side's attach and the server binds `prefix L` (`back_to`); on the framed path (a far
+    // side older than that) this process watches the keys for it.
+    let back_to = match &attach {
+        ClientMessage::Attach { back_to, .. } => back_to.clone(),
+        _ => None,
+    };
+    let watch_back = crate::remote::switch::back_to().is_some();
+    let back = back_to.clone().or_else(crate::remote::switch::back_to);
     let mut hint = back.as_ref().map(|back| {
         let text = crate::remote::switch::hint(&config.keymap.prefix.name(), back);
         let target = rejoin.clone();
@@ -446,7 +453,7 @@ pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow
     });
     let input = Input {
         paused: paused.clone(),
-        prefix: back.is_some().then(|| config.keymap.prefix.to_bytes(false)),
+        prefix: watch_back.then(|| config.keymap.prefix.to_bytes(false)),
     };
     loop {
         stream.write_all(&encode_message(&attach)).await?;
@@ -533,7 +540,28 @@ pub async fn attach(mut stream: UnixStream, mut attach: ClientMessage) -> anyhow
             term: std::env::var("TERM").ok(),
             terminal: device.clone(),
             opener_env: opener_env(),
+            back_to: back_to.clone(),
         };
+    }
+}
+
+/// Prints why an attach ended (the server's words, never played as escape sequences: a
+/// remote server's words reach this terminal after the client restored it) and gives the exit
+/// status: 1 when the attach failed. An empty text was printed already (a remote attach this
+/// client switched to).
+pub fn report(text: &str) -> std::process::ExitCode {
+    if text.is_empty() {
+        return std::process::ExitCode::SUCCESS;
+    }
+    println!("[{}]", calyx_tui::escape::visible(text));
+    let failed = text.starts_with("can't")
+        || text.starts_with("no sessions")
+        || text.starts_with("duplicate")
+        || text.starts_with("bad");
+    if failed {
+        std::process::ExitCode::FAILURE
+    } else {
+        std::process::ExitCode::SUCCESS
     }
 }
 

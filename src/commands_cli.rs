@@ -169,6 +169,9 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
         Command::Attach(args) => {
             // A saved session is worth starting a server for: it restores it. This machine's
             // state file says nothing about a remote one's: there the server decides.
+            if let Some(code) = remote_tty(args.target.clone(), false).await? {
+                return Ok(code);
+            }
             let start = crate::remote::target().is_some()
                 || crate::saved_cli::is_saved(args.target.as_deref());
             attach_and_report(attach_message(size, args.target, None, false), start).await
@@ -200,7 +203,8 @@ async fn execute(command: Option<Command>) -> anyhow::Result<ExitCode> {
         Command::ServerUpgrade(args) => crate::upgrade::client::server_upgrade(args.binary).await,
         Command::Server(_) => Ok(print_response(unreachable_server())),
         Command::Machine(args) => Ok(crate::machines::cli::run(args.command).await),
-        Command::RemoteBridge { no_start } => Ok(crate::remote::bridge::run(!no_start).await),
+        Command::RemoteBridge(args) if args.tty => Ok(crate::remote::tty_bridge::run(args).await),
+        Command::RemoteBridge(args) => Ok(crate::remote::bridge::run(!args.no_start).await),
         // Every other command is one request, built as the `:` prompt builds it.
         other => match command_requests::request_for(other, &Shell) {
             Ok(request) => ask(request).await,
@@ -251,6 +255,7 @@ fn attach_message(
         term: std::env::var("TERM").ok(),
         terminal: None,
         opener_env: client::opener_env(),
+        back_to: None,
     }
 }
 
@@ -261,6 +266,9 @@ async fn ask(request: Request) -> anyhow::Result<ExitCode> {
 
 /// `calyx` alone: attaches to the most recent session, or starts one here.
 async fn start_or_attach(size: (u16, u16)) -> anyhow::Result<ExitCode> {
+    if let Some(code) = remote_tty(None, true).await? {
+        return Ok(code);
+    }
     let spec = NewSession {
         name: None,
         cwd: cwd(),
@@ -475,22 +483,28 @@ async fn attach_and_report(message: ClientMessage, start: bool) -> anyhow::Resul
     if text == crate::remote::switch::BACK_MESSAGE && crate::remote::switch::back_to().is_some() {
         return Ok(ExitCode::from(crate::remote::switch::BACK_CODE));
     }
-    // A remote attach this client switched to ended and printed its own line.
-    if text.is_empty() {
-        return Ok(ExitCode::SUCCESS);
+    // A remote attach this client switched to ended and printed its own line (empty text).
+    Ok(client::report(&text))
+}
+
+/// `calyx --remote TARGET` and `calyx attach --remote TARGET` on a terminal: ssh holds the
+/// terminal and the far side attaches it to its server (`remote::tty`). None: not that case
+/// (no `--remote`, no terminal, a nested attach), or the far side's calyx predates it; the
+/// framed attach (`attach_and_report`) goes on.
+async fn remote_tty(session: Option<String>, create: bool) -> anyhow::Result<Option<ExitCode>> {
+    use std::io::IsTerminal;
+    let Some(target) = crate::remote::target() else {
+        return Ok(None);
+    };
+    if inside_our_server() || !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Ok(None);
     }
-    // A remote server's words reach this terminal after the client restored it: no escape
-    // sequence in them is played.
-    println!("[{}]", calyx_tui::escape::visible(&text));
-    let failed = text.starts_with("can't")
-        || text.starts_with("no sessions")
-        || text.starts_with("duplicate")
-        || text.starts_with("bad");
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    let what = crate::remote::tty::Attach {
+        session,
+        create,
+        back_to: crate::remote::switch::back_to(),
+    };
+    Ok(crate::remote::tty::attach(target, &what).await?)
 }
 
 /// Without a terminal an attach cannot go on, but a target that names nothing is the more

@@ -66,7 +66,7 @@ fn remote_target(text: &str, command: Option<&Command>) -> anyhow::Result<()> {
         Some(Command::Server(_)) => Some("server"),
         Some(Command::Setup(_)) => Some("setup"),
         Some(Command::Doctor(_)) => Some("doctor"),
-        Some(Command::RemoteBridge { .. }) => Some("remote-bridge"),
+        Some(Command::RemoteBridge(_)) => Some("remote-bridge"),
         Some(Command::Machine(_)) => Some("machine"),
         _ => None,
     };

@@ -107,6 +107,10 @@ pub struct TerminalDevice {
     pub ino: u64,
 }
 
+/// Why a client attached with `back_to` was detached by `prefix L`: its bridge turns it into
+/// the exit status `remote::switch::BACK_CODE`, and the machine it came from attaches back.
+pub const BACK_MESSAGE: &str = "back to the local session";
+
 /// Messages from a client to the server.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ClientMessage {
@@ -129,6 +133,12 @@ pub enum ClientMessage {
         /// `DISPLAY`, `WAYLAND_DISPLAY`, `BROWSER`, `USER`): see `hosted::oauth::open`.
         #[serde(default)]
         opener_env: Vec<(String, String)>,
+        /// The session of another machine's calyx this attach came from (its chooser switched
+        /// here through `calyx --remote`): the key bound to `last-session` (`prefix L`)
+        /// detaches this client with [`BACK_MESSAGE`] instead, and the other machine's client
+        /// attaches to that session again (`remote::switch`).
+        #[serde(default)]
+        back_to: Option<String>,
     },
     /// Detach this client (it is closing): the server answers with `Exit` once nothing more
     /// will be written to the client's terminal.

@@ -52,6 +52,14 @@ fn chooser_attaches_to_a_saved_machine_s_session_and_prefix_l_comes_back() {
     assert!(ls.contains("home:") && !attached(&ls, "home"), "{ls}");
     assert!(!client.exited(), "the client left");
 
+    // A pasted "C-b L" is text for the remote pane (the remote server reads it as a
+    // bracketed paste), not the way back.
+    client.send("\x1b[200~\x02L\x1b[201~");
+    client.send("\x15echo still-far-$((6*6))\r");
+    client.wait_for("still-far-36");
+    assert!(!client.exited(), "the pasted C-b L ended the remote attach");
+    assert!(attached(&sshd.remote.ok(&["ls"]), "farwork"));
+
     client.prefix("L");
     client.wait_for("near-9");
     client.send("echo back-$((4*4))\r");

@@ -58,6 +58,7 @@ fn huge_client(env: &Env, session: &str, rows: u16, cols: u16) -> UnixStream {
         term: Some("xterm-256color".into()),
         terminal: None,
         opener_env: Vec::new(),
+        back_to: None,
     };
     stream.write_all(&encode_message(&attach)).expect("attach");
     let mut reader = stream.try_clone().expect("clone");

@@ -154,6 +154,44 @@ fn remote_attach_echoes_detaches_reattaches_and_survives_a_killed_ssh() {
     client.wait_exit();
 }
 
+/// ssh holds the terminal (`remote::tty`): keys typed before anything is drawn reach the
+/// remote pane, a resize of the local terminal reaches the remote session through sshd's
+/// window change, and a detach leaves no ssh chatter on the terminal.
+#[test]
+fn remote_attach_keeps_early_keys_and_follows_resizes() {
+    if !available() {
+        return;
+    }
+    let sshd = Sshd::start(RemoteCalyx::ThisBinary);
+    sshd.remote.ok(&["new", "-d", "-s", "far"]);
+    let local = Env::new();
+    let vars = sshd.client_vars(&local);
+    let args = ["--remote", HOST, "attach", "-t", "far"];
+    let mut client = Client::spawn_with(&local, &args, 24, 80, &vars);
+    // Typed at once, while the client still checks the version and connects.
+    client.send("echo early-$((8*8))\r");
+    client.wait_for("early-64");
+    // The client's ssh holds the terminal and runs the bridge that attaches sshd's pty.
+    let ssh_pid = wait_until("the client's ssh", || child_named(client.pid(), "ssh"));
+    let cmdline = std::fs::read(format!("/proc/{ssh_pid}/cmdline")).unwrap_or_default();
+    let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+    assert!(
+        cmdline.contains(" -t ") && cmdline.contains("remote-bridge --tty"),
+        "{cmdline}"
+    );
+    client.resize(30, 100);
+    wait_until("the remote session at the new size", || {
+        sshd.remote.ok(&["ls"]).contains("[100x30]").then_some(())
+    });
+    client.prefix("d");
+    let said = client.wait_exit();
+    assert!(said.contains("detached"), "{said}");
+    assert!(
+        !said.contains("Connection to"),
+        "ssh's closing line under calyx's: {said}"
+    );
+}
+
 #[test]
 fn remote_server_upgrade_keeps_the_attached_remote_client() {
     if !available() {

@@ -193,6 +193,7 @@ fn after_exit_the_server_writes_nothing_more_to_the_terminal() {
                 ino: meta.ino(),
             }),
             opener_env: Vec::new(),
+            back_to: None,
         };
         stream
             .write_all(&encode_message(&attach))

@@ -25,10 +25,12 @@ pub const ERROR: &str = "error: ";
 /// gives up looking for it.
 pub const MAX_PREAMBLE: usize = 64 * 1024;
 
-/// This binary's header line, newline included.
+/// This binary's header line, newline included. `tty=1`: this bridge takes `--tty` (the
+/// interactive attach with ssh holding the terminal, `remote::tty`); a bridge of the same
+/// protocol without it gets the framed attach instead. Older clients skip the word.
 pub fn header() -> String {
     format!(
-        "{MAGIC} calyx={} protocol={PROTOCOL_VERSION}\n",
+        "{MAGIC} calyx={} protocol={PROTOCOL_VERSION} tty=1\n",
         env!("CARGO_PKG_VERSION")
     )
 }
@@ -39,6 +41,8 @@ pub struct Peer {
     /// Its calyx version, printable (control characters removed: it is shown on screen).
     pub version: String,
     pub protocol: Option<u32>,
+    /// It takes `remote-bridge --tty`.
+    pub tty: bool,
 }
 
 impl Peer {
@@ -53,16 +57,20 @@ pub fn parse_header(line: &str) -> Option<Peer> {
     let rest = line.trim_end().strip_prefix(MAGIC)?.strip_prefix(' ')?;
     let mut version = None;
     let mut protocol = None;
+    let mut tty = false;
     for word in rest.split_whitespace() {
         if let Some(v) = word.strip_prefix("calyx=") {
             version = Some(printable(v));
         } else if let Some(p) = word.strip_prefix("protocol=") {
             protocol = p.parse().ok();
+        } else if word == "tty=1" {
+            tty = true;
         }
     }
     Some(Peer {
         version: version.unwrap_or_else(|| "unknown".to_string()),
         protocol,
+        tty,
     })
 }
 
@@ -103,6 +111,7 @@ mod tests {
         let peer = parse_header(&header()).expect("a header");
         assert_eq!(peer.version, env!("CARGO_PKG_VERSION"));
         assert!(peer.compatible());
+        assert!(peer.tty);
     }
 
     #[test]
@@ -110,6 +119,10 @@ mod tests {
         let old = parse_header("calyx-remote-bridge calyx=0.4.0 protocol=1").expect("header");
         assert_eq!(old.protocol, Some(1));
         assert!(!old.compatible());
+        assert!(
+            !old.tty,
+            "a bridge from before --tty gets the framed attach"
+        );
         assert!(header().contains("protocol=2"), "{}", header());
     }
 

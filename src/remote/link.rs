@@ -41,6 +41,36 @@ const STDERR_KEPT: usize = 4096;
 
 /// Runs ssh, checks the bridge's handshake and hands over the connected stream.
 pub async fn connect(target: &Target, options: Options) -> anyhow::Result<Link> {
+    let (link, mut child) = open(target, options).await?;
+    // ssh ends when the stream is closed (its stdin ends) or the connection drops (the stream
+    // ends); this only reaps it, and kills it if the runtime goes first.
+    tokio::spawn(async move {
+        let _ = child.wait().await;
+    });
+    Ok(link)
+}
+
+/// How long [`check`] waits for its ssh to end after closing the link.
+const CHECK_CLOSE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Connects only to learn what the far side runs (and to start its server when
+/// `options.start`), then closes the link and waits for that ssh to end: the interactive
+/// attach (`remote::tty`) checks the version this way before it hands the terminal to ssh.
+pub async fn check(target: &Target, options: Options) -> anyhow::Result<Peer> {
+    let (link, mut child) = open(target, options).await?;
+    let Link { stream, peer } = link;
+    drop(stream);
+    if tokio::time::timeout(CHECK_CLOSE, child.wait())
+        .await
+        .is_err()
+    {
+        let _ = child.kill().await;
+    }
+    Ok(peer)
+}
+
+/// The link and its ssh.
+async fn open(target: &Target, options: Options) -> anyhow::Result<(Link, tokio::process::Child)> {
     let args = if options.start {
         "remote-bridge"
     } else {
@@ -104,12 +134,7 @@ pub async fn connect(target: &Target, options: Options) -> anyhow::Result<Link> 
             return Err(failure(target, why, &mut child, &tail).await);
         }
     }
-    // ssh ends when the stream is closed (its stdin ends) or the connection drops (the stream
-    // ends); this only reaps it, and kills it if the runtime goes first.
-    tokio::spawn(async move {
-        let _ = child.wait().await;
-    });
-    Ok(Link { stream, peer })
+    Ok((Link { stream, peer }, child))
 }
 
 /// Why no handshake came.

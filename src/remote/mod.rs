@@ -12,7 +12,10 @@
 //! - [`handshake`]: the bridge's first line and what the client makes of it;
 //! - [`install`]: `--install`, copying this binary to a remote without calyx;
 //! - [`reconnect`]: an attached client whose connection dropped connects again;
-//! - [`switch`]: the chooser's switch to a saved machine's session, and `prefix L` back.
+//! - [`switch`]: the chooser's switch to a saved machine's session, and `prefix L` back;
+//! - [`tty`]: the interactive attach, with ssh holding the terminal; [`tty_bridge`] its far
+//!   side, which attaches the pty sshd allocated as a local attach does; [`words`] the values
+//!   on that bridge's command line, safe from the remote shell.
 
 pub mod bridge;
 pub mod handover;
@@ -22,6 +25,9 @@ pub mod link;
 pub mod reconnect;
 pub mod switch;
 pub mod target;
+pub mod tty;
+pub mod tty_bridge;
+pub mod words;
 
 use std::sync::OnceLock;
 

@@ -19,7 +19,7 @@ pub const BACK_ENV: &str = "CALYX_BACK_TO";
 pub const BACK_CODE: u8 = 86;
 
 /// What a remote attach left with `prefix L` says (never printed).
-pub const BACK_MESSAGE: &str = "back to the local session";
+pub use crate::protocol::BACK_MESSAGE;
 
 /// The local session this remote attach came from, when a chooser started it.
 pub fn back_to() -> Option<String> {

@@ -67,13 +67,32 @@ impl Target {
         extra: &[&str],
         remote_command: &str,
     ) -> anyhow::Result<tokio::process::Command> {
+        self.ssh("-T", extra, remote_command)
+    }
+
+    /// The same with a terminal (`ssh -t`) for the interactive attach (`remote::tty`): ssh
+    /// holds this process's terminal and `remote_command` gets a pty on the far side.
+    pub fn ssh_tty_command(
+        &self,
+        extra: &[&str],
+        remote_command: &str,
+    ) -> anyhow::Result<tokio::process::Command> {
+        self.ssh("-t", extra, remote_command)
+    }
+
+    fn ssh(
+        &self,
+        tty: &str,
+        extra: &[&str],
+        remote_command: &str,
+    ) -> anyhow::Result<tokio::process::Command> {
         let base = ssh_program()?;
         let (program, args) = base
             .split_first()
             .context("CALYX_SSH is empty: it should name an ssh command")?;
         let mut cmd = tokio::process::Command::new(program);
         cmd.args(args)
-            .arg("-T")
+            .arg(tty)
             .args(["-o", "ServerAliveInterval=15"])
             .args(extra);
         if let Some(port) = self.port {

@@ -92,6 +92,7 @@ impl Fixture {
                 term: None,
                 terminal: None,
                 opener_env: Vec::new(),
+                back_to: None,
             },
         );
         let pane = *server.state.panes.keys().next().expect("a pane");

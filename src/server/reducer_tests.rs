@@ -85,6 +85,7 @@ impl Harness {
                 term: None,
                 terminal: None,
                 opener_env: Vec::new(),
+                back_to: None,
             },
         );
         let nz = |n: u16| std::num::NonZeroU16::new(n).expect("size");

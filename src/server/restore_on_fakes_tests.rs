@@ -110,6 +110,7 @@ fn an_attach_by_name_restores_windows_layouts_and_programs() {
             term: None,
             terminal: None,
             opener_env: Vec::new(),
+            back_to: None,
         },
     );
     assert!(server.persisted.dormant.is_empty(), "the record was taken");

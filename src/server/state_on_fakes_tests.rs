@@ -73,6 +73,7 @@ impl Fixture {
                 term: None,
                 terminal: None,
                 opener_env: Vec::new(),
+                back_to: None,
             },
         );
         Fixture {

@@ -218,6 +218,7 @@ async fn nothing_a_remote_snapshot_says_reaches_output_raw() {
             term: None,
             terminal: None,
             opener_env: Vec::new(),
+            back_to: None,
         },
     );
     let id = server

@@ -522,6 +522,9 @@ pub struct Client {
     /// `hosted::oauth::open::OPENER_VARS`): the servers overlay opens it in the client's
     /// browser, or shows how to come back over SSH.
     pub opener_env: Vec<(String, String)>,
+    /// The session of another machine this client came from (`ClientMessage::Attach`'s
+    /// `back_to`): `prefix L` detaches it back there instead of switching sessions here.
+    pub back_to: Option<String>,
 }
 
 /// What an open `:` prompt remembers between keys: the candidates Tab is cycling through and

@@ -35,6 +35,14 @@ impl Server {
         })
     }
 
+    /// Whether `client` was attached by another machine's chooser (`back_to`).
+    fn came_from_another_machine(&self, client: ClientId) -> bool {
+        self.state
+            .clients
+            .get(&client)
+            .is_some_and(|c| c.back_to.is_some())
+    }
+
     /// Performs a bound action for a client.
     pub(crate) fn perform(&mut self, client: ClientId, action: Action) {
         let Some(here) = self.here(client) else {
@@ -84,6 +92,13 @@ impl Server {
             Action::ChooseWindow => self.open_tree(client, true),
             Action::NextSession => self.cycle_session(client, true),
             Action::PreviousSession => self.cycle_session(client, false),
+            // A client another machine's chooser sent here goes back there (the bridge that
+            // attached it exits with `remote::switch::BACK_CODE`).
+            Action::LastSession if self.came_from_another_machine(client) => {
+                self.state
+                    .detach_client(client, crate::protocol::BACK_MESSAGE);
+                return;
+            }
             Action::LastSession => self.last_session(client),
             Action::CommandPrompt => self.open_command_prompt(client),
             Action::SendPrefix => self.send_prefix(here.active),

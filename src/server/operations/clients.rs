@@ -83,6 +83,7 @@ impl Server {
                 term,
                 terminal,
                 opener_env,
+                back_to,
             } => {
                 let (rows, cols) = calyx_pty::limits::clamp_size(rows, cols);
                 let existing = self
@@ -161,6 +162,7 @@ impl Server {
                         direct,
                         prompt_aid: Default::default(),
                         opener_env,
+                        back_to,
                     },
                 );
                 if let Some(s) = self.state.sessions.get_mut(&session) {
