@@ -5,9 +5,14 @@ Starts a private sshd on 127.0.0.1 (host and user keys made here, a second "remo
 runtime directory set by sshd's SetEnv), then measures muxbench's echo latency (its raw-mode
 echo program, its outer PTY, one key at a time) for, alternating in each round:
 
-  calyx-remote  `calyx --remote HOST new -- ...` (client here, server behind ssh; the bridge
-                hands the SSH channel to the server, which reads and writes it itself)
-  calyx-remote-relay  the same with CALYX_BRIDGE_RELAY=1: the bridge copies every frame
+  calyx-remote  `calyx --remote HOST attach -t S` (ssh holds the terminal, `ssh -t`; the
+                far side's `remote-bridge --tty` hands sshd's pty to the server, which reads
+                and writes it itself: no calyx process relays on either machine)
+  calyx-remote-framed  `calyx --remote HOST new -- ...`: the framed attach (a local calyx
+                client reads the terminal and frames it; the bridge hands the SSH channel to
+                the server), which `new` and remotes older than `--tty` still use
+  calyx-remote-relay  the framed attach with CALYX_BRIDGE_RELAY=1: the bridge copies every
+                frame (only when asked for: `calyx-remote-relay` on the command line)
   tmux-ssh      `ssh -t HOST tmux new-session ...` (the usual way: the multiplexer runs remote)
   calyx-local   `calyx new -- ...` (the same calyx attached locally: what the bridge adds)
 
@@ -96,7 +101,14 @@ def measure(target, keys, calyx, config, remote):
         if target == "calyx-remote-relay":
             # The bridge copies between the SSH channel and the server (before the handover).
             env["CALYX_SSH"] = f"ssh -F {config} -o SetEnv=CALYX_BRIDGE_RELAY=1"
-        if target in ("calyx-remote", "calyx-remote-relay"):
+        if target == "calyx-remote":
+            # The session first, then the interactive attach (`new` keeps the framed path).
+            new = [calyx, "--remote", HOST, "new", "-d", "-s", "bench", "--", *cmd]
+            attach = [calyx, "--remote", HOST, "attach", "-t", "bench"]
+            script = f"{shlex.join(new)} && exec {shlex.join(attach)}"
+            argv = ["sh", "-c", script]
+            cleanup = [calyx, "--remote", HOST, "kill-server"]
+        elif target in ("calyx-remote-framed", "calyx-remote-relay"):
             argv = [calyx, "--remote", HOST, "new", "--", *cmd]
             cleanup = [calyx, "--remote", HOST, "kill-server"]
         elif target == "tmux-ssh":
@@ -133,7 +145,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--keys", type=int, default=500)
     ap.add_argument("targets", nargs="*",
-                    default=["calyx-remote", "calyx-remote-relay", "tmux-ssh", "calyx-local"])
+                    default=["calyx-remote", "calyx-remote-framed", "tmux-ssh", "calyx-local"])
     a = ap.parse_args()
     calyx = os.path.abspath(os.environ.get("CALYX_BIN", "target/release/calyx"))
     with tempfile.TemporaryDirectory(prefix="calyx-bench-sshd") as tmp:
