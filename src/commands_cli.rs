@@ -504,7 +504,7 @@ async fn remote_tty(session: Option<String>, create: bool) -> anyhow::Result<Opt
         create,
         back_to: crate::remote::switch::back_to(),
     };
-    Ok(crate::remote::tty::attach(target, &what).await?)
+    crate::remote::tty::attach(target, &what).await
 }
 
 /// Without a terminal an attach cannot go on, but a target that names nothing is the more
