@@ -103,8 +103,10 @@ def measure(target, keys, calyx, config, remote):
             env["CALYX_SSH"] = f"ssh -F {config} -o SetEnv=CALYX_BRIDGE_RELAY=1"
         if target == "calyx-remote":
             # The session first, then the interactive attach (`new` keeps the framed path).
-            new = [calyx, "--remote", HOST, "new", "-d", "-s", "bench", "--", *cmd]
-            attach = [calyx, "--remote", HOST, "attach", "-t", "bench"]
+            # A name of its own each round: `kill-server` keeps the last round's as saved.
+            name = "bench-" + os.path.basename(tmp).replace("_", "")
+            new = [calyx, "--remote", HOST, "new", "-d", "-s", name, "--", *cmd]
+            attach = [calyx, "--remote", HOST, "attach", "-t", name]
             script = f"{shlex.join(new)} && exec {shlex.join(attach)}"
             argv = ["sh", "-c", script]
             cleanup = [calyx, "--remote", HOST, "kill-server"]

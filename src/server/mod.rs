@@ -24,6 +24,8 @@
 #[cfg(test)]
 mod app_requests_tests;
 #[cfg(test)]
+mod back_to_tests;
+#[cfg(test)]
 mod busy_read_tests;
 #[cfg(test)]
 mod flood_count_tests;

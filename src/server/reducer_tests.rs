@@ -31,7 +31,7 @@ pub(super) struct Harness {
     pub(super) server: Server,
     /// What the server sent the client (frames it sends only from its render loop, which these
     /// tests do not run; messages like Exit arrive here).
-    client_rx: mpsc::Receiver<super::io::terminal::Outgoing>,
+    pub(super) client_rx: mpsc::Receiver<super::io::terminal::Outgoing>,
     /// The client's terminal: frames are drawn into it one after another.
     terminal: vt100::Parser,
     /// The owner loop's channel (pane notifications): read only by tests that drive the loop.
