@@ -4,9 +4,12 @@
 //! SESSION` on the same terminal, the local server keeps running detached, and `prefix L`
 //! in that remote attach comes back to the local session it left.
 //!
-//! The remote server knows nothing about the local one, so the remote attach itself watches
-//! its keystrokes for `prefix L` ([`BackWatch`]) and ends with [`BACK_CODE`]; the local client
-//! then attaches to [`BACK_ENV`]'s session again.
+//! The remote attach passes the local session to the far side's bridge (`remote-bridge --tty
+//! --back-to SESSION`, `remote::tty`), and the remote server binds `prefix L` for that one
+//! client: it detaches it with [`BACK_MESSAGE`], the bridge exits with [`BACK_CODE`], ssh
+//! passes that through, and the local client attaches to [`BACK_ENV`]'s session again. Since
+//! the remote server parses the keys, a pasted `C-b L` stays text. Against a far side older
+//! than `--tty` the framed attach watches its own keystrokes instead ([`BackWatch`]).
 
 use std::process::Stdio;
 
