@@ -34,7 +34,10 @@ fn prefix_l_sends_a_client_from_another_machine_back() {
     h.keys(b"\x02L");
     assert!(!h.server.state.clients.contains_key(&CLIENT));
     let text = told(&mut h);
-    assert!(text.contains("\"Exit\"") && text.contains(BACK_MESSAGE), "{text}");
+    assert!(
+        text.contains("\"Exit\"") && text.contains(BACK_MESSAGE),
+        "{text}"
+    );
 }
 
 #[test]
@@ -42,7 +45,10 @@ fn a_pasted_prefix_l_stays_text_and_a_local_client_keeps_prefix_l() {
     let mut h = Harness::new(25, 80);
     came_from(&mut h, "home");
     h.keys(b"\x1b[200~\x02L\x1b[201~");
-    assert!(h.server.state.clients.contains_key(&CLIENT), "a paste went back");
+    assert!(
+        h.server.state.clients.contains_key(&CLIENT),
+        "a paste went back"
+    );
     // A client of this machine: prefix L is last-session, which with one session stays put.
     let mut h = Harness::new(25, 80);
     h.keys(b"\x02L");
