@@ -286,6 +286,13 @@ pub enum Request {
         #[serde(default)]
         always: Option<char>,
     },
+    /// The "anywhere" approval rules of the human's server on machine `from` (the whole set,
+    /// replacing what it pushed before), sent over its link to this machine; held while that
+    /// connection lasts (see `approvals::anywhere`).
+    AnywhereRules {
+        from: String,
+        rules: Vec<crate::approvals::anywhere::SharedRule>,
+    },
     /// The saved machines and their links' states (answered with `Json`); `reload`: read
     /// `machines.toml` again first (after `calyx machine add|remove`).
     Machines {

@@ -15,24 +15,24 @@ use crate::common::{wait_until, Env};
 use crate::support_sshd::{available, RemoteCalyx, Sshd, HOST};
 
 /// The `payload` of a captured fixture.
-fn fixture(name: &str) -> Value {
+pub(crate) fn fixture(name: &str) -> Value {
     let mut payload = crate::common::gates::fixture_payload(name);
     payload["session_id"] = Value::from("links-1");
     payload
 }
 
 /// Claude Code's exact allow.
-const CLAUDE_ALLOW: &str = r#""behavior":"allow""#;
+pub(crate) const CLAUDE_ALLOW: &str = r#""behavior":"allow""#;
 
 /// Two worlds: "build" (behind sshd) with an idle Claude Code agent in session `far`, and a
 /// local server (session `near`) that saved it and whose link is live.
-struct Linked {
-    sshd: Sshd,
-    local: Env,
-    far: String,
+pub(crate) struct Linked {
+    pub(crate) sshd: Sshd,
+    pub(crate) local: Env,
+    pub(crate) far: String,
 }
 
-fn linked() -> Option<Linked> {
+pub(crate) fn linked() -> Option<Linked> {
     if !available() {
         return None;
     }
@@ -110,7 +110,7 @@ impl Linked {
 }
 
 /// The remote approval record, one value a line.
-fn remote_log(sshd: &Sshd) -> Vec<Value> {
+pub(crate) fn remote_log(sshd: &Sshd) -> Vec<Value> {
     std::fs::read_to_string(sshd.remote.path().join("state/calyx/approvals.jsonl"))
         .unwrap_or_default()
         .lines()
@@ -118,7 +118,7 @@ fn remote_log(sshd: &Sshd) -> Vec<Value> {
         .collect()
 }
 
-fn hostname() -> String {
+pub(crate) fn hostname() -> String {
     let out = std::process::Command::new("hostname")
         .output()
         .expect("hostname");

@@ -18,6 +18,7 @@ mod support_sshd;
 mod support_view_page;
 
 mod e2e_agents;
+mod e2e_anywhere_rules;
 mod e2e_approval_keys;
 mod e2e_approval_reach;
 mod e2e_approval_record;

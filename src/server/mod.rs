@@ -22,6 +22,8 @@
 //! Modules never import each other in a circle: scripts/check-module-cycles.py checks it.
 
 #[cfg(test)]
+mod anywhere_tests;
+#[cfg(test)]
 mod app_requests_tests;
 #[cfg(test)]
 mod busy_read_tests;

@@ -118,6 +118,8 @@ pub struct Server {
     pub(crate) remote_calls: operations::remote_tools::RemoteCalls,
     /// The saved machines' sessions the chooser lists, asked when it opens.
     pub(crate) chooser_machines: crate::server::model::chooser_machines::ChooserMachines,
+    /// Anywhere approval rules on the links: who pushed rules here, what was pushed from here.
+    pub(crate) anywhere: operations::anywhere_rules::AnywhereLinks,
 }
 
 impl Server {
@@ -205,6 +207,7 @@ impl Server {
             machines: Default::default(),
             remote_calls: Default::default(),
             chooser_machines: Default::default(),
+            anywhere: Default::default(),
         }
     }
 
