@@ -50,19 +50,32 @@ pub async fn run(machine: Machine, sink: Sink, mut asks: mpsc::UnboundedReceiver
                 state(LinkState::Unreachable(why));
                 backoff
             }
-            Err(probe::Failure::NeedsYou { reason, .. }) => {
-                state(LinkState::NeedsYou(reason));
-                NEEDS_YOU_BACKOFF
-            }
-            Err(probe::Failure::Unreachable(reason)) => {
-                state(LinkState::Unreachable(reason));
-                backoff
+            Err(failure) => {
+                let (failed, wait) = after_failure(failure, backoff);
+                state(failed);
+                if wait == MAX_BACKOFF {
+                    backoff = MAX_BACKOFF;
+                }
+                wait
             }
         };
         backoff = (backoff * 2).min(MAX_BACKOFF);
         if !refuse_while_waiting(wait, &name, &mut asks).await {
             return;
         }
+    }
+}
+
+/// The state a failed connection puts the link in, and how long it waits before trying again
+/// (`backoff`: the current wait for a machine that could not be reached).
+fn after_failure(failure: probe::Failure, backoff: Duration) -> (LinkState, Duration) {
+    match failure {
+        // Each try is a failed login there.
+        probe::Failure::NeedsYou { reason, .. } => (LinkState::NeedsYou(reason), NEEDS_YOU_BACKOFF),
+        probe::Failure::Unreachable(reason) => (LinkState::Unreachable(reason), backoff),
+        // Nothing changes there until someone installs: the longest wait at once, no storm of
+        // ssh logins meanwhile.
+        probe::Failure::WrongVersion(reason) => (LinkState::WrongVersion(reason), MAX_BACKOFF),
     }
 }
 
@@ -186,5 +199,20 @@ struct AbortOnDrop(tokio::task::JoinHandle<()>);
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_machine_of_another_protocol_is_its_own_state_and_waits_the_longest() {
+        let wrong = probe::Failure::WrongVersion("b runs calyx 0.4.0 (protocol 1)".into());
+        let (state, wait) = after_failure(wrong, FIRST_BACKOFF);
+        assert_eq!(state.word(), "wrong-version");
+        assert_eq!(wait, MAX_BACKOFF);
+        let gone = probe::Failure::Unreachable("refused".into());
+        assert_eq!(after_failure(gone, FIRST_BACKOFF).1, FIRST_BACKOFF);
     }
 }

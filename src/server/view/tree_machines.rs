@@ -5,7 +5,7 @@
 //! `needs you: ...` instead of holding the chooser back (rows: `model::chooser_machines`).
 //! Enter on one of its sessions switches the client there (`remote::switch`).
 
-use crate::machines::{all, probe};
+use crate::machines::all;
 use crate::protocol::{Response, ServerMessage};
 use crate::server::messages::Msg;
 use crate::server::model::chooser_machines::{
@@ -77,10 +77,7 @@ impl Server {
             )),
             // No server runs there: nothing to attach to.
             Ok(None) => Listed::Sessions(Vec::new()),
-            Err(failure @ probe::Failure::NeedsYou { .. })
-            | Err(failure @ probe::Failure::Unreachable(_)) => {
-                Listed::Failed(drawable(&failure.line(&done.machine)))
-            }
+            Err(failure) => Listed::Failed(drawable(&failure.line(&done.machine))),
         };
         for c in self.state.clients.values_mut() {
             if matches!(c.mode, ClientMode::Tree { .. }) {
