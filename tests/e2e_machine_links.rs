@@ -75,7 +75,7 @@ impl Linked {
     }
 
     /// The first local agent row of `machine`.
-    fn agent_row(&self, machine: &str) -> Option<Value> {
+    pub(crate) fn agent_row(&self, machine: &str) -> Option<Value> {
         self.agents()["agents"]
             .as_array()?
             .iter()
@@ -97,7 +97,7 @@ impl Linked {
     }
 
     /// A real `calyx hook claude-code --approval` on the remote machine, waiting for an answer.
-    fn remote_gate(&self, command: &str) -> Child {
+    pub(crate) fn remote_gate(&self, command: &str) -> Child {
         let mut payload = fixture("claude-2.1.197-PermissionRequest.json");
         payload["tool_input"]["command"] = Value::from(command);
         self.sshd.remote.hook_process(
@@ -201,7 +201,7 @@ fn a_remote_request_is_answered_from_here_and_the_remote_record_names_this_machi
 }
 
 /// The pids of the `calyx remote-bridge` processes of the remote world.
-fn remote_bridges(sshd: &Sshd) -> Vec<i32> {
+pub(crate) fn remote_bridges(sshd: &Sshd) -> Vec<i32> {
     let world = sshd.remote.path().display().to_string();
     let mut pids = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {

@@ -38,6 +38,7 @@ mod e2e_input;
 mod e2e_input_modes;
 mod e2e_keys;
 mod e2e_links;
+mod e2e_machine_down_notify;
 mod e2e_machine_links;
 mod e2e_machines;
 mod e2e_machines_mcp;
