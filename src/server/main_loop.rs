@@ -440,8 +440,10 @@ impl Server {
             msg,
             Msg::Message { .. } | Msg::Input { .. } | Msg::PaneExited { .. } | Msg::Mcp(_)
         );
-        // Pane output changes nothing a watcher is sent (see `operations::watch`).
-        if !matches!(msg, Msg::PaneOutput { .. }) {
+        // Pane output changes nothing a watcher is sent (see `operations::watch`); a client's
+        // input marks it due itself unless it only went to panes (`input::route`), so typing
+        // into a pane of a watched server works no snapshot out per key.
+        if !matches!(msg, Msg::PaneOutput { .. } | Msg::Input { .. }) {
             self.watch_due = true;
         }
         self.dispatch(msg);
