@@ -147,6 +147,9 @@ pub enum ClientMessage {
     /// ([`Request::RemoteTool`], answered off the server's loop) next to the requests it
     /// answers in order. Only tool calls are served this way.
     Tagged { tag: u64, request: Request },
+    /// The caller of [`ClientMessage::Tagged`] `tag` gave up waiting: the call stops and is
+    /// forgotten (an approval it queued is withdrawn); no answer comes.
+    CancelTagged { tag: u64 },
     /// From `calyx remote-bridge`: it hands this server its SSH channel (its stdin and stdout,
     /// passed as two descriptors in the byte right after this frame) so the server reads and
     /// writes the channel itself and no relay hop sits on each keystroke. The server answers

@@ -40,6 +40,8 @@ mod operations;
 mod owner;
 #[cfg(test)]
 mod reducer_tests;
+#[cfg(test)]
+mod remote_cancel_tests;
 mod render;
 #[cfg(test)]
 mod restore_on_fakes_tests;

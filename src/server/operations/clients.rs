@@ -78,6 +78,9 @@ impl Server {
                 tag,
                 request: crate::protocol::Request::RemoteTool { tool, args, from },
             } => self.remote_tool(id, Some(tag), tool, args, from),
+            ClientMessage::CancelTagged { tag } => {
+                self.remote_calls.cancel(id, tag);
+            }
             ClientMessage::Tagged { tag, .. } => self.send_to(
                 id,
                 &ServerMessage::Tagged {
