@@ -25,6 +25,7 @@ mod e2e_approval_record;
 mod e2e_approval_rules;
 mod e2e_approvals;
 mod e2e_borders;
+mod e2e_bridge_relay;
 mod e2e_chooser;
 mod e2e_chooser_machines;
 mod e2e_cli;

@@ -55,6 +55,12 @@ pub struct Sshd {
 
 impl Sshd {
     pub fn start(calyx: RemoteCalyx) -> Self {
+        Self::start_with(calyx, &[])
+    }
+
+    /// [`Sshd::start`] with `extra` variables in every session's environment there (sshd's
+    /// `SetEnv`), e.g. `CALYX_BRIDGE_RELAY=1`.
+    pub fn start_with(calyx: RemoteCalyx, extra: &[(&str, &str)]) -> Self {
         let dir = tempfile::Builder::new()
             .prefix("calyx-sshd")
             .tempdir()
@@ -93,6 +99,9 @@ impl Sshd {
             if v.is_empty() || v.contains(' ') {
                 continue;
             }
+            env_line.push_str(&format!(" {k}={v}"));
+        }
+        for (k, v) in extra {
             env_line.push_str(&format!(" {k}={v}"));
         }
         let config = format!(
