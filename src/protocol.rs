@@ -157,6 +157,9 @@ pub enum ClientMessage {
     /// ([`Request::RemoteTool`], answered off the server's loop) next to the requests it
     /// answers in order. Only tool calls are served this way.
     Tagged { tag: u64, request: Request },
+    /// The caller of [`ClientMessage::Tagged`] `tag` gave up waiting: the call stops and is
+    /// forgotten (an approval it queued is withdrawn); no answer comes.
+    CancelTagged { tag: u64 },
     /// From `calyx remote-bridge`: it hands this server its SSH channel (its stdin and stdout,
     /// passed as two descriptors in the byte right after this frame) so the server reads and
     /// writes the channel itself and no relay hop sits on each keystroke. The server answers
@@ -295,6 +298,13 @@ pub enum Request {
         /// `P`) on the machine that asked (a rule is that machine's).
         #[serde(default)]
         always: Option<char>,
+    },
+    /// The "anywhere" approval rules of the human's server on machine `from` (the whole set,
+    /// replacing what it pushed before), sent over its link to this machine; held while that
+    /// connection lasts (see `approvals::anywhere`).
+    AnywhereRules {
+        from: String,
+        rules: Vec<crate::approvals::anywhere::SharedRule>,
     },
     /// The saved machines and their links' states (answered with `Json`); `reload`: read
     /// `machines.toml` again first (after `calyx machine add|remove`).

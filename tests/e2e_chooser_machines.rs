@@ -2,7 +2,8 @@
 //! front of a second calyx server (tests/support_sshd.rs) and a local client in a real PTY:
 //! `prefix s` lists the saved machine's sessions under its name (and names the machine that
 //! cannot be reached), Enter on one attaches there through `--remote`, and `prefix L` comes
-//! back to the local session it left, which kept running meanwhile.
+//! back to the local session it left, which kept running meanwhile. A machine with a live
+//! link is listed from its snapshot, with no new ssh login.
 
 use crate::common::{wait_until, Client, Env};
 use crate::support_sshd::{available, save_build_and_a_dead_machine, RemoteCalyx, Sshd};
@@ -73,4 +74,41 @@ fn chooser_attaches_to_a_saved_machine_s_session_and_prefix_l_comes_back() {
     client.prefix("d");
     let said = client.wait_exit();
     assert!(said.contains("detached"), "{said}");
+}
+
+/// How many ssh logins the remote world's sshd accepted so far.
+fn logins(sshd: &Sshd) -> usize {
+    sshd.log().matches("Accepted publickey").count()
+}
+
+#[test]
+fn the_chooser_reads_a_live_link_s_sessions_without_a_new_ssh_login() {
+    if !available() {
+        return;
+    }
+    let sshd = Sshd::start(RemoteCalyx::ThisBinary);
+    sshd.remote.ok(&["new", "-d", "-s", "farwork"]);
+    let local = Env::new();
+    save_build_and_a_dead_machine(&local);
+    let vars = sshd.client_vars(&local);
+    let mut client = Client::spawn_with(&local, &["new", "-s", "home"], 24, 100, &vars);
+    client.wait_for("[home]");
+    wait_until("build's link live", || {
+        local
+            .ok(&["machine", "list"])
+            .lines()
+            .any(|l| l.starts_with("build ") && l.ends_with("  live"))
+            .then_some(())
+    });
+    let before = logins(&sshd);
+    assert!(before >= 1, "the link's login is not in the sshd log");
+    client.prefix("s");
+    client.wait_for("farwork");
+    // The machine with no live link is still asked (and named unreachable).
+    client.wait_for("unreachable: down");
+    assert_eq!(
+        logins(&sshd),
+        before,
+        "the chooser logged in to build again"
+    );
 }

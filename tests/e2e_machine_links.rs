@@ -15,24 +15,24 @@ use crate::common::{wait_until, Env};
 use crate::support_sshd::{available, RemoteCalyx, Sshd, HOST};
 
 /// The `payload` of a captured fixture.
-fn fixture(name: &str) -> Value {
+pub(crate) fn fixture(name: &str) -> Value {
     let mut payload = crate::common::gates::fixture_payload(name);
     payload["session_id"] = Value::from("links-1");
     payload
 }
 
 /// Claude Code's exact allow.
-const CLAUDE_ALLOW: &str = r#""behavior":"allow""#;
+pub(crate) const CLAUDE_ALLOW: &str = r#""behavior":"allow""#;
 
 /// Two worlds: "build" (behind sshd) with an idle Claude Code agent in session `far`, and a
 /// local server (session `near`) that saved it and whose link is live.
-struct Linked {
-    sshd: Sshd,
-    local: Env,
-    far: String,
+pub(crate) struct Linked {
+    pub(crate) sshd: Sshd,
+    pub(crate) local: Env,
+    pub(crate) far: String,
 }
 
-fn linked() -> Option<Linked> {
+pub(crate) fn linked() -> Option<Linked> {
     if !available() {
         return None;
     }
@@ -75,7 +75,7 @@ impl Linked {
     }
 
     /// The first local agent row of `machine`.
-    fn agent_row(&self, machine: &str) -> Option<Value> {
+    pub(crate) fn agent_row(&self, machine: &str) -> Option<Value> {
         self.agents()["agents"]
             .as_array()?
             .iter()
@@ -97,7 +97,7 @@ impl Linked {
     }
 
     /// A real `calyx hook claude-code --approval` on the remote machine, waiting for an answer.
-    fn remote_gate(&self, command: &str) -> Child {
+    pub(crate) fn remote_gate(&self, command: &str) -> Child {
         let mut payload = fixture("claude-2.1.197-PermissionRequest.json");
         payload["tool_input"]["command"] = Value::from(command);
         self.sshd.remote.hook_process(
@@ -110,7 +110,7 @@ impl Linked {
 }
 
 /// The remote approval record, one value a line.
-fn remote_log(sshd: &Sshd) -> Vec<Value> {
+pub(crate) fn remote_log(sshd: &Sshd) -> Vec<Value> {
     std::fs::read_to_string(sshd.remote.path().join("state/calyx/approvals.jsonl"))
         .unwrap_or_default()
         .lines()
@@ -118,7 +118,7 @@ fn remote_log(sshd: &Sshd) -> Vec<Value> {
         .collect()
 }
 
-fn hostname() -> String {
+pub(crate) fn hostname() -> String {
     let out = std::process::Command::new("hostname")
         .output()
         .expect("hostname");
@@ -201,7 +201,7 @@ fn a_remote_request_is_answered_from_here_and_the_remote_record_names_this_machi
 }
 
 /// The pids of the `calyx remote-bridge` processes of the remote world.
-fn remote_bridges(sshd: &Sshd) -> Vec<i32> {
+pub(crate) fn remote_bridges(sshd: &Sshd) -> Vec<i32> {
     let world = sshd.remote.path().display().to_string();
     let mut pids = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {

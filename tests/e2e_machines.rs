@@ -297,3 +297,46 @@ fn agents_all_lists_every_machine_and_names_the_unreachable_one() {
         "--all started a server there"
     );
 }
+
+#[test]
+fn a_machine_running_another_protocol_is_its_own_state_not_unreachable() {
+    if !available() {
+        return;
+    }
+    // A calyx of protocol 1 there (the fixture of tests/e2e_remote.rs).
+    let sshd = Sshd::start(RemoteCalyx::Fake {
+        header: "calyx-remote-bridge calyx=0.4.0 protocol=1".into(),
+        version: "0.4.0".into(),
+    });
+    let local = Env::new();
+    local.ok(&["machine", "add", "build", HOST]);
+    sshd.client_ok(&local, &["new", "-d", "-s", "near"]);
+    let listed = wait_until("build's link wrong-version in machine list", || {
+        let listed = local.ok(&["machine", "list"]);
+        listed.contains("wrong version: build (").then_some(listed)
+    });
+    assert!(
+        listed.contains("runs calyx 0.4.0 (protocol 1), this one speaks 2")
+            && listed.contains("--install"),
+        "{listed}"
+    );
+    assert!(!listed.contains("unreachable"), "{listed}");
+    let json: serde_json::Value =
+        serde_json::from_str(&local.ok(&["machine", "list", "--json"])).expect("json");
+    assert_eq!(json[0]["link"], "wrong-version", "{json}");
+    let agents: serde_json::Value =
+        serde_json::from_str(&local.ok(&["agents", "--json"])).expect("agents json");
+    let down = &agents["machines_down"][0];
+    assert_eq!(down["state"], "wrong-version", "{agents}");
+    assert!(
+        down["line"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("wrong version: build (")),
+        "{agents}"
+    );
+    // The chooser names it so too.
+    let mut client = local.client(&["attach", "-t", "near"], 30, 200);
+    client.wait_for("[near]");
+    client.prefix("s");
+    client.wait_for("wrong version: build (");
+}

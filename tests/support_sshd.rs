@@ -55,6 +55,12 @@ pub struct Sshd {
 
 impl Sshd {
     pub fn start(calyx: RemoteCalyx) -> Self {
+        Self::start_with(calyx, &[])
+    }
+
+    /// [`Sshd::start`] with `extra` variables in every session's environment there (sshd's
+    /// `SetEnv`), e.g. `CALYX_BRIDGE_RELAY=1`.
+    pub fn start_with(calyx: RemoteCalyx, extra: &[(&str, &str)]) -> Self {
         let dir = tempfile::Builder::new()
             .prefix("calyx-sshd")
             .tempdir()
@@ -95,6 +101,9 @@ impl Sshd {
             }
             env_line.push_str(&format!(" {k}={v}"));
         }
+        for (k, v) in extra {
+            env_line.push_str(&format!(" {k}={v}"));
+        }
         let config = format!(
             "ListenAddress 127.0.0.1\nPort {port}\nHostKey {hk}\nAuthorizedKeysFile {ak}\n\
              PidFile {pid}\nStrictModes no\nUsePAM no\nPermitRootLogin prohibit-password\n\
@@ -114,27 +123,29 @@ impl Sshd {
             kh = d.join("known_hosts").display(),
         );
         std::fs::write(d.join("ssh_config"), client_config).expect("ssh_config");
-        let log = std::fs::File::create(d.join("sshd.log")).expect("sshd log");
-        let child = Command::new(SSHD)
-            .args(["-D", "-e", "-f"])
-            .arg(d.join("sshd_config"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start sshd");
+        let child = spawn_sshd(d);
         let sshd = Self {
             remote,
             port,
             dir,
             child,
         };
+        sshd.wait_listening();
+        sshd
+    }
+
+    fn wait_listening(&self) {
         wait_until("sshd listening", || {
-            std::net::TcpStream::connect(("127.0.0.1", port))
+            std::net::TcpStream::connect(("127.0.0.1", self.port))
                 .ok()
                 .map(|_| ())
         });
-        sshd
+    }
+
+    /// Starts sshd again after [`Sshd::stop`], on the same port with the same keys.
+    pub fn restart(&mut self) {
+        self.child = spawn_sshd(self.dir.path());
+        self.wait_listening();
     }
 
     /// `CALYX_SSH` for the client: the user's ssh with this test's config.
@@ -265,4 +276,21 @@ pub fn save_build_and_a_dead_machine(local: &Env) {
         "down",
         &format!("ssh://127.0.0.1:{dead_port}"),
     ]);
+}
+
+/// sshd in the foreground with the config in `dir`, its log appended to `dir/sshd.log`.
+fn spawn_sshd(dir: &Path) -> Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("sshd.log"))
+        .expect("sshd log");
+    Command::new(SSHD)
+        .args(["-D", "-e", "-f"])
+        .arg(dir.join("sshd_config"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("start sshd")
 }

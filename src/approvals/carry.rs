@@ -17,29 +17,28 @@ pub struct CarriedRule {
     pub cli: String,
     pub tool: String,
     pub covers: Covers,
+    /// An anywhere rule (`e`/`E`): pushed to the linked machines (see `super::anywhere`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub anywhere: bool,
 }
 
-/// The `&'static str` a rule names its CLI with, for a name read back (None: unknown here).
-fn cli_named(name: &str) -> Option<&'static str> {
-    if name == "mcp" {
-        return Some("mcp");
-    }
-    name.parse::<calyx_integrations::AgentKind>()
-        .ok()
-        .map(|kind| kind.as_str())
-}
+use super::anywhere::cli_named;
+use super::rules::Scope;
 
 impl ApprovalQueue {
-    /// The rules to hand over.
+    /// The rules to hand over. Rules another machine pushed are not: its link drops with the
+    /// upgrade (clients reconnect) and pushes them again when it comes back.
     pub fn carry_out_rules(&self) -> Vec<CarriedRule> {
         self.rules()
             .iter()
+            .filter(|r| !matches!(r.scope, Scope::From(_)))
             .map(|r| CarriedRule {
                 id: r.id,
                 pane: r.pane,
                 cli: r.cli.to_string(),
                 tool: r.tool.clone(),
                 covers: r.covers.clone(),
+                anywhere: r.scope == Scope::Anywhere,
             })
             .collect()
     }
@@ -57,6 +56,11 @@ impl ApprovalQueue {
                 cli,
                 tool: carried.tool.clone(),
                 covers: carried.covers.clone(),
+                scope: if carried.anywhere {
+                    Scope::Anywhere
+                } else {
+                    Scope::Here
+                },
             });
         }
     }
@@ -78,6 +82,7 @@ mod tests {
                     prefix: "npm test".into(),
                     rest: serde_json::json!({}),
                 },
+                anywhere: false,
             },
             CarriedRule {
                 id: 5,
@@ -85,13 +90,40 @@ mod tests {
                 cli: "no-such-cli".into(),
                 tool: "Bash".into(),
                 covers: Covers::Tool,
+                anywhere: false,
+            },
+            CarriedRule {
+                id: 6,
+                pane: None,
+                cli: "codex".into(),
+                tool: "Bash".into(),
+                covers: Covers::Tool,
+                anywhere: true,
             },
         ];
         let text = serde_json::to_string(&rules).expect("json");
         let read: Vec<CarriedRule> = serde_json::from_str(&text).expect("parse");
         let mut queue = ApprovalQueue::new(None);
         queue.carry_in_rules(&read);
-        assert_eq!(queue.carry_out_rules(), rules[..1].to_vec());
+        assert_eq!(
+            queue.carry_out_rules(),
+            vec![rules[0].clone(), rules[2].clone()]
+        );
+        assert_eq!(queue.rules()[1].scope, Scope::Anywhere);
+        queue.replace_from("laptop", &[]);
+        assert!(queue.replace_from(
+            "laptop",
+            &[crate::approvals::anywhere::SharedRule {
+                cli: "codex".into(),
+                tool: "Read".into(),
+                covers: Covers::Tool,
+            }]
+        ));
+        assert_eq!(
+            queue.carry_out_rules().len(),
+            2,
+            "a pushed rule is not handed over"
+        );
         assert_eq!(queue.rules()[0].cli, "claude-code");
     }
 }

@@ -2,6 +2,7 @@
 //! the queue the human answers from, and the safe summary the overlay shows.
 
 pub mod answer;
+pub mod anywhere;
 pub mod app;
 pub mod asker;
 mod body;

@@ -21,7 +21,7 @@ use super::app::{AppKind, AppTarget, APP_EXPIRY};
 use super::asker::Asker;
 use super::gate::Schema;
 use super::redact::redact;
-use super::rules::{covers_for, subject_of, Always, Breadth, Rule, Subject};
+use super::rules::{covers_for, subject_of, Always, Breadth, Rule, Scope, Subject};
 use super::summary::Summary;
 use crate::layout::PaneId;
 
@@ -272,9 +272,15 @@ impl ApprovalQueue {
         cli: &'static str,
         tool: String,
         covers: super::rules::Covers,
+        scope: Scope,
     ) -> bool {
-        let same =
-            |r: &Rule| r.pane == pane && r.cli == cli && r.tool == tool && r.covers == covers;
+        let same = |r: &Rule| {
+            r.pane == pane
+                && r.cli == cli
+                && r.tool == tool
+                && r.covers == covers
+                && r.scope == scope
+        };
         if self.rules.iter().any(same) {
             return false;
         }
@@ -284,6 +290,7 @@ impl ApprovalQueue {
             cli,
             tool,
             covers,
+            scope,
         };
         self.next_rule += 1;
         self.write_rule_log(&rule, "rule restored");
@@ -342,6 +349,7 @@ impl ApprovalQueue {
         let always = always.map(|every_pane| Always {
             breadth: Breadth::Exact,
             every_pane,
+            anywhere: false,
         });
         self.decide_always(id, decision, always)
     }
@@ -363,12 +371,20 @@ impl ApprovalQueue {
             Some(a) if !app => {
                 let p = &self.pending[at];
                 let covers = covers_for(&p.subject, a.breadth)?;
+                // An "anywhere" answer that came over a link is the answering machine's rule:
+                // it pushes it (and revokes it) from there.
+                let scope = match (a.anywhere, &self.answered_from) {
+                    (false, _) => Scope::Here,
+                    (true, None) => Scope::Anywhere,
+                    (true, Some(host)) => Scope::From(host.clone()),
+                };
                 let rule = Rule {
                     id: self.next_rule,
-                    pane: (!a.every_pane).then_some(p.pane),
+                    pane: (!a.every_pane && !a.anywhere).then_some(p.pane),
                     cli: p.asker.as_str(),
                     tool: p.tool.clone(),
                     covers,
+                    scope,
                 };
                 self.next_rule += 1;
                 Some(rule)
@@ -402,23 +418,48 @@ impl ApprovalQueue {
         self.finish(pending, &outcome, DecidedBy::Human);
         // A rule just set also answers the other requests it covers.
         if let Some(rule) = rule {
-            let covered: Vec<u64> = self
-                .pending
-                .iter()
-                .filter(|p| p.app.is_none())
-                .filter(|p| rule.allows(p.pane, p.asker.as_str(), &p.tool, &p.subject))
-                .map(|p| p.id)
-                .collect();
-            for other in covered {
-                if let Some(i) = self.pending.iter().position(|p| p.id == other) {
-                    let mut p = self.pending.remove(i);
-                    p.answer(Outcome::Decided(Decision::Allow));
-                    let outcome = allow_outcome(p.schema);
-                    self.finish(p, outcome, DecidedBy::Rule);
-                }
-            }
+            self.answer_covered(&rule);
         }
         Some(pane)
+    }
+
+    /// Allows the pending requests `rule` (just set) covers, as a rule's answer.
+    pub(super) fn answer_covered(&mut self, rule: &Rule) {
+        let covered: Vec<u64> = self
+            .pending
+            .iter()
+            .filter(|p| p.app.is_none())
+            .filter(|p| rule.allows(p.pane, p.asker.as_str(), &p.tool, &p.subject))
+            .map(|p| p.id)
+            .collect();
+        for other in covered {
+            if let Some(i) = self.pending.iter().position(|p| p.id == other) {
+                let mut p = self.pending.remove(i);
+                p.answer(Outcome::Decided(Decision::Allow));
+                let outcome = allow_outcome(p.schema);
+                self.finish(p, outcome, DecidedBy::Rule);
+            }
+        }
+    }
+
+    /// Adds `rule` (numbered here) as it is and records it; for [`super::anywhere`].
+    pub(super) fn push_rule(&mut self, mut rule: Rule, event: &str) -> u64 {
+        rule.id = self.next_rule;
+        self.next_rule += 1;
+        self.write_rule_log(&rule, event);
+        self.rules.push(rule);
+        self.next_rule - 1
+    }
+
+    /// Takes back every rule `which` picks, each recorded as `event`; returns how many.
+    pub(super) fn revoke_where(&mut self, which: impl Fn(&Rule) -> bool, event: &str) -> usize {
+        let (gone, kept): (Vec<Rule>, Vec<Rule>) =
+            std::mem::take(&mut self.rules).into_iter().partition(which);
+        self.rules = kept;
+        for rule in &gone {
+            self.write_rule_log(rule, event);
+        }
+        gone.len()
     }
 
     /// The hook process went away (agent interrupted, pane closed): forget the request.
@@ -598,6 +639,18 @@ impl ApprovalQueue {
         });
         if let (Some(from), Some(fields)) = (&self.answered_from, line.as_object_mut()) {
             fields.insert("from".into(), json!(from));
+        }
+        if let Some(fields) = line.as_object_mut() {
+            match &rule.scope {
+                Scope::Here => {}
+                Scope::Anywhere => {
+                    fields.insert("anywhere".into(), json!(true));
+                }
+                Scope::From(host) => {
+                    fields.insert("anywhere".into(), json!(true));
+                    fields.insert("from".into(), json!(host));
+                }
+            }
         }
         if let Err(e) = append_private(path, &format!("{line}\n")) {
             tracing::warn!("approvals record {}: {e}", path.display());

@@ -134,11 +134,28 @@ pub enum Breadth {
     Prefix,
 }
 
-/// An "always" the human chose: how wide, and whether for every pane.
+/// An "always" the human chose: how wide, whether for every pane, and whether on every
+/// machine (`e`/`E`: always for every pane, see [`Scope::Anywhere`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Always {
     pub breadth: Breadth,
     pub every_pane: bool,
+    pub anywhere: bool,
+}
+
+/// Which machines a rule holds on (issue 20 §3: "rules are per machine unless made
+/// 'anywhere'").
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Scope {
+    /// This machine only (the rule of `a`/`A`/`p`/`P`).
+    #[default]
+    Here,
+    /// This machine and every saved machine it links to: the human set it here (`e`/`E`),
+    /// this server keeps it and pushes it over each live link (`approvals::anywhere`).
+    Anywhere,
+    /// Pushed by the human's server on machine HOST over its link: held while that link is
+    /// connected, never saved, never pushed on, and revoked only by HOST.
+    From(String),
 }
 
 /// One rule the human set, for this server's life.
@@ -152,6 +169,19 @@ pub struct Rule {
     pub cli: &'static str,
     pub tool: String,
     pub covers: Covers,
+    /// Which machines it holds on.
+    pub scope: Scope,
+}
+
+impl Scope {
+    /// Where it holds, for `calyx approvals --rules`: `here`, `every`, `from HOST`.
+    pub fn words(&self) -> String {
+        match self {
+            Scope::Here => "here".into(),
+            Scope::Anywhere => "every".into(),
+            Scope::From(host) => format!("from {}", calyx_tui::escape::visible(host)),
+        }
+    }
 }
 
 impl Rule {
@@ -169,8 +199,16 @@ impl Rule {
             Some(p) => format!("in %{p}"),
             None => "in every pane".to_string(),
         };
+        let machines = match &self.scope {
+            Scope::Here => String::new(),
+            Scope::Anywhere => " on every machine".to_string(),
+            Scope::From(host) => format!(
+                " (every machine's rule, set on {})",
+                calyx_tui::escape::visible(host)
+            ),
+        };
         format!(
-            "{} {}: {} {place}",
+            "{} {}: {} {place}{machines}",
             self.cli,
             self.tool,
             covers_words(&self.covers)
@@ -335,17 +373,26 @@ pub fn covers_for(subject: &Subject, breadth: Breadth) -> Option<Covers> {
 }
 
 /// The panel's line saying which rule each key would make for `subject` (each cut in its
-/// middle to fit a row), and how many rules are set (`r` lists them).
+/// middle to fit a row), how many rules are set (`r` lists them), then the `e`/`E` keys.
 pub fn choices_line(subject: &Subject, rules: usize) -> String {
-    let mut line = rule_choices(subject);
+    let mut line = here_choices(subject);
     line.push_str(&format!("  ·  r rules ({rules})"));
+    line.push_str(&anywhere_choices(subject));
     line
 }
 
-/// The "always" part of [`choices_line`]: which rule `a`/`A` and `p`/`P` would make (empty
-/// when the request has none). A saved machine's snapshot carries it, so the panel on another
-/// machine names exactly the rule that machine would set.
+/// The "always" part of [`choices_line`]: which rule `a`/`A` and `p`/`P` would make, and that
+/// `e`/`E` make them on every machine (empty when the request has none). A saved machine's
+/// snapshot carries it, so the panel on another machine names exactly the rule that machine
+/// would set.
 pub fn rule_choices(subject: &Subject) -> String {
+    let mut line = here_choices(subject);
+    line.push_str(&anywhere_choices(subject));
+    line
+}
+
+/// Which rule `a`/`A` and `p`/`P` would make.
+fn here_choices(subject: &Subject) -> String {
     let short = |c: &Covers| calyx_tui::escape::shorten_middle(&covers_words(c), 70);
     let mut line = String::new();
     if let Some(exact) = covers_for(subject, Breadth::Exact) {
@@ -357,18 +404,34 @@ pub fn rule_choices(subject: &Subject) -> String {
     line
 }
 
+/// The `e`/`E` part: the rules of `A`/`P` on every machine (`e` only with no wider rule).
+fn anywhere_choices(subject: &Subject) -> String {
+    match (
+        covers_for(subject, Breadth::Exact),
+        covers_for(subject, Breadth::Prefix),
+    ) {
+        (Some(_), Some(_)) => "  ·  e/E as A/P on every machine".into(),
+        (Some(_), None) => "  ·  e as A on every machine".into(),
+        _ => String::new(),
+    }
+}
+
 /// The rule an answer key makes: `a`/`A` the exact one here/in every pane, `p`/`P` the
-/// prefix or directory one the panel named.
+/// prefix or directory one the panel named; `e`/`E` the exact / wider one in every pane on
+/// every machine.
 pub fn always_for_key(key: char) -> Option<Always> {
-    let (breadth, every_pane) = match key {
-        'a' => (Breadth::Exact, false),
-        'A' => (Breadth::Exact, true),
-        'p' => (Breadth::Prefix, false),
-        'P' => (Breadth::Prefix, true),
+    let (breadth, every_pane, anywhere) = match key {
+        'a' => (Breadth::Exact, false, false),
+        'A' => (Breadth::Exact, true, false),
+        'p' => (Breadth::Prefix, false, false),
+        'P' => (Breadth::Prefix, true, false),
+        'e' => (Breadth::Exact, true, true),
+        'E' => (Breadth::Prefix, true, true),
         _ => return None,
     };
     Some(Always {
         breadth,
         every_pane,
+        anywhere,
     })
 }

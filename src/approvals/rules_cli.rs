@@ -21,7 +21,7 @@ pub fn rules_text(answer: &Value, json: bool) -> String {
     if rows.is_empty() {
         return "no always rules\n".into();
     }
-    let mut table = Table::new(&["RULE", "PANE", "CLI", "TOOL", "COVERS"]);
+    let mut table = Table::new(&["RULE", "PANE", "MACHINES", "CLI", "TOOL", "COVERS"]);
     for r in rows {
         // `covers` was escaped by the server already: its labels stay as they are.
         let field = |k: &str| match r.get(k) {
@@ -32,6 +32,10 @@ pub fn rules_text(answer: &Value, json: bool) -> String {
         table.row(vec![
             field("rule"),
             field("pane"),
+            match r.get("machines") {
+                Some(Value::String(s)) => calyx_tui::escape::visible_again(s),
+                _ => "here".to_string(),
+            },
             field("cli"),
             field("tool"),
             field("covers"),

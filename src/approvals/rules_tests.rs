@@ -5,7 +5,9 @@
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-use super::rules::{covers_for, is_plain, offered_prefix, subject_of, Breadth, Covers, Rule};
+use super::rules::{
+    covers_for, is_plain, offered_prefix, subject_of, Breadth, Covers, Rule, Scope,
+};
 use super::summary::summarize;
 
 fn shell(command: &str) -> super::rules::Subject {
@@ -20,6 +22,7 @@ fn rule_from(command: &str, breadth: Breadth) -> Option<Rule> {
         cli: "claude-code",
         tool: "Bash".into(),
         covers: covers_for(&shell(command), breadth)?,
+        scope: Scope::Here,
     })
 }
 
@@ -171,6 +174,7 @@ fn other_arguments_must_match_but_the_description_need_not() {
             Breadth::Exact,
         )
         .expect("rule"),
+        scope: Scope::Here,
     };
     let subject = |v: &Value| subject_of(Some(v), &Default::default());
     let same = input(
@@ -204,6 +208,7 @@ fn an_argv_rule_is_not_a_string_rule() {
         cli: "codex",
         tool: "shell".into(),
         covers: covers.expect("rule"),
+        scope: Scope::Here,
     };
     let subject = |v: &Value| subject_of(Some(v), &Default::default());
     assert!(rule.allows(1, "codex", "shell", &subject(&argv)));
@@ -229,6 +234,7 @@ fn file_rules_cover_the_path_or_clean_paths_under_its_directory() {
         cli: "claude-code",
         tool: "Write".into(),
         covers: covers_for(&subject(&made), breadth).expect("rule"),
+        scope: Scope::Here,
     };
     let exact = rule(Breadth::Exact);
     let allows = |r: &Rule, p: &str| r.allows(1, "claude-code", "Write", &subject(p));
@@ -276,6 +282,7 @@ fn calyx_own_tools_get_exact_rules_only() {
         cli: "calyx",
         tool: "calyx-ipc".into(),
         covers: covers_for(&subject, Breadth::Exact).expect("rule"),
+        scope: Scope::Here,
     };
     assert!(rule.allows(2, "calyx", "calyx-ipc", &subject));
     let other = summarize("calyx-ipc", &json!({"command": "make; rm", "pane": "%2"}));
@@ -338,8 +345,14 @@ fn what_a_rule_covers_survives_the_state_file_and_is_set_once() {
     let back: Covers = serde_json::from_str(&text).expect("read back");
     assert_eq!(back, rule.covers);
     let mut queue = super::queue::ApprovalQueue::new(None);
-    assert!(queue.restore_rule(Some(3), "claude-code", "Bash".into(), back.clone()));
-    assert!(!queue.restore_rule(Some(3), "claude-code", "Bash".into(), back));
+    assert!(queue.restore_rule(
+        Some(3),
+        "claude-code",
+        "Bash".into(),
+        back.clone(),
+        Scope::Here
+    ));
+    assert!(!queue.restore_rule(Some(3), "claude-code", "Bash".into(), back, Scope::Here));
     assert_eq!(queue.rules().len(), 1);
     assert!(queue.rule_allows_call(
         3,

@@ -53,11 +53,13 @@ pub async fn run(json: bool) -> ExitCode {
         let unreachable: Vec<Value> = failures
             .iter()
             .map(|(name, failure)| {
-                let (needs_you, reason) = match failure {
-                    probe::Failure::NeedsYou { reason, .. } => (true, reason),
-                    probe::Failure::Unreachable(reason) => (false, reason),
+                let (needs_you, wrong_version, reason) = match failure {
+                    probe::Failure::NeedsYou { reason, .. } => (true, false, reason),
+                    probe::Failure::Unreachable(reason) => (false, false, reason),
+                    probe::Failure::WrongVersion(reason) => (false, true, reason),
                 };
-                json!({"machine": name, "needs_you": needs_you, "reason": reason})
+                json!({"machine": name, "needs_you": needs_you,
+                       "wrong_version": wrong_version, "reason": reason})
             })
             .collect();
         let answer = json!({"agents": rows, "unreachable": unreachable});

@@ -17,7 +17,9 @@ pub const ATTEMPT: Duration = Duration::from_secs(15);
 pub enum Failure {
     /// ssh wants the user: a password, a passphrase or a host-key decision.
     NeedsYou { target: String, reason: String },
-    /// Anything else: no route, refused, timed out, no calyx, another protocol.
+    /// Its calyx speaks another protocol: what it runs and what to do.
+    WrongVersion(String),
+    /// Anything else: no route, refused, timed out, no calyx.
     Unreachable(String),
 }
 
@@ -30,6 +32,7 @@ impl Failure {
                  {name}`; {reason})"
             ),
             Failure::Unreachable(reason) => format!("unreachable: {name} ({reason})"),
+            Failure::WrongVersion(reason) => format!("wrong version: {name} ({reason})"),
         }
     }
 }
@@ -44,7 +47,10 @@ pub async fn connect(machine: &Machine, start: bool) -> Result<(Link, Duration),
     let options = Options { start, batch: true };
     match tokio::time::timeout(ATTEMPT, link::connect(&target, options)).await {
         Ok(Ok(link)) => Ok((link, began.elapsed())),
-        Ok(Err(e)) => Err(classify(&machine.target, &format!("{e:#}"))),
+        Ok(Err(e)) => Err(match e.downcast_ref::<link::WrongVersion>() {
+            Some(wrong) => Failure::WrongVersion(printable_line(&wrong.0)),
+            None => classify(&machine.target, &format!("{e:#}")),
+        }),
         Err(_) => Err(Failure::Unreachable(format!(
             "no answer within {} s",
             ATTEMPT.as_secs()

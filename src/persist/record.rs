@@ -113,6 +113,9 @@ pub struct SavedRule {
     /// were restored lacks it: such a rule is listed, not set again).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub matches: Option<crate::approvals::rules::Covers>,
+    /// A rule made "anywhere" (`e`/`E`): pushed to the saved machines again after a restart.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub anywhere: bool,
 }
 
 impl SavedSession {

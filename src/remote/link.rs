@@ -39,6 +39,19 @@ type StderrTail = Arc<Mutex<Vec<u8>>>;
 
 const STDERR_KEPT: usize = 4096;
 
+/// The machine's calyx speaks another protocol (what it runs and what to do, in words): told
+/// apart from other failures so a saved machine's link shows it as its own state.
+#[derive(Debug)]
+pub struct WrongVersion(pub String);
+
+impl std::fmt::Display for WrongVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for WrongVersion {}
+
 /// Runs ssh, checks the bridge's handshake and hands over the connected stream.
 pub async fn connect(target: &Target, options: Options) -> anyhow::Result<Link> {
     let (link, mut child) = open(target, options).await?;
@@ -110,7 +123,7 @@ async fn open(target: &Target, options: Options) -> anyhow::Result<(Link, tokio:
         Err(why) => return Err(failure(target, why, &mut child, &tail).await),
     };
     if !peer.compatible() {
-        bail!(
+        return Err(anyhow::Error::new(WrongVersion(format!(
             "{} runs calyx {} (protocol {}), this one speaks {}: run `calyx --remote {} \
              --install` (or install calyx {} there)",
             target.display(),
@@ -120,7 +133,7 @@ async fn open(target: &Target, options: Options) -> anyhow::Result<(Link, tokio:
             handshake::PROTOCOL_VERSION,
             target.display(),
             env!("CARGO_PKG_VERSION"),
-        );
+        ))));
     }
     match read_line(&mut stream).await {
         Some(line) if line == handshake::READY => {}

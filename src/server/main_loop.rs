@@ -440,8 +440,10 @@ impl Server {
             msg,
             Msg::Message { .. } | Msg::Input { .. } | Msg::PaneExited { .. } | Msg::Mcp(_)
         );
-        // Pane output changes nothing a watcher is sent (see `operations::watch`).
-        if !matches!(msg, Msg::PaneOutput { .. }) {
+        // Pane output changes nothing a watcher is sent (see `operations::watch`); a client's
+        // input marks it due itself unless it only went to panes (`input::route`), so typing
+        // into a pane of a watched server works no snapshot out per key.
+        if !matches!(msg, Msg::PaneOutput { .. } | Msg::Input { .. }) {
             self.watch_due = true;
         }
         self.dispatch(msg);
@@ -478,6 +480,7 @@ impl Server {
                 self.connections.remove(&id);
                 self.watchers.remove(&id);
                 self.remote_calls.end(id);
+                self.anywhere_link_closed(id);
                 self.frames.remove(&id);
                 if let Some(c) = self.state.clients.remove(&id) {
                     let session = c.session;
@@ -522,6 +525,12 @@ impl Server {
             Msg::Views(event) => self.views_event(event),
             Msg::Servers(done) => self.servers_done(done),
             Msg::ChooserMachine(done) => self.chooser_machine_answered(done),
+            Msg::AnywhereMade {
+                machine,
+                shown,
+                key,
+                rule,
+            } => self.anywhere_adopt(&machine, &shown, key, &rule),
             Msg::SignInPrompts => self.sign_in_prompts_changed(),
             Msg::Elicitations => self.elicitations_changed(),
             Msg::SignInStep { alias, step } => self.sign_in_step(&alias, step),

@@ -99,6 +99,14 @@ pub enum Msg {
     },
     /// A saved machine answered the chooser's asking for its sessions (`view::tree_machines`).
     ChooserMachine(crate::server::model::chooser_machines::MachineAnswer),
+    /// A saved machine made the rule of the human's `e`/`E` on its request `shown`: set here
+    /// as an anywhere rule when it is the one shown (`operations::anywhere_rules`).
+    AnywhereMade {
+        machine: String,
+        shown: crate::protocol::SnapshotApproval,
+        key: char,
+        rule: crate::approvals::anywhere::SharedRule,
+    },
 }
 
 /// What the overlay's work off the loop brings back.

@@ -22,6 +22,8 @@
 //! Modules never import each other in a circle: scripts/check-module-cycles.py checks it.
 
 #[cfg(test)]
+mod anywhere_tests;
+#[cfg(test)]
 mod app_requests_tests;
 #[cfg(test)]
 mod back_to_tests;
@@ -40,6 +42,8 @@ mod operations;
 mod owner;
 #[cfg(test)]
 mod reducer_tests;
+#[cfg(test)]
+mod remote_cancel_tests;
 mod render;
 #[cfg(test)]
 mod restore_on_fakes_tests;

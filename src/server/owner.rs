@@ -112,12 +112,20 @@ pub struct Server {
     pub(crate) watchers: HashMap<ClientId, Vec<u8>>,
     /// A message since the last look may have changed the snapshot.
     pub(crate) watch_due: bool,
+    /// How many times the snapshot was worked out for the watchers (tests count it: typing
+    /// into a pane works none out).
+    pub(crate) watch_computed: u64,
+    /// The input event being routed only went to panes (typed, pasted): it changes nothing a
+    /// watcher is sent (see `input::route`).
+    pub(crate) typed_to_pane: bool,
     /// The saved machines' links and what each last showed (see `machines::link`).
     pub(crate) machines: crate::machines::link::Machines,
     /// Tool calls from agents on other machines still running, by the connection that asked.
     pub(crate) remote_calls: operations::remote_tools::RemoteCalls,
     /// The saved machines' sessions the chooser lists, asked when it opens.
     pub(crate) chooser_machines: crate::server::model::chooser_machines::ChooserMachines,
+    /// Anywhere approval rules on the links: who pushed rules here, what was pushed from here.
+    pub(crate) anywhere: operations::anywhere_rules::AnywhereLinks,
 }
 
 impl Server {
@@ -202,9 +210,12 @@ impl Server {
             upgrade: Default::default(),
             watchers: HashMap::new(),
             watch_due: false,
+            watch_computed: 0,
+            typed_to_pane: false,
             machines: Default::default(),
             remote_calls: Default::default(),
             chooser_machines: Default::default(),
+            anywhere: Default::default(),
         }
     }
 

@@ -261,3 +261,71 @@ async fn nothing_a_remote_snapshot_says_reaches_output_raw() {
         "{refused:?}"
     );
 }
+
+#[tokio::test]
+async fn typing_into_a_pane_of_a_watched_server_works_out_no_snapshot() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (tx, _owner_rx) = mpsc::unbounded_channel();
+    let socket = dir.path().join("server.sock").display().to_string();
+    let config = Config {
+        shell_integration: false,
+        ..Config::default()
+    };
+    let mut server = Server::new(config, Vec::new(), socket, tx, Default::default());
+    server.prompt_history = Default::default();
+    server.state.processes = Arc::new(FakeProcesses::default());
+    let (watch_tx, mut watch_rx) = mpsc::channel(64);
+    let (client_tx, _client_rx) = mpsc::channel(1024);
+    server.handle(Msg::Connected {
+        id: WATCHER,
+        tx: watch_tx,
+    });
+    server.handle(Msg::Connected {
+        id: OTHER,
+        tx: client_tx,
+    });
+    server.client_message(
+        OTHER,
+        ClientMessage::Attach {
+            target: None,
+            create: Some(NewSession {
+                name: Some("work".into()),
+                cwd: Some(dir.path().display().to_string()),
+                command: vec!["agent".into()],
+                env: Vec::new(),
+            }),
+            create_if_missing: true,
+            rows: 24,
+            cols: 80,
+            term: None,
+            terminal: None,
+            opener_env: Vec::new(),
+        },
+    );
+    server.handle(Msg::Message {
+        id: WATCHER,
+        msg: ClientMessage::Watch,
+    });
+    assert_eq!(pushed(&mut watch_rx).len(), 1, "one snapshot at once");
+    let computed = server.watch_computed;
+    // Keys typed into the pane: no snapshot sent, none worked out.
+    for key in [&b"h"[..], b"e", b"l", b"l", b"o", b"\r"] {
+        server.handle(Msg::Input {
+            id: OTHER,
+            bytes: key.to_vec(),
+        });
+        assert_eq!(server.push_watch(), 0);
+    }
+    assert_eq!(server.watch_computed, computed, "worked out per key");
+    assert!(pushed(&mut watch_rx).is_empty());
+    // A key that does something else (the prefix, then `c` for a new window) is looked at:
+    // the window count changed.
+    server.handle(Msg::Input {
+        id: OTHER,
+        bytes: b"\x02c".to_vec(),
+    });
+    assert_eq!(server.push_watch(), 1);
+    assert_eq!(server.watch_computed, computed + 1);
+    let next = pushed(&mut watch_rx);
+    assert_eq!(next[0].sessions[0].windows, 2, "{next:?}");
+}

@@ -13,6 +13,9 @@ pub enum LinkState {
     /// ssh wants the user (a password, a passphrase, a host key): never asked in the
     /// background; `calyx machine test NAME` in a terminal settles it.
     NeedsYou(String),
+    /// Its calyx speaks another protocol: what it runs and what to do (`--install`). Tried
+    /// again only at the longest backoff: it will not change until someone installs.
+    WrongVersion(String),
 }
 
 impl LinkState {
@@ -26,16 +29,18 @@ impl LinkState {
             LinkState::NeedsYou(reason) => {
                 format!("needs you: run `calyx machine test {name}` ({reason})")
             }
+            LinkState::WrongVersion(reason) => format!("wrong version: {name} ({reason})"),
         }
     }
 
-    /// One word: `connecting`, `live`, `unreachable`, `needs-you`.
+    /// One word: `connecting`, `live`, `unreachable`, `needs-you`, `wrong-version`.
     pub fn word(&self) -> &'static str {
         match self {
             LinkState::Connecting => "connecting",
             LinkState::Live => "live",
             LinkState::Unreachable(_) => "unreachable",
             LinkState::NeedsYou(_) => "needs-you",
+            LinkState::WrongVersion(_) => "wrong-version",
         }
     }
 }
@@ -57,5 +62,11 @@ mod tests {
             "{needs}"
         );
         assert_eq!(LinkState::NeedsYou(String::new()).word(), "needs-you");
+        let wrong = LinkState::WrongVersion("b runs calyx 0.4.0 (protocol 1)".into());
+        assert_eq!(
+            wrong.line("build"),
+            "wrong version: build (b runs calyx 0.4.0 (protocol 1))"
+        );
+        assert_eq!(wrong.word(), "wrong-version");
     }
 }

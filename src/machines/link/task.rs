@@ -27,6 +27,9 @@ const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// A machine that wants the user is tried again less often (each try is a failed login).
 const NEEDS_YOU_BACKOFF: Duration = Duration::from_secs(60);
+/// While tagged calls are out, how often the link looks for callers that gave up (their
+/// calls are cancelled there).
+const GAVE_UP_CHECK: Duration = Duration::from_millis(500);
 
 /// Runs until the owner drops the link (its `asks` sender).
 pub async fn run(machine: Machine, sink: Sink, mut asks: mpsc::UnboundedReceiver<Ask>) {
@@ -50,19 +53,32 @@ pub async fn run(machine: Machine, sink: Sink, mut asks: mpsc::UnboundedReceiver
                 state(LinkState::Unreachable(why));
                 backoff
             }
-            Err(probe::Failure::NeedsYou { reason, .. }) => {
-                state(LinkState::NeedsYou(reason));
-                NEEDS_YOU_BACKOFF
-            }
-            Err(probe::Failure::Unreachable(reason)) => {
-                state(LinkState::Unreachable(reason));
-                backoff
+            Err(failure) => {
+                let (failed, wait) = after_failure(failure, backoff);
+                state(failed);
+                if wait == MAX_BACKOFF {
+                    backoff = MAX_BACKOFF;
+                }
+                wait
             }
         };
         backoff = (backoff * 2).min(MAX_BACKOFF);
         if !refuse_while_waiting(wait, &name, &mut asks).await {
             return;
         }
+    }
+}
+
+/// The state a failed connection puts the link in, and how long it waits before trying again
+/// (`backoff`: the current wait for a machine that could not be reached).
+fn after_failure(failure: probe::Failure, backoff: Duration) -> (LinkState, Duration) {
+    match failure {
+        // Each try is a failed login there.
+        probe::Failure::NeedsYou { reason, .. } => (LinkState::NeedsYou(reason), NEEDS_YOU_BACKOFF),
+        probe::Failure::Unreachable(reason) => (LinkState::Unreachable(reason), backoff),
+        // Nothing changes there until someone installs: the longest wait at once, no storm of
+        // ssh logins meanwhile.
+        probe::Failure::WrongVersion(reason) => (LinkState::WrongVersion(reason), MAX_BACKOFF),
     }
 }
 
@@ -121,6 +137,21 @@ async fn serve(
     let mut live = false;
     let why = loop {
         tokio::select! {
+            // A caller that gave up (its tool call timed out here): the call there stops and
+            // is forgotten, so nothing acts for it (an approval it queued is withdrawn).
+            () = tokio::time::sleep(GAVE_UP_CHECK), if !tagged.is_empty() => {
+                let gave_up: Vec<u64> = tagged
+                    .iter()
+                    .filter(|(_, ask)| ask.reply.is_closed())
+                    .map(|(tag, _)| *tag)
+                    .collect();
+                for tag in gave_up {
+                    tagged.remove(&tag);
+                    let cancel = encode_message(&ClientMessage::CancelTagged { tag });
+                    // A write that fails is the link dropping: the reader says so next.
+                    let _ = writer.write_all(&cancel).await;
+                }
+            }
             frame = frames.recv() => match frame {
                 Some(Ok(Frame::Message(ServerMessage::Snapshot(snapshot)))) => {
                     live = true;
@@ -186,5 +217,73 @@ struct AbortOnDrop(tokio::task::JoinHandle<()>);
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    use tokio::sync::oneshot;
+
+    use crate::protocol::RemoteCaller;
+    use crate::remote::handshake::Peer;
+
+    #[tokio::test]
+    async fn a_tagged_call_whose_caller_gave_up_is_cancelled_there() {
+        let (ours, mut theirs) = tokio::net::UnixStream::pair().expect("pair");
+        let link = crate::remote::link::Link {
+            stream: ours,
+            peer: Peer {
+                version: "test".into(),
+                protocol: Some(crate::remote::handshake::PROTOCOL_VERSION),
+            },
+        };
+        let sink: Sink = Arc::new(|_| {});
+        let (asks_tx, mut asks) = mpsc::unbounded_channel();
+        // The machine there: it sees the link's Watch, then the call, then its cancel.
+        let remote = async move {
+            let first = read_frame::<_, ClientMessage>(&mut theirs).await;
+            assert!(matches!(first, Ok(Frame::Message(ClientMessage::Watch))));
+            let (reply, answer) = oneshot::channel();
+            let request = Request::RemoteTool {
+                tool: "pane_read".into(),
+                args: serde_json::json!({}),
+                from: RemoteCaller {
+                    machine: "laptop".into(),
+                    pane: None,
+                    name: None,
+                },
+            };
+            asks_tx.send(Ask { request, reply }).expect("ask");
+            let Ok(Frame::Message(ClientMessage::Tagged { tag, .. })) =
+                read_frame::<_, ClientMessage>(&mut theirs).await
+            else {
+                panic!("no tagged call");
+            };
+            // The caller gives up (its wait timed out): the receiver goes.
+            drop(answer);
+            let next = read_frame::<_, ClientMessage>(&mut theirs).await;
+            assert!(
+                matches!(next, Ok(Frame::Message(ClientMessage::CancelTagged { tag: t })) if t == tag),
+                "{next:?}"
+            );
+            // The owner drops the link: it ends.
+            drop(asks_tx);
+            theirs
+        };
+        let ((why, _), _theirs) = tokio::join!(serve(link, "build", &sink, &mut asks), remote);
+        assert_eq!(why, None);
+    }
+
+    #[test]
+    fn a_machine_of_another_protocol_is_its_own_state_and_waits_the_longest() {
+        let wrong = probe::Failure::WrongVersion("b runs calyx 0.4.0 (protocol 1)".into());
+        let (state, wait) = after_failure(wrong, FIRST_BACKOFF);
+        assert_eq!(state.word(), "wrong-version");
+        assert_eq!(wait, MAX_BACKOFF);
+        let gone = probe::Failure::Unreachable("refused".into());
+        assert_eq!(after_failure(gone, FIRST_BACKOFF).1, FIRST_BACKOFF);
     }
 }

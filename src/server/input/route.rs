@@ -49,7 +49,13 @@ impl Server {
             None => return,
         };
         let is_key = matches!(event, InputEvent::Key { .. });
+        // Anything but typing into a pane (a binding, a prompt, the panel's answer, a mouse
+        // click) may change what a watching machine is sent.
+        self.typed_to_pane = false;
         self.route_event(client, mode, event);
+        if !self.typed_to_pane {
+            self.watch_due = true;
+        }
         if is_key {
             if let Some(c) = self.state.clients.get_mut(&client) {
                 c.last_key_at = Some(tokio::time::Instant::now());
@@ -199,6 +205,7 @@ impl Server {
                     self.key_to_pane(peer, key, raw.clone());
                 }
                 self.key_to_pane(pane, key, raw);
+                self.typed_to_pane = true;
             }
             (ClientMode::Normal, InputEvent::Paste(data)) => {
                 if let Some(pane) = self.focused_pane(client) {
@@ -207,6 +214,7 @@ impl Server {
                     }
                     self.paste_into(pane, &data);
                 }
+                self.typed_to_pane = true;
             }
             (ClientMode::Normal, InputEvent::Mouse(ev)) => self.mouse(client, ev),
             // Handled above.
@@ -220,6 +228,7 @@ impl Server {
                         }
                     }
                 }
+                self.typed_to_pane = true;
             }
         }
     }

@@ -145,7 +145,7 @@ impl Server {
     }
 
     /// A request of `pane` was answered: its agent's row moves on to working.
-    fn agent_decided(&mut self, pane: PaneId, kind: AgentKind, tool: Option<String>) {
+    pub(crate) fn agent_decided(&mut self, pane: PaneId, kind: AgentKind, tool: Option<String>) {
         let now = Instant::now();
         let transitions = self.agents.human_answered(u64::from(pane), kind, tool, now);
         self.after_agent_change(pane, &transitions, now);
@@ -233,6 +233,9 @@ impl Server {
             self.agent_decided(pane, kind, Some(tool));
         }
         self.mark_all_dirty();
+        if always.is_some_and(|a| a.anywhere) {
+            self.anywhere_sync();
+        }
         true
     }
 
@@ -272,6 +275,7 @@ impl Server {
         let rules: Vec<Value> = self.approvals.rules().iter().map(|r| json!({
             "rule": r.id, "pane": r.pane.map(|p| format!("%{p}")), "cli": r.cli, "tool": r.tool,
             "covers": crate::approvals::redact::redact(&crate::approvals::rules::covers_words(&r.covers)),
+            "machines": r.scope.words(),
         })).collect();
         let mut pending = pending;
         pending.extend(self.remote_pending());
@@ -314,9 +318,23 @@ impl Server {
         };
         // Another machine's word, for the record only: one printable line.
         let from = answered_from.map(|f| crate::remote::handshake::printable(&f));
+        let remote_anywhere = from.is_some() && rule.is_some_and(|r| r.anywhere);
+        let rules_before = self.approvals.rules().len();
         self.approvals.set_answered_from(from);
         let answered = self.answer_request(id, decision, rule);
         self.approvals.set_answered_from(None);
+        // An `e`/`E` from another machine's panel: that machine holds the rule from now on
+        // (and pushes it back here): it is told which rule its key made.
+        if answered && remote_anywhere && self.approvals.rules().len() > rules_before {
+            if let Some(made) = self.approvals.rules().last() {
+                let rule = crate::approvals::anywhere::SharedRule {
+                    cli: made.cli.to_string(),
+                    tool: made.tool.clone(),
+                    covers: made.covers.clone(),
+                };
+                return Response::Json(serde_json::json!({ "anywhere": rule }));
+            }
+        }
         if !answered && rule.is_some() {
             return Response::Error(format!(
                 "no pending approval with id {id} with that rule to offer (a/A make the exact one)"

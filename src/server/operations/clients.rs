@@ -41,7 +41,22 @@ impl Server {
                     self.reply(id, crate::protocol::Response::Error(e));
                 }
             }
+            ClientMessage::Request(crate::protocol::Request::AnywhereRules { from, rules }) => {
+                let response = self.anywhere_pushed(id, &from, &rules);
+                self.reply(id, response);
+            }
             ClientMessage::Request(request) => {
+                // An `e`/`E` answered over a link sets that host's anywhere rule here: it is
+                // held while this connection lasts, as the rules the host pushes are.
+                if let crate::protocol::Request::Decide {
+                    answered_from: Some(host),
+                    always: Some('e' | 'E'),
+                    machine: None,
+                    ..
+                } = &request
+                {
+                    self.anywhere_connection(id, host);
+                }
                 let response = self.request(request);
                 self.reply(id, response);
             }
@@ -63,6 +78,9 @@ impl Server {
                 tag,
                 request: crate::protocol::Request::RemoteTool { tool, args, from },
             } => self.remote_tool(id, Some(tag), tool, args, from),
+            ClientMessage::CancelTagged { tag } => {
+                self.remote_calls.cancel(id, tag);
+            }
             ClientMessage::Tagged { tag, .. } => self.send_to(
                 id,
                 &ServerMessage::Tagged {

@@ -39,6 +39,8 @@ impl Server {
             LinkEvent::State { name, .. } | LinkEvent::Snapshot { name, .. } => name.clone(),
         };
         let mut new_request = false;
+        let was_live = self.machines.get(&name).is_some_and(|v| v.live());
+        let snapshot = matches!(event, LinkEvent::Snapshot { .. });
         if let Some(before) = self.machines.apply(event) {
             self.notify_remote(&name, before.as_ref());
             let after = self.machines.get(&name).and_then(|v| v.snapshot.as_ref());
@@ -50,6 +52,10 @@ impl Server {
                         .any(|b| b.id == a.id)
                 })
             });
+        }
+        if snapshot && !was_live {
+            // The link is up (again): the machine gets this server's anywhere rules.
+            self.anywhere_link_up(&name);
         }
         for c in self.state.clients.values_mut() {
             // A new request elsewhere shows the panel again, as a local one does.
@@ -148,6 +154,14 @@ impl Server {
         message: Option<String>,
         always: Option<char>,
     ) -> Response {
+        // What the panel showed for it: an `e`/`E` rule sent back is set here only when it
+        // is the rule shown (see `anywhere_rules::is_the_rule_shown`).
+        let shown = self
+            .machines
+            .get(machine)
+            .and_then(|v| v.snapshot.as_ref())
+            .and_then(|s| s.approvals.iter().find(|a| a.id == id))
+            .cloned();
         let request = Request::Decide {
             id,
             allow,
@@ -165,6 +179,21 @@ impl Server {
         tokio::spawn(async move {
             let response = match rx.await {
                 Ok(Ok(Response::Error(e))) => Response::Error(format!("{name}: {}", visible(&e))),
+                Ok(Ok(Response::Json(answer))) => {
+                    let made = answer
+                        .get("anywhere")
+                        .cloned()
+                        .and_then(|r| serde_json::from_value(r).ok());
+                    if let (Some(rule), Some(shown), Some(key)) = (made, shown, always) {
+                        let _ = tx.send(Msg::AnywhereMade {
+                            machine: name.clone(),
+                            shown,
+                            key,
+                            rule,
+                        });
+                    }
+                    Response::Ok
+                }
                 Ok(Ok(_)) => Response::Ok,
                 Ok(Err(e)) => Response::Error(visible(&e)),
                 Err(_) => Response::Error(format!("the link to {name} stopped")),

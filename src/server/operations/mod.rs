@@ -6,6 +6,7 @@
 
 pub mod actions;
 pub mod agent_events;
+pub mod anywhere_rules;
 pub mod app_requests;
 pub mod approvals;
 pub mod bound_actions;

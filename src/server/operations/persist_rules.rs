@@ -8,6 +8,7 @@ use std::collections::HashSet;
 
 use calyx_integrations::AgentKind;
 
+use crate::approvals::rules::Scope;
 use crate::layout::PaneId;
 use crate::persist::record::SavedRule;
 use crate::persist::SavedSession;
@@ -36,7 +37,13 @@ impl Server {
     /// whose pane is gone is not saved: it could never apply again), then those still waiting
     /// for their session's restore.
     pub(crate) fn saved_rules(&self) -> Vec<SavedRule> {
-        let live = self.approvals.rules().iter().filter_map(|r| {
+        // Rules another machine pushed are its own: it pushes them again over its link.
+        let mine = self
+            .approvals
+            .rules()
+            .iter()
+            .filter(|r| !matches!(r.scope, Scope::From(_)));
+        let live = mine.filter_map(|r| {
             let pane = match r.pane {
                 Some(id) => Some(self.state.panes.get(&id)?.record_id.clone()),
                 None => None,
@@ -47,6 +54,7 @@ impl Server {
                 covers: crate::approvals::rules::covers_words(&r.covers),
                 pane,
                 matches: Some(r.covers.clone()),
+                anywhere: r.scope == Scope::Anywhere,
             })
         });
         live.chain(self.persisted.waiting_rules.iter().cloned())
@@ -115,7 +123,12 @@ impl Server {
             );
             return;
         };
+        let scope = if rule.anywhere {
+            Scope::Anywhere
+        } else {
+            Scope::Here
+        };
         self.approvals
-            .restore_rule(pane, cli, rule.tool.clone(), covers);
+            .restore_rule(pane, cli, rule.tool.clone(), covers, scope);
     }
 }

@@ -17,24 +17,39 @@ use crate::server::messages::Msg;
 use crate::server::model::ids::ClientId;
 use crate::server::owner::Server;
 
-/// The calls running for each connection.
+/// The calls running for each connection, each with its tag (a link's call) or none.
 #[derive(Default)]
 pub(crate) struct RemoteCalls {
-    running: HashMap<ClientId, Vec<AbortHandle>>,
+    running: HashMap<ClientId, Vec<(Option<u64>, AbortHandle)>>,
 }
 
 impl RemoteCalls {
     /// Connection `id` closed: its calls stop.
     pub(crate) fn end(&mut self, id: ClientId) {
-        for call in self.running.remove(&id).unwrap_or_default() {
+        for (_, call) in self.running.remove(&id).unwrap_or_default() {
             call.abort();
         }
     }
 
-    fn add(&mut self, id: ClientId, call: AbortHandle) {
+    /// The caller of connection `id`'s tagged call `tag` gave up: it stops (dropping it
+    /// withdraws an approval it queued). Returns whether it was running.
+    pub(crate) fn cancel(&mut self, id: ClientId, tag: u64) -> bool {
+        let Some(calls) = self.running.get_mut(&id) else {
+            return false;
+        };
+        let Some(at) = calls.iter().position(|(t, _)| *t == Some(tag)) else {
+            return false;
+        };
+        let (_, call) = calls.remove(at);
+        let running = !call.is_finished();
+        call.abort();
+        running
+    }
+
+    fn add(&mut self, id: ClientId, tag: Option<u64>, call: AbortHandle) {
         let calls = self.running.entry(id).or_default();
-        calls.retain(|c| !c.is_finished());
-        calls.push(call);
+        calls.retain(|(_, c)| !c.is_finished());
+        calls.push((tag, call));
     }
 }
 
@@ -64,6 +79,27 @@ impl Server {
                 None => Msg::Reply { id, response },
             });
         });
-        self.remote_calls.add(id, call.abort_handle());
+        self.remote_calls.add(id, tag, call.abort_handle());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_cancelled_tagged_call_stops_and_the_others_go_on() {
+        let mut calls = RemoteCalls::default();
+        let first = tokio::spawn(std::future::pending::<()>());
+        let second = tokio::spawn(std::future::pending::<()>());
+        calls.add(7, Some(1), first.abort_handle());
+        calls.add(7, Some(2), second.abort_handle());
+        assert!(calls.cancel(7, 1));
+        assert!(!calls.cancel(7, 1), "forgotten");
+        assert!(!calls.cancel(8, 2), "another connection's tag");
+        assert!(first.await.is_err_and(|e| e.is_cancelled()));
+        assert!(!second.is_finished());
+        calls.end(7);
+        assert!(second.await.is_err_and(|e| e.is_cancelled()));
     }
 }

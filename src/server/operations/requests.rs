@@ -181,6 +181,9 @@ impl Server {
                 always,
             } => self.approve_response_from(id, allow, message, answered_from, always),
             Request::Machines { reload } => self.machines_response(reload),
+            Request::AnywhereRules { .. } => {
+                Response::Error("anywhere rules come over a saved machine's link".into())
+            }
             Request::Agents => self.agents_response(),
             Request::AgentsExplain { pane } => self.agents_explain_response(&pane),
             // Answered off the loop (see `hosted_request`); this path has no client to wait.

@@ -1,6 +1,7 @@
 //! `ClientMessage::Watch`: connections (saved machines' links from other servers) that get
 //! this machine's [`MachineSnapshot`] pushed whenever it changes. The snapshot is worked out
-//! after each message the owner handles (but pane output, which changes none of it) only
+//! after each message the owner handles (but pane output and keys typed into a pane, which
+//! change none of it) only
 //! while someone watches, and sent only when its bytes differ from the last one that watcher
 //! got: an idle machine pushes nothing, and a server nobody watches does no work at all.
 
@@ -69,6 +70,7 @@ impl Server {
         if self.watchers.is_empty() || !std::mem::take(&mut self.watch_due) {
             return 0;
         }
+        self.watch_computed += 1;
         let frame = encode_message(&ServerMessage::Snapshot(self.machine_snapshot()));
         let mut sent = 0;
         for (id, last) in &mut self.watchers {

@@ -337,11 +337,15 @@ impl Server {
         if let Some(selected) = self.state.clients.get(&client).and_then(|c| c.panel.rules) {
             let next = rules_list_key(&mut self.approvals, selected, &key);
             self.update_panel(client, |p| p.rules = next);
+            // A revoked anywhere rule is revoked on every linked machine.
+            self.anywhere_sync();
             return true;
         }
         let answers = matches!(
             key.code,
-            KeyCode::Char('y' | 'n' | 'x' | 'm' | 'a' | 'A' | 'p' | 'P' | '!' | '1'..='9')
+            KeyCode::Char(
+                'y' | 'n' | 'x' | 'm' | 'a' | 'A' | 'p' | 'P' | 'e' | 'E' | '!' | '1'..='9'
+            )
         ) && !key.ctrl
             && !key.alt;
         let typing_message = self
@@ -396,7 +400,9 @@ impl Server {
             }
             KeyCode::Char('c') if self.copy_app_link(client, id) => {}
             KeyCode::Char('m') => self.update_panel(client, |p| p.message = Some(String::new())),
-            KeyCode::Char(k @ ('a' | 'A' | 'p' | 'P')) => self.answer_always(client, id, k),
+            KeyCode::Char(k @ ('a' | 'A' | 'p' | 'P' | 'e' | 'E')) => {
+                self.answer_always(client, id, k)
+            }
             KeyCode::Char('r') => self.update_panel(client, |p| p.rules = Some(0)),
             KeyCode::Char('!') => {
                 // MCP Apps' requests are each the user's own choice: `!` leaves them.

@@ -94,7 +94,7 @@ impl Server {
             choices: if a.choices.is_empty() {
                 format!("y allow · n deny · Tab next · Esc hide (on {machine})")
             } else {
-                format!("{}  ·  rules are {machine}'s", visible(&a.choices))
+                format!("{}  ·  a/A/p/P set {machine}'s rules", visible(&a.choices))
             },
             rules_list: None,
             app_keys: None,
@@ -110,7 +110,9 @@ impl Server {
         let decided = match key.code {
             KeyCode::Char('y') if plain => Some((true, None)),
             KeyCode::Char('n') if plain => Some((false, None)),
-            KeyCode::Char(k @ ('a' | 'A' | 'p' | 'P')) if plain => Some((true, Some(k))),
+            KeyCode::Char(k @ ('a' | 'A' | 'p' | 'P' | 'e' | 'E')) if plain => {
+                Some((true, Some(k)))
+            }
             // A deny message, typed as for a local request; Enter sends it with the deny.
             KeyCode::Char('m') if plain => {
                 if let Some(c) = self.state.clients.get_mut(&client) {
@@ -161,7 +163,7 @@ impl Server {
             self.message(client, "no rule for this request: y allows it once");
             return;
         }
-        if matches!(always, Some('p' | 'P')) && !a.choices.contains("p/P") {
+        if matches!(always, Some('p' | 'P' | 'E')) && !a.choices.contains("p/P") {
             self.message(
                 client,
                 "no wider rule for this request: a/A allow it always",

@@ -145,7 +145,7 @@ impl AgentsView {
                     title: if live {
                         format!("on {name}")
                     } else {
-                        format!("{name} unreachable (stale)")
+                        format!("{name} {} (stale)", v.state.word())
                     },
                     cwd_name,
                     state: row_state(if live { state } else { AgentState::Unknown }),

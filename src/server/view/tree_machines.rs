@@ -1,11 +1,12 @@
 //! The chooser's saved machines (issue 20 §2): below this server's sessions, every enabled
-//! saved machine's sessions under the machine's name. They are asked when the chooser opens,
+//! saved machine's sessions under the machine's name. A machine with a live link shows the
+//! sessions of its last snapshot at once (no ssh); any other is asked when the chooser opens,
 //! one bridged `ListSessions` per machine off the loop (as `calyx ls --all` does), so a slow
 //! machine fills in later and an unreachable one shows `unreachable: NAME (reason)` or
 //! `needs you: ...` instead of holding the chooser back (rows: `model::chooser_machines`).
 //! Enter on one of its sessions switches the client there (`remote::switch`).
 
-use crate::machines::{all, probe};
+use crate::machines::all;
 use crate::protocol::{Response, ServerMessage};
 use crate::server::messages::Msg;
 use crate::server::model::chooser_machines::{
@@ -30,6 +31,29 @@ impl Server {
         chooser.asked += 1;
         chooser.listings.clear();
         for machine in machines.into_iter().filter(|m| m.enabled) {
+            // A live link's snapshot carries the machine's sessions as they are now.
+            let linked = self
+                .machines
+                .get(&machine.name)
+                .filter(|v| v.live() && v.machine == machine)
+                .and_then(|v| v.snapshot.as_ref());
+            if let Some(snapshot) = linked {
+                chooser.listings.push(Listing {
+                    machine: machine.name.clone(),
+                    state: Listed::Sessions(
+                        snapshot
+                            .sessions
+                            .iter()
+                            .map(|s| RemoteSession {
+                                name: s.name.clone(),
+                                windows: s.windows,
+                                attached: s.attached,
+                            })
+                            .collect(),
+                    ),
+                });
+                continue;
+            }
             chooser.listings.push(Listing {
                 machine: machine.name.clone(),
                 state: Listed::Asking,
@@ -77,10 +101,7 @@ impl Server {
             )),
             // No server runs there: nothing to attach to.
             Ok(None) => Listed::Sessions(Vec::new()),
-            Err(failure @ probe::Failure::NeedsYou { .. })
-            | Err(failure @ probe::Failure::Unreachable(_)) => {
-                Listed::Failed(drawable(&failure.line(&done.machine)))
-            }
+            Err(failure) => Listed::Failed(drawable(&failure.line(&done.machine))),
         };
         for c in self.state.clients.values_mut() {
             if matches!(c.mode, ClientMode::Tree { .. }) {
