@@ -300,6 +300,7 @@ async fn typing_into_a_pane_of_a_watched_server_works_out_no_snapshot() {
             term: None,
             terminal: None,
             opener_env: Vec::new(),
+            back_to: None,
         },
     );
     server.handle(Msg::Message {

@@ -238,6 +238,7 @@ mod tests {
             peer: Peer {
                 version: "test".into(),
                 protocol: Some(crate::remote::handshake::PROTOCOL_VERSION),
+                tty: true,
             },
         };
         let sink: Sink = Arc::new(|_| {});
