@@ -316,7 +316,7 @@ fn a_machine_running_another_protocol_is_its_own_state_not_unreachable() {
         listed.contains("wrong version: build (").then_some(listed)
     });
     assert!(
-        listed.contains("runs calyx 0.4.0 (protocol 1), this one speaks 2")
+        listed.contains("runs calyx 0.4.0 (protocol 1), this one speaks 3")
             && listed.contains("--install"),
         "{listed}"
     );

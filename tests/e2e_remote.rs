@@ -366,7 +366,7 @@ fn a_saved_machine_running_a_calyx_from_before_links_is_named_with_its_protocol(
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        said.contains("runs calyx 0.4.0 (protocol 1), this one speaks 2"),
+        said.contains("runs calyx 0.4.0 (protocol 1), this one speaks 3"),
         "{said}"
     );
     assert!(said.contains(&format!("calyx --remote {HOST}")), "{said}");

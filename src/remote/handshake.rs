@@ -7,10 +7,12 @@
 /// The protocol a bridge speaks on the socket, as a client sees it over ssh: 2 since saved
 /// machines' links (`ClientMessage::Watch`, `Snapshot`) and agents' calls across machines
 /// (`Request::RemoteTool`, `Tagged`), which a calyx of protocol 1 misreads as a broken
-/// connection. Kept apart from `upgrade::handover::PROTOCOL_VERSION` (what a server hands
+/// connection; 3 since rules that hold on every machine (`Request::AnywhereRules`) and
+/// cancelled calls across machines (`ClientMessage::CancelTagged`), which a server of
+/// protocol 2 would read as a broken link. Kept apart from `upgrade::handover::PROTOCOL_VERSION` (what a server hands
 /// over to its replacement, unchanged by these messages): `calyx server-upgrade` from
 /// protocol 1 still works, and a machine of the other protocol is named as such.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// The start of the bridge's header line.
 pub const MAGIC: &str = "calyx-remote-bridge";
@@ -123,7 +125,7 @@ mod tests {
             !old.tty,
             "a bridge from before --tty gets the framed attach"
         );
-        assert!(header().contains("protocol=2"), "{}", header());
+        assert!(header().contains("protocol=3"), "{}", header());
     }
 
     #[test]
