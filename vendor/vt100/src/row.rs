@@ -354,19 +354,24 @@ impl Row {
             .count();
         let len = written - blanks;
         let keeps = |capacity: usize| (len..=2 * len + 8).contains(&capacity);
-        if let Some(row) = recycled {
-            spares.give(row.cells);
-        }
+        // The buffer the full scrollback dropped is used when it fits (the
+        // usual case), a kept spare when it does not; an unused one is kept.
+        let mut recycled = recycled.map(|row| row.cells);
         // A row that fills most of its width goes to the scrollback as it
-        // is (its buffer wastes no more than a copy's may), and a spare
-        // buffer that fits the width without wasting more than a quarter
-        // (as `Grid::shrink_storage` allows) becomes the screen row: no
-        // copy of the cells.
+        // is (its buffer wastes no more than a copy's may), and a buffer
+        // that fits the width without wasting more than a quarter (as
+        // `Grid::shrink_storage` allows) becomes the screen row: no copy of
+        // the cells.
         let cols = self.cells.len();
         if keeps(self.cells.capacity()) {
-            if let Some(mut screen_row) =
-                spares.take(|c| (cols..=cols + cols / 4).contains(&c))
-            {
+            let fits_row = |c: usize| (cols..=cols + cols / 4).contains(&c);
+            let screen_row = recycled
+                .take_if(|c| fits_row(c.capacity()))
+                .or_else(|| spares.take(fits_row));
+            if let Some(mut screen_row) = screen_row {
+                if let Some(unused) = recycled {
+                    spares.give(unused);
+                }
                 // Filled with blanks by `refill`, after the caller has put
                 // the archived row away.
                 screen_row.clear();
@@ -387,9 +392,15 @@ impl Row {
         }
         // A new buffer for a mostly full row is as wide as the screen, so
         // that it can become a screen row in a later swap.
-        let mut cells = spares.take(keeps).unwrap_or_else(|| {
-            Vec::with_capacity(if keeps(cols) { cols } else { len })
-        });
+        let mut cells = recycled
+            .take_if(|c| keeps(c.capacity()))
+            .or_else(|| spares.take(keeps))
+            .unwrap_or_else(|| {
+                Vec::with_capacity(if keeps(cols) { cols } else { len })
+            });
+        if let Some(unused) = recycled {
+            spares.give(unused);
+        }
         cells.clear();
         cells.extend_from_slice(&self.cells[..len]);
         let archived = Self {
