@@ -67,11 +67,9 @@ pub(super) fn update(
     }
     let mut plans = Vec::with_capacity(chrome.panes.len());
     for slot in &chrome.panes {
-        let copy = copies.pop().unwrap_or_default();
-        match plan(state, slot, previous, hyperlinks, buf.area, copy) {
-            Ok(plan) => plans.push(plan),
-            Err(copy) => {
-                copies.push(copy);
+        match plan(state, slot, previous, hyperlinks, buf.area, copies) {
+            Some(plan) => plans.push(plan),
+            None => {
                 give_back(plans, copies);
                 return None;
             }
@@ -177,35 +175,29 @@ fn give_back(plans: Vec<Plan>, copies: &mut Vec<CopiedRows>) {
     }));
 }
 
-/// Decides what to do with a pane, and copies the rows to draw into `copy` while the terminal
-/// is locked; `Err` (with `copy` back, unused) when the frame must be composed whole.
+/// Decides what to do with a pane, and copies the rows to draw (into a buffer from `copies`)
+/// while the terminal is locked; None when the frame must be composed whole.
 fn plan(
     state: &State,
     slot: &PaneSlot,
     previous: &[PaneDrawn],
     hyperlinks: bool,
     frame: Rect,
-    copy: CopiedRows,
-) -> Result<Plan, CopiedRows> {
-    let Some(pane) = state.panes.get(&slot.id) else {
-        return Err(copy);
-    };
+    copies: &mut Vec<CopiedRows>,
+) -> Option<Plan> {
+    let pane = state.panes.get(&slot.id)?;
     let locked = lock_for_frame(&pane.terminal, slot.focused);
     state.counts.lock(locked.is_some());
     let Some(term) = locked else {
-        return match drawn_in(previous, slot, hyperlinks).next() {
-            Some(drawn) => Ok(Plan::Busy(drawn.clone())),
-            None => Err(copy),
-        };
+        return Some(Plan::Busy(
+            drawn_in(previous, slot, hyperlinks).next()?.clone(),
+        ));
     };
     let screen = term.screen();
     let stamp = PaneStamp::of(slot, screen, hyperlinks);
-    let Some(drawn) = drawn_in(previous, slot, hyperlinks).find(|d| d.stamp.screen == stamp.screen)
-    else {
-        return Err(copy);
-    };
+    let drawn = drawn_in(previous, slot, hyperlinks).find(|d| d.stamp.screen == stamp.screen)?;
     if drawn.stamp == stamp {
-        return Ok(Plan::Same(drawn.clone(), pane_cursor(screen, slot.inner)));
+        return Some(Plan::Same(drawn.clone(), pane_cursor(screen, slot.inner)));
     }
     let rows = row_versions(screen, slot.inner);
     // The client's terminal can scroll a region of whole lines only: the pane must span it.
@@ -237,14 +229,14 @@ fn plan(
                     .is_some_and(|cells| cells.iter().any(|c| c.link() != 0))
             })
     {
-        return Err(copy);
+        return None;
     }
-    let mut copy = copy;
+    let mut copy = copies.pop().unwrap_or_default();
     copy.copy_from(screen, slot.inner, &redraw);
     let cursor = pane_cursor(screen, slot.inner);
     // The lock is held for the row copy only: drawing happens after it is let go.
     drop(term);
-    Ok(Plan::Draw {
+    Some(Plan::Draw {
         copy,
         stamp,
         rows,
