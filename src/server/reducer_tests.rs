@@ -752,3 +752,50 @@ fn the_terminals_colour_answers_are_kept_and_never_reach_the_pane() {
     let look = crate::server::io::view_server::look(&h.server.state.config.mcp_apps, colours);
     assert_eq!(look.theme, "light", "{look:?}");
 }
+
+/// The usual frame draws a pane's changed rows from a copy taken under the terminal lock
+/// (`render::in_place`, `calyx_tui::CopiedRows`): frame after frame, as a shell beside another
+/// pane prints lines and scrolls, the client's terminal shows every line the pane's screen holds,
+/// on the same row.
+#[test]
+fn frames_drawn_from_row_copies_show_what_the_pane_shows() {
+    let mut h = Harness::new(12, 60);
+    h.keys(b"\x02%");
+    h.wait_ready();
+    let shell = h.window().active;
+    h.wait_pane(shell, "$");
+    h.frame();
+    for i in 0..20 {
+        h.keys(format!("echo row{i}x\r").as_bytes());
+        h.wait_pane(shell, &format!("\nrow{i}x"));
+        let shown: Vec<String> = h.frame().lines().map(str::to_string).collect();
+        let pane = h.server.state.panes[&shell].term();
+        let screen = pane.screen();
+        let (rows, cols) = screen.size();
+        let lines: Vec<String> = screen
+            .rows(0, cols.get())
+            .take(usize::from(rows.get()))
+            .map(|r| r.trim_end().to_string())
+            .collect();
+        drop(pane);
+        // The pane's rows are drawn on consecutive frame rows from its top; find that top by
+        // the line the shell just printed.
+        let last = format!("row{i}x");
+        let at_pane = lines.iter().rposition(|l| *l == last).expect("in the pane");
+        let at_frame = shown
+            .iter()
+            .rposition(|l| l.ends_with(&last) || l.contains(&format!("{last} ")))
+            .expect("on the client's terminal");
+        let top = at_frame
+            .checked_sub(at_pane)
+            .expect("the pane's top is on screen");
+        for (r, line) in lines.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
+            let frame_line = shown.get(top + r).map(String::as_str).unwrap_or_default();
+            assert!(
+                frame_line.contains(line.as_str()),
+                "frame {i}: pane row {r} {line:?} is not on frame row {}: {frame_line:?}\n{shown:#?}",
+                top + r
+            );
+        }
+    }
+}

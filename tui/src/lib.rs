@@ -4,6 +4,7 @@
 pub mod approval;
 pub mod approval_rules;
 pub mod border;
+pub mod copied_rows;
 pub mod disputed_width;
 pub mod escape;
 pub mod help;
@@ -21,6 +22,7 @@ pub mod tree;
 pub use approval::ApprovalView;
 pub use approval_rules::{RuleChoicesView, RulesListView};
 pub use border::BorderView;
+pub use copied_rows::CopiedRows;
 pub use help::{HelpEntry, HelpView};
 pub use links::FrameLinks;
 pub use messages::MessagesView;

@@ -83,6 +83,42 @@ fn paint(target: &mut ratatui::buffer::Cell, symbol: &str, style: Style) {
     target.set_style(style);
 }
 
+/// Draws one screen row's `cells` (at most `cols` of them) into `targets`, the frame cells the
+/// row covers; `link` gets the column, wideness and link index of each cell with a hyperlink.
+/// Shared by `PaneView` and `CopiedRows` (which draws rows copied out of a locked screen).
+pub(crate) fn paint_row(
+    cells: &[vt100::Cell],
+    cols: usize,
+    targets: &mut [ratatui::buffer::Cell],
+    mut link: impl FnMut(usize, bool, u16),
+) {
+    let mut col = 0usize;
+    while let Some(cell) = cells.get(col) {
+        let wide = cell.is_wide();
+        let style = cell_style(cell);
+        let symbol = if wide && col + 1 >= cols {
+            // A wide character cut by the pane edge: show a blank, as tmux does.
+            " "
+        } else if cell.has_contents() {
+            cell.contents()
+        } else {
+            " "
+        };
+        if let Some(target) = targets.get_mut(col) {
+            paint(target, symbol, style);
+        }
+        if wide {
+            if let Some(next) = targets.get_mut(col + 1) {
+                paint(next, "", style);
+            }
+        }
+        if cell.link() != 0 {
+            link(col, wide, cell.link());
+        }
+        col += if wide { 2 } else { 1 };
+    }
+}
+
 fn highlight_style(kind: HighlightKind) -> Style {
     match kind {
         HighlightKind::Selection => Style::default().fg(Color::Black).bg(Color::Yellow),
@@ -148,51 +184,30 @@ impl PaneView<'_> {
             let Some(targets) = buf.content.get_mut(start..start + usize::from(cols)) else {
                 break;
             };
-            let mut col = 0usize;
-            while let Some(cell) = cells.get(col) {
-                let wide = cell.is_wide();
-                let style = cell_style(cell);
-                let symbol = if wide && col + 1 >= usize::from(cols) {
-                    // A wide character cut by the pane edge: show a blank, as tmux does.
-                    " "
-                } else if cell.has_contents() {
-                    cell.contents()
-                } else {
-                    " "
+            paint_row(cells, usize::from(cols), targets, |col, wide, index| {
+                let Some(links) = links.as_deref_mut() else {
+                    return;
                 };
-                if let Some(target) = targets.get_mut(col) {
-                    paint(target, symbol, style);
-                }
-                if wide {
-                    if let Some(next) = targets.get_mut(col + 1) {
-                        paint(next, "", style);
+                let handle = match handles.iter().find(|(i, _)| *i == index) {
+                    Some((_, h)) => *h,
+                    None => {
+                        let h = self
+                            .screen
+                            .link(index)
+                            .and_then(|l| links.add(l.uri(), l.id()))
+                            .unwrap_or(0);
+                        handles.push((index, h));
+                        h
+                    }
+                };
+                if handle != 0 {
+                    let x = area.x + col as u16;
+                    links.set(x, y, handle);
+                    if wide {
+                        links.set(x + 1, y, handle);
                     }
                 }
-                if cell.link() != 0 {
-                    if let Some(links) = links.as_deref_mut() {
-                        let handle = match handles.iter().find(|(i, _)| *i == cell.link()) {
-                            Some((_, h)) => *h,
-                            None => {
-                                let h = self
-                                    .screen
-                                    .link(cell.link())
-                                    .and_then(|l| links.add(l.uri(), l.id()))
-                                    .unwrap_or(0);
-                                handles.push((cell.link(), h));
-                                h
-                            }
-                        };
-                        if handle != 0 {
-                            let x = area.x + col as u16;
-                            links.set(x, y, handle);
-                            if wide {
-                                links.set(x + 1, y, handle);
-                            }
-                        }
-                    }
-                }
-                col += if wide { 2 } else { 1 };
-            }
+            });
         }
         for h in self.highlights {
             if h.row >= rows {

@@ -25,6 +25,9 @@ pub struct FrameCache {
     pub(super) chrome: Option<Chrome>,
     /// The frame before `buf`, kept to be reset and drawn into instead of allocating a new one.
     pub(super) spare: Option<Buffer>,
+    /// Buffers for the pane rows a frame copies out of locked terminals (one per pane drawn),
+    /// kept so a frame allocates none.
+    pub(super) copies: Vec<calyx_tui::CopiedRows>,
 }
 
 impl FrameCache {

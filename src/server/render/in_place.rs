@@ -5,10 +5,7 @@
 //! moved up (output scrolling) is scrolled on the client's terminal with a scroll region, as
 //! tmux does, so a new line costs one row too instead of the whole pane.
 
-use std::sync::MutexGuard;
-
-use calyx_pty::Terminal;
-use calyx_tui::PaneView;
+use calyx_tui::CopiedRows;
 use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
 
@@ -33,39 +30,51 @@ pub(super) struct Update {
 }
 
 /// What to do with one pane, decided before the frame is touched.
-enum Plan<'a> {
+enum Plan {
     /// Mid-parse: keep last frame's cells and stamp, draw again next frame.
     Busy(PaneDrawn),
     /// Nothing changed since the last frame; the cursor where the screen has it.
     Same(PaneDrawn, Option<CursorSpot>),
-    /// Draw the rows marked in `redraw`, after scrolling the pane up by `shift` rows.
+    /// Draw the rows copied out of the screen (those marked to redraw), after scrolling the
+    /// pane up by `shift` rows. The terminal is no longer locked: the copy was taken under the
+    /// lock, so the pane's reader goes on parsing while the frame draws.
     Draw {
-        term: MutexGuard<'a, Terminal>,
+        copy: CopiedRows,
         stamp: PaneStamp,
         rows: Vec<u64>,
         redraw: Vec<bool>,
         shift: u16,
+        cursor: Option<CursorSpot>,
     },
 }
 
 /// Updates `buf` (the frame the client shows, drawn with this same `chrome`) to the panes'
 /// current contents. None, with `buf` untouched, when the frame has to be composed whole: an
 /// overlay or copy mode, a pane not drawn live last time, or hyperlinks in a changed row.
+///
+/// `copies` are the row copies' buffers, kept by the caller from frame to frame: taken from
+/// for each pane drawn, and given back (with any that were not used) when the frame is done.
 pub(super) fn update(
     state: &State,
     hyperlinks: bool,
     chrome: &Chrome,
     buf: &mut Buffer,
     previous: &[PaneDrawn],
+    copies: &mut Vec<CopiedRows>,
 ) -> Option<Update> {
     if chrome.overlaid() || chrome.panes.iter().any(|s| s.copy) {
         return None;
     }
-    let plans = chrome
-        .panes
-        .iter()
-        .map(|slot| plan(state, slot, previous, hyperlinks, buf.area))
-        .collect::<Option<Vec<_>>>()?;
+    let mut plans = Vec::with_capacity(chrome.panes.len());
+    for slot in &chrome.panes {
+        match plan(state, slot, previous, hyperlinks, buf.area, copies) {
+            Some(plan) => plans.push(plan),
+            None => {
+                give_back(plans, copies);
+                return None;
+            }
+        }
+    }
     let mut update = Update {
         scrolls: Vec::new(),
         spans: Vec::new(),
@@ -76,7 +85,7 @@ pub(super) fn update(
     // Pane spans as the client's terminal shows them before they are drawn again.
     let mut before: Vec<(u16, usize, Vec<Cell>)> = Vec::new();
     for (slot, plan) in chrome.panes.iter().zip(plans) {
-        let (term, stamp, rows, redraw, shift) = match plan {
+        let (copy, stamp, rows, redraw, shift, cursor) = match plan {
             Plan::Busy(drawn) => {
                 update.stamps.push(drawn);
                 update.incomplete = true;
@@ -90,14 +99,14 @@ pub(super) fn update(
                 continue;
             }
             Plan::Draw {
-                term,
+                copy,
                 stamp,
                 rows,
                 redraw,
                 shift,
-            } => (term, stamp, rows, redraw, shift),
+                cursor,
+            } => (copy, stamp, rows, redraw, shift, cursor),
         };
-        let screen = term.screen();
         if shift > 0 {
             let forced = scroll(buf, slot.inner, shift);
             update.spans.extend(forced.into_iter().map(|y| Span {
@@ -119,13 +128,10 @@ pub(super) fn update(
                 cells.iter_mut().for_each(Cell::reset);
             }
         }
-        PaneView {
-            screen,
-            highlights: &[],
-        }
-        .render_rows(slot.inner, buf, None, &redraw);
+        copy.draw(slot.inner, buf);
+        copies.push(copy);
         if slot.focused && chrome.pane_cursor {
-            update.cursor = pane_cursor(screen, slot.inner);
+            update.cursor = cursor;
         }
         update.stamps.push(PaneDrawn { stamp, rows });
     }
@@ -161,14 +167,24 @@ pub(super) fn update(
     Some(update)
 }
 
-/// Decides what to do with a pane; None when the frame must be composed whole.
-fn plan<'a>(
-    state: &'a State,
+/// The row copies' buffers of plans not drawn, back to the caller's store.
+fn give_back(plans: Vec<Plan>, copies: &mut Vec<CopiedRows>) {
+    copies.extend(plans.into_iter().filter_map(|plan| match plan {
+        Plan::Draw { copy, .. } => Some(copy),
+        _ => None,
+    }));
+}
+
+/// Decides what to do with a pane, and copies the rows to draw (into a buffer from `copies`)
+/// while the terminal is locked; None when the frame must be composed whole.
+fn plan(
+    state: &State,
     slot: &PaneSlot,
     previous: &[PaneDrawn],
     hyperlinks: bool,
     frame: Rect,
-) -> Option<Plan<'a>> {
+    copies: &mut Vec<CopiedRows>,
+) -> Option<Plan> {
     let pane = state.panes.get(&slot.id)?;
     let locked = lock_for_frame(&pane.terminal, slot.focused);
     state.counts.lock(locked.is_some());
@@ -215,12 +231,18 @@ fn plan<'a>(
     {
         return None;
     }
+    let mut copy = copies.pop().unwrap_or_default();
+    copy.copy_from(screen, slot.inner, &redraw);
+    let cursor = pane_cursor(screen, slot.inner);
+    // The lock is held for the row copy only: drawing happens after it is let go.
+    drop(term);
     Some(Plan::Draw {
-        term,
+        copy,
         stamp,
         rows,
         redraw,
         shift,
+        cursor,
     })
 }
 

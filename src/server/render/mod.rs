@@ -354,7 +354,14 @@ fn render_in_place(
         return None;
     }
     let hyperlinks = state.clients.get(&client)?.hyperlinks;
-    let update = in_place::update(state, hyperlinks, chrome, buf, &shown.panes)?;
+    let update = in_place::update(
+        state,
+        hyperlinks,
+        chrome,
+        buf,
+        &shown.panes,
+        &mut shown.copies,
+    )?;
     let mut out: Vec<u8> = Vec::with_capacity(4 * 1024);
     out.extend_from_slice(b"\x1b[?2026h");
     for (top, height, lines) in &update.scrolls {
@@ -377,6 +384,7 @@ fn render_in_place(
     cache.panes = update.stamps;
     // Equal to `chrome` (checked above): keep it rather than copy it.
     cache.chrome = shown.chrome.take();
+    cache.copies = std::mem::take(&mut shown.copies);
     c.dirty = update.incomplete;
     Some(Rendered { bytes: out })
 }
@@ -395,6 +403,7 @@ fn render_whole(
         links: previous_links,
         panes: previous_panes,
         spare: scratch,
+        copies,
         ..
     } = shown;
     let hyperlinks = state.clients.get(&client)?.hyperlinks;
@@ -434,6 +443,7 @@ fn render_whole(
     cache.links = links;
     cache.panes = stamps;
     cache.chrome = Some(chrome);
+    cache.copies = copies;
     c.dirty = incomplete;
     Some(Rendered { bytes: out })
 }

@@ -20,6 +20,9 @@ pub struct Grid {
     /// calyx: rows a shell may move up past its rewrapped line (see
     /// `redraw_room`).
     redraw_room: Option<redraw_room::RedrawRoom>,
+    /// calyx: cell buffers dropped by the full scrollback, kept for the
+    /// next scroll (see `Row::archive`).
+    spares: crate::row::Spares,
 }
 
 #[derive(Clone, Debug)]
@@ -61,6 +64,7 @@ impl Grid {
             scrollback,
             reflow: false,
             redraw_room: None,
+            spares: crate::row::Spares::default(),
         }
     }
 
@@ -190,6 +194,8 @@ impl Grid {
         let shrank =
             size.rows() < self.size.rows() || size.cols() < self.size.cols();
         self.size = size;
+        // calyx: buffers kept for scrolling at the old width.
+        self.spares.clear();
         if shrank {
             self.shrink_storage();
         }
@@ -459,6 +465,11 @@ impl Grid {
     pub fn drawing_cell_mut(&mut self, pos: Pos) -> Option<&mut crate::Cell> {
         self.drawing_row_mut(pos.row)
             .and_then(|r| r.get_mut(pos.col))
+    }
+
+    /// calyx: cells the buffers kept for scrolling have room for.
+    pub fn spares_capacity(&self) -> usize {
+        self.spares.capacity()
     }
 
     pub fn scrollback_capacity(&self) -> usize {
@@ -828,6 +839,7 @@ impl Grid {
             }
             scrollback.offset = 0;
         }
+        self.spares.clear(); // calyx: the history's memory goes back whole
     }
 
     pub fn erase_row(&mut self, attrs: crate::attrs::Attrs) {
@@ -923,6 +935,14 @@ impl Grid {
         // Number of to-be-removed rows.
         let num_removed = count.min(num_between);
 
+        // calyx: the rows are rotated first, so the removed ones (reset or
+        // archived below, in their order) are at the bottom: the rotation
+        // then moves rows none of whose fields were just written, and the
+        // cells the archive writes are not read back at once (a scroll per
+        // line spent a tenth of its time waiting for them).
+        between.rotate_left(num_removed);
+        let removed = &mut between[num_between - num_removed..];
+
         if let Some(scrollback) =
             self.scrollback.as_mut().filter(|_| scrollback_enabled)
         {
@@ -933,25 +953,29 @@ impl Grid {
             // the scrollback.
             let num_reset = num_removed - num_pushed;
 
-            for row in &mut between[..num_reset] {
+            for row in &mut removed[..num_reset] {
                 on_row(row);
                 row.reset();
             }
 
-            // calyx: each row's cells are copied into the scrollback (into
-            // the buffer of the oldest row, once the scrollback is full and
-            // drops it) and the row is reset where it is. Upstream moved the
-            // row there, trimmed it (a reallocation) and allocated a new
-            // screen row: with a scrollback, output that scrolls ran at a
-            // third of the speed.
-            for row in &mut between[num_reset..num_removed] {
+            // calyx: each row goes into the scrollback without its trailing
+            // blanks, its buffer swapped with a spare one or its cells
+            // copied into one (`Row::archive`), and the row is left blank
+            // where it is. Upstream moved the row there, trimmed it (a
+            // reallocation) and allocated a new screen row: with a
+            // scrollback, output that scrolls ran at a third of the speed.
+            let cols = usize::from(self.size.cols());
+            for row in &mut removed[num_reset..] {
                 let recycled = if scrollback.rows.len() >= scrollback.capacity
                 {
                     scrollback.rows.pop_front().inspect(|row| on_row(row))
                 } else {
                     None
                 };
-                scrollback.rows.push_back(row.archive(recycled));
+                scrollback
+                    .rows
+                    .push_back(row.archive(recycled, &mut self.spares));
+                row.refill(cols);
             }
 
             if scrollback.offset > 0 {
@@ -962,17 +986,13 @@ impl Grid {
             }
             Self::grow_visible_scrollback(scrollback, self.size);
         } else {
-            for row in &mut between[..num_removed] {
+            for row in removed {
                 if scrollback_enabled {
                     on_row(row);
                 }
                 row.reset();
             }
         }
-
-        // Finally, rotate the rows so the "removed" ones (which have now been
-        // reset to empty) are at the bottom.
-        between.rotate_left(num_removed);
     }
 
     pub fn scroll_down(&mut self, count: u16) {

@@ -329,10 +329,22 @@ impl Row {
 
     /// calyx: a copy of the row without its trailing blank cells (what
     /// `trim` leaves), for the scrollback, and resets the row. The copy goes
-    /// into `recycled`'s buffer when that fits it without wasting much
-    /// (rows dropped from a full scrollback), saving an allocation per
-    /// scrolled line.
-    pub fn archive(&mut self, recycled: Option<Self>) -> Self {
+    /// into `recycled`'s buffer, or one of `spares`, when that fits it
+    /// without wasting much (rows dropped from a full scrollback), saving an
+    /// allocation per scrolled line; a buffer that fits nothing now joins
+    /// `spares` (see `Spares`) for a later scroll instead of being freed.
+    ///
+    /// The row may be left with fewer cells than `cols` (a swapped-in
+    /// buffer, still to be blanked): the caller calls `refill(cols)` once it
+    /// has stored the archived row. Blanking the buffer last lets the
+    /// processor drain those stores while it goes on, instead of waiting
+    /// for them to read the archived row back (a tenth of a scrolling
+    /// pane's time).
+    pub fn archive(
+        &mut self,
+        recycled: Option<Self>,
+        spares: &mut crate::row::Spares,
+    ) -> Self {
         // calyx: the cells from `written` on are blank: not looked at.
         let written = self.written_len();
         let blanks = self.cells[..written]
@@ -342,19 +354,27 @@ impl Row {
             .count();
         let len = written - blanks;
         let keeps = |capacity: usize| (len..=2 * len + 8).contains(&capacity);
-        let mut spare = recycled.map(|row| row.cells);
+        // The buffer the full scrollback dropped is used when it fits (the
+        // usual case), a kept spare when it does not; an unused one is kept.
+        let mut recycled = recycled.map(|row| row.cells);
         // A row that fills most of its width goes to the scrollback as it
-        // is (its buffer wastes no more than a copy's may), and the spare
-        // buffer, when it fits the width without wasting more than a
-        // quarter (as `Grid::shrink_storage` allows), becomes the screen
-        // row: no copy of the cells.
+        // is (its buffer wastes no more than a copy's may), and a buffer
+        // that fits the width without wasting more than a quarter (as
+        // `Grid::shrink_storage` allows) becomes the screen row: no copy of
+        // the cells.
         let cols = self.cells.len();
         if keeps(self.cells.capacity()) {
-            if let Some(mut screen_row) = spare
-                .take_if(|c| (cols..=cols + cols / 4).contains(&c.capacity()))
-            {
+            let fits_row = |c: usize| (cols..=cols + cols / 4).contains(&c);
+            let screen_row = recycled
+                .take_if(|c| fits_row(c.capacity()))
+                .or_else(|| spares.take(fits_row));
+            if let Some(mut screen_row) = screen_row {
+                if let Some(unused) = recycled {
+                    spares.give(unused);
+                }
+                // Filled with blanks by `refill`, after the caller has put
+                // the archived row away.
                 screen_row.clear();
-                screen_row.resize(cols, crate::Cell::new());
                 let mut cells =
                     core::mem::replace(&mut self.cells, screen_row);
                 cells.truncate(len);
@@ -372,11 +392,15 @@ impl Row {
         }
         // A new buffer for a mostly full row is as wide as the screen, so
         // that it can become a screen row in a later swap.
-        let mut cells = spare
-            .filter(|c| keeps(c.capacity()))
+        let mut cells = recycled
+            .take_if(|c| keeps(c.capacity()))
+            .or_else(|| spares.take(keeps))
             .unwrap_or_else(|| {
                 Vec::with_capacity(if keeps(cols) { cols } else { len })
             });
+        if let Some(unused) = recycled {
+            spares.give(unused);
+        }
         cells.clear();
         cells.extend_from_slice(&self.cells[..len]);
         let archived = Self {
@@ -387,6 +411,13 @@ impl Row {
         };
         self.reset();
         archived
+    }
+
+    /// calyx: gives a row `archive` left short its `cols` blank cells.
+    pub fn refill(&mut self, cols: usize) {
+        if self.cells.len() < cols {
+            self.cells.resize(cols, crate::Cell::new());
+        }
     }
 
     /// calyx: the number of cells in the row.
@@ -899,5 +930,50 @@ mod tests {
         let cell = row.get(0).unwrap();
         assert!(!cell.is_wide(), "erased cell must no longer be wide");
         assert!(!cell.has_contents(), "erased cell must be empty");
+    }
+}
+
+/// calyx: cell buffers of rows the full scrollback dropped that the row
+/// being archived could not use (a short row's buffer when a full row
+/// scrolls, or the other way round), kept for the next scroll instead of
+/// being freed and allocated again: alternating long and short lines cost
+/// an allocation and a free per line. At most `Spares::MAX` buffers, each
+/// one a scrollback row held a moment ago, so the memory kept is bounded by
+/// a few rows; `Grid::set_size` empties it.
+#[derive(Clone, Debug, Default)]
+pub struct Spares {
+    buffers: Vec<Vec<crate::Cell>>,
+}
+
+impl Spares {
+    /// More buffers than this are freed.
+    const MAX: usize = 4;
+
+    /// Keeps `cells` for later, freeing the longest kept one when enough
+    /// are kept already (the newest is the likeliest to fit the next row).
+    fn give(&mut self, cells: Vec<crate::Cell>) {
+        if self.buffers.len() >= Self::MAX {
+            self.buffers.remove(0);
+        }
+        self.buffers.push(cells);
+    }
+
+    /// A kept buffer whose capacity `fits`, the most recently kept first.
+    fn take(
+        &mut self,
+        fits: impl Fn(usize) -> bool,
+    ) -> Option<Vec<crate::Cell>> {
+        let at = self.buffers.iter().rposition(|c| fits(c.capacity()))?;
+        Some(self.buffers.remove(at))
+    }
+
+    /// Frees every kept buffer.
+    pub fn clear(&mut self) {
+        self.buffers = Vec::new();
+    }
+
+    /// Cells the kept buffers have room for.
+    pub fn capacity(&self) -> usize {
+        self.buffers.iter().map(Vec::capacity).sum()
     }
 }

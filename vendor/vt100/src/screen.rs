@@ -755,8 +755,10 @@ impl Screen {
     pub fn cells_allocated(&self) -> usize {
         [&self.grid, &self.alternate_grid]
             .into_iter()
-            .flat_map(|grid| grid.all_rows())
-            .map(crate::row::Row::capacity)
+            .map(|grid| {
+                grid.all_rows().map(crate::row::Row::capacity).sum::<usize>()
+                    + grid.spares_capacity()
+            })
             .sum()
     }
 

@@ -1,0 +1,160 @@
+//! Rows of a pane's screen copied out while its terminal is locked, and drawn after the lock is
+//! let go. A flooding pane's reader thread needs that lock to parse every read; a frame that
+//! drew the rows (a style and a symbol compare per cell) while holding it kept the reader
+//! waiting for the drawing, when all the frame needs under the lock is the cells themselves: a
+//! `memcpy` of each changed row. The buffers are reused from frame to frame.
+//!
+//! Hyperlinks are not carried: a frame that shows a pane's links resolves them through the
+//! screen's link table, so it draws with `PaneView` under the lock.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use crate::pane::paint_row;
+
+/// Copies of some of a screen's rows, cut to the width of the area they will be drawn in.
+#[derive(Debug, Default)]
+pub struct CopiedRows {
+    /// (screen row, where its cells start in `cells`, how many), in screen order.
+    rows: Vec<(u16, usize, usize)>,
+    cells: Vec<vt100::Cell>,
+    /// The columns drawn (the area's width, or the screen's when narrower).
+    cols: u16,
+    /// The rows drawn (the area's height, or the screen's when lower).
+    height: u16,
+}
+
+impl CopiedRows {
+    /// Replaces the copy with `screen`'s rows that `PaneView::render_rows(area, .., redraw)`
+    /// would draw: those whose entry in `redraw` is true, and every row past its end. Keeps
+    /// the buffers' memory.
+    pub fn copy_from(&mut self, screen: &vt100::Screen, area: Rect, redraw: &[bool]) {
+        self.rows.clear();
+        self.cells.clear();
+        let (rows, cols) = screen.size();
+        self.height = area.height.min(rows.get());
+        self.cols = area.width.min(cols.get());
+        for row in 0..self.height {
+            if redraw.get(usize::from(row)) == Some(&false) {
+                continue;
+            }
+            let Some(cells) = screen.row_cells(row) else {
+                break;
+            };
+            let cells = &cells[..cells.len().min(usize::from(self.cols))];
+            self.rows.push((row, self.cells.len(), cells.len()));
+            self.cells.extend_from_slice(cells);
+        }
+    }
+
+    /// How many rows the copy holds.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether the copy holds no row.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Draws the copied rows into `area` of `buf` as `PaneView::render_rows` would have drawn
+    /// them from the screen (without hyperlinks), leaving the other rows' cells as they are.
+    pub fn draw(&self, area: Rect, buf: &mut Buffer) {
+        let frame = buf.area;
+        let area = area.intersection(frame);
+        let cols = area.width.min(self.cols);
+        for &(row, start, len) in &self.rows {
+            if row >= area.height.min(self.height) {
+                break;
+            }
+            let Some(cells) = self.cells.get(start..start + len) else {
+                break;
+            };
+            let cells = &cells[..cells.len().min(usize::from(cols))];
+            let y = area.y + row;
+            let at =
+                usize::from(y - frame.y) * usize::from(frame.width) + usize::from(area.x - frame.x);
+            let Some(targets) = buf.content.get_mut(at..at + usize::from(cols)) else {
+                break;
+            };
+            paint_row(cells, usize::from(cols), targets, |_, _, _| {});
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PaneView;
+    use std::num::NonZeroU16;
+
+    fn parser(rows: u16, cols: u16, bytes: &[u8]) -> vt100::Parser {
+        let nz = |n: u16| NonZeroU16::new(n).unwrap_or(NonZeroU16::MIN);
+        let mut parser = vt100::Parser::new(nz(rows), nz(cols), 0);
+        parser.process(bytes);
+        parser
+    }
+
+    /// What `PaneView::render_rows` draws and what a copy draws after the screen changed
+    /// again must be the same: the copy is of the screen as it was.
+    #[test]
+    fn a_copy_draws_what_render_rows_drew_from_the_screen_then() {
+        let mut p = parser(
+            4,
+            8,
+            "ab\x1b[1;31mcd\x1b[0m\r\n中文x\x1b[4mu\r\n\x1b[7mrev\x1b[0m\r\nlast line!".as_bytes(),
+        );
+        let frame = Rect::new(0, 0, 10, 6);
+        let area = Rect::new(1, 1, 7, 4);
+        let redraw = [true, false, true];
+        let mut expected = Buffer::with_lines([".........."; 6]);
+        let mut got = expected.clone();
+        assert_eq!(got.area, frame);
+        PaneView {
+            screen: p.screen(),
+            highlights: &[],
+        }
+        .render_rows(area, &mut expected, None, &redraw);
+        let mut copy = CopiedRows::default();
+        copy.copy_from(p.screen(), area, &redraw);
+        // Rows 0 and 2 are asked for, and row 3 is past the list.
+        assert_eq!(copy.len(), 3);
+        p.process(b"\x1b[2J\x1b[Hchanged");
+        copy.draw(area, &mut got);
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn a_copy_reuses_its_buffers_and_forgets_the_last_rows() {
+        let p = parser(3, 5, b"aaaaa\r\nbbbbb\r\nccccc");
+        let area = Rect::new(0, 0, 5, 3);
+        let mut copy = CopiedRows::default();
+        copy.copy_from(p.screen(), area, &[true, true, true]);
+        assert_eq!(copy.len(), 3);
+        copy.copy_from(p.screen(), area, &[false, true, false]);
+        assert_eq!(copy.len(), 1);
+        let mut buf = Buffer::with_lines([".....", ".....", "....."]);
+        copy.draw(area, &mut buf);
+        assert_eq!(buf, Buffer::with_lines([".....", "bbbbb", "....."]));
+        copy.copy_from(p.screen(), area, &[false, false, false]);
+        assert!(copy.is_empty());
+    }
+
+    #[test]
+    fn a_wide_character_cut_by_the_area_edge_shows_a_blank_as_pane_view_does() {
+        let p = parser(1, 6, "abc中".as_bytes());
+        let area = Rect::new(0, 0, 4, 1);
+        let mut expected = Buffer::empty(area);
+        PaneView {
+            screen: p.screen(),
+            highlights: &[],
+        }
+        .render_rows(area, &mut expected, None, &[true]);
+        let mut copy = CopiedRows::default();
+        copy.copy_from(p.screen(), area, &[true]);
+        let mut got = Buffer::empty(area);
+        copy.draw(area, &mut got);
+        assert_eq!(got, expected);
+        assert_eq!(got[(3, 0)].symbol(), " ");
+    }
+}
