@@ -39,12 +39,14 @@ def wait_until(check, timeout=120):
 def measure(name, pid, idle):
     time.sleep(2)  # let the last frames settle before the idle window starts
     rss = rss_kb(pid)
+    anon, file = rss_kb(pid, "RssAnon"), rss_kb(pid, "RssFile")
     t0, c0 = time.time(), cpu_ticks(pid)
     time.sleep(idle)
     c1, t1 = cpu_ticks(pid), time.time()
     hz = os.sysconf("SC_CLK_TCK")
     cpu = 100.0 * (c1 - c0) / hz / (t1 - t0)
-    print(f"{name}: server RSS {rss / 1024:.1f} MiB with {PANES} panes x 10000 lines; idle CPU {cpu:.2f}% over {t1 - t0:.0f}s", flush=True)
+    print(f"{name}: server RSS {rss / 1024:.1f} MiB (private {anon / 1024:.1f}, from files {file / 1024:.1f}) "
+          f"with {PANES} panes x 10000 lines; idle CPU {cpu:.2f}% over {t1 - t0:.0f}s", flush=True)
 
 
 def main():

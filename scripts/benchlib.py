@@ -5,11 +5,14 @@ import os
 import time
 
 
-def rss_kb(pid):
-    """The resident set size of process `pid` in KiB (0 when /proc does not say)."""
+def rss_kb(pid, field="VmRSS"):
+    """The resident set size of process `pid` in KiB (0 when /proc does not say). `field` picks
+    another line of /proc/PID/status: `RssAnon` (private memory: heaps, stacks) or `RssFile`
+    (pages mapped from files, mostly the executable's code, shared with every process that runs
+    the same binary and dropped by the kernel when memory is short)."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
 
