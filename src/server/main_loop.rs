@@ -392,6 +392,9 @@ impl Server {
         if self.render_at.is_some_and(|t| t <= Instant::now()) {
             self.on_timer();
         }
+        // The echo's frame is written (or not due yet): the pane's reader may read again. Before
+        // the wait below, so no output waits on a reader that is off.
+        self.release_echo_watch();
         let deadline = [
             self.render_at,
             self.message_expiry,

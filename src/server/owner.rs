@@ -73,6 +73,9 @@ pub struct Server {
     pub(super) fold_output: bool,
     /// The pane whose next output the owner reads itself (see `echo_watch`).
     pub(super) echo_watch: Option<io::echo_watch::EchoWatch>,
+    /// The watch whose echo the owner just read: handed back after the echo's frame is written
+    /// (see `echo_watch::release_echo_watch`), so the frame does not wait behind its syscalls.
+    pub(super) echo_read: Option<io::echo_watch::EchoWatch>,
     /// When an approval panel's answer keys wake (see `approval_panel`).
     pub(super) panel_wake: Option<Instant>,
     /// Whether `run` drives this server (only then can the owner wait for an echo).
@@ -194,6 +197,7 @@ impl Server {
             output_held: Default::default(),
             fold_output: true,
             echo_watch: None,
+            echo_read: None,
             panel_wake: None,
             owner_loop: false,
             render_now: false,

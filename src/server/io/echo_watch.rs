@@ -42,6 +42,7 @@ impl Server {
     /// descriptor to wait on (or an owner loop to wait in: the reducer's unit tests drive the
     /// server without one), the reader thread keeps reading.
     pub(crate) fn watch_echo(&mut self, pane: PaneId) {
+        self.release_echo_watch();
         if !self.owner_loop || self.echo_watch.as_ref().is_some_and(|w| w.pane == pane) {
             return;
         }
@@ -67,6 +68,7 @@ impl Server {
 
     /// Gives reading back to the watched pane's reader thread.
     pub(crate) fn end_echo_watch(&mut self) {
+        self.release_echo_watch();
         if let Some(w) = self.echo_watch.take() {
             if let Some(p) = self.state.panes.get(&w.pane) {
                 p.process.give_back_output();
@@ -81,10 +83,29 @@ impl Server {
         {
             self.echo_watch = None;
         }
+        if self.echo_read.as_ref().is_some_and(|w| w.pane == pane)
+            && !self.state.panes.contains_key(&pane)
+        {
+            self.echo_read = None;
+        }
     }
 
-    /// The watched pane has output: read one chunk here, hand reading back, and handle it as
-    /// any pane output (the echo is drawn at once).
+    /// Gives reading back to the pane whose echo the owner read (`echo_ready`) and drops the
+    /// watch's registration. Done after the echo's frame is written, not before: handing back
+    /// (an `epoll_ctl` on the reader's epoll), deregistering (another) and closing the watch's
+    /// descriptor were three system calls between the echo's read and its frame's write, on
+    /// every key. The reader thread stays off meanwhile, which holds only the pane's next
+    /// output, and only until the owner loop's next turn starts (see `main_loop::turn`).
+    pub(crate) fn release_echo_watch(&mut self) {
+        if let Some(w) = self.echo_read.take() {
+            if let Some(p) = self.state.panes.get(&w.pane) {
+                p.process.give_back_output();
+            }
+        }
+    }
+
+    /// The watched pane has output: read one chunk here and handle it as any pane output (the
+    /// echo is drawn at once); reading is handed back after the frame (`release_echo_watch`).
     pub(crate) fn echo_ready(&mut self) {
         let Some(w) = self.echo_watch.take() else {
             return;
@@ -93,9 +114,10 @@ impl Server {
             return;
         };
         let parsed = p.process.read_output(&p.terminal);
-        p.process.give_back_output();
+        let pane = w.pane;
+        self.echo_read = Some(w);
         if parsed {
-            self.pane_output(w.pane);
+            self.pane_output(pane);
         }
     }
 }
