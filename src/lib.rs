@@ -12,6 +12,7 @@ pub mod cli;
 pub mod cli_panes;
 pub mod cli_table;
 pub mod client;
+pub mod code_pages;
 pub mod command_requests;
 pub mod commands;
 pub mod commands_cli;

@@ -1,10 +1,13 @@
 //! Giving freed memory back to the system after a burst of it was let go: MCP sessions
-//! closing, a huge client leaving, a session shrinking.
+//! closing, a huge client leaving, any connection closing (a command's work done), a session
+//! shrinking.
 //!
 //! glibc's malloc keeps freed memory in its arenas for reuse, so the server's resident size
 //! stays where the burst took it. A little while after the frees (so a burst, or a user
 //! dragging a window's size, costs one trim), `malloc_trim(0)` hands the free pages back
-//! ([`calyx_pty::release_freed_memory`]). It runs on a blocking thread, never on the owner's or
+//! ([`calyx_pty::release_freed_memory`]), and the mappings of the code the burst ran are
+//! dropped ([`crate::code_pages`]; the server also trims once after start-up for the code
+//! only start-up runs). It runs on a blocking thread, never on the owner's or
 //! the endpoint's, and at most once per [`TRIM_DELAY`].
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,7 +37,30 @@ impl Trimmer {
         runtime.spawn(async move {
             tokio::time::sleep(TRIM_DELAY).await;
             pending.store(false, Ordering::Release);
-            let _ = tokio::task::spawn_blocking(calyx_pty::release_freed_memory).await;
+            let _ = tokio::task::spawn_blocking(release).await;
         });
     }
 }
+
+/// What a trim hands back: glibc's free heap pages, and the mappings of the executable's code
+/// that the burst (or the start-up) ran and that stay in the page cache
+/// ([`crate::code_pages`]). The next code that runs maps its pages again from the page cache.
+fn release() {
+    calyx_pty::release_freed_memory();
+    match crate::code_pages::release_code_pages() {
+        Ok(released) => tracing::debug!(
+            "code pages released: {} KiB in {} mappings",
+            released.resident_kib,
+            released.mappings
+        ),
+        // Said once at warn (no /proc, a kernel that refuses): the server works the same
+        // without it, only with more of its code resident.
+        Err(e) if !CODE_PAGES_WARNED.swap(true, Ordering::Relaxed) => {
+            tracing::warn!("could not release code pages: {e}")
+        }
+        Err(e) => tracing::debug!("could not release code pages: {e}"),
+    }
+}
+
+/// Whether a failed code-page release was logged at warn already.
+static CODE_PAGES_WARNED: AtomicBool = AtomicBool::new(false);

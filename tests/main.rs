@@ -30,6 +30,7 @@ mod e2e_chooser;
 mod e2e_chooser_machines;
 mod e2e_cli;
 mod e2e_clipboard;
+mod e2e_code_pages;
 mod e2e_confirm_kill;
 mod e2e_emoji_outer;
 mod e2e_flood;

@@ -353,6 +353,10 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
         if let Err(e) = server.follow_machines() {
             tracing::warn!("saved machines: {e}");
         }
+        // Start-up ran code a quiet server never runs again (the command line's parser, the
+        // MCP tool schemas, the endpoints' set-up): a trim once the first client's request is
+        // done hands its mapped pages back (src/code_pages.rs).
+        server.state.trimmer.soon();
         server.run(rx).await;
         if let Some(handle) = endpoint {
             if let Err(e) = handle.shutdown().await {
@@ -490,8 +494,11 @@ impl Server {
                     // Its frame buffers go before the memory is handed back.
                     drop(c);
                     self.state.resize_session_to_clients(session);
-                    self.state.trimmer.soon();
                 }
+                // Any connection closing ends a burst of work (an attached client's, or one
+                // command's: a capture's text, a listing): the heap it freed and the code it
+                // ran are handed back a little later, once per burst (src/memory.rs).
+                self.state.trimmer.soon();
             }
             Msg::PaneOutput { pane } => {
                 tracing::trace!("output from pane {pane}");
