@@ -489,16 +489,23 @@ impl Server {
                 self.remote_calls.end(id);
                 self.anywhere_link_closed(id);
                 self.frames.remove(&id);
-                if let Some(c) = self.state.clients.remove(&id) {
+                let was_attached = if let Some(c) = self.state.clients.remove(&id) {
                     let session = c.session;
                     // Its frame buffers go before the memory is handed back.
                     drop(c);
                     self.state.resize_session_to_clients(session);
-                }
-                // Any connection closing ends a burst of work (an attached client's, or one
+                    true
+                } else {
+                    false
+                };
+                // A connection closing ends a burst of work (an attached client's, or one
                 // command's: a capture's text, a listing): the heap it freed and the code it
-                // ran are handed back a little later, once per burst (src/memory.rs).
-                self.state.trimmer.soon();
+                // ran are handed back a little later, once per burst (src/memory.rs). Not after
+                // a command while someone is attached: handing back the code pages then would
+                // make the next keystrokes' code fault back in, on the echo's path.
+                if was_attached || self.state.clients.is_empty() {
+                    self.state.trimmer.soon();
+                }
             }
             Msg::PaneOutput { pane } => {
                 tracing::trace!("output from pane {pane}");
