@@ -1,6 +1,6 @@
 //! Giving freed memory back to the system after a burst of it was let go: MCP sessions
-//! closing, a huge client leaving, any connection closing (a command's work done), a session
-//! shrinking.
+//! closing, a huge client leaving, a command's connection closing while no client is attached
+//! (its work done, nobody typing), a session shrinking.
 //!
 //! glibc's malloc keeps freed memory in its arenas for reuse, so the server's resident size
 //! stays where the burst took it. A little while after the frees (so a burst, or a user
