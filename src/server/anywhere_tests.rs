@@ -3,12 +3,8 @@
 //! rules another machine's server pushes hold only while its connection lasts and are never
 //! pushed on from here.
 
-use std::sync::Arc;
-
-use tokio::sync::mpsc;
-
-use super::io::fake_processes::FakeProcesses;
 use super::messages::Msg;
+use super::on_fakes::{connect, server_on_fakes};
 use super::owner::Server;
 use crate::approvals::anywhere::SharedRule;
 use crate::approvals::rules::{Covers, Scope};
@@ -19,18 +15,7 @@ use crate::protocol::{ClientMessage, MachineSnapshot, Request, SnapshotApproval}
 const LINK: u64 = 9;
 
 fn server(dir: &tempfile::TempDir) -> Server {
-    let (tx, _owner_rx) = mpsc::unbounded_channel();
-    let socket = dir.path().join("server.sock").display().to_string();
-    let mut server = Server::new(
-        Config::default(),
-        Vec::new(),
-        socket,
-        tx,
-        Default::default(),
-    );
-    server.prompt_history = Default::default();
-    server.state.processes = Arc::new(FakeProcesses::default());
-    server
+    server_on_fakes(dir, Config::default()).0
 }
 
 /// build's pending `npm test --watch`, with the rule choices build names for it.
@@ -132,11 +117,7 @@ async fn a_linked_machine_sets_no_rule_here_but_the_one_the_human_chose() {
 async fn pushed_rules_hold_while_their_connection_lasts_and_go_no_further() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut server = server(&dir);
-    let (link_tx, _link_rx) = mpsc::channel(64);
-    server.handle(Msg::Connected {
-        id: LINK,
-        tx: link_tx,
-    });
+    let _link_rx = connect(&mut server, LINK, 64);
     server.handle(Msg::Message {
         id: LINK,
         msg: ClientMessage::Request(Request::AnywhereRules {

@@ -40,6 +40,8 @@ mod locked_pane_tests;
 pub mod main_loop;
 mod messages;
 mod model;
+#[cfg(test)]
+mod on_fakes;
 mod operations;
 mod owner;
 #[cfg(test)]

@@ -3,16 +3,14 @@
 //! machine's human has its request withdrawn from the panel, so nothing types for a caller
 //! that no longer waits.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use super::io::fake_processes::FakeProcesses;
 use super::messages::Msg;
+use super::on_fakes::{connect, quiet_config, server_on_fakes, session};
 use super::owner::Server;
-use crate::config::Config;
-use crate::protocol::{ClientMessage, NewSession, RemoteCaller, Request};
+use crate::protocol::{ClientMessage, RemoteCaller, Request};
 
 const LINK: u64 = 9;
 
@@ -36,29 +34,12 @@ async fn pump(
 #[tokio::test]
 async fn a_cancelled_pane_run_from_another_machine_withdraws_its_request() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let socket = dir.path().join("server.sock").display().to_string();
-    let config = Config {
-        shell_integration: false,
-        ..Config::default()
-    };
-    let mut server = Server::new(config, Vec::new(), socket, tx, Default::default());
-    server.prompt_history = Default::default();
-    server.state.processes = Arc::new(FakeProcesses::default());
-    let (link_tx, _link_rx) = mpsc::channel(64);
-    server.handle(Msg::Connected {
-        id: LINK,
-        tx: link_tx,
-    });
+    let (mut server, mut rx) = server_on_fakes(&dir, quiet_config());
+    let _link_rx = connect(&mut server, LINK, 64);
     server.handle(Msg::Message {
         id: LINK,
         msg: ClientMessage::Request(Request::NewSession {
-            spec: NewSession {
-                name: Some("work".into()),
-                cwd: Some(dir.path().display().to_string()),
-                command: vec!["sh".into()],
-                env: Vec::new(),
-            },
+            spec: session(&dir, "work", "sh"),
             rows: 24,
             cols: 80,
         }),

@@ -2,16 +2,13 @@
 //! nothing for messages that change nothing in it (an idle machine pushes no frame), and a
 //! new one when something in it changes. Frames are counted, not timed.
 
-use std::sync::Arc;
-
 use tokio::sync::mpsc;
 
-use super::io::fake_processes::FakeProcesses;
 use super::io::terminal::Outgoing;
 use super::messages::Msg;
-use super::owner::Server;
+use super::on_fakes::{attach_creating, connect, quiet_config, server_on_fakes, session};
 use crate::config::Config;
-use crate::protocol::{ClientMessage, NewSession, Request, ServerMessage};
+use crate::protocol::{ClientMessage, Request, ServerMessage};
 
 const WATCHER: u64 = 9;
 const OTHER: u64 = 10;
@@ -35,25 +32,9 @@ fn pushed(rx: &mut mpsc::Receiver<Outgoing>) -> Vec<crate::protocol::MachineSnap
 #[tokio::test]
 async fn a_watcher_gets_a_snapshot_only_when_it_changes() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let config = Config {
-        shell_integration: false,
-        ..Config::default()
-    };
-    let (tx, _owner_rx) = mpsc::unbounded_channel();
-    let socket = dir.path().join("server.sock").display().to_string();
-    let mut server = Server::new(config, Vec::new(), socket, tx, Default::default());
-    server.prompt_history = Default::default();
-    server.state.processes = Arc::new(FakeProcesses::default());
-    let (watch_tx, mut watch_rx) = mpsc::channel(64);
-    let (other_tx, mut other_rx) = mpsc::channel(64);
-    server.handle(Msg::Connected {
-        id: WATCHER,
-        tx: watch_tx,
-    });
-    server.handle(Msg::Connected {
-        id: OTHER,
-        tx: other_tx,
-    });
+    let (mut server, _owner_rx) = server_on_fakes(&dir, quiet_config());
+    let mut watch_rx = connect(&mut server, WATCHER, 64);
+    let mut other_rx = connect(&mut server, OTHER, 64);
     // Nobody watches: no snapshot is worked out at all.
     assert_eq!(server.push_watch(), 0);
 
@@ -85,12 +66,7 @@ async fn a_watcher_gets_a_snapshot_only_when_it_changes() {
     server.handle(Msg::Message {
         id: OTHER,
         msg: ClientMessage::Request(Request::NewSession {
-            spec: NewSession {
-                name: Some("work".into()),
-                cwd: Some(dir.path().display().to_string()),
-                command: vec!["agent".into()],
-                env: Vec::new(),
-            },
+            spec: session(&dir, "work", "agent"),
             rows: 24,
             cols: 80,
         }),
@@ -160,17 +136,7 @@ fn hostile_snapshot() -> crate::protocol::MachineSnapshot {
 async fn nothing_a_remote_snapshot_says_reaches_output_raw() {
     use crate::machines::link::LinkState;
     let dir = tempfile::tempdir().expect("tempdir");
-    let (tx, _owner_rx) = mpsc::unbounded_channel();
-    let socket = dir.path().join("server.sock").display().to_string();
-    let mut server = Server::new(
-        Config::default(),
-        Vec::new(),
-        socket,
-        tx,
-        Default::default(),
-    );
-    server.prompt_history = Default::default();
-    server.state.processes = Arc::new(FakeProcesses::default());
+    let (mut server, _owner_rx) = server_on_fakes(&dir, Config::default());
     server.machines.insert_for_test(
         crate::machines::Machine {
             name: "build".into(),
@@ -197,30 +163,8 @@ async fn nothing_a_remote_snapshot_says_reaches_output_raw() {
         }
     }
     // The panel: attach a client, then its data for the remote request.
-    let (client_tx, _client_rx) = mpsc::channel(64);
-    server.handle(Msg::Connected {
-        id: WATCHER,
-        tx: client_tx,
-    });
-    server.client_message(
-        WATCHER,
-        ClientMessage::Attach {
-            target: None,
-            create: Some(NewSession {
-                name: Some("near".into()),
-                cwd: Some(dir.path().display().to_string()),
-                command: vec!["agent".into()],
-                env: Vec::new(),
-            }),
-            create_if_missing: true,
-            rows: 24,
-            cols: 80,
-            term: None,
-            terminal: None,
-            opener_env: Vec::new(),
-            back_to: None,
-        },
-    );
+    let _client_rx = connect(&mut server, WATCHER, 64);
+    attach_creating(&mut server, WATCHER, session(&dir, "near", "agent"));
     let id = server
         .panel_request(WATCHER)
         .expect("the remote request shown");
@@ -265,44 +209,10 @@ async fn nothing_a_remote_snapshot_says_reaches_output_raw() {
 #[tokio::test]
 async fn typing_into_a_pane_of_a_watched_server_works_out_no_snapshot() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (tx, _owner_rx) = mpsc::unbounded_channel();
-    let socket = dir.path().join("server.sock").display().to_string();
-    let config = Config {
-        shell_integration: false,
-        ..Config::default()
-    };
-    let mut server = Server::new(config, Vec::new(), socket, tx, Default::default());
-    server.prompt_history = Default::default();
-    server.state.processes = Arc::new(FakeProcesses::default());
-    let (watch_tx, mut watch_rx) = mpsc::channel(64);
-    let (client_tx, _client_rx) = mpsc::channel(1024);
-    server.handle(Msg::Connected {
-        id: WATCHER,
-        tx: watch_tx,
-    });
-    server.handle(Msg::Connected {
-        id: OTHER,
-        tx: client_tx,
-    });
-    server.client_message(
-        OTHER,
-        ClientMessage::Attach {
-            target: None,
-            create: Some(NewSession {
-                name: Some("work".into()),
-                cwd: Some(dir.path().display().to_string()),
-                command: vec!["agent".into()],
-                env: Vec::new(),
-            }),
-            create_if_missing: true,
-            rows: 24,
-            cols: 80,
-            term: None,
-            terminal: None,
-            opener_env: Vec::new(),
-            back_to: None,
-        },
-    );
+    let (mut server, _owner_rx) = server_on_fakes(&dir, quiet_config());
+    let mut watch_rx = connect(&mut server, WATCHER, 64);
+    let _client_rx = connect(&mut server, OTHER, 1024);
+    attach_creating(&mut server, OTHER, session(&dir, "work", "agent"));
     server.handle(Msg::Message {
         id: WATCHER,
         msg: ClientMessage::Watch,
