@@ -8,7 +8,7 @@ use std::process::Stdio;
 use serde_json::Value;
 
 use crate::common::{wait_until, Env};
-use crate::e2e_machine_links::{fixture, remote_bridges, CLAUDE_ALLOW};
+use crate::e2e_machine_links::{claude_in_first_pane, fixture, remote_bridges, CLAUDE_ALLOW};
 use crate::support_sshd::{available, RemoteCalyx, Sshd, HOST};
 
 /// What the bridge `pid`'s stdin is: a pipe while it relays; `/dev/null` once it handed the
@@ -35,15 +35,7 @@ fn links_and_verbs_work_through_the_relaying_bridge() {
     );
     let listed = sshd.client_ok(&local, &["ls", "--remote", HOST]);
     assert!(listed.contains("far"), "{listed}");
-    let far = sshd.remote.panes()[0]["surface_id"]
-        .as_str()
-        .expect("surface_id")
-        .to_string();
-    sshd.remote.hook_event(
-        &far,
-        "claude-code",
-        &fixture("claude-2.1.197-SessionStart.json"),
-    );
+    let far = claude_in_first_pane(&sshd);
     // The link: build's agent row here, then its request answered from here.
     local.ok(&["machine", "add", "build", HOST]);
     sshd.client_ok(&local, &["new", "-d", "-s", "near"]);

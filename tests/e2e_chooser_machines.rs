@@ -8,6 +8,18 @@
 use crate::common::{wait_until, Client, Env};
 use crate::support_sshd::{available, save_build_and_a_dead_machine, RemoteCalyx, Sshd};
 
+/// A remote with session `farwork`, and a local world that saved it as `build` (and a dead
+/// machine) with a client attached to session `home` in a real PTY (the local server starts
+/// from it, with its CALYX_SSH).
+fn home_with_build(sshd: &Sshd) -> (Env, Client) {
+    sshd.remote.ok(&["new", "-d", "-s", "farwork"]);
+    let local = Env::new();
+    save_build_and_a_dead_machine(&local);
+    let vars = sshd.client_vars(&local);
+    let client = Client::spawn_with(&local, &["new", "-s", "home"], 24, 100, &vars);
+    (local, client)
+}
+
 /// Whether `ls` (on the machine of `env`) shows `session` with a client attached.
 fn attached(ls: &str, session: &str) -> bool {
     ls.lines()
@@ -20,12 +32,7 @@ fn chooser_attaches_to_a_saved_machine_s_session_and_prefix_l_comes_back() {
         return;
     }
     let sshd = Sshd::start(RemoteCalyx::ThisBinary);
-    sshd.remote.ok(&["new", "-d", "-s", "farwork"]);
-    let local = Env::new();
-    save_build_and_a_dead_machine(&local);
-    // The local server starts from this client, with its CALYX_SSH.
-    let vars = sshd.client_vars(&local);
-    let mut client = Client::spawn_with(&local, &["new", "-s", "home"], 24, 100, &vars);
+    let (local, mut client) = home_with_build(&sshd);
     client.send("echo near-$((3*3))\r");
     client.wait_for("near-9");
 
@@ -87,11 +94,7 @@ fn the_chooser_reads_a_live_link_s_sessions_without_a_new_ssh_login() {
         return;
     }
     let sshd = Sshd::start(RemoteCalyx::ThisBinary);
-    sshd.remote.ok(&["new", "-d", "-s", "farwork"]);
-    let local = Env::new();
-    save_build_and_a_dead_machine(&local);
-    let vars = sshd.client_vars(&local);
-    let mut client = Client::spawn_with(&local, &["new", "-s", "home"], 24, 100, &vars);
+    let (local, mut client) = home_with_build(&sshd);
     client.wait_for("[home]");
     wait_until("build's link live", || {
         local

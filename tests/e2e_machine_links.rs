@@ -32,13 +32,9 @@ pub(crate) struct Linked {
     pub(crate) far: String,
 }
 
-pub(crate) fn linked() -> Option<Linked> {
-    if !available() {
-        return None;
-    }
-    let sshd = Sshd::start(RemoteCalyx::ThisBinary);
-    let local = Env::new();
-    sshd.remote.ok(&["new", "-d", "-s", "far"]);
+/// The surface id of the remote's first pane, where a Claude Code session has just started
+/// (its captured SessionStart hook sent there).
+pub(crate) fn claude_in_first_pane(sshd: &Sshd) -> String {
     let far = sshd.remote.panes()[0]["surface_id"]
         .as_str()
         .expect("surface_id")
@@ -48,6 +44,17 @@ pub(crate) fn linked() -> Option<Linked> {
         "claude-code",
         &fixture("claude-2.1.197-SessionStart.json"),
     );
+    far
+}
+
+pub(crate) fn linked() -> Option<Linked> {
+    if !available() {
+        return None;
+    }
+    let sshd = Sshd::start(RemoteCalyx::ThisBinary);
+    let local = Env::new();
+    sshd.remote.ok(&["new", "-d", "-s", "far"]);
+    let far = claude_in_first_pane(&sshd);
     local.ok(&["machine", "add", "build", HOST]);
     // The local server starts with CALYX_SSH in its environment, as the user's shell gives it.
     sshd.client_ok(&local, &["new", "-d", "-s", "near"]);

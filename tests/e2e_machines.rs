@@ -304,10 +304,7 @@ fn a_machine_running_another_protocol_is_its_own_state_not_unreachable() {
         return;
     }
     // A calyx of protocol 1 there (the fixture of tests/e2e_remote.rs).
-    let sshd = Sshd::start(RemoteCalyx::Fake {
-        header: "calyx-remote-bridge calyx=0.4.0 protocol=1".into(),
-        version: "0.4.0".into(),
-    });
+    let sshd = Sshd::start(RemoteCalyx::protocol_one());
     let local = Env::new();
     local.ok(&["machine", "add", "build", HOST]);
     sshd.client_ok(&local, &["new", "-d", "-s", "near"]);

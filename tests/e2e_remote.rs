@@ -352,10 +352,7 @@ fn a_saved_machine_running_a_calyx_from_before_links_is_named_with_its_protocol(
         return;
     }
     // A calyx of protocol 1 (before live links and calls across machines) there.
-    let sshd = Sshd::start(RemoteCalyx::Fake {
-        header: "calyx-remote-bridge calyx=0.4.0 protocol=1".into(),
-        version: "0.4.0".into(),
-    });
+    let sshd = Sshd::start(RemoteCalyx::protocol_one());
     let local = Env::new();
     local.ok(&["machine", "add", "build", HOST]);
     let out = sshd.client_run(&local, &["machine", "test", "build"]);

@@ -43,6 +43,16 @@ pub enum RemoteCalyx {
     Fake { header: String, version: String },
 }
 
+impl RemoteCalyx {
+    /// A calyx 0.4.0 of protocol 1 (before live links and calls across machines).
+    pub fn protocol_one() -> Self {
+        RemoteCalyx::Fake {
+            header: "calyx-remote-bridge calyx=0.4.0 protocol=1".into(),
+            version: "0.4.0".into(),
+        }
+    }
+}
+
 /// A running sshd in front of a second calyx world.
 pub struct Sshd {
     /// The remote machine's calyx world (its `ok`/`run` act on the remote server directly).

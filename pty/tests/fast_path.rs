@@ -7,8 +7,11 @@
 //! the cursor, the modes, the title, the answers to queries, the history and the commands
 //! must all be the same.
 
-use calyx_pty::{for_each_page, Answerback, HistoryLimits, Terminal};
+use calyx_pty::{Answerback, HistoryLimits, Terminal};
 use proptest::prelude::*;
+
+mod support;
+use support::all_rows;
 
 /// Rows the vt100-level comparison keeps above the screen (as a pane's live screen does).
 const SCROLLBACK: usize = calyx_pty::terminal::LIVE_SCROLLBACK_ROWS;
@@ -216,20 +219,6 @@ fn assert_same(fast: &Seen, reference: &Seen) {
     assert_eq!(fast.history_bytes, reference.history_bytes, "history bytes");
     assert_eq!(fast.history, reference.history, "history");
     assert_eq!(fast.commands, reference.commands, "commands");
-}
-
-/// Every row of a vt100 parser's scrollback and screen, oldest first, cell by cell.
-fn all_rows(parser: &mut vt100::Parser<Answerback>) -> Vec<(Vec<vt100::Cell>, bool)> {
-    let mut rows = Vec::new();
-    for_each_page(parser, |screen, take| {
-        for r in 0..u16::try_from(take).unwrap_or(u16::MAX) {
-            rows.push((
-                screen.row_cells(r).unwrap_or_default().to_vec(),
-                screen.row_wrapped(r),
-            ));
-        }
-    });
-    rows
 }
 
 fn vt100_parser(rows: u16, cols: u16, reference: bool) -> vt100::Parser<Answerback> {

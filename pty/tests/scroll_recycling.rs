@@ -7,8 +7,11 @@
 //! to one whose scrollback never does; the last rows of the second must be the rows of the
 //! first. Its memory stays bounded by the rows it holds plus a few spare buffers.
 
-use calyx_pty::{for_each_page, Answerback};
+use calyx_pty::Answerback;
 use proptest::prelude::*;
+
+mod support;
+use support::all_rows;
 
 /// The live screen's scrollback, as a pane's terminal has it.
 const SCROLLBACK: usize = calyx_pty::terminal::LIVE_SCROLLBACK_ROWS;
@@ -36,20 +39,6 @@ fn stream() -> impl Strategy<Value = Vec<u8>> {
 fn parser(rows: u16, cols: u16, scrollback: usize) -> vt100::Parser<Answerback> {
     let size = |n: u16| std::num::NonZeroU16::new(n).unwrap_or(std::num::NonZeroU16::MIN);
     vt100::Parser::new_with_callbacks(size(rows), size(cols), scrollback, Answerback::default())
-}
-
-/// Every row of the scrollback and the screen, oldest first, cell by cell, with wrap flags.
-fn all_rows(parser: &mut vt100::Parser<Answerback>) -> Vec<(Vec<vt100::Cell>, bool)> {
-    let mut rows = Vec::new();
-    for_each_page(parser, |screen, take| {
-        for r in 0..u16::try_from(take).unwrap_or(u16::MAX) {
-            rows.push((
-                screen.row_cells(r).unwrap_or_default().to_vec(),
-                screen.row_wrapped(r),
-            ));
-        }
-    });
-    rows
 }
 
 /// Feeds `data` to both parsers and compares what the bounded one keeps with the end of what
