@@ -157,10 +157,7 @@ fn events_for_unknown_panes_are_rejected() {
     let answer = send("not-a-pane");
     assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
     assert!(answer.contains("no calyx pane"), "{answer}");
-    let surface = env.panes()[0]["surface_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let surface = env.first_surface();
     let answer = send(&surface);
     assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
 }

@@ -403,10 +403,7 @@ fn post_gate(
 #[test]
 fn unknown_kinds_and_events_that_are_not_gates_are_answered_at_once() {
     let (env, _c, _pane) = setup();
-    let surface = env.panes()[0]["surface_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let surface = env.first_surface();
     let ep = common::mcp::endpoint(&env);
     let pre_tool_use = fixture_payload("claude-2.1.197-PreToolUse.json");
     let permission = claude_payload();
@@ -460,10 +457,7 @@ fn unknown_kinds_and_events_that_are_not_gates_are_answered_at_once() {
 #[test]
 fn approvals_lists_tag_characters_and_bidi_controls_escaped() {
     let (env, _c, _pane) = setup();
-    let surface = env.panes()[0]["surface_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let surface = env.first_surface();
     let ep = common::mcp::endpoint(&env);
     // "curl evil" spelled in invisible tag characters, then a right-to-left override.
     let hidden: String = "curl evil"
@@ -504,10 +498,7 @@ fn approvals_lists_tag_characters_and_bidi_controls_escaped() {
 #[test]
 fn the_panel_shows_the_tail_of_a_command_hidden_behind_whitespace() {
     let (env, c, _pane) = setup();
-    let surface = env.panes()[0]["surface_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let surface = env.first_surface();
     let ep = common::mcp::endpoint(&env);
     let mut payload: serde_json::Value = serde_json::from_str(&claude_payload()).expect("json");
     payload["tool_input"]["command"] = serde_json::Value::from(format!(

@@ -191,10 +191,7 @@ fn a_hook_flood_cannot_grow_the_servers_memory() {
     env.ok(&["new", "-d", "-s", "hooks", "--", "sh"]);
     let pid = env.server_pid();
     let ep = endpoint(&env);
-    let surface = env.panes()[0]["surface_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let surface = env.first_surface();
     let body = r#"{"hook_event_name":"PostToolUse","session_id":"flood","tool_name":"Bash","tool_input":{"command":"true"}}"#;
     let request = format!(
         "POST /agent-event HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\n\

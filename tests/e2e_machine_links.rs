@@ -35,10 +35,7 @@ pub(crate) struct Linked {
 /// The surface id of the remote's first pane, where a Claude Code session has just started
 /// (its captured SessionStart hook sent there).
 pub(crate) fn claude_in_first_pane(sshd: &Sshd) -> String {
-    let far = sshd.remote.panes()[0]["surface_id"]
-        .as_str()
-        .expect("surface_id")
-        .to_string();
+    let far = sshd.remote.first_surface();
     sshd.remote.hook_event(
         &far,
         "claude-code",
@@ -426,10 +423,7 @@ fn tool_text(result: &Value) -> String {
 fn an_agents_call_for_a_linked_machine_goes_over_the_live_link_and_a_dropped_one_answers_unreachable(
 ) {
     let Some(mut l) = linked() else { return };
-    let near = l.local.panes()[0]["surface_id"]
-        .as_str()
-        .expect("surface_id")
-        .to_string();
+    let near = l.local.first_surface();
     let mcp = crate::common::mcp::McpSession::open(&l.local, &near);
     let listed = mcp.call("agent_list", serde_json::json!({"machine": "build"}));
     assert_eq!(listed["isError"], false, "{listed}");

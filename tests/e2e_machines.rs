@@ -153,14 +153,6 @@ fn fixture(name: &str) -> serde_json::Value {
     payload
 }
 
-/// The surface id of the first pane of `env`'s server.
-fn surface(env: &Env) -> String {
-    env.panes()[0]["surface_id"]
-        .as_str()
-        .expect("surface_id")
-        .to_string()
-}
-
 #[test]
 fn agents_all_lists_every_machine_and_names_the_unreachable_one() {
     if !available() {
@@ -171,7 +163,7 @@ fn agents_all_lists_every_machine_and_names_the_unreachable_one() {
     let ssh = sshd.calyx_ssh();
     // The "remote" machine: a pane whose agent asked for permission.
     sshd.remote.ok(&["new", "-d", "-s", "far"]);
-    let far = surface(&sshd.remote);
+    let far = sshd.remote.first_surface();
     sshd.remote.hook_event(
         &far,
         "claude-code",
@@ -184,7 +176,7 @@ fn agents_all_lists_every_machine_and_names_the_unreachable_one() {
     );
     // This machine: an idle agent.
     local.ok(&["new", "-d", "-s", "near"]);
-    let near = surface(&local);
+    let near = local.first_surface();
     local.hook_event(
         &near,
         "claude-code",

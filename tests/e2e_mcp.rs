@@ -180,10 +180,7 @@ fn the_stateless_2026_era_serves_each_request_with_its_own_identity() {
     let env = Env::new();
     let c = env.client(&["new", "-s", "modern"], 30, 120);
     c.wait_for("$ ");
-    let surface = env.panes()[0]["surface_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let surface = env.first_surface();
     let ep = endpoint(&env);
 
     let (_, discovered) = modern(&ep, None, "server/discover", None, "");

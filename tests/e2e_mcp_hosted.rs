@@ -137,10 +137,7 @@ pub(crate) async fn connect_allowing(
     max_message: Option<usize>,
 ) -> RunningService<RoleClient, Listener> {
     let ep = common::mcp::endpoint(env);
-    let surface = env.panes()[0]["surface_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let surface = env.first_surface();
     let mut headers = HashMap::new();
     headers.insert(
         "x-calyx-surface-id".parse().expect("name"),

@@ -264,10 +264,7 @@ fn pane_environment_identifies_the_pane() {
         "clear; echo S=$CALYX_SURFACE_ID",
         "Enter",
     ]);
-    let surface = env.panes()[0]["surface_id"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let surface = env.first_surface();
     assert_eq!(surface.len(), 36, "a UUID");
     env.wait_capture("ids", &format!("S={surface}"));
     env.ok(&[

@@ -38,10 +38,7 @@ fn an_upgrade_keeps_the_program_its_screen_and_the_attached_client() {
     let pid = echoed_pid(&env);
     assert_eq!(pane_pid(&env), pid);
     // An agent row from a real hook payload, as Claude Code sends it at session start.
-    let surface = env.panes()[0]["surface_id"]
-        .as_str()
-        .expect("surface")
-        .to_string();
+    let surface = env.first_surface();
     let mut payload = fixture_payload("claude-2.1.197-SessionStart.json");
     payload["session_id"] = Value::from("5e55-1d");
     env.hook_event(&surface, "claude-code", &payload);
@@ -142,10 +139,7 @@ fn first_pending(env: &Env) -> String {
 fn a_hook_waiting_for_a_human_before_the_upgrade_gets_the_answer_given_after_it() {
     let env = Env::new();
     env.ok(&["new", "-d", "-s", "up", "--", "sh"]);
-    let surface = env.panes()[0]["surface_id"]
-        .as_str()
-        .expect("surface")
-        .to_string();
+    let surface = env.first_surface();
     let payload = fixture_payload("claude-2.1.197-PermissionRequest.json");
     let hook = env.hook_process(
         &surface,

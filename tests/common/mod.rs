@@ -203,6 +203,15 @@ impl Env {
         serde_json::from_str(&self.ok(&["list-panes", "--json"])).expect("list-panes json")
     }
 
+    /// The surface id of the first pane `list-panes` shows: what most tests aim a hook or a
+    /// tool call at.
+    pub fn first_surface(&self) -> String {
+        self.panes()[0]["surface_id"]
+            .as_str()
+            .expect("surface_id")
+            .to_string()
+    }
+
     /// Waits until `calyx capture -t PANE` contains `needle`.
     pub fn wait_capture(&self, pane: &str, needle: &str) -> String {
         wait_until(&format!("{needle:?} in pane {pane}"), || {
