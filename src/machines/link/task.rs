@@ -15,11 +15,13 @@ use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use super::{Ask, LinkEvent, LinkState, Sink};
 use crate::machines::{probe, Machine};
-use crate::protocol::{encode_message, read_frame, ClientMessage, Frame, Request, ServerMessage};
+use crate::protocol::{
+    encode_message, read_frame, ClientMessage, Frame, Request, Response, ServerMessage,
+};
 use crate::remote::handshake::printable_line;
 
 /// First wait before connecting again; it doubles up to [`MAX_BACKOFF`].
@@ -27,9 +29,6 @@ const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// A machine that wants the user is tried again less often (each try is a failed login).
 const NEEDS_YOU_BACKOFF: Duration = Duration::from_secs(60);
-/// While tagged calls are out, how often the link looks for callers that gave up (their
-/// calls are cancelled there).
-const GAVE_UP_CHECK: Duration = Duration::from_millis(500);
 
 /// Runs until the owner drops the link (its `asks` sender).
 pub async fn run(machine: Machine, sink: Sink, mut asks: mpsc::UnboundedReceiver<Ask>) {
@@ -132,21 +131,17 @@ async fn serve(
     });
     let _stop_reader = AbortOnDrop(reader_task);
     let mut waiting: VecDeque<Ask> = VecDeque::new();
-    let mut tagged: HashMap<u64, Ask> = HashMap::new();
+    let mut tagged: HashMap<u64, Answer> = HashMap::new();
+    let (gave_up_tx, mut gave_up) = mpsc::unbounded_channel();
     let mut next_tag: u64 = 0;
     let mut live = false;
     let why = loop {
         tokio::select! {
             // A caller that gave up (its tool call timed out here): the call there stops and
-            // is forgotten, so nothing acts for it (an approval it queued is withdrawn).
-            () = tokio::time::sleep(GAVE_UP_CHECK), if !tagged.is_empty() => {
-                let gave_up: Vec<u64> = tagged
-                    .iter()
-                    .filter(|(_, ask)| ask.reply.is_closed())
-                    .map(|(tag, _)| *tag)
-                    .collect();
-                for tag in gave_up {
-                    tagged.remove(&tag);
+            // is forgotten, so nothing acts for it (an approval it queued is withdrawn). A tag
+            // no longer out was answered first: nothing to stop.
+            Some(tag) = gave_up.recv() => {
+                if tagged.remove(&tag).is_some() {
                     let cancel = encode_message(&ClientMessage::CancelTagged { tag });
                     // A write that fails is the link dropping: the reader says so next.
                     let _ = writer.write_all(&cancel).await;
@@ -163,8 +158,8 @@ async fn serve(
                     }
                 }
                 Some(Ok(Frame::Message(ServerMessage::Tagged { tag, response }))) => {
-                    if let Some(ask) = tagged.remove(&tag) {
-                        let _ = ask.reply.send(Ok(response));
+                    if let Some(answer) = tagged.remove(&tag) {
+                        let _ = answer.send(Ok(response));
                     }
                 }
                 // Nothing else is sent to a watcher; ignore what a newer server may add.
@@ -195,7 +190,7 @@ async fn serve(
                     }
                     match tag {
                         Some(tag) => {
-                            tagged.insert(tag, ask);
+                            tagged.insert(tag, watch_caller(tag, ask.reply, gave_up_tx.clone()));
                         }
                         None => waiting.push_back(ask),
                     }
@@ -204,12 +199,38 @@ async fn serve(
             },
         }
     };
-    for ask in waiting.into_iter().chain(tagged.into_values()) {
-        let _ = ask
-            .reply
-            .send(Err(format!("the link to {name} dropped before the answer")));
+    let dropped = || Err(format!("the link to {name} dropped before the answer"));
+    for ask in waiting {
+        let _ = ask.reply.send(dropped());
+    }
+    for answer in tagged.into_values() {
+        let _ = answer.send(dropped());
     }
     (why, live)
+}
+
+/// Where a tagged call's answer goes.
+type Answer = oneshot::Sender<Result<Response, String>>;
+
+/// Stands between a tagged call's caller and the link: the answer sent on the returned sender
+/// reaches `reply`, and the moment the caller stops waiting (its receiver dropped) `tag` is
+/// reported on `gave_up`, so the call there is cancelled at once rather than at a poll. The
+/// task ends with either, or when the link drops the returned sender.
+fn watch_caller(tag: u64, mut reply: Answer, gave_up: mpsc::UnboundedSender<u64>) -> Answer {
+    let (answer, mut answered) = oneshot::channel();
+    tokio::spawn(async move {
+        tokio::select! {
+            result = &mut answered => {
+                if let Ok(result) = result {
+                    let _ = reply.send(result);
+                }
+            }
+            () = reply.closed() => {
+                let _ = gave_up.send(tag);
+            }
+        }
+    });
+    answer
 }
 
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
@@ -230,8 +251,10 @@ mod tests {
     use crate::protocol::RemoteCaller;
     use crate::remote::handshake::Peer;
 
-    #[tokio::test]
-    async fn a_tagged_call_whose_caller_gave_up_is_cancelled_there() {
+    // The clock is paused: it moves only when every task waits on a timer, so a cancel found
+    // by a poll would arrive with time gone by, and one sent as the caller goes arrives with none.
+    #[tokio::test(start_paused = true)]
+    async fn a_tagged_call_whose_caller_gave_up_is_cancelled_there_at_once() {
         let (ours, mut theirs) = tokio::net::UnixStream::pair().expect("pair");
         let link = crate::remote::link::Link {
             stream: ours,
@@ -264,11 +287,17 @@ mod tests {
                 panic!("no tagged call");
             };
             // The caller gives up (its wait timed out): the receiver goes.
+            let gave_up_at = tokio::time::Instant::now();
             drop(answer);
             let next = read_frame::<_, ClientMessage>(&mut theirs).await;
             assert!(
                 matches!(next, Ok(Frame::Message(ClientMessage::CancelTagged { tag: t })) if t == tag),
                 "{next:?}"
+            );
+            assert_eq!(
+                gave_up_at.elapsed(),
+                Duration::ZERO,
+                "the cancel waited for a poll"
             );
             // The owner drops the link: it ends.
             drop(asks_tx);
