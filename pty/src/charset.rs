@@ -101,6 +101,14 @@ impl Charset {
                     self.step(input[at]);
                     i = at + 1;
                 }
+                // A CSI's parameters cannot select the set: straight to its final byte (the
+                // one `step` ends it on), not through `step` a byte at a time (a colour such
+                // as `ESC [ 38;5;208 m` is ten of them).
+                Scan::Csi => {
+                    let at = i + input[i..].iter().position(|b| (0x40..=0x7e).contains(b))?;
+                    self.scan = Scan::Ground;
+                    i = at + 1;
+                }
                 _ => {
                     self.step(input[i]);
                     i += 1;
@@ -165,6 +173,23 @@ mod tests {
             let mut out = c.translate(&text[..split]).into_owned();
             out.extend_from_slice(&c.translate(&text[split..]));
             assert_eq!(String::from_utf8_lossy(&out), "ab\x1b(0─", "cut {cut}");
+        }
+    }
+
+    #[test]
+    fn a_csi_cut_between_reads_still_ends_on_its_final_byte() {
+        // `0` and `(` inside the parameters select nothing; the set is selected only after
+        // the CSI ends, however the reads cut it.
+        let text = b"\x1b[0;40(m(q\x1b(0q";
+        for cut in 0..text.len() {
+            let mut c = Charset::default();
+            let mut out = c.translate(&text[..cut]).into_owned();
+            out.extend_from_slice(&c.translate(&text[cut..]));
+            assert_eq!(
+                String::from_utf8_lossy(&out),
+                "\x1b[0;40(m(q\x1b(0─",
+                "cut {cut}"
+            );
         }
     }
 

@@ -8,7 +8,12 @@ pub struct Grid {
     size: Size,
     pos: Pos,
     saved_pos: Pos,
-    rows: Vec<crate::row::Row>,
+    /// calyx: a ring (upstream: a `Vec`), so that a scroll of the whole
+    /// screen, one per line of output that reaches the bottom, moves the
+    /// ring's start instead of every row (`scroll_up`). Operations on part
+    /// of the screen (a scroll region, inserted or deleted lines) work on
+    /// `make_contiguous`'s slice, as they did on the `Vec`.
+    rows: alloc::collections::VecDeque<crate::row::Row>,
     scroll_top: u16,
     scroll_bottom: u16,
     origin_mode: bool,
@@ -23,6 +28,10 @@ pub struct Grid {
     /// calyx: cell buffers dropped by the full scrollback, kept for the
     /// next scroll (see `Row::archive`).
     spares: crate::row::Spares,
+    /// calyx: whether a scroll of the whole screen moves the ring's start
+    /// (`rows`); off, every scroll rotates the rows as upstream did (the
+    /// reference path the tests compare with).
+    ring: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -56,7 +65,7 @@ impl Grid {
             size,
             pos: Pos::default(),
             saved_pos: Pos::default(),
-            rows: Vec::new(),
+            rows: alloc::collections::VecDeque::new(),
             scroll_top: 0,
             scroll_bottom: size.rows() - 1,
             origin_mode: false,
@@ -65,6 +74,7 @@ impl Grid {
             reflow: false,
             redraw_room: None,
             spares: crate::row::Spares::default(),
+            ring: true,
         }
     }
 
@@ -73,6 +83,15 @@ impl Grid {
     pub fn with_reflow(mut self) -> Self {
         self.reflow = true;
         self
+    }
+
+    /// calyx: see `ring`.
+    pub fn set_ring(&mut self, ring: bool) {
+        self.ring = ring;
+    }
+
+    pub fn ring(&self) -> bool {
+        self.ring
     }
 
     pub fn allocate_rows(&mut self) {
@@ -146,7 +165,9 @@ impl Grid {
             let pulled = scrollback
                 .rows
                 .drain(scrollback.rows.len() - num_pulled..);
-            self.rows.splice(0..0, pulled);
+            let mut rows: alloc::collections::VecDeque<_> = pulled.collect();
+            rows.append(&mut self.rows);
+            self.rows = rows;
             self.rows.resize_with(size.rows().into(), new_row);
             // at most `diff`, a u16
             u16::try_from(num_pulled).unwrap_or(diff)
@@ -155,7 +176,7 @@ impl Grid {
             0
         };
 
-        if let Some(row) = self.rows.last_mut() {
+        if let Some(row) = self.rows.back_mut() {
             // The last row is maintained to always be a valid row
             row.wrap(false);
         }
@@ -280,7 +301,7 @@ impl Grid {
         for row in rows.drain((first + height).min(rows.len())..) {
             on_row(&row);
         }
-        self.rows = rows.split_off(first);
+        self.rows = rows.split_off(first).into();
         self.push_scrollback(rows, on_row);
         self.size.cols = core::num::NonZeroU16::new(cols)
             .unwrap_or(core::num::NonZeroU16::MIN);
@@ -445,7 +466,8 @@ impl Grid {
         &mut self,
         row: u16,
     ) -> Option<&mut crate::row::Row> {
-        self.drawing_rows_mut().nth(usize::from(row))
+        // calyx: indexes the ring (upstream walked an iterator to the row).
+        self.rows.get_mut(usize::from(row))
     }
 
     pub fn current_row_mut(&mut self) -> &mut crate::row::Row {
@@ -894,7 +916,7 @@ impl Grid {
         if !(self.scroll_top..=self.scroll_bottom).contains(&self.pos.row) {
             return;
         }
-        let between = &mut self.rows
+        let between = &mut self.rows.make_contiguous()
             [usize::from(self.pos.row)..=usize::from(self.scroll_bottom)];
         let num_between = between.len();
         let num_removed = usize::from(count).min(num_between);
@@ -910,7 +932,7 @@ impl Grid {
         if !(self.scroll_top..=self.scroll_bottom).contains(&self.pos.row) {
             return;
         }
-        let between = &mut self.rows
+        let between = &mut self.rows.make_contiguous()
             [usize::from(self.pos.row)..=usize::from(self.scroll_bottom)];
         let num_between = between.len();
         let num_removed = usize::from(count).min(num_between);
@@ -927,9 +949,9 @@ impl Grid {
         // This can be true even when `self.scrollback` is `None`; it controls
         // whether we call the `on_row` callback.
         let scrollback_enabled = self.scroll_top == 0;
-        let between = &mut self.rows
-            [usize::from(self.scroll_top)..=usize::from(self.scroll_bottom)];
-        let num_between = between.len();
+        let top = usize::from(self.scroll_top);
+        let bottom = usize::from(self.scroll_bottom);
+        let num_between = bottom + 1 - top;
         let count = usize::from(count).min(num_between);
 
         // Number of to-be-removed rows.
@@ -939,9 +961,16 @@ impl Grid {
         // archived below, in their order) are at the bottom: the rotation
         // then moves rows none of whose fields were just written, and the
         // cells the archive writes are not read back at once (a scroll per
-        // line spent a tenth of its time waiting for them).
-        between.rotate_left(num_removed);
-        let removed = &mut between[num_between - num_removed..];
+        // line spent a tenth of its time waiting for them). A scroll of the
+        // whole screen moves the ring's start (copying at most the removed
+        // rows' 48-byte headers); upstream moved all of them, every line.
+        if self.ring && top == 0 && bottom + 1 == self.rows.len() {
+            self.rows.rotate_left(num_removed);
+        } else {
+            self.rows.make_contiguous()[top..=bottom]
+                .rotate_left(num_removed);
+        }
+        let first_removed = bottom + 1 - num_removed;
 
         if let Some(scrollback) =
             self.scrollback.as_mut().filter(|_| scrollback_enabled)
@@ -953,7 +982,8 @@ impl Grid {
             // the scrollback.
             let num_reset = num_removed - num_pushed;
 
-            for row in &mut removed[..num_reset] {
+            let first_pushed = first_removed + num_reset;
+            for row in self.rows.range_mut(first_removed..first_pushed) {
                 on_row(row);
                 row.reset();
             }
@@ -965,7 +995,7 @@ impl Grid {
             // reallocation) and allocated a new screen row: with a
             // scrollback, output that scrolls ran at a third of the speed.
             let cols = usize::from(self.size.cols());
-            for row in &mut removed[num_reset..] {
+            for row in self.rows.range_mut(first_pushed..=bottom) {
                 let recycled = if scrollback.rows.len() >= scrollback.capacity
                 {
                     scrollback.rows.pop_front().inspect(|row| on_row(row))
@@ -986,7 +1016,7 @@ impl Grid {
             }
             Self::grow_visible_scrollback(scrollback, self.size);
         } else {
-            for row in removed {
+            for row in self.rows.range_mut(first_removed..=bottom) {
                 if scrollback_enabled {
                     on_row(row);
                 }
@@ -999,12 +1029,17 @@ impl Grid {
         if count == 0 {
             return;
         }
-        let between = &mut self.rows
-            [usize::from(self.scroll_top)..=usize::from(self.scroll_bottom)];
-        let num_between = between.len();
-        let num_removed = usize::from(count).min(num_between);
-        between.rotate_right(num_removed);
-        for row in &mut between[..num_removed] {
+        let top = usize::from(self.scroll_top);
+        let bottom = usize::from(self.scroll_bottom);
+        let num_removed = usize::from(count).min(bottom + 1 - top);
+        // calyx: the whole screen moves the ring's start (see `scroll_up`).
+        if self.ring && top == 0 && bottom + 1 == self.rows.len() {
+            self.rows.rotate_right(num_removed);
+        } else {
+            self.rows.make_contiguous()[top..=bottom]
+                .rotate_right(num_removed);
+        }
+        for row in self.rows.range_mut(top..top + num_removed) {
             row.reset();
         }
         // self.scroll_bottom is maintained to always be a valid row

@@ -138,6 +138,8 @@ impl<CB: crate::Callbacks> Parser<CB> {
     #[doc(hidden)]
     pub fn set_reference_text_path(&mut self, reference: bool) {
         self.screen.pending.set_reference(reference);
+        // calyx: and every scroll rotates the rows (no ring, `Grid::ring`).
+        self.screen.screen.set_row_ring(!reference);
     }
 
     /// Resizes the terminal.

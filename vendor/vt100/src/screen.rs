@@ -932,6 +932,13 @@ impl Screen {
         self.attrs.inverse()
     }
 
+    /// calyx: whether whole-screen scrolls move a ring's start (see
+    /// `Grid::ring`), in both grids.
+    pub(crate) fn set_row_ring(&mut self, ring: bool) {
+        self.grid.set_ring(ring);
+        self.alternate_grid.set_ring(ring);
+    }
+
     pub(crate) fn grid(&self) -> &crate::grid::Grid {
         if self.mode(MODE_ALTERNATE_SCREEN) {
             &self.alternate_grid
@@ -1404,10 +1411,12 @@ impl<CB: crate::Callbacks> WrappedScreen<CB> {
 
     // ESC c
     pub fn ris(&mut self) {
+        let ring = self.screen.grid.ring(); // calyx: kept (see `Grid::ring`)
         self.screen = Screen::new(
             self.screen.grid.size(),
             self.screen.grid.scrollback_capacity(),
         );
+        self.screen.set_row_ring(ring);
     }
 
     // csi codes
