@@ -509,6 +509,7 @@ impl Server {
             }
             Msg::PaneOutput { pane } => {
                 tracing::trace!("output from pane {pane}");
+                self.untaken_output(pane);
                 self.pane_output(pane)
             }
             Msg::PaneExited { pane, status } => self.pane_exited(pane, status),
