@@ -431,6 +431,9 @@ impl Server {
         if self.state.quit {
             return false;
         }
+        self.state
+            .trimmer
+            .set_attached(!self.state.clients.is_empty());
         self.schedule_render();
         self.push_watch();
         if let Some((binary, client)) = self.upgrade.due.take() {
