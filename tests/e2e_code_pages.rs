@@ -91,7 +91,8 @@ fn the_code_pages_stay_while_a_client_types_and_go_once_it_leaves() {
     c.prefix("d");
     let released = wait_until("the code pages released after the client left", || {
         let text = std::fs::read_to_string(&log).unwrap_or_default();
-        text.contains("code pages released").then(|| releasable_kib(pid))
+        text.contains("code pages released")
+            .then(|| releasable_kib(pid))
     });
     eprintln!("executable resident: {attached} KiB attached, {released} KiB after leaving");
 }
