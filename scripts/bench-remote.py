@@ -16,7 +16,11 @@ echo program, its outer PTY, one key at a time) for, alternating in each round:
   tmux-ssh      `ssh -t HOST tmux new-session ...` (the usual way: the multiplexer runs remote)
   calyx-local   `calyx new -- ...` (the same calyx attached locally: what the bridge adds)
 
-usage: CALYX_BIN=target/release/calyx python3 scripts/bench-remote.py [--rounds N] [--keys N]
+A calyx target `KIND:PATH` (`calyx-remote:/tmp/old/calyx`) uses calyx built at PATH on both
+sides, so two builds are compared in one run:
+    python3 scripts/bench-remote.py tmux-ssh calyx-remote:/tmp/old/calyx calyx-remote:target/release/calyx
+
+usage: CALYX_BIN=target/release/calyx python3 scripts/bench-remote.py [--rounds N] [--keys N] [TARGET...]
 """
 import argparse
 import os
@@ -86,8 +90,21 @@ def start_sshd(tmp, calyx):
     raise SystemExit("sshd did not start")
 
 
+def use_binary(target, calyx, remote):
+    """`KIND:PATH` runs calyx built at PATH on both sides (the remote world's `calyx` is pointed
+    at it for the round), so two builds are compared in one run; returns (KIND, calyx)."""
+    kind, _, path = target.partition(":")
+    calyx = os.path.abspath(path) if path else calyx
+    link = os.path.join(remote, "bin", "calyx")
+    tmp_link = link + ".new"
+    os.symlink(calyx, tmp_link)
+    os.replace(tmp_link, link)
+    return kind, calyx
+
+
 def measure(target, keys, calyx, config, remote):
     """One round of muxbench's echo test for `target`; the samples in ms."""
+    target, calyx = use_binary(target, calyx, remote)
     with tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o700)
         prog = os.path.join(tmp, "echo.py")

@@ -21,6 +21,8 @@ pub const TRIM_DELAY: Duration = Duration::from_secs(2);
 #[derive(Debug, Default, Clone)]
 pub struct Trimmer {
     pending: Arc<AtomicBool>,
+    /// A client is attached when the trim runs: its code pages are kept (see `release`).
+    attached: Arc<AtomicBool>,
 }
 
 impl Trimmer {
@@ -34,19 +36,33 @@ impl Trimmer {
             return;
         }
         let pending = self.pending.clone();
+        let attached = self.attached.clone();
         runtime.spawn(async move {
             tokio::time::sleep(TRIM_DELAY).await;
             pending.store(false, Ordering::Release);
-            let _ = tokio::task::spawn_blocking(release).await;
+            let code = !attached.load(Ordering::Acquire);
+            let _ = tokio::task::spawn_blocking(move || release(code)).await;
         });
+    }
+
+    /// Whether a client is attached now (the owner says so every turn).
+    pub fn set_attached(&self, attached: bool) {
+        self.attached.store(attached, Ordering::Release);
     }
 }
 
-/// What a trim hands back: glibc's free heap pages, and the mappings of the executable's code
-/// that the burst (or the start-up) ran and that stay in the page cache
-/// ([`crate::code_pages`]). The next code that runs maps its pages again from the page cache.
-fn release() {
+/// What a trim hands back: glibc's free heap pages, and (with `code`) the mappings of the
+/// executable's code that the burst (or the start-up) ran and that stay in the page cache
+/// ([`crate::code_pages`]). The next code that runs maps its pages again from the page cache:
+/// while a client is attached that would be the keystroke path's code, faulted back in on
+/// the echo's way (a trim 2 s after start-up fell in the first keys of every attach), so the
+/// code pages are then kept until the last client leaves, which trims again.
+fn release(code: bool) {
     calyx_pty::release_freed_memory();
+    if !code {
+        tracing::debug!("code pages kept: a client is attached");
+        return;
+    }
     match crate::code_pages::release_code_pages() {
         Ok(released) => tracing::debug!(
             "code pages released: {} KiB in {} mappings",

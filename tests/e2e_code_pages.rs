@@ -56,3 +56,43 @@ fn the_server_releases_the_code_pages_it_ran_and_keeps_working() {
     env.wait_capture(&second, "again-ok");
     eprintln!("executable resident: {busy} KiB busy, {released} KiB after the release");
 }
+
+#[test]
+fn the_code_pages_stay_while_a_client_types_and_go_once_it_leaves() {
+    // The trim 2 s after start-up falls while this client is attached: handing the code back
+    // then would fault the keystroke path's code back in on the echo's way.
+    let env = Env::new();
+    let mut vars = env.vars();
+    vars.push(("CALYX_LOG".into(), "debug".into()));
+    let mut c = crate::common::Client::spawn_with(
+        &env,
+        &["new", "-s", "w", "--", "sh", "-c", "echo READY; exec cat"],
+        24,
+        80,
+        &vars,
+    );
+    c.wait_for("READY");
+    let pid = env.server_pid();
+    let log = env.path().join("state/calyx/server.log");
+    wait_until("a trim that kept the code pages", || {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        text.contains("code pages kept: a client is attached")
+            .then_some(())
+    });
+    let attached = releasable_kib(pid);
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        !text.contains("code pages released"),
+        "code pages released while a client was attached"
+    );
+    // Typing still echoes; then the client leaves and the next trim hands the code back.
+    c.send("typed-ok");
+    c.wait_for("typed-ok");
+    c.prefix("d");
+    let released = wait_until("the code pages released after the client left", || {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        text.contains("code pages released")
+            .then(|| releasable_kib(pid))
+    });
+    eprintln!("executable resident: {attached} KiB attached, {released} KiB after leaving");
+}

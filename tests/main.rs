@@ -32,6 +32,7 @@ mod e2e_cli;
 mod e2e_clipboard;
 mod e2e_code_pages;
 mod e2e_confirm_kill;
+mod e2e_echo_watch;
 mod e2e_emoji_outer;
 mod e2e_flood;
 mod e2e_frames;

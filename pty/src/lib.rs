@@ -21,7 +21,7 @@ pub mod terminal;
 
 pub use answerback::Answerback;
 pub use commands::{CommandLog, CommandRecord, CommandState};
-pub use spawn::{adopt, spawn, PaneEvents, PaneProcess, SpawnError, SpawnOptions};
+pub use spawn::{adopt, spawn, OwnerRead, PaneEvents, PaneProcess, SpawnError, SpawnOptions};
 pub use terminal::{
     all_lines, for_each_page, release_freed_memory, Drained, HistoryLimits, HistoryPieces, Replay,
     Terminal,

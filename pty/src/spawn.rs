@@ -337,6 +337,17 @@ fn read_loop(
     }
 }
 
+/// What the owner's own read of a pane's output ([`PaneProcess::read_output`]) found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OwnerRead {
+    /// Output, parsed into the terminal.
+    Parsed,
+    /// Nothing yet (the readiness that woke the owner was stale): the echo is still to come.
+    Nothing,
+    /// The program closed the PTY, or reading failed: the reader thread sees it too.
+    Closed,
+}
+
 /// What the owner reads of an echo at once: an echo is a few bytes; anything longer is left
 /// for the reader thread, which reads in `READ_CHUNK`s.
 const OWNER_READ_CHUNK: usize = 4096;
@@ -437,19 +448,19 @@ impl PaneProcess {
     }
 
     /// Reads and parses what the program printed, on the caller's thread (the owner, for an
-    /// echo it took); query answers go back to the program as the reader thread's do. Whether
-    /// there was output.
-    pub fn read_output(&self, terminal: &Mutex<Terminal>) -> bool {
+    /// echo it took); query answers go back to the program as the reader thread's do.
+    pub fn read_output(&self, terminal: &Mutex<Terminal>) -> OwnerRead {
         let mut buf = [0u8; OWNER_READ_CHUNK];
-        let ReadOutcome::Parsed(answers) =
-            read_once(&self.direct, terminal, &mut buf, self.gate.stats())
-        else {
-            return false;
-        };
-        if !answers.is_empty() {
-            self.input.send(answers);
+        match read_once(&self.direct, terminal, &mut buf, self.gate.stats()) {
+            ReadOutcome::Parsed(answers) => {
+                if !answers.is_empty() {
+                    self.input.send(answers);
+                }
+                OwnerRead::Parsed
+            }
+            ReadOutcome::Nothing => OwnerRead::Nothing,
+            ReadOutcome::Closed => OwnerRead::Closed,
         }
-        true
     }
 
     /// Tells the program its new size (SIGWINCH).

@@ -431,6 +431,9 @@ impl Server {
         if self.state.quit {
             return false;
         }
+        self.state
+            .trimmer
+            .set_attached(!self.state.clients.is_empty());
         self.schedule_render();
         self.push_watch();
         if let Some((binary, client)) = self.upgrade.due.take() {
@@ -509,6 +512,7 @@ impl Server {
             }
             Msg::PaneOutput { pane } => {
                 tracing::trace!("output from pane {pane}");
+                self.untaken_output(pane);
                 self.pane_output(pane)
             }
             Msg::PaneExited { pane, status } => self.pane_exited(pane, status),

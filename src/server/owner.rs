@@ -76,6 +76,9 @@ pub struct Server {
     /// The watch whose echo the owner just read: handed back after the echo's frame is written
     /// (see `echo_watch::release_echo_watch`), so the frame does not wait behind its syscalls.
     pub(super) echo_read: Option<io::echo_watch::EchoWatch>,
+    /// The owner's registration of the pane typed into last, kept between keys while all its
+    /// output is echoes the owner reads (see `echo_watch::untaken_output`).
+    pub(super) echo_kept: Option<io::echo_watch::EchoWatch>,
     /// When an approval panel's answer keys wake (see `approval_panel`).
     pub(super) panel_wake: Option<Instant>,
     /// Whether `run` drives this server (only then can the owner wait for an echo).
@@ -197,6 +200,7 @@ impl Server {
             output_held: Default::default(),
             fold_output: true,
             echo_watch: None,
+            echo_kept: None,
             echo_read: None,
             panel_wake: None,
             owner_loop: false,

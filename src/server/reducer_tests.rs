@@ -145,6 +145,11 @@ impl Harness {
         });
     }
 
+    /// What `pane` shows now.
+    pub(super) fn pane_text(&self, pane: PaneId) -> String {
+        self.server.state.panes[&pane].term().screen().contents()
+    }
+
     /// Waits until `pane` shows `needle`; returns its screen text.
     pub(super) fn wait_pane(&self, pane: PaneId, needle: &str) -> String {
         wait(&format!("{needle:?} in pane {pane}"), || {

@@ -118,7 +118,7 @@ impl PaneProcess for FakeProcess {
     fn output_watch(&self) -> std::io::Result<File> {
         Err(std::io::Error::other("a fake process has no PTY"))
     }
-    fn read_output(&self, _terminal: &Mutex<Terminal>) -> bool {
-        false
+    fn read_output(&self, _terminal: &Mutex<Terminal>) -> calyx_pty::OwnerRead {
+        calyx_pty::OwnerRead::Nothing
     }
 }

@@ -71,8 +71,8 @@ pub trait PaneProcess: Send + std::fmt::Debug {
     fn give_back_output(&self);
     /// A descriptor to wait on for the output the owner took.
     fn output_watch(&self) -> std::io::Result<File>;
-    /// Reads and parses pending output on the caller's thread; whether there was any.
-    fn read_output(&self, terminal: &Mutex<Terminal>) -> bool;
+    /// Reads and parses pending output on the caller's thread.
+    fn read_output(&self, terminal: &Mutex<Terminal>) -> calyx_pty::OwnerRead;
 }
 
 /// Real programs in real PTYs (`calyx_pty::spawn`).
@@ -137,7 +137,7 @@ impl PaneProcess for calyx_pty::PaneProcess {
     fn output_watch(&self) -> std::io::Result<File> {
         calyx_pty::PaneProcess::output_watch(self)
     }
-    fn read_output(&self, terminal: &Mutex<Terminal>) -> bool {
+    fn read_output(&self, terminal: &Mutex<Terminal>) -> calyx_pty::OwnerRead {
         calyx_pty::PaneProcess::read_output(self, terminal)
     }
 }

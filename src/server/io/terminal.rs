@@ -20,6 +20,7 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use tokio::io::unix::AsyncFd;
+use tokio::io::Interest;
 use tokio::sync::mpsc;
 
 use crate::server::model::ids::ClientId;
@@ -60,29 +61,51 @@ impl DirectTerminal {
         if meta.uid() != crate::paths::current_uid() {
             return Err(refuse(path, "belongs to another user"));
         }
+        // Registered for input only: frames are written straight away (`send_to_terminal`),
+        // and a registration for both would wake the owner once per frame for the `EPOLLOUT`
+        // edge of the terminal taking it, which nothing waits for. A writer that finds the
+        // terminal full waits on a registration of its own (`write_all`).
         // SAFETY: the AsyncFd owns the File, so its descriptor stays open and the same for
         // the AsyncFd's whole life (nothing calls get_mut to swap it). This is tokio's
         // registration contract, not a system call: nix has nothing to offer here.
-        let fd = unsafe { AsyncFd::register(file) }?;
+        let fd = unsafe { AsyncFd::register_with_interest(file, Interest::READABLE) }?;
         Ok(Self {
             fd: Arc::new(fd),
             queued: Arc::new(AtomicUsize::new(0)),
         })
     }
 
-    /// Writes all of `bytes`, waiting while the terminal is slow to take them.
+    /// Writes all of `bytes`, waiting while the terminal is slow to take them: on a duplicate
+    /// descriptor registered for output, made only once the terminal is found full and
+    /// dropped with the write (see `open` for why the terminal's own is for input only).
     pub async fn write_all(&self, mut bytes: &[u8]) -> std::io::Result<()> {
+        let mut room: Option<AsyncFd<File>> = None;
         while !bytes.is_empty() {
-            let mut ready = self.fd.writable().await?;
-            match ready.try_io(|fd| (&mut fd.get_ref()).write(bytes)) {
-                Ok(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
-                Ok(Ok(n)) => bytes = &bytes[n..],
-                Ok(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Ok(Err(e)) => return Err(e),
-                Err(_would_block) => {}
+            match (&mut self.fd.get_ref()).write(bytes) {
+                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Ok(n) => bytes = &bytes[n..],
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    let room = match &mut room {
+                        Some(room) => room,
+                        None => room.insert(self.output_registration()?),
+                    };
+                    let mut ready = room.writable().await?;
+                    // A write is tried again right after; if the terminal is still full, the
+                    // next wait is for the next edge.
+                    ready.clear_ready();
+                }
+                Err(e) => return Err(e),
             }
         }
         Ok(())
+    }
+
+    /// A duplicate of the terminal's descriptor registered for output only.
+    fn output_registration(&self) -> std::io::Result<AsyncFd<File>> {
+        let file = self.fd.get_ref().try_clone()?;
+        // SAFETY: as in `open`: the AsyncFd owns its own duplicate for its whole life.
+        Ok(unsafe { AsyncFd::register_with_interest(file, Interest::WRITABLE) }?)
     }
 }
 
@@ -120,7 +143,18 @@ pub async fn next_input(terminals: &[(ClientId, DirectTerminal)]) -> (ClientId, 
                     Ok(Ok(bytes)) if bytes.is_empty() => {
                         return Poll::Ready((*id, TerminalInput::Lost))
                     }
-                    Ok(Ok(bytes)) => return Poll::Ready((*id, TerminalInput::Bytes(bytes))),
+                    Ok(Ok(bytes)) => {
+                        // A read shorter than asked took all the terminal had (a raw-mode
+                        // read returns what is queued, up to the size asked), so the next wait
+                        // is for new input: without this, the next turn read once more only to
+                        // get EAGAIN, a system call per keystroke. Input arriving meanwhile is
+                        // a new edge, which this does not clear (tokio compares the event's
+                        // tick).
+                        if bytes.len() < INPUT_CHUNK {
+                            ready.clear_ready();
+                        }
+                        return Poll::Ready((*id, TerminalInput::Bytes(bytes)));
+                    }
                     Ok(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     // EIO: hung up.
                     Ok(Err(_)) => return Poll::Ready((*id, TerminalInput::Lost)),
@@ -186,6 +220,7 @@ pub enum Outgoing {
 mod tests {
     use super::*;
     use portable_pty::{native_pty_system, PtySize};
+    use std::time::Duration;
 
     /// The device at `path` as a client would name it.
     fn device(path: &std::path::Path) -> crate::protocol::TerminalDevice {
@@ -279,5 +314,55 @@ mod tests {
         .collect();
         assert_eq!(order, vec![b"first".to_vec(), b"second".to_vec()]);
         assert_eq!(terminal.queued.load(Ordering::Acquire), 2);
+    }
+
+    #[tokio::test]
+    async fn each_key_is_read_when_it_comes_after_a_short_read() {
+        // A short read clears the terminal's readiness; a key typed afterwards is a new edge
+        // and must still be read (a lost edge would leave the key unread until the next one).
+        let (pty, terminal) = open_pty();
+        let terminals = [(7, terminal)];
+        let mut keys = pty.master.take_writer().expect("writer");
+        for key in ["a\n", "b\n", "c\n"] {
+            keys.write_all(key.as_bytes()).expect("type");
+            let got = tokio::time::timeout(Duration::from_secs(30), next_input(&terminals))
+                .await
+                .expect("a key typed after a short read was never read");
+            assert_eq!(got, (7, TerminalInput::Bytes(key.as_bytes().to_vec())));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_write_to_a_full_terminal_waits_for_room_and_completes_in_order() {
+        // The terminal's own registration is for input only: a writer that finds it full
+        // waits on a registration of its own, and must be woken when the reader makes room.
+        let (pty, terminal) = open_pty();
+        let mut filled = 0usize;
+        while let Ok(n) = (&mut terminal.fd.get_ref()).write(&[b'f'; 4096]) {
+            filled += n;
+        }
+        let rest: Vec<u8> = (0..64 * 1024).map(|i| b'a' + (i % 26) as u8).collect();
+        let writer = terminal.clone();
+        let expected = rest.clone();
+        let write = tokio::spawn(async move { writer.write_all(&rest).await });
+        let mut screen = pty.master.try_clone_reader().expect("reader");
+        let read = std::thread::spawn(move || {
+            let mut got = vec![0u8; filled + expected.len()];
+            screen.read_exact(&mut got).map(|()| got)
+        });
+        tokio::time::timeout(Duration::from_secs(30), write)
+            .await
+            .expect("the write to a full terminal never completed")
+            .expect("task")
+            .expect("write");
+        let got = read.join().expect("reader thread").expect("read");
+        assert!(got[..filled].iter().all(|&b| b == b'f'));
+        assert!(
+            got[filled..]
+                == (0..64 * 1024)
+                    .map(|i| b'a' + (i % 26) as u8)
+                    .collect::<Vec<u8>>()[..],
+            "the bytes written after the wait arrived out of order"
+        );
     }
 }
