@@ -14,25 +14,6 @@ fn releasable_kib(pid: u32) -> u64 {
         .sum()
 }
 
-/// Splits session `w` with a pane running `script`; returns the new pane's id.
-fn split(env: &Env, script: &str) -> String {
-    let id = env.ok(&[
-        "split",
-        "-t",
-        "w",
-        "-P",
-        "-F",
-        "#{pane_id}",
-        "--",
-        "sh",
-        "-c",
-        script,
-    ]);
-    let id = id.trim().to_string();
-    assert!(id.starts_with('%'), "{id}");
-    id
-}
-
 #[test]
 fn the_server_releases_the_code_pages_it_ran_and_keeps_working() {
     let env = Env::new();
@@ -41,7 +22,7 @@ fn the_server_releases_the_code_pages_it_ran_and_keeps_working() {
     let started = releasable_kib(pid);
     // A request runs more code (and, should the start-up release already have happened, maps
     // some of it again); the client leaving schedules the next release.
-    let first = split(&env, "echo code-pages-ok; exec sh");
+    let first = env.split_running("w", "echo code-pages-ok; exec sh");
     let busy = started.max(releasable_kib(pid));
     assert!(busy > 0, "nothing of the executable resident");
     let released = wait_until("the server's code pages released", || {
@@ -52,7 +33,7 @@ fn the_server_releases_the_code_pages_it_ran_and_keeps_working() {
     env.wait_capture(&first, "code-pages-ok");
     let listed = env.ok(&["ls"]);
     assert!(listed.starts_with("w:"), "{listed}");
-    let second = split(&env, "echo again-ok; exec sh");
+    let second = env.split_running("w", "echo again-ok; exec sh");
     env.wait_capture(&second, "again-ok");
     eprintln!("executable resident: {busy} KiB busy, {released} KiB after the release");
 }

@@ -3,12 +3,7 @@
 //! no descriptor, a closed pane's PTY is not held open by it, and typing goes on in the pane
 //! left, in a real client.
 
-use crate::common::{wait_until, Client, Env};
-
-/// The server's open descriptors.
-fn open_files(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count())
-}
+use crate::common::{open_files, wait_until, Client, Env};
 
 /// The server's descriptors of PTY masters (each pane holds some; so does a kept watch).
 fn pty_masters(pid: u32) -> usize {
@@ -63,19 +58,7 @@ fn a_thousand_echoes_leak_nothing_and_a_closed_pane_is_let_go() {
 
     // A second pane, typed into (its echoes watched), then closed: its PTY must go.
     let masters = pty_masters(pid);
-    let second = env.ok(&[
-        "split",
-        "-t",
-        "w",
-        "-P",
-        "-F",
-        "#{pane_id}",
-        "--",
-        "sh",
-        "-c",
-        "echo TWO; exec cat",
-    ]);
-    let second = second.trim().to_string();
+    let second = env.split_running("w", "echo TWO; exec cat");
     c.wait_for("TWO");
     let focused = crate::common::gates::focused_pane(&env, "w");
     assert_eq!(

@@ -69,11 +69,6 @@ impl Drop for Flood {
     }
 }
 
-/// Open descriptors of process `pid`.
-fn open_files(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count())
-}
-
 fn pending_ids(env: &Env) -> Vec<u64> {
     let out: serde_json::Value =
         serde_json::from_str(&env.ok(&["approvals", "--json", "--pending"])).expect("json");
@@ -121,7 +116,7 @@ fn idle_connections_without_a_token_cannot_lock_the_user_out() {
         pending_ids(&env).first().copied()
     });
 
-    let before = open_files(pid);
+    let before = common::open_files(pid);
     // One idle connection of the test's own, opened first (so it is accepted at once), to see
     // the server close it; the other 299 from another local account where the test can start
     // one (root, as CI runs), else from this process.
@@ -129,7 +124,7 @@ fn idle_connections_without_a_token_cannot_lock_the_user_out() {
     let _flood = Flood::open(ep.port, 299);
     // The server has taken what it takes of them.
     wait_until("the server to accept part of the flood", || {
-        (open_files(pid) >= before + 16).then_some(())
+        (common::open_files(pid) >= before + 16).then_some(())
     });
 
     // The user's own socket still answers, promptly (normally a few milliseconds; a server
@@ -143,9 +138,9 @@ fn idle_connections_without_a_token_cannot_lock_the_user_out() {
         asked.elapsed()
     );
     assert!(
-        open_files(pid) < 120,
+        common::open_files(pid) < 120,
         "the flood took {} of 128 descriptors",
-        open_files(pid)
+        common::open_files(pid)
     );
 
     // And the human's answer reaches the hook that was waiting.

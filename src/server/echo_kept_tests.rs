@@ -8,34 +8,18 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::reducer_tests::Harness;
-
-/// Types `x` and runs turns until the owner itself reads an echo (one that beats the watch
-/// goes to the reader thread, as it may on a loaded machine: then the next key is watched).
-async fn type_until_the_owner_reads_an_echo(h: &mut Harness, deadline: Instant) {
-    while h.server.echo_read.is_none() {
-        assert!(Instant::now() < deadline, "the owner never read an echo");
-        h.keys(b"x");
-        let _ = tokio::time::timeout(Duration::from_secs(1), h.server.turn(&mut h.owner_rx)).await;
-    }
-}
+use super::reducer_tests::{current_thread_runtime, Harness};
 
 #[test]
 fn one_registration_serves_every_key_until_the_pane_prints_on_its_own() {
     let mut h = Harness::new(25, 80);
-    // A shell pane beside the harness's first (which runs `cat` with echo off).
-    h.keys(b"\x02%");
-    let pane = h.active();
-    h.wait_pane(pane, "$ ");
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let pane = h.shell_pane();
+    let runtime = current_thread_runtime();
     runtime.block_on(async {
         h.server.owner_loop = true;
         let deadline = Instant::now() + Duration::from_secs(60);
         for _ in 0..5 {
-            type_until_the_owner_reads_an_echo(&mut h, deadline).await;
+            h.type_until_the_owner_reads_an_echo(deadline).await;
             let kept = h
                 .server
                 .echo_kept
@@ -59,7 +43,7 @@ fn one_registration_serves_every_key_until_the_pane_prints_on_its_own() {
         }
         // One output the owner did not take per key is let be; a second before the next key
         // drops the registration.
-        type_until_the_owner_reads_an_echo(&mut h, deadline).await;
+        h.type_until_the_owner_reads_an_echo(deadline).await;
         h.server.release_echo_watch();
         h.server.untaken_output(pane);
         assert!(
@@ -72,7 +56,7 @@ fn one_registration_serves_every_key_until_the_pane_prints_on_its_own() {
             h.server.echo_kept.is_some(),
             "output while a key's echo is awaited dropped it"
         );
-        type_until_the_owner_reads_an_echo(&mut h, deadline).await;
+        h.type_until_the_owner_reads_an_echo(deadline).await;
         h.server.release_echo_watch();
         h.server.untaken_output(pane);
         assert!(
@@ -84,7 +68,7 @@ fn one_registration_serves_every_key_until_the_pane_prints_on_its_own() {
             h.server.echo_kept.is_none(),
             "two untaken outputs with no key between kept it"
         );
-        type_until_the_owner_reads_an_echo(&mut h, deadline).await;
+        h.type_until_the_owner_reads_an_echo(deadline).await;
         // Real output the owner does not take, twice with no key in between (each printed a
         // second after the last, so each is its own read), drops it.
         h.keys(b"\x15sleep 1; echo late-$((6*7)); sleep 1; echo later-$((6*7))\r");
@@ -97,7 +81,7 @@ fn one_registration_serves_every_key_until_the_pane_prints_on_its_own() {
                 tokio::time::timeout(Duration::from_secs(1), h.server.turn(&mut h.owner_rx)).await;
         }
         // The next key registers again, and its echo is read.
-        type_until_the_owner_reads_an_echo(&mut h, deadline).await;
+        h.type_until_the_owner_reads_an_echo(deadline).await;
         assert!(
             h.server.echo_kept.is_some(),
             "the new key's registration is kept"

@@ -5,34 +5,17 @@
 
 use std::time::{Duration, Instant};
 
-use super::reducer_tests::Harness;
+use super::reducer_tests::{current_thread_runtime, Harness};
 
 #[test]
 fn a_keys_echo_is_drawn_in_the_turn_that_hands_reading_back_to_the_pane() {
     let mut h = Harness::new(25, 80);
-    // A shell pane beside the harness's first (which runs `cat` with echo off).
-    h.keys(b"\x02%");
-    let pane = h.active();
-    h.wait_pane(pane, "$ ");
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let pane = h.shell_pane();
+    let runtime = current_thread_runtime();
     runtime.block_on(async {
         h.server.owner_loop = true;
         let deadline = Instant::now() + Duration::from_secs(60);
-        // Type until the owner reads an echo itself (an echo that beats the watch goes to the
-        // reader thread, as it may on a loaded machine: then the next key's echo is watched).
-        while h.server.echo_read.is_none() {
-            assert!(Instant::now() < deadline, "the owner never read an echo");
-            h.keys(b"x");
-            assert!(
-                h.server.echo_watch.is_some(),
-                "a typed key's echo is watched"
-            );
-            let _ =
-                tokio::time::timeout(Duration::from_secs(1), h.server.turn(&mut h.owner_rx)).await;
-        }
+        h.type_until_the_owner_reads_an_echo(deadline).await;
         assert!(
             h.server.echo_watch.is_none(),
             "the echo read ended the watch"

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::model::state::try_lock_terminal;
-use super::reducer_tests::Harness;
+use super::reducer_tests::{current_thread_runtime, Harness};
 
 /// About 4.3 MB of 72-byte lines, then a marker (split by quotes, so the typed command line
 /// itself does not show it).
@@ -21,14 +21,9 @@ const FLOOD: &[u8] =
 fn flood_counts(fold: bool) -> Counted {
     let mut h = Harness::new(25, 80);
     h.server.fold_output = fold;
-    h.keys(b"\x02%");
-    let pane = h.active();
-    h.wait_pane(pane, "$ ");
+    let pane = h.shell_pane();
     let terminal = Arc::clone(&h.server.state.panes[&pane].terminal);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
+    let runtime = current_thread_runtime();
     let before = h.server.state.counts.now();
     runtime.block_on(async {
         h.server.owner_loop = true;

@@ -40,9 +40,7 @@ pub(super) fn hold_lock(h: &Harness, pane: PaneId) -> (std_mpsc::Sender<()>, Arc
 #[test]
 fn list_panes_and_send_keys_do_not_wait_for_a_locked_pane() {
     let mut h = Harness::new(25, 80);
-    h.keys(b"\x02%");
-    let busy = h.active();
-    h.wait_pane(busy, "$ ");
+    let busy = h.shell_pane();
     // The program asks for application cursor keys and sets a title, then the lock is taken.
     h.keys(b"printf '\\033[?1h\\033]2;flooding-title\\007'; echo re''ady\r");
     h.wait_pane(busy, "ready");

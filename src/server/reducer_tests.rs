@@ -5,7 +5,7 @@
 //! Frames come from the same `render_client` the server sends to clients, parsed by vt100 the
 //! way the client's terminal would show them, and are kept as insta snapshots.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
@@ -23,6 +23,14 @@ fn pane_command() -> Vec<String> {
     ["sh", "-c", "stty -echo; exec cat -v"]
         .map(String::from)
         .to_vec()
+}
+
+/// A runtime on this thread, for tests that drive the owner loop's `turn` themselves.
+pub(super) fn current_thread_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
 }
 
 /// A server with one attached client and one session of one pane (panes the keys start run
@@ -143,6 +151,32 @@ impl Harness {
                 })
                 .then_some(())
         });
+    }
+
+    /// Splits off a shell pane beside the first (which runs `cat` with echo off) and waits
+    /// for its prompt: a pane whose typed keys its terminal echoes. Returns it (it has focus).
+    pub(super) fn shell_pane(&mut self) -> PaneId {
+        self.keys(b"\x02%");
+        let pane = self.active();
+        self.wait_pane(pane, "$ ");
+        pane
+    }
+
+    /// Types `x` and runs the owner loop's turns until the owner itself reads an echo (one
+    /// that beats the watch goes to the reader thread, as it may on a loaded machine: then
+    /// the next key's echo is watched). For tests that drive the loop (`server.owner_loop`).
+    pub(super) async fn type_until_the_owner_reads_an_echo(&mut self, deadline: Instant) {
+        while self.server.echo_read.is_none() {
+            assert!(Instant::now() < deadline, "the owner never read an echo");
+            self.keys(b"x");
+            assert!(
+                self.server.echo_watch.is_some(),
+                "a typed key's echo is watched"
+            );
+            let _ =
+                tokio::time::timeout(Duration::from_secs(1), self.server.turn(&mut self.owner_rx))
+                    .await;
+        }
     }
 
     /// What `pane` shows now.

@@ -212,6 +212,26 @@ impl Env {
             .to_string()
     }
 
+    /// Splits the active window of `session` with a pane running `sh -c script`; returns the
+    /// new pane's id.
+    pub fn split_running(&self, session: &str, script: &str) -> String {
+        let id = self.ok(&[
+            "split",
+            "-t",
+            session,
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "--",
+            "sh",
+            "-c",
+            script,
+        ]);
+        let id = id.trim().to_string();
+        assert!(id.starts_with('%'), "{id}");
+        id
+    }
+
     /// Waits until `calyx capture -t PANE` contains `needle`.
     pub fn wait_capture(&self, pane: &str, needle: &str) -> String {
         wait_until(&format!("{needle:?} in pane {pane}"), || {
@@ -231,6 +251,11 @@ impl Drop for Env {
     fn drop(&mut self) {
         let _ = self.run(&["kill-server"]);
     }
+}
+
+/// How many descriptors process `pid` has open.
+pub fn open_files(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count())
 }
 
 /// What the test's "terminal" has received from a client.
