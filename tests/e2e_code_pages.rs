@@ -2,7 +2,7 @@
 //! runs (src/code_pages.rs: once after start-up, and a little after a client leaves), and goes
 //! on working on pages it maps again from the page cache.
 
-use crate::common::{wait_until, Env};
+use crate::common::{mcp, wait_until, Env};
 
 /// The server's resident KiB mapped from its own executable that a release may drop.
 fn releasable_kib(pid: u32) -> u64 {
@@ -65,6 +65,30 @@ fn the_code_pages_stay_while_a_client_types_and_go_once_it_leaves() {
     assert!(
         !text.contains("code pages released"),
         "code pages released while a client was attached"
+    );
+    // An MCP session closing while the client is attached trims on the server's own schedule,
+    // which knows about the client: the code pages stay then too.
+    let ep = mcp::endpoint(&env);
+    let (head, _) = mcp::post(&ep, &[], mcp::INITIALIZE);
+    let id = mcp::session_header(&head);
+    let session = [
+        ("Mcp-Session-Id", id.as_str()),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    let (_, head) = mcp::open(&ep, "DELETE", "/mcp", &session);
+    assert!(mcp::status(&head) < 300, "closing the MCP session: {head}");
+    let text = wait_until("the trim after the MCP session closed", || {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        (text.contains("code pages released")
+            || text
+                .matches("code pages kept: a client is attached")
+                .count()
+                >= 2)
+            .then_some(text)
+    });
+    assert!(
+        !text.contains("code pages released"),
+        "an MCP session's trim released the code pages while a client was attached"
     );
     // Typing still echoes; then the client leaves and the next trim hands the code back.
     c.send("typed-ok");

@@ -3,11 +3,11 @@
 //! The reader thread parses output off the owner's thread, so a flooding pane never delays
 //! keystrokes elsewhere. But a keystroke's echo read there costs one thread wake-up more than
 //! in tmux (program → reader thread → owner → terminal), and on a busy two-core machine every
-//! wake-up is one more chance to wait for a CPU. So right after a keystroke the owner takes
-//! the pane's next output itself ([`ReadGate::take`]): the reader thread's epoll registration
-//! is disarmed (`EPOLLONESHOT` without `EPOLLIN`) so the echo wakes only the owner, which reads
-//! one chunk and hands reading back ([`ReadGate::give_back`]), re-arming the reader (which
-//! wakes at once if more output waits).
+//! wake-up is one more chance to wait for a CPU. So while keys go to a pane the owner reads
+//! its output itself ([`ReadGate::take`]): the reader thread's epoll registration is disarmed
+//! (`EPOLLONESHOT` without `EPOLLIN`) so an echo wakes only the owner. The owner hands reading
+//! back ([`ReadGate::give_back`]) as soon as the pane prints more than echoes, re-arming the
+//! reader (which wakes at once if more output waits).
 //!
 //! Correctness never depends on who wins: every read and its parse happen under the pane's
 //! terminal lock ([`read_once`]), so chunks are parsed in the order they were read whoever
@@ -129,8 +129,9 @@ fn event_data(file: &File) -> u64 {
 /// What one read of a pane's output did.
 #[derive(Debug, PartialEq, Eq)]
 pub enum ReadOutcome {
-    /// Output was parsed into the terminal; these are its query answers, for the program.
-    Parsed(Vec<u8>),
+    /// Output was parsed into the terminal: its query answers, for the program, and whether
+    /// the read filled the buffer (more may be waiting).
+    Parsed { answers: Vec<u8>, full: bool },
     /// Nothing was waiting.
     Nothing,
     /// The program closed the PTY (or reading failed).
@@ -162,7 +163,10 @@ pub(crate) fn read_once(
                     stats.contended.fetch_add(1, Ordering::Relaxed);
                 }
                 term.process(&buf[..n]);
-                ReadOutcome::Parsed(term.take_replies())
+                ReadOutcome::Parsed {
+                    answers: term.take_replies(),
+                    full: n == buf.len(),
+                }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => ReadOutcome::Nothing,
@@ -202,6 +206,39 @@ mod tests {
         assert!(reports(&gate), "output waiting when reading was given back");
     }
 
+    /// The owner keeps the output from read to read (while keys go to the pane): reading it
+    /// does not re-arm the reader; only giving it back does.
+    #[test]
+    fn taken_output_stays_taken_across_the_owners_reads_until_given_back() {
+        let (read_end, mut write_end) = pipe();
+        crate::pty_fd::set_nonblocking(std::os::fd::AsFd::as_fd(&read_end)).expect("nonblocking");
+        let owners = read_end.try_clone().expect("dup");
+        let gate = ReadGate::new(read_end).expect("gate");
+        let terminal = Mutex::new(Terminal::new(
+            2,
+            20,
+            crate::HistoryLimits {
+                lines: 10,
+                bytes: 1024,
+            },
+        ));
+        let stats = ReadStats::default();
+        let mut buf = [0u8; 64];
+        gate.arm(ARMED).expect("arm");
+        gate.take();
+        for echo in [&b"a"[..], b"b", b"c"] {
+            write_end.write_all(echo).expect("write");
+            assert!(!reports(&gate), "the reader woke for output the owner took");
+            assert!(matches!(
+                read_once(&owners, &terminal, &mut buf, &stats),
+                ReadOutcome::Parsed { full: false, .. }
+            ));
+        }
+        write_end.write_all(b"d").expect("write");
+        gate.give_back();
+        assert!(reports(&gate), "output waiting when reading was given back");
+    }
+
     #[test]
     fn reads_parse_in_order_and_report_nothing_or_closed() {
         let (read_end, mut write_end) = pipe();
@@ -222,7 +259,10 @@ mod tests {
         );
         write_end.write_all(b"ab\x1b[6n").expect("write");
         match read_once(&read_end, &terminal, &mut buf, &stats) {
-            ReadOutcome::Parsed(answers) => assert_eq!(answers, b"\x1b[1;3R"),
+            ReadOutcome::Parsed { answers, full } => {
+                assert_eq!(answers, b"\x1b[1;3R");
+                assert!(!full, "6 bytes filled a 64-byte buffer");
+            }
             other => panic!("expected output, got {other:?}"),
         }
         drop(write_end);

@@ -321,7 +321,7 @@ fn read_loop(
             niced = want;
         }
         match read_once(gate.reader(), terminal, &mut buf, gate.stats()) {
-            ReadOutcome::Parsed(answers) => {
+            ReadOutcome::Parsed { answers, .. } => {
                 if !answers.is_empty() {
                     replies.send(answers);
                 }
@@ -340,16 +340,17 @@ fn read_loop(
 /// What the owner's own read of a pane's output ([`PaneProcess::read_output`]) found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OwnerRead {
-    /// Output, parsed into the terminal.
-    Parsed,
+    /// Output, parsed into the terminal. `full`: the read filled its buffer, so more may be
+    /// waiting (bulk output, not an echo).
+    Parsed { full: bool },
     /// Nothing yet (the readiness that woke the owner was stale): the echo is still to come.
     Nothing,
     /// The program closed the PTY, or reading failed: the reader thread sees it too.
     Closed,
 }
 
-/// What the owner reads of an echo at once: an echo is a few bytes; anything longer is left
-/// for the reader thread, which reads in `READ_CHUNK`s.
+/// What the owner reads of a pane's output at once: an echo is a few bytes; a read that fills
+/// this is bulk output, which the owner hands back to the reader thread (`READ_CHUNK`s).
 const OWNER_READ_CHUNK: usize = 4096;
 
 /// Writes queued input in order, waiting for room when the program is slow to read it.
@@ -431,7 +432,7 @@ impl PaneProcess {
         self.gate.stats().counts()
     }
 
-    /// The owner will read the program's next output itself (the echo of a key just typed):
+    /// The owner reads the program's output itself from here on (the echoes of keys typed):
     /// the reader thread is not woken for it. See [`crate::read_gate`].
     pub fn take_next_output(&self) {
         self.gate.take();
@@ -447,16 +448,17 @@ impl PaneProcess {
         pty_fd::duplicate(self.direct.as_fd())
     }
 
-    /// Reads and parses what the program printed, on the caller's thread (the owner, for an
-    /// echo it took); query answers go back to the program as the reader thread's do.
+    /// Reads and parses what the program printed, on the caller's thread (the owner, while it
+    /// reads the pane keys go to); query answers go back to the program as the reader
+    /// thread's do.
     pub fn read_output(&self, terminal: &Mutex<Terminal>) -> OwnerRead {
         let mut buf = [0u8; OWNER_READ_CHUNK];
         match read_once(&self.direct, terminal, &mut buf, self.gate.stats()) {
-            ReadOutcome::Parsed(answers) => {
+            ReadOutcome::Parsed { answers, full } => {
                 if !answers.is_empty() {
                     self.input.send(answers);
                 }
-                OwnerRead::Parsed
+                OwnerRead::Parsed { full }
             }
             ReadOutcome::Nothing => OwnerRead::Nothing,
             ReadOutcome::Closed => OwnerRead::Closed,

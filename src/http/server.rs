@@ -128,6 +128,7 @@ pub async fn start(
                         crate::mcp::SessionLimits {
                             max_sessions: mcp.max_sessions,
                             session_idle: mcp.session_idle,
+                            trimmer: mcp.trimmer.clone(),
                         }
                     });
             let service = route.service(limits, port, options.max_body_bytes);

@@ -16,6 +16,8 @@ use hyper::{Request, Response};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tower_service::Service as _;
 
+use crate::memory::Trimmer;
+
 mod accept;
 mod across;
 pub mod backend;
@@ -54,6 +56,9 @@ pub struct McpOptions {
     pub max_sessions: usize,
     /// How long an idle session lives ([`SESSION_IDLE`]; shorter in tests).
     pub session_idle: std::time::Duration,
+    /// The server's trim schedule, so that closing sessions hands memory back without taking
+    /// an attached client's code pages (see `crate::memory`).
+    pub trimmer: Trimmer,
 }
 
 impl McpOptions {
@@ -65,7 +70,15 @@ impl McpOptions {
             tools: Arc::new(ToolSet::default()),
             max_sessions: MAX_SESSIONS,
             session_idle: SESSION_IDLE,
+            trimmer: Trimmer::default(),
         }
+    }
+
+    /// These options trimming on the server's schedule (which knows whether a client is
+    /// attached).
+    pub fn with_trimmer(mut self, trimmer: Trimmer) -> Self {
+        self.trimmer = trimmer;
+        self
     }
 
     /// These options sharing `peers` with the server (which drops a closed pane's inbox).
@@ -162,10 +175,12 @@ pub fn service(options: McpOptions, port: u16, max_body_bytes: usize) -> McpServ
         tools,
         max_sessions,
         session_idle,
+        trimmer,
     } = options;
     let limits = SessionLimits {
         max_sessions,
         session_idle,
+        trimmer,
     };
     let sessions_tools = tools.clone();
     service_with(
@@ -177,11 +192,13 @@ pub fn service(options: McpOptions, port: u16, max_body_bytes: usize) -> McpServ
     )
 }
 
-/// How many sessions a route keeps, and for how long.
-#[derive(Debug, Clone, Copy)]
+/// How many sessions a route keeps, and for how long; and the trim schedule that closing
+/// them feeds.
+#[derive(Debug, Clone)]
 pub struct SessionLimits {
     pub max_sessions: usize,
     pub session_idle: std::time::Duration,
+    pub trimmer: Trimmer,
 }
 
 impl Default for SessionLimits {
@@ -189,6 +206,7 @@ impl Default for SessionLimits {
         Self {
             max_sessions: MAX_SESSIONS,
             session_idle: SESSION_IDLE,
+            trimmer: Trimmer::default(),
         }
     }
 }
@@ -211,6 +229,7 @@ where
         limits.max_sessions,
         limits.session_idle,
         tools,
+        limits.trimmer,
     ));
     let inner = StreamableHttpService::new(
         move || Ok(factory()),

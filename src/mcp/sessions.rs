@@ -157,7 +157,9 @@ where
 impl BoundedSessions {
     /// At most `max` sessions (at least 1), each closed after `idle` without use; priming
     /// events off (see [`super::service`]); `tools` forgets closed sessions.
-    pub fn new(max: usize, idle: Duration, tools: Arc<ToolSet>) -> Self {
+    /// `trimmer`: the server's, so a trim after sessions close keeps an attached client's code
+    /// pages (a schedule of its own would not know about clients).
+    pub fn new(max: usize, idle: Duration, tools: Arc<ToolSet>, trimmer: Trimmer) -> Self {
         let mut inner = LocalSessionManager::default();
         inner.session_config.sse_retry = None;
         inner.session_config.keep_alive = Some(idle);
@@ -166,7 +168,7 @@ impl BoundedSessions {
             table: Arc::default(),
             max: max.max(1),
             tools,
-            trimmer: Trimmer::default(),
+            trimmer,
         }
     }
 
@@ -318,7 +320,12 @@ mod tests {
     use super::*;
 
     fn sessions(max: usize) -> BoundedSessions {
-        BoundedSessions::new(max, SESSION_IDLE, Arc::new(ToolSet::default()))
+        BoundedSessions::new(
+            max,
+            SESSION_IDLE,
+            Arc::new(ToolSet::default()),
+            Trimmer::default(),
+        )
     }
 
     async fn open(s: &BoundedSessions) -> Result<SessionId, SessionsError> {

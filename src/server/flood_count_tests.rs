@@ -64,7 +64,7 @@ fn flood_counts(fold: bool) -> Counted {
             "output was held for a frame only with folding on"
         );
         h.server.owner_loop = false;
-        h.server.end_echo_watch();
+        h.server.stop_owner_reads();
     });
     let after = h.server.state.counts.now();
     let counted = Counted {

@@ -59,6 +59,7 @@ async fn start_endpoint(
     hosted: crate::hosted::route::HostedRoute,
     open_files: Option<u64>,
     inherited: Option<crate::http::InheritedListener>,
+    trimmer: crate::memory::Trimmer,
 ) -> Option<crate::http::EndpointHandle> {
     let (sender, mut requests) = mpsc::channel(256);
     let backend = std::sync::Arc::new(super::io::mcp_backend::OwnerBackend { tx: tx.clone() });
@@ -75,6 +76,7 @@ async fn start_endpoint(
             crate::mcp::McpOptions::new(backend)
                 .with_tools(mcp_tools)
                 .with_peers(peers)
+                .with_trimmer(trimmer)
                 .with_limits_from_env(),
         ),
         hosted: Some(hosted),
@@ -250,6 +252,7 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
         let views = hosted_route.views.clone();
         let app_tools = hosted_route.apps.clone();
         let hosted_registry = hosted_route.registry.clone();
+        let trimmer = crate::memory::Trimmer::default();
         let endpoint = start_endpoint(
             tx.clone(),
             mcp_tools.clone(),
@@ -257,6 +260,7 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
             hosted_route.clone(),
             open_files,
             inherited_endpoint,
+            trimmer.clone(),
         )
         .await;
         let hosting = start_hosting(
@@ -291,6 +295,8 @@ fn serve_from(start: Start, orphans: usize) -> anyhow::Result<()> {
             socket.display()
         );
         let mut server = Server::new(config, errors, socket.display().to_string(), tx, mcp_tools);
+        // One trim schedule for the whole server: MCP sessions closing trim on it too.
+        server.state.trimmer = trimmer;
         server.peers = peers;
         let app_requests = crate::views::app_requests::AppRequests::new(server.tx.clone());
         app_requests.follow_removals(&views.hub);
@@ -396,9 +402,6 @@ impl Server {
         if self.render_at.is_some_and(|t| t <= Instant::now()) {
             self.on_timer();
         }
-        // The echo's frame is written (or not due yet): the pane's reader may read again. Before
-        // the wait below, so no output waits on a reader that is off.
-        self.release_echo_watch();
         let deadline = [
             self.render_at,
             self.message_expiry,
@@ -411,8 +414,8 @@ impl Server {
         .into_iter()
         .flatten()
         .min();
-        let echo = self.echo_watch.as_ref().map(|w| w.ready());
-        let watching = echo.is_some();
+        let owner_read = self.owner_reads.as_ref().map(|r| r.ready());
+        let reading = owner_read.is_some();
         let terminals = self.direct_terminals();
         tokio::select! {
             (id, input) = io::terminal::next_input(&terminals), if !terminals.is_empty() => {
@@ -421,7 +424,7 @@ impl Server {
                     io::terminal::TerminalInput::Lost => Msg::TerminalLost { id },
                 })
             }
-            () = io::echo_watch::readable(echo), if watching => self.echo_ready(),
+            () = io::echo_watch::readable(owner_read), if reading => self.owner_output(),
             msg = rx.recv() => match msg {
                 Some(msg) => self.handle(msg),
                 None => return false,

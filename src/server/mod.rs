@@ -32,8 +32,6 @@ mod busy_read_tests;
 #[cfg(test)]
 mod echo_kept_tests;
 #[cfg(test)]
-mod echo_release_tests;
-#[cfg(test)]
 mod flood_count_tests;
 mod input;
 mod io;

@@ -71,14 +71,9 @@ pub struct Server {
     /// Whether output folds into a pending frame: always, but in the test that counts what
     /// folding saves (`flood_count_tests`), which switches it off for its "before".
     pub(super) fold_output: bool,
-    /// The pane whose next output the owner reads itself (see `echo_watch`).
-    pub(super) echo_watch: Option<io::echo_watch::EchoWatch>,
-    /// The watch whose echo the owner just read: handed back after the echo's frame is written
-    /// (see `echo_watch::release_echo_watch`), so the frame does not wait behind its syscalls.
-    pub(super) echo_read: Option<io::echo_watch::EchoWatch>,
-    /// The owner's registration of the pane typed into last, kept between keys while all its
-    /// output is echoes the owner reads (see `echo_watch::untaken_output`).
-    pub(super) echo_kept: Option<io::echo_watch::EchoWatch>,
+    /// The pane typed into last, whose output the owner reads itself instead of its reader
+    /// thread while that output is keys' echoes (see `io::echo_watch`).
+    pub(super) owner_reads: Option<io::echo_watch::OwnerReads>,
     /// When an approval panel's answer keys wake (see `approval_panel`).
     pub(super) panel_wake: Option<Instant>,
     /// Whether `run` drives this server (only then can the owner wait for an echo).
@@ -199,9 +194,7 @@ impl Server {
             echo_pending: Default::default(),
             output_held: Default::default(),
             fold_output: true,
-            echo_watch: None,
-            echo_kept: None,
-            echo_read: None,
+            owner_reads: None,
             panel_wake: None,
             owner_loop: false,
             render_now: false,

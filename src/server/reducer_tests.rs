@@ -163,19 +163,31 @@ impl Harness {
     }
 
     /// Types `x` and runs the owner loop's turns until the owner itself reads an echo (one
-    /// that beats the watch goes to the reader thread, as it may on a loaded machine: then
-    /// the next key's echo is watched). For tests that drive the loop (`server.owner_loop`).
+    /// that beats the owner's first take goes to the reader thread, as it may on a loaded
+    /// machine: then the next key's echo is awaited). For tests that drive the loop
+    /// (`server.owner_loop`).
     pub(super) async fn type_until_the_owner_reads_an_echo(&mut self, deadline: Instant) {
-        while self.server.echo_read.is_none() {
+        loop {
             assert!(Instant::now() < deadline, "the owner never read an echo");
             self.keys(b"x");
             assert!(
-                self.server.echo_watch.is_some(),
-                "a typed key's echo is watched"
+                self.server
+                    .owner_reads
+                    .as_ref()
+                    .is_some_and(|r| r.awaiting_echo()),
+                "a typed key's echo is awaited"
             );
             let _ =
                 tokio::time::timeout(Duration::from_secs(1), self.server.turn(&mut self.owner_rx))
                     .await;
+            if self
+                .server
+                .owner_reads
+                .as_ref()
+                .is_some_and(|r| !r.awaiting_echo())
+            {
+                return;
+            }
         }
     }
 

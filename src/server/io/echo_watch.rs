@@ -1,6 +1,13 @@
-//! The owner reads a keystroke's echo itself: the pane's reader thread is not woken for it,
-//! so the echo wakes one thread (the owner), as in tmux, instead of the reader thread waking
-//! the owner. See `calyx_pty::read_gate` for why that is safe whoever ends up reading.
+//! The owner reads the output of the pane keys go to itself: a keystroke's echo then wakes one
+//! thread (the owner), as in tmux, instead of the pane's reader thread waking the owner. See
+//! `calyx_pty::read_gate` for why that is safe whoever ends up reading.
+//!
+//! The owner takes a pane's output at its first key and keeps it from key to key: taking and
+//! giving back per key were two `epoll_ctl`s a keystroke, and an echo that beat the take went
+//! the long way round. It gives reading back to the reader thread as soon as the pane prints
+//! more than echoes: a read that fills the owner's buffer (bulk output), or a second output
+//! with no key in between (a command's output, a pane that prints on its own). So a flood
+//! costs the owner at most two small reads, and the next key takes the pane again.
 
 use std::fs::File;
 use std::sync::Arc;
@@ -13,20 +20,33 @@ use calyx_pty::OwnerRead;
 use crate::layout::PaneId;
 use crate::server::owner::Server;
 
-/// The pane whose next output the owner took, and a descriptor of its PTY to wait on (a
-/// duplicate registered with the owner's reactor, kept from key to key, see `echo_kept`).
-pub(crate) struct EchoWatch {
+/// The pane whose output the owner reads, and a descriptor of its PTY to wait on (a duplicate
+/// registered with the owner's reactor, for as long as the owner reads the pane).
+pub(crate) struct OwnerReads {
     pane: PaneId,
     fd: Arc<AsyncFd<File>>,
-    /// For the kept registration: the pane printed something the owner did not take since
-    /// the last key (see `Server::untaken_output`).
+    /// A key was written to the pane and its echo is not read yet.
+    awaiting_echo: bool,
+    /// The pane printed something that was no key's echo since the last key.
     untaken: bool,
 }
 
-impl EchoWatch {
-    /// What the owner loop waits on for the echo.
+impl OwnerReads {
+    /// What the owner loop waits on for the pane's output.
     pub(crate) fn ready(&self) -> Arc<AsyncFd<File>> {
         self.fd.clone()
+    }
+
+    /// The pane read.
+    #[cfg(test)]
+    pub(crate) fn pane(&self) -> PaneId {
+        self.pane
+    }
+
+    /// Whether a key's echo is still to come.
+    #[cfg(test)]
+    pub(crate) fn awaiting_echo(&self) -> bool {
+        self.awaiting_echo
     }
 }
 
@@ -34,6 +54,7 @@ impl EchoWatch {
 pub(crate) async fn readable(fd: Option<Arc<AsyncFd<File>>>) {
     match fd {
         Some(fd) => {
+            // Cleared before the read, so output that comes after it is a new wake.
             if let Ok(mut ready) = fd.readable().await {
                 ready.clear_ready();
             }
@@ -43,142 +64,105 @@ pub(crate) async fn readable(fd: Option<Arc<AsyncFd<File>>>) {
 }
 
 impl Server {
-    /// Takes `pane`'s next output for the owner (right after a key was written to it: an echo
-    /// that came first is read by the reader thread as usual, which is harmless). Without a
-    /// descriptor to wait on (or an owner loop to wait in: the reducer's unit tests drive the
-    /// server without one), the reader thread keeps reading.
+    /// A key was just written to `pane`: the owner reads its echo (and takes the pane's output
+    /// from its reader thread, if it has not yet). An echo that came before a first key's take
+    /// is read by the reader thread as usual, which is harmless. Without a descriptor to wait
+    /// on (or an owner loop to wait in: the reducer's unit tests drive the server without one),
+    /// the reader thread keeps reading.
     pub(crate) fn watch_echo(&mut self, pane: PaneId) {
-        self.release_echo_watch();
-        if !self.owner_loop || self.echo_watch.as_ref().is_some_and(|w| w.pane == pane) {
+        if !self.owner_loop {
             return;
         }
-        self.end_echo_watch();
+        if let Some(reads) = self.owner_reads.as_mut().filter(|r| r.pane == pane) {
+            reads.awaiting_echo = true;
+            reads.untaken = false;
+            return;
+        }
+        // One pane at a time: typing moved to another pane.
+        self.stop_owner_reads();
         let Some(p) = self.state.panes.get(&pane) else {
             return;
         };
-        let fd = match &mut self.echo_kept {
-            Some(kept) if kept.pane == pane => {
-                kept.untaken = false;
-                kept.fd.clone()
-            }
-            _ => {
-                // One kept registration at a time: typing moved to another pane.
-                self.echo_kept = None;
-                let Ok(file) = p.process.output_watch() else {
-                    return;
-                };
-                // SAFETY: the AsyncFd owns the duplicate descriptor (a `File` nobody else
-                // holds) for its whole life and never swaps it, so it stays open and the same
-                // while registered. This is tokio's registration contract, not a system call:
-                // nix has nothing to offer here.
-                let Ok(fd) = (unsafe { AsyncFd::register_with_interest(file, Interest::READABLE) })
-                else {
-                    return;
-                };
-                let fd = Arc::new(fd);
-                self.echo_kept = Some(EchoWatch {
-                    pane,
-                    fd: fd.clone(),
-                    untaken: false,
-                });
-                fd
-            }
+        let Ok(file) = p.process.output_watch() else {
+            return;
+        };
+        // SAFETY: the AsyncFd owns the duplicate descriptor (a `File` nobody else holds) for
+        // its whole life and never swaps it, so it stays open and the same while registered.
+        // This is tokio's registration contract, not a system call: nix has nothing to offer.
+        let Ok(fd) = (unsafe { AsyncFd::register_with_interest(file, Interest::READABLE) }) else {
+            return;
         };
         p.process.take_next_output();
-        self.echo_watch = Some(EchoWatch {
+        self.owner_reads = Some(OwnerReads {
             pane,
-            fd,
+            fd: Arc::new(fd),
+            awaiting_echo: true,
             untaken: false,
         });
     }
 
-    /// Gives reading back to the watched pane's reader thread.
-    pub(crate) fn end_echo_watch(&mut self) {
-        self.release_echo_watch();
-        if let Some(w) = self.echo_watch.take() {
-            if let Some(p) = self.state.panes.get(&w.pane) {
+    /// Gives reading back to the pane's reader thread (which wakes at once if output waits),
+    /// and closes the owner's descriptor of its PTY.
+    pub(crate) fn stop_owner_reads(&mut self) {
+        if let Some(reads) = self.owner_reads.take() {
+            if let Some(p) = self.state.panes.get(&reads.pane) {
                 p.process.give_back_output();
             }
         }
     }
 
-    /// Drops the watch of a pane that closed or whose program exited (nothing to give reading
-    /// back to), and the registration kept for it, which would hold its PTY open.
+    /// A pane closed or its program exited: the owner's descriptor would hold its PTY open.
     pub(crate) fn forget_echo_watch(&mut self, pane: PaneId) {
-        if self.echo_watch.as_ref().is_some_and(|w| w.pane == pane)
-            && !self.state.panes.contains_key(&pane)
-        {
-            self.echo_watch = None;
-        }
-        if self.echo_read.as_ref().is_some_and(|w| w.pane == pane)
-            && !self.state.panes.contains_key(&pane)
-        {
-            self.echo_read = None;
-        }
-        if self.echo_kept.as_ref().is_some_and(|w| w.pane == pane) {
-            self.echo_kept = None;
+        if self.owner_reads.as_ref().is_some_and(|r| r.pane == pane) {
+            self.stop_owner_reads();
         }
     }
 
-    /// The pane's reader thread read output the owner did not take. While the kept
-    /// registration lives, each write by the program wakes the owner, for nothing when the
-    /// owner does not read it. One such output per key is let be (a line end after the echo,
-    /// a shell's redraw); a second with no key in between (a command's output, a pane that
-    /// prints on its own, a flood) drops the registration, so such a pane costs two wakes,
-    /// not one per write; the next key registers again.
+    /// `pane` printed something that was no key's echo (read by the owner, or by the reader
+    /// thread before the owner took the pane). One such output per key is let be (a line end
+    /// after the echo, a shell's redraw); a second with no key in between gives reading back,
+    /// so a pane that prints on its own wakes the owner twice, not once per write.
     pub(crate) fn untaken_output(&mut self, pane: PaneId) {
-        let watched = self.echo_watch.as_ref().is_some_and(|w| w.pane == pane);
-        let Some(kept) = self
-            .echo_kept
+        let Some(reads) = self
+            .owner_reads
             .as_mut()
-            .filter(|w| w.pane == pane && !watched)
+            .filter(|r| r.pane == pane && !r.awaiting_echo)
         else {
             return;
         };
-        if kept.untaken {
-            self.echo_kept = None;
+        if reads.untaken {
+            self.stop_owner_reads();
         } else {
-            kept.untaken = true;
+            reads.untaken = true;
         }
     }
 
-    /// Gives reading back to the pane whose echo the owner read (`echo_ready`). Done after the
-    /// echo's frame is written, not before: handing back (an `epoll_ctl` on the reader's
-    /// epoll) was a system call between the echo's read and its frame's write, on every key.
-    /// The reader thread stays off meanwhile, which holds only the pane's next output, and
-    /// only until the owner loop's next turn starts (see `main_loop::turn`). The owner's own
-    /// registration stays (`echo_kept`): registering, deregistering and closing a duplicate
-    /// descriptor per key were four more system calls.
-    pub(crate) fn release_echo_watch(&mut self) {
-        if let Some(w) = self.echo_read.take() {
-            if let Some(p) = self.state.panes.get(&w.pane) {
-                p.process.give_back_output();
-            }
-        }
-    }
-
-    /// The watched pane has output: read one chunk here and handle it as any pane output (the
-    /// echo is drawn at once); reading is handed back after the frame (`release_echo_watch`).
-    /// A wake with nothing to read (readiness left from output the reader thread read) keeps
-    /// waiting for the echo.
-    pub(crate) fn echo_ready(&mut self) {
-        let Some(w) = self.echo_watch.take() else {
+    /// The pane the owner reads has output: read one chunk here and handle it as any pane
+    /// output (an echo is drawn at once). A wake with nothing to read (readiness left from
+    /// output the reader thread read) changes nothing.
+    pub(crate) fn owner_output(&mut self) {
+        let Some(reads) = self.owner_reads.as_mut() else {
             return;
         };
-        let Some(p) = self.state.panes.get(&w.pane) else {
+        let pane = reads.pane;
+        let Some(p) = self.state.panes.get(&pane) else {
+            self.owner_reads = None;
             return;
         };
-        let pane = w.pane;
         match p.process.read_output(&p.terminal) {
-            OwnerRead::Nothing => self.echo_watch = Some(w),
-            OwnerRead::Parsed => {
-                self.echo_read = Some(w);
+            OwnerRead::Nothing => {}
+            OwnerRead::Parsed { full } => {
+                let echo = std::mem::replace(&mut reads.awaiting_echo, false);
+                if full {
+                    // Bulk output: the reader thread reads the rest, in its bigger chunks.
+                    self.stop_owner_reads();
+                } else if !echo {
+                    self.untaken_output(pane);
+                }
                 self.pane_output(pane);
             }
-            OwnerRead::Closed => {
-                self.echo_read = Some(w);
-                self.echo_kept = None;
-            }
+            // The reader thread sees the end too, and reports the exit.
+            OwnerRead::Closed => self.stop_owner_reads(),
         }
     }
 }

@@ -65,7 +65,7 @@ pub trait PaneProcess: Send + std::fmt::Debug {
     }
     /// The PTY's foreground process group leader.
     fn foreground_pid(&self) -> Option<u32>;
-    /// The owner reads the program's next output itself (a keystroke's echo).
+    /// The owner reads the program's output itself until it gives it back (keystrokes' echoes).
     fn take_next_output(&self);
     /// The reader thread reads the output again.
     fn give_back_output(&self);
