@@ -20,7 +20,12 @@ A calyx target `KIND:PATH` (`calyx-remote:/tmp/old/calyx`) uses calyx built at P
 sides, so two builds are compared in one run:
     python3 scripts/bench-remote.py tmux-ssh calyx-remote:/tmp/old/calyx calyx-remote:target/release/calyx
 
-usage: CALYX_BIN=target/release/calyx python3 scripts/bench-remote.py [--rounds N] [--keys N] [TARGET...]
+`--interleave` attaches every target at once and lets keys take turns between them (the order
+rotating each key): on a shared VM whose speed drifts by tens of percent from minute to minute,
+only that compares targets fairly.
+
+usage: CALYX_BIN=target/release/calyx python3 scripts/bench-remote.py [--rounds N] [--keys N]
+       [--interleave] [TARGET...]
 """
 import argparse
 import os
@@ -53,30 +58,29 @@ def start_sshd(tmp, calyx):
     os.rename(os.path.join(tmp, "user_key.pub"), os.path.join(tmp, "authorized_keys"))
     remote = os.path.join(tmp, "remote")
     bindir = os.path.join(remote, "bin")
-    for sub in ("home", "run", "state", "config", "bin"):
+    for sub in ("home", "config", "bin"):
         os.makedirs(os.path.join(remote, sub), exist_ok=True)
-    os.chmod(os.path.join(remote, "run"), 0o700)
     os.symlink(os.path.abspath(calyx), os.path.join(bindir, "calyx"))
     os.makedirs("/run/sshd", exist_ok=True)
     port = free_port()
     env_line = " ".join([
-        f"HOME={remote}/home", f"XDG_RUNTIME_DIR={remote}/run", f"XDG_STATE_HOME={remote}/state",
-        f"XDG_CONFIG_HOME={remote}/config", f"PATH={bindir}:/usr/local/bin:/usr/bin:/bin",
-        "SHELL=/bin/sh", "LANG=C.UTF-8",
+        f"HOME={remote}/home", f"XDG_CONFIG_HOME={remote}/config",
+        f"PATH={bindir}:/usr/local/bin:/usr/bin:/bin", "SHELL=/bin/sh", "LANG=C.UTF-8",
     ])
     with open(os.path.join(tmp, "sshd_config"), "w") as f:
         f.write(f"ListenAddress 127.0.0.1\nPort {port}\nHostKey {tmp}/host_key\n"
                 f"AuthorizedKeysFile {tmp}/authorized_keys\nPidFile {tmp}/sshd.pid\nStrictModes no\n"
                 f"UsePAM no\nPermitRootLogin prohibit-password\nPrintMotd no\nSetEnv {env_line}\n"
-                # calyx-remote-relay asks the bridge to relay instead of handing over.
-                f"AcceptEnv CALYX_BRIDGE_RELAY\n")
+                # calyx-remote-relay asks the bridge to relay instead of handing over; each
+                # target's server has a runtime and state directory of its own (`remote_dirs`).
+                f"AcceptEnv CALYX_BRIDGE_RELAY XDG_RUNTIME_DIR XDG_STATE_HOME\n")
     user = os.environ.get("USER", "root")
     config = os.path.join(tmp, "ssh_config")
     with open(config, "w") as f:
         f.write(f"Host {HOST}\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n"
                 f"  IdentityFile {tmp}/user_key\n  IdentitiesOnly yes\n"
                 f"  UserKnownHostsFile {tmp}/known_hosts\n  StrictHostKeyChecking no\n"
-                f"  LogLevel ERROR\n  BatchMode yes\n")
+                f"  LogLevel ERROR\n  BatchMode yes\n  SetEnv {remote_dirs(remote, 0)}\n")
     proc = subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", os.path.join(tmp, "sshd_config")],
                             stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 10
@@ -88,6 +92,14 @@ def start_sshd(tmp, calyx):
             time.sleep(0.05)
     proc.kill()
     raise SystemExit("sshd did not start")
+
+
+def remote_dirs(remote, n):
+    """The remote runtime and state directories of target `n`, as ssh's `SetEnv` value: with
+    targets attached at once (`--interleave`), two builds of calyx must not share a server."""
+    for sub in (f"run-{n}", f"state-{n}"):
+        os.makedirs(os.path.join(remote, sub), mode=0o700, exist_ok=True)
+    return f"XDG_RUNTIME_DIR={remote}/run-{n} XDG_STATE_HOME={remote}/state-{n}"
 
 
 def use_binary(target, calyx, remote):
@@ -102,23 +114,31 @@ def use_binary(target, calyx, remote):
     return kind, calyx
 
 
-def measure(target, keys, calyx, config, remote):
-    """One round of muxbench's echo test for `target`; the samples in ms."""
-    target, calyx = use_binary(target, calyx, remote)
-    with tempfile.TemporaryDirectory() as tmp:
+class Attached:
+    """One target attached in its own outer PTY, its echo program ready for keys."""
+
+    def __init__(self, target, calyx, config, remote, n=0):
+        self.name = target
+        kind, self.calyx = use_binary(target, calyx, remote)
+        self.tmp = tempfile.TemporaryDirectory()
+        tmp = self.tmp.name
         os.chmod(tmp, 0o700)
         prog = os.path.join(tmp, "echo.py")
         with open(prog, "w") as f:
             f.write(muxbench.ECHO_PROG)
-        env = muxbench.env_for(tmp)
-        env["CALYX_SSH"] = f"ssh -F {config}"
+        self.env = env = muxbench.env_for(tmp)
+        # ssh takes the first value of an option: this one before the config file's.
+        dirs = f"-o {shlex.quote('SetEnv=' + remote_dirs(remote, n))}"
+        env["CALYX_SSH"] = f"ssh -F {config} {dirs}"
         # The remote side reads the program from its own copy (the same machine here).
         cmd = ["sh", "-c", f"exec python3 {prog}"]
         ssh = ["ssh", "-F", config]
-        if target == "calyx-remote-relay":
+        calyx = self.calyx
+        if kind == "calyx-remote-relay":
             # The bridge copies between the SSH channel and the server (before the handover).
-            env["CALYX_SSH"] = f"ssh -F {config} -o SetEnv=CALYX_BRIDGE_RELAY=1"
-        if target == "calyx-remote":
+            relay = f"-o {shlex.quote('SetEnv=CALYX_BRIDGE_RELAY=1 ' + remote_dirs(remote, n))}"
+            env["CALYX_SSH"] = f"ssh -F {config} {relay}"
+        if kind == "calyx-remote":
             # The session first, then the interactive attach (`new` keeps the framed path).
             # A name of its own each round: `kill-server` keeps the last round's as saved.
             name = "bench-" + os.path.basename(tmp).replace("_", "")
@@ -126,43 +146,87 @@ def measure(target, keys, calyx, config, remote):
             attach = [calyx, "--remote", HOST, "attach", "-t", name]
             script = f"{shlex.join(new)} && exec {shlex.join(attach)}"
             argv = ["sh", "-c", script]
-            cleanup = [calyx, "--remote", HOST, "kill-server"]
-        elif target in ("calyx-remote-framed", "calyx-remote-relay"):
+            self.cleanup = [calyx, "--remote", HOST, "kill-server"]
+        elif kind in ("calyx-remote-framed", "calyx-remote-relay"):
             argv = [calyx, "--remote", HOST, "new", "--", *cmd]
-            cleanup = [calyx, "--remote", HOST, "kill-server"]
-        elif target == "tmux-ssh":
+            self.cleanup = [calyx, "--remote", HOST, "kill-server"]
+        elif kind == "tmux-ssh":
             sock = os.path.join(tmp, "tmux.sock")
             remote_cmd = " ".join(shlex.quote(a) for a in
                                   ["tmux", "-S", sock, "-f", "/dev/null", "new-session", *cmd])
             argv = [*ssh, "-t", HOST, remote_cmd]
-            cleanup = [*ssh, HOST, f"tmux -S {shlex.quote(sock)} kill-server"]
-        elif target == "calyx-local":
+            self.cleanup = [*ssh, HOST, f"tmux -S {shlex.quote(sock)} kill-server"]
+        elif kind == "calyx-local":
             argv = [calyx, "new", "--", *cmd]
-            cleanup = [calyx, "kill-server"]
+            self.cleanup = [calyx, "kill-server"]
         else:
             raise SystemExit(f"unknown target {target}")
-        outer = muxbench.Outer(argv, env)
-        samples = []
-        if outer.wait_for(b"READY", 30) >= 0:
-            outer.drain(1.0)
-            for i in range(keys):
-                marker = b"@K%05d@" % (i + 1)
-                start = max(0, len(outer.buf) - 16)
-                t0 = time.monotonic()
-                os.write(outer.fd, b"a")
-                if outer.wait_for(marker, 5, start) < 0:
-                    break
-                samples.append((time.monotonic() - t0) * 1000)
-                outer.drain(0.01)
-        outer.close()
-        subprocess.run(cleanup, env=env, capture_output=True, timeout=30)
-        return samples
+        self.outer = muxbench.Outer(argv, env)
+        self.typed = 0
+        self.ready = self.outer.wait_for(b"READY", 30) >= 0
+        if self.ready:
+            self.outer.drain(1.0)
+
+    def key(self):
+        """Types one key and waits for its echo; the latency in ms, or None."""
+        self.typed += 1
+        marker = b"@K%05d@" % self.typed
+        start = max(0, len(self.outer.buf) - 16)
+        t0 = time.monotonic()
+        os.write(self.outer.fd, b"a")
+        if self.outer.wait_for(marker, 5, start) < 0:
+            return None
+        took = (time.monotonic() - t0) * 1000
+        self.outer.drain(0.01)
+        return took
+
+    def close(self):
+        self.outer.close()
+        # Each target's calyx is its own build (KIND:PATH), so it stops its own server.
+        subprocess.run(self.cleanup, env=self.env, capture_output=True, timeout=30)
+        self.tmp.cleanup()
+
+
+def measure(target, keys, calyx, config, remote):
+    """One round of muxbench's echo test for `target`; the samples in ms."""
+    attached = Attached(target, calyx, config, remote)
+    samples = []
+    if attached.ready:
+        for _ in range(keys):
+            took = attached.key()
+            if took is None:
+                break
+            samples.append(took)
+    attached.close()
+    return samples
+
+
+def measure_interleaved(targets, keys, calyx, config, remote):
+    """One round with every target attached at once, keys taking turns between them (the
+    order rotating each key), so a machine whose speed drifts (a shared VM) moves all
+    targets alike; {target: samples in ms}."""
+    samples = {t: [] for t in targets}
+    # Each target starts its own remote server (`remote_dirs`) with its own build.
+    attached = [Attached(t, calyx, config, remote, n) for n, t in enumerate(targets)]
+    try:
+        live = [a for a in attached if a.ready]
+        for i in range(keys):
+            for a in live[i % len(live):] + live[:i % len(live)]:
+                took = a.key()
+                if took is not None:
+                    samples[a.name].append(took)
+    finally:
+        for a in attached:
+            a.close()
+    return samples
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--keys", type=int, default=500)
+    ap.add_argument("--interleave", action="store_true",
+                    help="attach every target at once and alternate keys between them")
     ap.add_argument("targets", nargs="*",
                     default=["calyx-remote", "calyx-remote-framed", "tmux-ssh", "calyx-local"])
     a = ap.parse_args()
@@ -172,8 +236,13 @@ def main():
         try:
             pooled = {t: [] for t in a.targets}
             for r in range(a.rounds):
+                if a.interleave:
+                    got = measure_interleaved(a.targets, a.keys, calyx, config, remote)
                 for target in a.targets:
-                    samples = sorted(measure(target, a.keys, calyx, config, remote))
+                    if a.interleave:
+                        samples = sorted(got[target])
+                    else:
+                        samples = sorted(measure(target, a.keys, calyx, config, remote))
                     if not samples:
                         print(f"round {r + 1} {target}: FAILED", flush=True)
                         continue
