@@ -50,6 +50,8 @@ mod reducer_tests;
 mod remote_cancel_tests;
 mod render;
 #[cfg(test)]
+mod render_bench_tests;
+#[cfg(test)]
 mod restore_on_fakes_tests;
 #[cfg(test)]
 mod state_on_fakes_tests;

@@ -136,7 +136,7 @@ impl Harness {
 
     /// Waits until every pane runs its program: `cat`, or `sh` in panes the keys started (so
     /// labels and input handling are settled).
-    fn wait_ready(&mut self) {
+    pub(super) fn wait_ready(&mut self) {
         wait("every pane running its program", || {
             // The session's first pane runs the harness's command (`sh -c ... exec cat`); the
             // panes the keys start run the shell.
@@ -206,7 +206,7 @@ impl Harness {
 
     /// Renders the client's next frame (only what changed, as the server sends it) into the
     /// client's terminal and returns what that terminal shows.
-    fn frame(&mut self) -> String {
+    pub(super) fn frame(&mut self) -> String {
         let agents = super::view::sidebar::AgentsView::build(
             &self.server.state,
             &self.server.agents,

@@ -57,6 +57,26 @@ impl CopiedRows {
         self.rows.is_empty()
     }
 
+    /// Paints copied screen row `row` into `targets`, one row of cells as wide as the area it
+    /// is drawn in, as [`CopiedRows::draw`] would (cells past the copy's columns are left as
+    /// they are); false when the copy does not hold that row.
+    pub fn paint(&self, row: u16, targets: &mut [ratatui::buffer::Cell]) -> bool {
+        if row >= self.height {
+            return false;
+        }
+        let Ok(at) = self.rows.binary_search_by_key(&row, |&(r, _, _)| r) else {
+            return false;
+        };
+        let (_, start, len) = self.rows[at];
+        let cols = targets.len().min(usize::from(self.cols));
+        let Some(cells) = self.cells.get(start..start + len) else {
+            return false;
+        };
+        let cells = &cells[..cells.len().min(cols)];
+        paint_row(cells, cols, &mut targets[..cols], |_, _, _| {});
+        true
+    }
+
     /// Draws the copied rows into `area` of `buf` as `PaneView::render_rows` would have drawn
     /// them from the screen (without hyperlinks), leaving the other rows' cells as they are.
     pub fn draw(&self, area: Rect, buf: &mut Buffer) {
@@ -122,6 +142,32 @@ mod tests {
         p.process(b"\x1b[2J\x1b[Hchanged");
         copy.draw(area, &mut got);
         assert_eq!(got, expected);
+    }
+
+    /// Painting one copied row into a row of cells gives what drawing the copy puts on that
+    /// row (styles and wide characters included); a row the copy does not hold is not painted.
+    #[test]
+    fn painting_a_row_gives_the_row_the_copy_draws() {
+        let p = parser(
+            3,
+            8,
+            "ab\x1b[1;31mcd\x1b[0m\r\n中文x\x1b[4mu\r\nrest".as_bytes(),
+        );
+        let area = Rect::new(0, 0, 8, 3);
+        let mut copy = CopiedRows::default();
+        copy.copy_from(p.screen(), area, &[true, true, false]);
+        let mut drawn = Buffer::empty(area);
+        copy.draw(area, &mut drawn);
+        for row in 0..2u16 {
+            let mut cells = vec![ratatui::buffer::Cell::EMPTY; 8];
+            assert!(copy.paint(row, &mut cells), "row {row} is in the copy");
+            let start = usize::from(row) * 8;
+            assert_eq!(cells, drawn.content[start..start + 8], "row {row}");
+        }
+        let mut cells = vec![ratatui::buffer::Cell::EMPTY; 8];
+        assert!(!copy.paint(2, &mut cells), "row 2 was not copied");
+        assert!(!copy.paint(7, &mut cells), "row 7 is past the screen");
+        assert!(cells.iter().all(|c| *c == ratatui::buffer::Cell::EMPTY));
     }
 
     #[test]

@@ -82,8 +82,10 @@ pub(super) fn update(
         cursor: None,
         incomplete: false,
     };
-    // Pane spans as the client's terminal shows them before they are drawn again.
-    let mut before: Vec<(u16, usize, Vec<Cell>)> = Vec::new();
+    // One changed row painted aside, to compare with the row shown before copying in what
+    // differs: for an echo that is its few cells, not the row's clone, blanking and repaint.
+    let mut painted: Vec<Cell> = Vec::new();
+    let width = usize::from(buf.area.width);
     for (slot, plan) in chrome.panes.iter().zip(plans) {
         let (copy, stamp, rows, redraw, shift, cursor) = match plan {
             Plan::Busy(drawn) => {
@@ -119,35 +121,34 @@ pub(super) fn update(
                 .push((slot.inner.y, slot.inner.height, shift));
         }
         for (r, _) in redraw.iter().enumerate().filter(|(_, d)| **d) {
-            let y = slot.inner.y + r as u16;
-            let Some(span) = span(buf.area, slot.inner, y) else {
+            let (Ok(row), Some(span)) = (
+                u16::try_from(r),
+                span(buf.area, slot.inner, slot.inner.y.saturating_add(r as u16)),
+            ) else {
                 continue;
             };
-            if let Some(cells) = buf.content.get_mut(span.clone()) {
-                before.push((y, span.start, cells.to_vec()));
-                cells.iter_mut().for_each(Cell::reset);
+            painted.clear();
+            painted.resize(span.len(), Cell::EMPTY);
+            // A row the copy does not hold (past the screen's rows) is drawn blank.
+            copy.paint(row, &mut painted);
+            let Some(cells) = buf.content.get_mut(span.clone()) else {
+                continue;
+            };
+            if let Some((a, b)) = changed_cells(cells, &painted) {
+                cells[a..b].clone_from_slice(&painted[a..b]);
+                let x = buf.area.x + (span.start % width) as u16;
+                update.spans.push(Span {
+                    y: slot.inner.y + row,
+                    x0: x + a as u16,
+                    x1: x + b as u16,
+                });
             }
         }
-        copy.draw(slot.inner, buf);
         copies.push(copy);
         if slot.focused && chrome.pane_cursor {
             update.cursor = cursor;
         }
         update.stamps.push(PaneDrawn { stamp, rows });
-    }
-    let width = usize::from(buf.area.width);
-    for (y, start, old) in &before {
-        let Some(new) = buf.content.get(*start..*start + old.len()) else {
-            continue;
-        };
-        if let Some((a, b)) = changed_cells(old, new) {
-            let x = buf.area.x + (start % width) as u16;
-            update.spans.push(Span {
-                y: *y,
-                x0: x + a as u16,
-                x1: x + b as u16,
-            });
-        }
     }
     // A whole row sent makes any other span of it redundant.
     let whole: Vec<u16> = update
@@ -218,7 +219,9 @@ fn plan(
     let redraw = rows_to_redraw(&rows, &then);
     let screen_rows = usize::from(screen.size().0.get());
     // Links need the frame's link table: compose the whole frame for them.
+    // (A screen whose link table is empty has no linked cell to look for.)
     if hyperlinks
+        && screen.link_table_len() > 0
         && redraw
             .iter()
             .enumerate()
