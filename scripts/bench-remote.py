@@ -225,11 +225,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--keys", type=int, default=500)
+    ap.add_argument("--size", default=None, metavar="ROWSxCOLS",
+                    help="the outer terminal's size (muxbench's own by default)")
     ap.add_argument("--interleave", action="store_true",
                     help="attach every target at once and alternate keys between them")
     ap.add_argument("targets", nargs="*",
                     default=["calyx-remote", "calyx-remote-framed", "tmux-ssh", "calyx-local"])
     a = ap.parse_args()
+    if a.size:
+        rows, _, cols = a.size.partition("x")
+        muxbench.ROWS, muxbench.COLS = int(rows), int(cols)
     calyx = os.path.abspath(os.environ.get("CALYX_BIN", "target/release/calyx"))
     with tempfile.TemporaryDirectory(prefix="calyx-bench-sshd") as tmp:
         proc, config, remote = start_sshd(tmp, calyx)
