@@ -1,9 +1,10 @@
 //! What drawing one keystroke's echo costs the owner: `render::render_client` on the in-place
 //! path (the frame's chrome gathered and compared, the changed row painted, compared and
-//! emitted) for a 200x50 client, one typed character a frame and a new line every 150. A
-//! benchmark, not a test (timings are not asserted); it prints the figure for
-//! docs/performance.md:
-//! `cargo test --release --lib render_bench -- --ignored --nocapture`.
+//! emitted) for a 200x50 client, one typed character a frame and a new line every 150; warm
+//! (frame after frame), and cold (32 MiB written between frames, as the other programs on a
+//! keystroke's path do to the caches in the 10 ms between two keys). Benchmarks, not tests
+//! (timings are not asserted); they print the figures for docs/performance.md:
+//! `cargo test --release --lib render_bench -- --ignored --nocapture --test-threads 1`.
 
 use std::time::{Duration, Instant};
 
@@ -12,7 +13,18 @@ use super::reducer_tests::{Harness, CLIENT};
 #[test]
 #[ignore = "a benchmark: run with --ignored --nocapture, in release"]
 fn render_bench_an_echo_frame() {
-    const FRAMES: usize = 20_000;
+    echo_frames("warm", 20_000, 0);
+}
+
+#[test]
+#[ignore = "a benchmark: run with --ignored --nocapture, in release"]
+fn render_bench_a_cold_echo_frame() {
+    echo_frames("cold", 2_000, 32 << 20);
+}
+
+/// Times `frames` echo frames, writing `evict` bytes between two frames; prints the figures.
+fn echo_frames(label: &str, frames: usize, evict: usize) {
+    let mut sweep = vec![0u8; evict];
     let mut h = Harness::new(50, 200);
     h.wait_ready();
     let pane = h.active();
@@ -23,9 +35,12 @@ fn render_bench_an_echo_frame() {
         &h.server.approvals,
     );
     let terminal = std::sync::Arc::clone(&h.server.state.panes[&pane].terminal);
-    let mut took = Vec::with_capacity(FRAMES);
+    let mut took = Vec::with_capacity(frames);
     let mut bytes = 0;
-    for i in 0..FRAMES {
+    for i in 0..frames {
+        for (j, b) in sweep.iter_mut().enumerate().step_by(64) {
+            *b = b.wrapping_add(j as u8);
+        }
         let typed: &[u8] = if i % 150 == 149 { b"\r\n" } else { b"x" };
         terminal
             .lock()
@@ -39,12 +54,14 @@ fn render_bench_an_echo_frame() {
         bytes += rendered.map_or(0, |r| r.bytes.len());
     }
     took.sort();
-    let mean = took.iter().sum::<Duration>() / u32::try_from(FRAMES).unwrap_or(u32::MAX);
+    let mean = took.iter().sum::<Duration>() / u32::try_from(frames).unwrap_or(u32::MAX);
     eprintln!(
-        "echo frame, 200x50: p50 {:?}, p90 {:?}, p99 {:?}, mean {mean:?}, {} bytes a frame",
-        took[FRAMES / 2],
-        took[FRAMES * 9 / 10],
-        took[FRAMES * 99 / 100],
-        bytes / FRAMES
+        "{label} echo frame, 200x50: p50 {:?}, p90 {:?}, p99 {:?}, mean {mean:?}, {} bytes a \
+         frame (sweep checksum {})",
+        took[frames / 2],
+        took[frames * 9 / 10],
+        took[frames * 99 / 100],
+        bytes / frames,
+        sweep.iter().map(|&b| u64::from(b)).sum::<u64>() % 7
     );
 }
