@@ -39,7 +39,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.environ.get("MUXBENCH_DIR", os.path.join(HERE, "..", "..", "shared", "bench")))
 import muxbench  # noqa: E402
-from benchlib import quantile  # noqa: E402
+from benchlib import echo_ms, quantile  # noqa: E402
 
 HOST = "calyx-bench"
 
@@ -96,10 +96,13 @@ def start_sshd(tmp, calyx):
 
 def remote_dirs(remote, n):
     """The remote runtime and state directories of target `n`, as ssh's `SetEnv` value: with
-    targets attached at once (`--interleave`), two builds of calyx must not share a server."""
-    for sub in (f"run-{n}", f"state-{n}"):
+    targets attached at once (`--interleave`), two builds of calyx must not share a server.
+    Target 0 has `run` and `state`, the remote world's own (bench-machines.py starts its remote
+    server there and reaches it through this ssh config)."""
+    run, state = ("run", "state") if n == 0 else (f"run-{n}", f"state-{n}")
+    for sub in (run, state):
         os.makedirs(os.path.join(remote, sub), mode=0o700, exist_ok=True)
-    return f"XDG_RUNTIME_DIR={remote}/run-{n} XDG_STATE_HOME={remote}/state-{n}"
+    return f"XDG_RUNTIME_DIR={remote}/{run} XDG_STATE_HOME={remote}/{state}"
 
 
 def use_binary(target, calyx, remote):
@@ -170,14 +173,9 @@ class Attached:
     def key(self):
         """Types one key and waits for its echo; the latency in ms, or None."""
         self.typed += 1
-        marker = b"@K%05d@" % self.typed
-        start = max(0, len(self.outer.buf) - 16)
-        t0 = time.monotonic()
-        os.write(self.outer.fd, b"a")
-        if self.outer.wait_for(marker, 5, start) < 0:
-            return None
-        took = (time.monotonic() - t0) * 1000
-        self.outer.drain(0.01)
+        took = echo_ms(self.outer, self.typed, 5)
+        if took is not None:
+            self.outer.drain(0.01)
         return took
 
     def close(self):

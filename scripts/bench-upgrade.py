@@ -16,12 +16,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.environ.get("MUXBENCH_DIR", os.path.join(HERE, "..", "..", "shared", "bench")))
 import muxbench  # noqa: E402
-from benchlib import quantile  # noqa: E402
+from benchlib import echo_ms, quantile  # noqa: E402
 
 
 class Typist:
@@ -35,14 +34,9 @@ class Typist:
         """The milliseconds from writing one key to its echo on the terminal (None: no echo
         within 10 s)."""
         self.sent += 1
-        marker = b"@K%05d@" % self.sent
-        start = max(0, len(self.outer.buf) - 16)
-        t0 = time.monotonic()
-        os.write(self.outer.fd, b"a")
-        if self.outer.wait_for(marker, 10, start) < 0:
-            return None
-        elapsed = (time.monotonic() - t0) * 1000
-        self.outer.buf = self.outer.buf[-4096:]
+        elapsed = echo_ms(self.outer, self.sent, 10)
+        if elapsed is not None:
+            self.outer.buf = self.outer.buf[-4096:]
         return elapsed
 
 

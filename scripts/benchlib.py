@@ -1,5 +1,6 @@
 """What the benchmark scripts in this folder share: reading a process's memory from /proc,
-quantiles, polling with a deadline, and pointing muxbench at the calyx binary a `calyx:PATH` target names."""
+quantiles, polling with a deadline, pointing muxbench at the calyx binary a `calyx:PATH` target
+names, and timing one key's echo."""
 
 import os
 import time
@@ -45,3 +46,16 @@ def wait_until(what, check, timeout, interval=0.05):
             return got
         time.sleep(interval)
     raise SystemExit(f"timed out waiting for {what}")
+
+
+def echo_ms(outer, n, timeout):
+    """Types key number `n` (an `a`) into muxbench's echo program through its outer terminal
+    `outer` and waits for the echo's marker (`@Knnnnn@`); the milliseconds that took, or None
+    when it did not come within `timeout` seconds."""
+    marker = b"@K%05d@" % n
+    start = max(0, len(outer.buf) - 16)
+    t0 = time.monotonic()
+    os.write(outer.fd, b"a")
+    if outer.wait_for(marker, timeout, start) < 0:
+        return None
+    return (time.monotonic() - t0) * 1000
