@@ -434,7 +434,7 @@ impl PaneProcess {
 
     /// The owner reads the program's output itself from here on (the echoes of keys typed):
     /// the reader thread is not woken for it. See [`crate::read_gate`].
-    pub fn take_next_output(&self) {
+    pub fn take_output(&self) {
         self.gate.take();
     }
 

@@ -120,17 +120,10 @@ pub async fn start(
             .clone()
             .map(|mcp| crate::mcp::service(mcp, port, options.max_body_bytes)),
         hosted: options.hosted.clone().map(|route| {
-            let limits =
-                options
-                    .mcp
-                    .as_ref()
-                    .map_or_else(crate::mcp::SessionLimits::default, |mcp| {
-                        crate::mcp::SessionLimits {
-                            max_sessions: mcp.max_sessions,
-                            session_idle: mcp.session_idle,
-                            trimmer: mcp.trimmer.clone(),
-                        }
-                    });
+            let limits = options.mcp.as_ref().map_or_else(
+                crate::mcp::SessionLimits::default,
+                crate::mcp::McpOptions::session_limits,
+            );
             let service = route.service(limits, port, options.max_body_bytes);
             (route, service)
         }),

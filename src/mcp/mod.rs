@@ -81,6 +81,16 @@ impl McpOptions {
         self
     }
 
+    /// The session limits (and trim schedule) these options give `/mcp`, which `/mcp-hosted`
+    /// shares.
+    pub fn session_limits(&self) -> SessionLimits {
+        SessionLimits {
+            max_sessions: self.max_sessions,
+            session_idle: self.session_idle,
+            trimmer: self.trimmer.clone(),
+        }
+    }
+
     /// These options sharing `peers` with the server (which drops a closed pane's inbox).
     pub fn with_peers(mut self, peers: Arc<PeerRegistry>) -> Self {
         self.peers = peers;
@@ -169,19 +179,13 @@ fn streamable_config(max_body_bytes: usize) -> StreamableHttpServerConfig {
 
 /// Builds the `/mcp` service for an endpoint listening on `port` with a `max_body_bytes` limit.
 pub fn service(options: McpOptions, port: u16, max_body_bytes: usize) -> McpService {
+    let limits = options.session_limits();
     let McpOptions {
         backend,
         peers,
         tools,
-        max_sessions,
-        session_idle,
-        trimmer,
+        ..
     } = options;
-    let limits = SessionLimits {
-        max_sessions,
-        session_idle,
-        trimmer,
-    };
     let sessions_tools = tools.clone();
     service_with(
         move || handler::CalyxMcp::new(backend.clone(), peers.clone(), tools.clone()),

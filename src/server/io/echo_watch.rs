@@ -92,7 +92,7 @@ impl Server {
         let Ok(fd) = (unsafe { AsyncFd::register_with_interest(file, Interest::READABLE) }) else {
             return;
         };
-        p.process.take_next_output();
+        p.process.take_output();
         self.owner_reads = Some(OwnerReads {
             pane,
             fd: Arc::new(fd),
@@ -112,7 +112,7 @@ impl Server {
     }
 
     /// A pane closed or its program exited: the owner's descriptor would hold its PTY open.
-    pub(crate) fn forget_echo_watch(&mut self, pane: PaneId) {
+    pub(crate) fn forget_owner_reads(&mut self, pane: PaneId) {
         if self.owner_reads.as_ref().is_some_and(|r| r.pane == pane) {
             self.stop_owner_reads();
         }

@@ -113,7 +113,7 @@ impl PaneProcess for FakeProcess {
     fn foreground_pid(&self) -> Option<u32> {
         None
     }
-    fn take_next_output(&self) {}
+    fn take_output(&self) {}
     fn give_back_output(&self) {}
     fn output_watch(&self) -> std::io::Result<File> {
         Err(std::io::Error::other("a fake process has no PTY"))

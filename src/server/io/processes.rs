@@ -66,7 +66,7 @@ pub trait PaneProcess: Send + std::fmt::Debug {
     /// The PTY's foreground process group leader.
     fn foreground_pid(&self) -> Option<u32>;
     /// The owner reads the program's output itself until it gives it back (keystrokes' echoes).
-    fn take_next_output(&self);
+    fn take_output(&self);
     /// The reader thread reads the output again.
     fn give_back_output(&self);
     /// A descriptor to wait on for the output the owner took.
@@ -128,8 +128,8 @@ impl PaneProcess for calyx_pty::PaneProcess {
     fn foreground_pid(&self) -> Option<u32> {
         calyx_pty::PaneProcess::foreground_pid(self)
     }
-    fn take_next_output(&self) {
-        calyx_pty::PaneProcess::take_next_output(self)
+    fn take_output(&self) {
+        calyx_pty::PaneProcess::take_output(self)
     }
     fn give_back_output(&self) {
         calyx_pty::PaneProcess::give_back_output(self)

@@ -57,7 +57,7 @@ impl Server {
     /// Everything kept about a pane outside the layout, once it is closed or its program has
     /// exited (a dead pane kept by `remain_on_exit` keeps its row, done, until it is closed).
     pub(crate) fn retire_pane(&mut self, pane: PaneId) {
-        self.forget_echo_watch(pane);
+        self.forget_owner_reads(pane);
         self.state.unread.remove(&pane);
         self.approvals_pane_closed(pane);
         self.wake_command_waiters(None);

@@ -82,10 +82,8 @@ pub(super) fn update(
         cursor: None,
         incomplete: false,
     };
-    // One changed row painted aside, to compare with the row shown before copying in what
-    // differs: for an echo that is its few cells, not the row's clone, blanking and repaint.
+    // The scratch row `draw_rows` paints into, kept across the frame's panes.
     let mut painted: Vec<Cell> = Vec::new();
-    let width = usize::from(buf.area.width);
     for (slot, plan) in chrome.panes.iter().zip(plans) {
         let (copy, stamp, rows, redraw, shift, cursor) = match plan {
             Plan::Busy(drawn) => {
@@ -120,30 +118,14 @@ pub(super) fn update(
                 .scrolls
                 .push((slot.inner.y, slot.inner.height, shift));
         }
-        for (r, _) in redraw.iter().enumerate().filter(|(_, d)| **d) {
-            let (Ok(row), Some(span)) = (
-                u16::try_from(r),
-                span(buf.area, slot.inner, slot.inner.y.saturating_add(r as u16)),
-            ) else {
-                continue;
-            };
-            painted.clear();
-            painted.resize(span.len(), Cell::EMPTY);
-            // A row the copy does not hold (past the screen's rows) is drawn blank.
-            copy.paint(row, &mut painted);
-            let Some(cells) = buf.content.get_mut(span.clone()) else {
-                continue;
-            };
-            if let Some((a, b)) = changed_cells(cells, &painted) {
-                cells[a..b].clone_from_slice(&painted[a..b]);
-                let x = buf.area.x + (span.start % width) as u16;
-                update.spans.push(Span {
-                    y: slot.inner.y + row,
-                    x0: x + a as u16,
-                    x1: x + b as u16,
-                });
-            }
-        }
+        draw_rows(
+            buf,
+            slot.inner,
+            &copy,
+            &redraw,
+            &mut painted,
+            &mut update.spans,
+        );
         copies.push(copy);
         if slot.focused && chrome.pane_cursor {
             update.cursor = cursor;
@@ -166,6 +148,46 @@ pub(super) fn update(
         update.cursor = Some(CursorSpot { x, y, style: 0 });
     }
     Some(update)
+}
+
+/// Draws the rows of `copy` marked in `redraw` into the pane's place `inner` of `buf`, and adds
+/// the cells that changed to `spans`. Each row is painted aside (into `painted`) and compared
+/// with the row shown, and only the cells that differ are copied in: for an echo that is its
+/// few cells, not the whole row cloned, blanked and painted again in the shown frame.
+fn draw_rows(
+    buf: &mut Buffer,
+    inner: Rect,
+    copy: &CopiedRows,
+    redraw: &[bool],
+    painted: &mut Vec<Cell>,
+    spans: &mut Vec<Span>,
+) {
+    let width = usize::from(buf.area.width);
+    for (r, _) in redraw.iter().enumerate().filter(|(_, d)| **d) {
+        let Ok(row) = u16::try_from(r) else {
+            continue;
+        };
+        let y = inner.y.saturating_add(row);
+        let Some(span) = span(buf.area, inner, y) else {
+            continue;
+        };
+        painted.clear();
+        painted.resize(span.len(), Cell::EMPTY);
+        // A row the copy does not hold (past the screen's rows) is drawn blank.
+        copy.paint(row, painted);
+        let Some(cells) = buf.content.get_mut(span.clone()) else {
+            continue;
+        };
+        if let Some((a, b)) = changed_cells(cells, painted) {
+            cells[a..b].clone_from_slice(&painted[a..b]);
+            let x = buf.area.x + (span.start % width) as u16;
+            spans.push(Span {
+                y,
+                x0: x + a as u16,
+                x1: x + b as u16,
+            });
+        }
+    }
 }
 
 /// The row copies' buffers of plans not drawn, back to the caller's store.
