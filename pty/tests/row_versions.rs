@@ -1,7 +1,9 @@
 //! The patched vt100's row versions: calyx's renderer skips (or moves, after a scroll) every
 //! row whose version it drew before, so a version must never stand for two different contents,
 //! whatever the output did in between (scrolls, inserted and deleted lines and cells, erases,
-//! scroll regions, the alternate screen, resets, resizes).
+//! scroll regions, the alternate screen, resets, resizes). A row also says which of its columns
+//! changed since its previous version (`Screen::row_change`), and the renderer repaints only
+//! those: every other column must hold what that version held.
 
 use std::collections::HashMap;
 
@@ -62,6 +64,21 @@ proptest! {
                 let version = screen.row_version(row);
                 prop_assert_ne!(version, 0, "row {} has no version after output", row);
                 let cells = screen.row_cells(row).unwrap_or_default().to_vec();
+                // What the row says changed since its previous version: every other cell
+                // is as that version had it.
+                if let Some((prior, changed)) = screen.row_change(row) {
+                    prop_assert_ne!(prior, version);
+                    if let Some(before) = seen.get(&prior) {
+                        let common = before.len().min(cells.len());
+                        for col in (0..common).filter(|c| !changed.contains(&(*c as u16))) {
+                            prop_assert_eq!(
+                                &before[col], &cells[col],
+                                "row {} col {} changed outside {:?} since version {}",
+                                row, col, changed, prior
+                            );
+                        }
+                    }
+                }
                 match seen.get(&version) {
                     Some(before) => prop_assert_eq!(before, &cells, "version {} changed", version),
                     None => {

@@ -4,19 +4,38 @@
 //! waiting for the drawing, when all the frame needs under the lock is the cells themselves: a
 //! `memcpy` of each changed row. The buffers are reused from frame to frame.
 //!
+//! A row whose change is known to the column (`vt100::Screen::row_change`) is copied only in
+//! the columns that changed: an echoed character copies and paints one cell, not the row.
+//!
 //! Hyperlinks are not carried: a frame that shows a pane's links resolves them through the
 //! screen's link table, so it draws with `PaneView` under the lock.
+
+use std::ops::Range;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
 use crate::pane::paint_row;
 
+/// Where one copied row's cells are.
+#[derive(Debug, Clone, Copy)]
+struct CopiedRow {
+    /// The screen row.
+    row: u16,
+    /// The first column copied (0 for a whole row).
+    col: u16,
+    /// Whether the whole row was copied (else only the columns that changed).
+    whole: bool,
+    /// Where the cells start in `CopiedRows::cells`, and how many.
+    start: usize,
+    len: usize,
+}
+
 /// Copies of some of a screen's rows, cut to the width of the area they will be drawn in.
 #[derive(Debug, Default)]
 pub struct CopiedRows {
-    /// (screen row, where its cells start in `cells`, how many), in screen order.
-    rows: Vec<(u16, usize, usize)>,
+    /// The rows copied, in screen order.
+    rows: Vec<CopiedRow>,
     cells: Vec<vt100::Cell>,
     /// The columns drawn (the area's width, or the screen's when narrower).
     cols: u16,
@@ -29,6 +48,20 @@ impl CopiedRows {
     /// would draw: those whose entry in `redraw` is true, and every row past its end. Keeps
     /// the buffers' memory.
     pub fn copy_from(&mut self, screen: &vt100::Screen, area: Rect, redraw: &[bool]) {
+        self.copy_changes(screen, area, redraw, &[]);
+    }
+
+    /// Like [`CopiedRows::copy_from`], but a row whose entry in `changed` is a range of
+    /// columns is copied only there: the caller drew that row before as it was until those
+    /// columns changed (see `vt100::Screen::row_change`). The range grows by a cell where a
+    /// wide character straddles its edge, so the copy paints whole characters.
+    pub fn copy_changes(
+        &mut self,
+        screen: &vt100::Screen,
+        area: Rect,
+        redraw: &[bool],
+        changed: &[Option<Range<u16>>],
+    ) {
         self.rows.clear();
         self.cells.clear();
         let (rows, cols) = screen.size();
@@ -42,9 +75,31 @@ impl CopiedRows {
                 break;
             };
             let cells = &cells[..cells.len().min(usize::from(self.cols))];
-            self.rows.push((row, self.cells.len(), cells.len()));
-            self.cells.extend_from_slice(cells);
+            let (columns, whole) = match changed.get(usize::from(row)) {
+                Some(Some(range)) => (whole_characters(cells, range), false),
+                _ => (0..cells.len(), true),
+            };
+            self.rows.push(CopiedRow {
+                row,
+                whole,
+                col: u16::try_from(columns.start).unwrap_or(u16::MAX),
+                start: self.cells.len(),
+                len: columns.len(),
+            });
+            self.cells.extend_from_slice(&cells[columns]);
         }
+    }
+
+    /// The columns of a row `width` cells wide that [`CopiedRows::paint`] paints for screen
+    /// row `row`: all of them for a whole row, the copied ones for a part; None when the copy
+    /// does not hold the row.
+    pub fn columns(&self, row: u16, width: usize) -> Option<Range<usize>> {
+        let copied = self.find(row)?;
+        if copied.whole {
+            return Some(0..width);
+        }
+        let start = usize::from(copied.col).min(width);
+        Some(start..(start + copied.len).min(width))
     }
 
     /// How many rows the copy holds.
@@ -57,49 +112,82 @@ impl CopiedRows {
         self.rows.is_empty()
     }
 
-    /// Paints copied screen row `row` into `targets`, one row of cells as wide as the area it
-    /// is drawn in, as [`CopiedRows::draw`] would (cells past the copy's columns are left as
-    /// they are); false when the copy does not hold that row.
-    pub fn paint(&self, row: u16, targets: &mut [ratatui::buffer::Cell]) -> bool {
+    /// The copied row `row`, when the copy holds it.
+    fn find(&self, row: u16) -> Option<&CopiedRow> {
         if row >= self.height {
-            return false;
+            return None;
         }
-        let Ok(at) = self.rows.binary_search_by_key(&row, |&(r, _, _)| r) else {
+        let at = self.rows.binary_search_by_key(&row, |r| r.row).ok()?;
+        self.rows.get(at)
+    }
+
+    /// Paints copied screen row `row` into `targets`, the cells of its row from the first of
+    /// [`CopiedRows::columns`] on, as [`CopiedRows::draw`] would (cells past the copy's columns
+    /// are left as they are); false when the copy does not hold that row.
+    pub fn paint(&self, row: u16, targets: &mut [ratatui::buffer::Cell]) -> bool {
+        let Some(copied) = self.find(row) else {
             return false;
         };
-        let (_, start, len) = self.rows[at];
-        let cols = targets.len().min(usize::from(self.cols));
-        let Some(cells) = self.cells.get(start..start + len) else {
+        let Some(cells) = self.cells.get(copied.start..copied.start + copied.len) else {
             return false;
         };
-        let cells = &cells[..cells.len().min(cols)];
-        paint_row(cells, cols, &mut targets[..cols], |_, _, _| {});
+        // The columns from the first painted one to the area's edge, where a wide character
+        // is cut.
+        let mut edge = usize::from(self.cols).saturating_sub(usize::from(copied.col));
+        if copied.whole {
+            edge = edge.min(targets.len());
+        }
+        let reach = targets.len().min(edge);
+        let cells = &cells[..cells.len().min(reach)];
+        paint_row(cells, edge, &mut targets[..reach], |_, _, _| {});
         true
     }
 
     /// Draws the copied rows into `area` of `buf` as `PaneView::render_rows` would have drawn
-    /// them from the screen (without hyperlinks), leaving the other rows' cells as they are.
+    /// them from the screen (without hyperlinks), leaving the other rows' cells (and a partly
+    /// copied row's other columns) as they are.
     pub fn draw(&self, area: Rect, buf: &mut Buffer) {
         let frame = buf.area;
         let area = area.intersection(frame);
         let cols = area.width.min(self.cols);
-        for &(row, start, len) in &self.rows {
-            if row >= area.height.min(self.height) {
+        for copied in &self.rows {
+            if copied.row >= area.height.min(self.height) {
                 break;
             }
-            let Some(cells) = self.cells.get(start..start + len) else {
+            let Some(cells) = self.cells.get(copied.start..copied.start + copied.len) else {
                 break;
             };
-            let cells = &cells[..cells.len().min(usize::from(cols))];
-            let y = area.y + row;
-            let at =
-                usize::from(y - frame.y) * usize::from(frame.width) + usize::from(area.x - frame.x);
-            let Some(targets) = buf.content.get_mut(at..at + usize::from(cols)) else {
+            let edge = usize::from(cols).saturating_sub(usize::from(copied.col));
+            let cells = &cells[..cells.len().min(edge)];
+            let y = area.y + copied.row;
+            let at = usize::from(y - frame.y) * usize::from(frame.width)
+                + usize::from(area.x - frame.x)
+                + usize::from(copied.col);
+            let Some(targets) = buf.content.get_mut(at..at + edge) else {
                 break;
             };
-            paint_row(cells, usize::from(cols), targets, |_, _, _| {});
+            paint_row(cells, edge, targets, |_, _, _| {});
         }
     }
+}
+
+/// Columns `range` of a row's `cells`, widened by a cell where a wide character straddles
+/// either edge: painted from its first column, the part then shows what painting the whole
+/// row shows there.
+fn whole_characters(cells: &[vt100::Cell], range: &Range<u16>) -> Range<usize> {
+    let len = cells.len();
+    let mut start = usize::from(range.start).min(len);
+    let mut end = usize::from(range.end).min(len);
+    if start >= end {
+        return start..start;
+    }
+    if start > 0 && cells[start - 1].is_wide() {
+        start -= 1;
+    }
+    if end < len && cells[end - 1].is_wide() {
+        end += 1;
+    }
+    start..end
 }
 
 #[cfg(test)]

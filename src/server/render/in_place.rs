@@ -10,7 +10,9 @@ use ratatui::buffer::{Buffer, Cell};
 use ratatui::layout::Rect;
 
 use super::frame_cache::{PaneDrawn, PaneStamp};
-use super::pane_rows::{drawn_in, pane_cursor, row_versions, rows_to_redraw, CursorSpot};
+use super::pane_rows::{
+    changed_columns, drawn_in, pane_cursor, row_versions, rows_to_redraw, CursorSpot,
+};
 use crate::server::model::state::{lock_for_frame, State};
 use crate::server::render::emit::{changed_cells, Span};
 use crate::server::view::chrome::{Chrome, PaneSlot};
@@ -152,8 +154,10 @@ pub(super) fn update(
 
 /// Draws the rows of `copy` marked in `redraw` into the pane's place `inner` of `buf`, and adds
 /// the cells that changed to `spans`. Each row is painted aside (into `painted`) and compared
-/// with the row shown, and only the cells that differ are copied in: for an echo that is its
-/// few cells, not the whole row cloned, blanked and painted again in the shown frame.
+/// with the row shown, and only the cells that differ are copied in; a row copied in part (its
+/// changed columns) is painted and compared there only. For an echo that is its one cell, not
+/// the whole row copied, painted and compared three times over: on a machine whose caches the
+/// typing went cold, those 26 KB of cells were most of the echo's frame.
 fn draw_rows(
     buf: &mut Buffer,
     inner: Rect,
@@ -171,16 +175,19 @@ fn draw_rows(
         let Some(span) = span(buf.area, inner, y) else {
             continue;
         };
+        // A row the copy does not hold (past the screen's rows) is drawn blank; one copied in
+        // part is painted and compared in its changed columns only.
+        let columns = copy.columns(row, span.len()).unwrap_or(0..span.len());
         painted.clear();
-        painted.resize(span.len(), Cell::EMPTY);
-        // A row the copy does not hold (past the screen's rows) is drawn blank.
+        painted.resize(columns.len(), Cell::EMPTY);
         copy.paint(row, painted);
-        let Some(cells) = buf.content.get_mut(span.clone()) else {
+        let shown = span.start + columns.start..span.start + columns.end;
+        let Some(cells) = buf.content.get_mut(shown.clone()) else {
             continue;
         };
         if let Some((a, b)) = changed_cells(cells, painted) {
             cells[a..b].clone_from_slice(&painted[a..b]);
-            let x = buf.area.x + (span.start % width) as u16;
+            let x = buf.area.x + (shown.start % width) as u16;
             spans.push(Span {
                 y,
                 x0: x + a as u16,
@@ -239,6 +246,7 @@ fn plan(
         .copied()
         .collect();
     let redraw = rows_to_redraw(&rows, &then);
+    let changed = changed_columns(screen, &then, &redraw);
     let screen_rows = usize::from(screen.size().0.get());
     // Links need the frame's link table: compose the whole frame for them.
     // (A screen whose link table is empty has no linked cell to look for.)
@@ -257,7 +265,7 @@ fn plan(
         return None;
     }
     let mut copy = copies.pop().unwrap_or_default();
-    copy.copy_from(screen, slot.inner, &redraw);
+    copy.copy_changes(screen, slot.inner, &redraw, &changed);
     let cursor = pane_cursor(screen, slot.inner);
     // The lock is held for the row copy only: drawing happens after it is let go.
     drop(term);

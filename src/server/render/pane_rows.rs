@@ -2,6 +2,8 @@
 //! was drawn (row versions), what it was drawn in a slot before, and where its cursor is. Shared
 //! by the whole-frame composer (`mod.rs`) and the in-place update (`in_place.rs`).
 
+use std::ops::Range;
+
 use ratatui::layout::Rect;
 
 use super::frame_cache::PaneDrawn;
@@ -49,6 +51,24 @@ pub(super) fn rows_to_redraw(now: &[u64], then: &[u64]) -> Vec<bool> {
     now.iter()
         .enumerate()
         .map(|(i, v)| *v == 0 || then.get(i) != Some(v))
+        .collect()
+}
+
+/// For each row to redraw, the columns that changed since the version drawn (`then`), when the
+/// row knows (`vt100::Screen::row_change`): only those need painting. None: draw it whole.
+pub(super) fn changed_columns(
+    screen: &vt100::Screen,
+    then: &[u64],
+    redraw: &[bool],
+) -> Vec<Option<Range<u16>>> {
+    redraw
+        .iter()
+        .enumerate()
+        .map(|(r, draw)| {
+            let drawn = then.get(r).copied().filter(|v| *draw && *v != 0)?;
+            let (prior, columns) = screen.row_change(u16::try_from(r).ok()?)?;
+            (prior == drawn).then_some(columns)
+        })
         .collect()
 }
 

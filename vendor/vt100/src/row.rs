@@ -7,6 +7,9 @@ use alloc::{string::String, vec::Vec};
 static NEXT_VERSION: core::sync::atomic::AtomicU64 =
     core::sync::atomic::AtomicU64::new(1);
 
+/// calyx: `Row::changed` when any column may have changed.
+const ANYWHERE: (u16, u16) = (0, u16::MAX);
+
 #[derive(Clone, Debug)]
 pub struct Row {
     cells: Vec<crate::Cell>,
@@ -17,6 +20,16 @@ pub struct Row {
     /// it first (a plain store on the hot path); [`Row::stamp`] gives a new
     /// one after each batch of output.
     version: u64,
+    /// calyx: the version the row had before the change that `version`
+    /// (or, while it is 0, the next stamp) stands for; 0 when unknown (a
+    /// new row). With `changed` it says how the cells of version `prior`
+    /// became the current ones, so that a renderer that drew `prior`
+    /// repaints only those columns (see `Screen::row_change`).
+    prior: u64,
+    /// calyx: the columns `start..end` whose cells may differ from those
+    /// of version `prior` (empty when only the `wrapped` flag changed;
+    /// `0..u16::MAX` for anywhere). Cells outside it are the same.
+    changed: (u16, u16),
     /// calyx: every cell from here on is blank with default attributes
     /// (`Cell::is_default`), so scrolling the row into the scrollback
     /// (`archive`) and resetting it touch only the cells before it. Text
@@ -32,6 +45,8 @@ impl Row {
             cells: vec![crate::Cell::new(); usize::from(cols)],
             wrapped: false,
             version: 0,
+            prior: 0,
+            changed: ANYWHERE,
             written: 0,
         }
     }
@@ -43,12 +58,54 @@ impl Row {
             cells,
             wrapped,
             version: 0,
+            prior: 0,
+            changed: ANYWHERE,
         }
     }
 
     /// calyx: the row's version (0: changed since last stamped).
     pub fn version(&self) -> u64 {
         self.version
+    }
+
+    /// calyx: how the row became its current version: the version it had
+    /// before and the columns that changed since (see `prior`). None
+    /// while the row is not stamped or its previous version is unknown.
+    pub fn change(&self) -> Option<(u64, core::ops::Range<u16>)> {
+        if self.version == 0 || self.prior == 0 {
+            return None;
+        }
+        let (start, end) = self.changed;
+        let end = end.min(self.cols());
+        Some((self.prior, start.min(end)..end))
+    }
+
+    /// calyx: marks the row changed (its version 0), remembering the
+    /// version it had, without widening `changed`: for changes that leave
+    /// every cell as it was (the `wrapped` flag).
+    #[inline]
+    fn changing(&mut self) {
+        if self.version != 0 {
+            self.prior = self.version;
+            self.version = 0;
+            self.changed = (u16::MAX, 0);
+        }
+    }
+
+    /// calyx: marks the row changed in columns `start..end` (see
+    /// `changed`); columns past `u16::MAX` count as the last.
+    #[inline]
+    fn touch(&mut self, start: usize, end: usize) {
+        self.changing();
+        let clamp = |c: usize| u16::try_from(c).unwrap_or(u16::MAX);
+        self.changed.0 = self.changed.0.min(clamp(start));
+        self.changed.1 = self.changed.1.max(clamp(end));
+    }
+
+    /// calyx: marks the row changed anywhere.
+    #[inline]
+    fn touch_all(&mut self) {
+        self.touch(0, usize::MAX);
     }
 
     /// calyx: gives a changed row a fresh version.
@@ -68,7 +125,7 @@ impl Row {
     }
 
     pub fn clear(&mut self, attrs: crate::attrs::Attrs) {
-        self.version = 0; // calyx: changed
+        self.touch_all(); // calyx: changed
         self.written = usize::MAX; // calyx: anywhere
         for cell in &mut self.cells {
             cell.clear(attrs);
@@ -77,7 +134,7 @@ impl Row {
     }
 
     pub fn reset(&mut self) {
-        self.version = 0; // calyx: changed
+        self.touch_all(); // calyx: changed
         // calyx: the cells from `written` on are blank already.
         let written = self.written_len();
         self.cells[..written].fill(crate::Cell::new());
@@ -102,7 +159,7 @@ impl Row {
 
     /// calyx: mutable cells, for rewriting hyperlink indexes.
     pub fn cells_mut(&mut self) -> &mut [crate::Cell] {
-        self.version = 0; // calyx: changed
+        self.touch_all(); // calyx: changed
         self.written = usize::MAX; // calyx: anywhere
         &mut self.cells
     }
@@ -112,9 +169,9 @@ impl Row {
     }
 
     pub fn get_mut(&mut self, col: u16) -> Option<&mut crate::Cell> {
-        self.version = 0; // calyx: changed
-        // calyx: only this cell may change (see `written`).
+        // calyx: only this cell may change (see `written`, `changed`).
         let col = usize::from(col);
+        self.touch(col, col + 1);
         if col < self.cells.len() {
             self.written = self.written.max(col + 1);
         }
@@ -125,7 +182,8 @@ impl Row {
     ///
     /// Cells at the end are dropped.
     pub fn insert(&mut self, i: u16, count: u16) {
-        self.version = 0; // calyx: changed
+        // calyx: the cells from `i` on move.
+        self.touch(usize::from(i), usize::MAX);
         self.written = usize::MAX; // calyx: anywhere
         let count = usize::from(count).min(self.cells.len() - usize::from(i));
         if count == 0 {
@@ -158,7 +216,9 @@ impl Row {
     ///
     /// Empty cells are added to the end.
     pub fn remove(&mut self, range: core::ops::Range<u16>) {
-        self.version = 0; // calyx: changed
+        // calyx: the cells from the range on move (`clear_wide` marks the
+        // one before).
+        self.touch(usize::from(range.start), usize::MAX);
         self.written = usize::MAX; // calyx: anywhere
         self.wrapped = false;
         if range.start >= range.end {
@@ -178,7 +238,8 @@ impl Row {
     }
 
     pub fn erase(&mut self, i: u16, attrs: crate::attrs::Attrs) {
-        self.version = 0; // calyx: changed
+        // calyx: cell `i` (`clear_wide` marks its other half).
+        self.touch(usize::from(i), usize::from(i) + 1);
         self.written = usize::MAX; // calyx: anywhere
         let wide = self.cells[usize::from(i)].is_wide();
         self.clear_wide(i);
@@ -193,14 +254,15 @@ impl Row {
     }
 
     pub fn truncate(&mut self, len: u16) {
-        self.version = 0; // calyx: changed
+        self.touch_all(); // calyx: changed
         self.written = usize::MAX; // calyx: anywhere
         self.cells.truncate(usize::from(len));
         self.set_truncated();
     }
 
     fn set_truncated(&mut self) {
-        self.version = 0; // calyx: changed
+        // calyx: the last cell.
+        self.touch(self.cells.len().saturating_sub(1), usize::MAX);
         self.written = usize::MAX; // calyx: anywhere
         self.wrapped = false;
         if let Some(last_cell) = self.cells.last_mut() {
@@ -211,7 +273,7 @@ impl Row {
     }
 
     fn grow_unchecked(&mut self, len: u16, cell: crate::Cell) {
-        self.version = 0; // calyx: changed
+        self.touch_all(); // calyx: changed
         self.written = usize::MAX; // calyx: anywhere
         debug_assert!(self.cells.len() < usize::from(len));
         self.cells.resize(len.into(), cell);
@@ -220,7 +282,7 @@ impl Row {
 
     /// Like [`Self::resize`], but never decreases the size of the row.
     pub fn grow(&mut self, len: u16, cell: crate::Cell) {
-        self.version = 0; // calyx: changed
+        self.touch_all(); // calyx: changed
         self.written = usize::MAX; // calyx: anywhere
         if self.cells.len() < usize::from(len) {
             // calyx: keeps `wrapped` (upstream cleared it): a scrollback row
@@ -231,7 +293,7 @@ impl Row {
     }
 
     pub fn resize(&mut self, len: u16, cell: crate::Cell) {
-        self.version = 0; // calyx: changed
+        self.touch_all(); // calyx: changed
         self.written = usize::MAX; // calyx: anywhere
         match usize::from(len).cmp(&self.cells.len()) {
             core::cmp::Ordering::Equal => {}
@@ -257,9 +319,9 @@ impl Row {
         text: &[u8],
         attrs: crate::attrs::Attrs,
     ) {
-        self.version = 0; // calyx: changed
         let start = usize::from(col);
         let end = start + text.len();
+        self.touch(start, end); // calyx: changed (`finish_run` marks around)
         // Writing a character over the left half of a wide one blanks its
         // right half; the next character then overwrites that blank, so
         // only the last one can leave it (and a blanked cell is no longer
@@ -282,7 +344,6 @@ impl Row {
         chars: impl Iterator<Item = char>,
         attrs: crate::attrs::Attrs,
     ) -> (usize, Option<char>) {
-        self.version = 0; // calyx: changed
         let start = usize::from(col).min(self.cells.len());
         let mut count = 0;
         let mut last = None;
@@ -293,6 +354,7 @@ impl Row {
             count += 1;
             last = Some(c);
         }
+        self.touch(start, start + count); // calyx: changed
         self.finish_run(start, start + count, attrs, blanks_next);
         (count, last)
     }
@@ -311,10 +373,12 @@ impl Row {
         if start == end {
             return;
         }
-        if let Some(prev) = start.checked_sub(1).map(|p| &mut self.cells[p]) {
-            if prev.is_wide() {
+        if let Some(p) = start.checked_sub(1) {
+            if self.cells[p].is_wide() {
+                let prev = &mut self.cells[p];
                 let prev_attrs = *prev.attrs();
                 prev.clear(prev_attrs);
+                self.touch(p, p + 1); // calyx: changed
             }
         }
         let mut written = end;
@@ -322,6 +386,7 @@ impl Row {
             if let Some(next) = self.cells.get_mut(end) {
                 next.set(' ', attrs);
                 written = end + 1;
+                self.touch(end, end + 1); // calyx: changed
             }
         }
         self.written = self.written.max(written);
@@ -383,8 +448,10 @@ impl Row {
                     cells,
                     wrapped: self.wrapped,
                     version: 0,
+                    prior: 0,
+                    changed: ANYWHERE,
                 };
-                self.version = 0;
+                self.touch_all();
                 self.written = 0;
                 self.wrapped = false;
                 return archived;
@@ -408,6 +475,8 @@ impl Row {
             cells,
             wrapped: self.wrapped,
             version: 0,
+            prior: 0,
+            changed: ANYWHERE,
         };
         self.reset();
         archived
@@ -439,7 +508,7 @@ impl Row {
 
     /// Trims trailing blank cells from the row.
     pub fn trim(&mut self) {
-        self.version = 0; // calyx: changed
+        self.touch_all(); // calyx: changed
         self.written = usize::MAX; // calyx: anywhere
         let excess = self
             .cells
@@ -452,7 +521,8 @@ impl Row {
     }
 
     pub fn wrap(&mut self, wrap: bool) {
-        self.version = 0; // calyx: changed
+        // calyx: no cell changes.
+        self.changing();
         self.wrapped = wrap;
     }
 
@@ -467,7 +537,9 @@ impl Row {
     }
 
     pub fn clear_wide(&mut self, col: u16) {
-        self.version = 0; // calyx: changed
+        // calyx: the cell and its other half, on either side.
+        let at = usize::from(col);
+        self.touch(at.saturating_sub(1), at + 2);
         self.written = usize::MAX; // calyx: anywhere
         let col_idx = usize::from(col);
         let cell = &self.cells[col_idx];

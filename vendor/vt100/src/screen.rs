@@ -709,6 +709,20 @@ impl Screen {
         self.grid().visible_row(row).map_or(0, crate::row::Row::version)
     }
 
+    /// calyx: how visible row `row` became its version: the version it had
+    /// before its last change, and the columns whose cells differ from that
+    /// version's (cells outside the range are the same). A renderer that
+    /// drew the row at exactly that version repaints only those columns; an
+    /// echoed character is then one cell, not the whole row. None when the
+    /// row is not stamped or its history is unknown: draw it whole.
+    #[must_use]
+    pub fn row_change(
+        &self,
+        row: u16,
+    ) -> Option<(u64, core::ops::Range<u16>)> {
+        self.grid().visible_row(row).and_then(crate::row::Row::change)
+    }
+
     /// calyx: stamps the changed rows of both grids (see `row_version`).
     pub(crate) fn stamp_rows(&mut self) {
         self.grid.stamp_rows();
