@@ -690,8 +690,7 @@ impl Server {
             .map(|c| c.id)
             .collect();
         let mut held = false;
-        let agents = view::sidebar::AgentsView::build(&self.state, &self.agents, &self.approvals)
-            .with_machines(&self.machines);
+        let mut due = Vec::with_capacity(dirty.len());
         for id in dirty {
             let hold = self
                 .state
@@ -705,6 +704,19 @@ impl Server {
                     continue;
                 }
             }
+            due.push(id);
+        }
+        // Pane contents first, in the chrome last drawn: an echo is on its way before the
+        // rest of the frame is looked at (see `render::render_early`).
+        for &id in &due {
+            let cache = self.frames.entry(id).or_default();
+            if let Some(frame) = render::render_early(&mut self.state, id, cache) {
+                self.send_frame(id, frame);
+            }
+        }
+        let agents = view::sidebar::AgentsView::build(&self.state, &self.agents, &self.approvals)
+            .with_machines(&self.machines);
+        for id in due {
             let started = std::time::Instant::now();
             let shown = self.panel_request(id);
             self.panel_drawn(id, shown);
@@ -715,20 +727,31 @@ impl Server {
                 render::render_client(&mut self.state, &agents, panel.as_ref(), tree, id, cache);
             tracing::trace!("frame for client {id} in {:?}", started.elapsed());
             if let Some(frame) = rendered {
-                self.state.counts.frame();
-                if let Some(c) = self.state.clients.get_mut(&id) {
-                    if c.send_terminal(frame.bytes).is_err() {
-                        // The client is behind: redraw it whole next time instead of queueing.
-                        cache.redraw_whole();
-                        c.dirty = true;
-                    }
-                }
+                self.send_frame(id, frame);
             }
         }
         if !held {
             self.sync_hold_since = None;
         }
         self.last_render = now;
+    }
+
+    /// Sends a frame to its client's terminal (none when it has no bytes: nothing changed).
+    fn send_frame(&mut self, id: ClientId, frame: render::Rendered) {
+        if frame.bytes.is_empty() {
+            return;
+        }
+        self.state.counts.frame();
+        let Some(c) = self.state.clients.get_mut(&id) else {
+            return;
+        };
+        if c.send_terminal(frame.bytes).is_err() {
+            // The client is behind: redraw it whole next time instead of queueing.
+            if let Some(cache) = self.frames.get_mut(&id) {
+                cache.redraw_whole();
+            }
+            c.dirty = true;
+        }
     }
 
     pub(crate) fn shutdown(&mut self) {

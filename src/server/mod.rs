@@ -30,6 +30,8 @@ mod back_to_tests;
 #[cfg(test)]
 mod busy_read_tests;
 #[cfg(test)]
+mod early_frame_tests;
+#[cfg(test)]
 mod echo_kept_tests;
 #[cfg(test)]
 mod flood_count_tests;

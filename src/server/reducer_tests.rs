@@ -41,7 +41,7 @@ pub(super) struct Harness {
     /// tests do not run; messages like Exit arrive here).
     pub(super) client_rx: mpsc::Receiver<super::io::terminal::Outgoing>,
     /// The client's terminal: frames are drawn into it one after another.
-    terminal: vt100::Parser,
+    pub(super) terminal: vt100::Parser,
     /// The owner loop's channel (pane notifications): read only by tests that drive the loop.
     pub(super) owner_rx: mpsc::UnboundedReceiver<Msg>,
     dir: tempfile::TempDir,

@@ -28,6 +28,9 @@ pub struct FrameCache {
     /// Buffers for the pane rows a frame copies out of locked terminals (one per pane drawn),
     /// kept so a frame allocates none.
     pub(super) copies: Vec<calyx_tui::CopiedRows>,
+    /// Where the last in-place frame put the client's cursor (position and style; None:
+    /// hidden). None here when unknown (a whole frame came since): a frame writes it again.
+    pub(super) cursor_sent: Option<Option<(u16, u16, u8)>>,
 }
 
 impl FrameCache {

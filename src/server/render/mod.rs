@@ -339,6 +339,28 @@ fn wants_any_motion(state: &State, chrome: &Chrome) -> bool {
         .any(|pane| pane.glance.mouse_any_motion())
 }
 
+/// A client's frame drawn in place with the chrome of its last frame, before anything else of
+/// the frame is gathered; None, with nothing drawn, when the last frame cannot be updated in
+/// place. A keystroke's echo is usually the only change: it then reaches the terminal without
+/// waiting for the sidebar's agents, the chrome's gathering (its titles, badges and status
+/// line) and its comparison, about half of the echo's frame on a machine where other programs
+/// took the caches between two keys. `render_client` runs next and finds the chrome changed
+/// or not: when it did, it composes the whole frame over what this one drew.
+pub fn render_early(
+    state: &mut State,
+    client: ClientId,
+    cache: &mut FrameCache,
+) -> Option<Rendered> {
+    let chrome = cache.chrome.take()?;
+    let mut shown = std::mem::take(cache);
+    let rendered = draw_in_place(state, &chrome, client, &mut shown, cache);
+    if rendered.is_none() {
+        *cache = shown;
+    }
+    cache.chrome = Some(chrome);
+    rendered
+}
+
 /// The usual frame, where only pane contents changed (output, an echo): updates the shown
 /// frame in place, drawing and comparing just the pane rows whose version changed. None, with
 /// `shown` untouched, when the frame must be composed whole.
@@ -349,8 +371,24 @@ fn render_in_place(
     shown: &mut FrameCache,
     cache: &mut FrameCache,
 ) -> Option<Rendered> {
+    if shown.chrome.as_ref() != Some(chrome) {
+        return None;
+    }
+    draw_in_place(state, chrome, client, shown, cache)
+}
+
+/// `render_in_place` once the chrome is known to be the shown frame's (`shown.chrome`, or
+/// taken out of it by `render_early`). A frame that changes nothing the client shows (no cell,
+/// and the cursor where the last in-place frame put it) has no bytes: `render_early` drew it.
+fn draw_in_place(
+    state: &mut State,
+    chrome: &Chrome,
+    client: ClientId,
+    shown: &mut FrameCache,
+    cache: &mut FrameCache,
+) -> Option<Rendered> {
     let buf = shown.buf.as_mut()?;
-    if shown.chrome.as_ref() != Some(chrome) || buf.area != chrome.area || !shown.links.is_empty() {
+    if buf.area != chrome.area || !shown.links.is_empty() {
         return None;
     }
     let hyperlinks = state.clients.get(&client)?.hyperlinks;
@@ -362,6 +400,25 @@ fn render_in_place(
         &shown.panes,
         &mut shown.copies,
     )?;
+    let cursor = cursor_key(update.cursor.as_ref());
+    let unchanged =
+        update.spans.is_empty() && update.scrolls.is_empty() && shown.cursor_sent == Some(cursor);
+    let c = state.clients.get_mut(&client)?;
+    c.dirty = update.incomplete;
+    cache.buf = shown.buf.take();
+    cache.spare = shown.spare.take();
+    cache.links = std::mem::take(&mut shown.links);
+    cache.panes = update.stamps;
+    // Equal to `chrome` (checked by the caller): keep it rather than copy it.
+    cache.chrome = shown.chrome.take();
+    cache.copies = std::mem::take(&mut shown.copies);
+    cache.cursor_sent = Some(cursor);
+    if unchanged {
+        return Some(Rendered { bytes: Vec::new() });
+    }
+    let Some(buf) = cache.buf.as_ref() else {
+        return Some(Rendered { bytes: Vec::new() });
+    };
     let mut out: Vec<u8> = Vec::with_capacity(4 * 1024);
     out.extend_from_slice(b"\x1b[?2026h");
     for (top, height, lines) in &update.scrolls {
@@ -376,16 +433,7 @@ fn render_in_place(
         );
     }
     crate::server::render::emit::write_spans(&mut out, buf, &update.spans, None);
-    let c = state.clients.get_mut(&client)?;
     finish_frame(&mut out, c, update.cursor);
-    cache.buf = shown.buf.take();
-    cache.spare = shown.spare.take();
-    cache.links = std::mem::take(&mut shown.links);
-    cache.panes = update.stamps;
-    // Equal to `chrome` (checked above): keep it rather than copy it.
-    cache.chrome = shown.chrome.take();
-    cache.copies = std::mem::take(&mut shown.copies);
-    c.dirty = update.incomplete;
     Some(Rendered { bytes: out })
 }
 
@@ -437,6 +485,7 @@ fn render_whole(
     };
     let rows = changed_rows(&previous, &previous_links, &buf, &links);
     crate::server::render::emit::write_rows(&mut out, &buf, &rows, Some(&links));
+    cache.cursor_sent = Some(cursor_key(cursor.as_ref()));
     finish_frame(&mut out, c, cursor);
     cache.buf = Some(buf);
     cache.spare = Some(previous);
@@ -449,6 +498,11 @@ fn render_whole(
 }
 
 /// Places (or hides) the cursor and ends the synchronized update.
+/// What `finish_frame` makes of the cursor, to tell whether a frame would move it.
+fn cursor_key(cursor: Option<&CursorSpot>) -> Option<(u16, u16, u8)> {
+    cursor.map(|s| (s.x, s.y, s.style))
+}
+
 fn finish_frame(
     out: &mut Vec<u8>,
     c: &mut crate::server::model::state::Client,
