@@ -343,7 +343,7 @@ fn wants_any_motion(state: &State, chrome: &Chrome) -> bool {
 /// the frame is gathered; None, with nothing drawn, when the last frame cannot be updated in
 /// place. A keystroke's echo is usually the only change: it then reaches the terminal without
 /// waiting for the sidebar's agents, the chrome's gathering (its titles, badges and status
-/// line) and its comparison, about half of the echo's frame on a machine where other programs
+/// line) and its comparison, a third of the echo's frame on a machine where other programs
 /// took the caches between two keys. `render_client` runs next and finds the chrome changed
 /// or not: when it did, it composes the whole frame over what this one drew.
 pub fn render_early(
@@ -497,12 +497,12 @@ fn render_whole(
     Some(Rendered { bytes: out })
 }
 
-/// Places (or hides) the cursor and ends the synchronized update.
 /// What `finish_frame` makes of the cursor, to tell whether a frame would move it.
 fn cursor_key(cursor: Option<&CursorSpot>) -> Option<(u16, u16, u8)> {
     cursor.map(|s| (s.x, s.y, s.style))
 }
 
+/// Places (or hides) the cursor and ends the synchronized update.
 fn finish_frame(
     out: &mut Vec<u8>,
     c: &mut crate::server::model::state::Client,
