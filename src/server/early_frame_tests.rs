@@ -1,6 +1,6 @@
 //! The echo's frame drawn before the chrome is gathered (`render::render_early`): it shows the
-//! pane's new cells at once, the frame `render_client` draws next adds nothing when only pane
-//! contents changed, and when the chrome changed too that frame composes over the early one so
+//! pane's new cells at once, the frame `render_client` draws next adds nothing (and locks no
+//! pane's terminal again) when only pane contents changed, and when the chrome changed too that frame composes over the early one so
 //! the client's terminal ends up showing exactly the whole frame.
 
 use super::reducer_tests::{wait, Harness, CLIENT};
@@ -69,9 +69,15 @@ fn an_echo_is_drawn_early_and_the_usual_frame_then_sends_nothing() {
         String::from_utf8_lossy(&drawn)
     );
     assert!(h.terminal.screen().contents().contains("$ q"));
+    let locks = h.server.state.counts.now().locks;
     assert!(
         usual(&mut h).is_empty(),
         "the usual frame after it has nothing to add"
+    );
+    assert_eq!(
+        h.server.state.counts.now().locks,
+        locks,
+        "nor does it lock the panes' terminals again"
     );
     assert_eq!(h.terminal.screen().contents(), whole(&mut h));
 }

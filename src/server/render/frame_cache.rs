@@ -31,6 +31,9 @@ pub struct FrameCache {
     /// Where the last in-place frame put the client's cursor (position and style; None:
     /// hidden). None here when unknown (a whole frame came since): a frame writes it again.
     pub(super) cursor_sent: Option<Option<(u16, u16, u8)>>,
+    /// `render_early` just updated `buf` in place with `chrome`: the frame `render_client`
+    /// draws next need not update the panes again if the chrome is still the same.
+    pub(super) drawn_early: bool,
 }
 
 impl FrameCache {

@@ -306,10 +306,18 @@ pub fn render_client(
     let chrome = Chrome::gather(state, agents, client, panel.is_some(), tree)?;
     let any_motion = wants_any_motion(state, &chrome);
     state.clients.get(&client)?;
-    let mut shown = std::mem::take(cache);
-    let mut rendered = match render_in_place(state, &chrome, client, &mut shown, cache) {
-        Some(rendered) => rendered,
-        None => render_whole(state, chrome, client, shown, panel, cache)?,
+    let drawn_early = std::mem::take(&mut cache.drawn_early);
+    let mut rendered = if drawn_early && cache.chrome.as_ref() == Some(&chrome) {
+        // `render_early` drew the panes in this same chrome a moment ago: drawing them again
+        // would lock every pane's terminal a second time a frame for nothing (output parsed
+        // since then notifies the owner, which draws the next frame).
+        Rendered { bytes: Vec::new() }
+    } else {
+        let mut shown = std::mem::take(cache);
+        match render_in_place(state, &chrome, client, &mut shown, cache) {
+            Some(rendered) => rendered,
+            None => render_whole(state, chrome, client, shown, panel, cache)?,
+        }
     };
     let c = state.clients.get_mut(&client)?;
     if c.any_motion != any_motion {
@@ -358,6 +366,7 @@ pub fn render_early(
         *cache = shown;
     }
     cache.chrome = Some(chrome);
+    cache.drawn_early = rendered.is_some();
     rendered
 }
 
