@@ -15,31 +15,11 @@ fn early(h: &mut Harness) -> Vec<u8> {
     bytes
 }
 
-/// Renders the usual frame into the client's terminal; returns its bytes.
-fn usual(h: &mut Harness) -> Vec<u8> {
-    let agents = super::view::sidebar::AgentsView::build(
-        &h.server.state,
-        &h.server.agents,
-        &h.server.approvals,
-    );
-    let cache = h.server.frames.entry(CLIENT).or_default();
-    let bytes =
-        super::render::render_client(&mut h.server.state, &agents, None, None, CLIENT, cache)
-            .map(|r| r.bytes)
-            .unwrap_or_default();
-    h.terminal.process(&bytes);
-    bytes
-}
-
 /// What the client's terminal would show after a whole frame drawn now.
 fn whole(h: &mut Harness) -> String {
     let (rows, cols) = h.terminal.screen().size();
     let mut fresh = vt100::Parser::new(rows, cols, 0);
-    let agents = super::view::sidebar::AgentsView::build(
-        &h.server.state,
-        &h.server.agents,
-        &h.server.approvals,
-    );
+    let agents = h.agents();
     let mut cache = super::render::frame_cache::FrameCache::default();
     let bytes =
         super::render::render_client(&mut h.server.state, &agents, None, None, CLIENT, &mut cache)
@@ -59,7 +39,7 @@ fn an_echo_is_drawn_early_and_the_usual_frame_then_sends_nothing() {
         early(&mut h).is_empty(),
         "an unchanged pane draws nothing early"
     );
-    assert!(usual(&mut h).is_empty(), "nor in the usual frame");
+    assert!(h.frame_bytes().is_empty(), "nor in the usual frame");
     h.keys(b"q");
     h.wait_pane(shell, "$ q");
     let drawn = early(&mut h);
@@ -71,7 +51,7 @@ fn an_echo_is_drawn_early_and_the_usual_frame_then_sends_nothing() {
     assert!(h.terminal.screen().contents().contains("$ q"));
     let locks = h.server.state.counts.now().locks;
     assert!(
-        usual(&mut h).is_empty(),
+        h.frame_bytes().is_empty(),
         "the usual frame after it has nothing to add"
     );
     assert_eq!(
@@ -104,7 +84,7 @@ fn when_the_chrome_changed_too_the_usual_frame_draws_over_the_early_one() {
         "the early frame keeps the last frame's chrome"
     );
     assert!(
-        !usual(&mut h).is_empty(),
+        !h.frame_bytes().is_empty(),
         "the changed chrome is drawn next"
     );
     let shown = h.terminal.screen().contents();

@@ -204,21 +204,39 @@ impl Harness {
         })
     }
 
-    /// Renders the client's next frame (only what changed, as the server sends it) into the
-    /// client's terminal and returns what that terminal shows.
-    pub(super) fn frame(&mut self) -> String {
-        let agents = super::view::sidebar::AgentsView::build(
+    /// The sidebar's agents as a frame draws them now.
+    pub(super) fn agents(&self) -> super::view::sidebar::AgentsView {
+        super::view::sidebar::AgentsView::build(
             &self.server.state,
             &self.server.agents,
             &self.server.approvals,
-        );
+        )
+    }
+
+    /// Renders the client's next frame (only what changed, as the server sends it) into the
+    /// client's terminal and returns its bytes.
+    pub(super) fn frame_bytes(&mut self) -> Vec<u8> {
+        let agents = self.agents();
         let tree = self.server.tree_data(CLIENT);
         let cache = self.server.frames.entry(CLIENT).or_default();
-        if let Some(rendered) =
-            super::render::render_client(&mut self.server.state, &agents, None, tree, CLIENT, cache)
-        {
-            self.terminal.process(&rendered.bytes);
-        }
+        let bytes = super::render::render_client(
+            &mut self.server.state,
+            &agents,
+            None,
+            tree,
+            CLIENT,
+            cache,
+        )
+        .map(|r| r.bytes)
+        .unwrap_or_default();
+        self.terminal.process(&bytes);
+        bytes
+    }
+
+    /// Renders the client's next frame into the client's terminal and returns what that
+    /// terminal shows.
+    pub(super) fn frame(&mut self) -> String {
+        self.frame_bytes();
         let screen = self.terminal.screen();
         let (_, cols) = screen.size();
         screen

@@ -42,11 +42,7 @@ fn echo_frames(label: &str, frames: usize, evict: usize, frame: Frame) {
     h.wait_ready();
     let pane = h.active();
     h.frame();
-    let agents = super::view::sidebar::AgentsView::build(
-        &h.server.state,
-        &h.server.agents,
-        &h.server.approvals,
-    );
+    let agents = h.agents();
     let terminal = std::sync::Arc::clone(&h.server.state.panes[&pane].terminal);
     let mut took = Vec::with_capacity(frames);
     let mut bytes = 0;

@@ -414,6 +414,11 @@ fn draw_in_place(
         update.spans.is_empty() && update.scrolls.is_empty() && shown.cursor_sent == Some(cursor);
     let c = state.clients.get_mut(&client)?;
     c.dirty = update.incomplete;
+    let bytes = if unchanged {
+        Vec::new()
+    } else {
+        in_place_bytes(buf, &update.scrolls, &update.spans, c, update.cursor)
+    };
     cache.buf = shown.buf.take();
     cache.spare = shown.spare.take();
     cache.links = std::mem::take(&mut shown.links);
@@ -422,15 +427,20 @@ fn draw_in_place(
     cache.chrome = shown.chrome.take();
     cache.copies = std::mem::take(&mut shown.copies);
     cache.cursor_sent = Some(cursor);
-    if unchanged {
-        return Some(Rendered { bytes: Vec::new() });
-    }
-    let Some(buf) = cache.buf.as_ref() else {
-        return Some(Rendered { bytes: Vec::new() });
-    };
+    Some(Rendered { bytes })
+}
+
+/// The bytes of an in-place frame: the scrolls, the changed cells of `buf`, the cursor.
+fn in_place_bytes(
+    buf: &Buffer,
+    scrolls: &[(u16, u16, u16)],
+    spans: &[emit::Span],
+    c: &mut crate::server::model::state::Client,
+    cursor: Option<CursorSpot>,
+) -> Vec<u8> {
     let mut out: Vec<u8> = Vec::with_capacity(4 * 1024);
     out.extend_from_slice(b"\x1b[?2026h");
-    for (top, height, lines) in &update.scrolls {
+    for (top, height, lines) in scrolls {
         // Blank lines come in with the default colors; DECSTBM is 1-based.
         out.extend_from_slice(
             format!(
@@ -441,9 +451,9 @@ fn draw_in_place(
             .as_bytes(),
         );
     }
-    crate::server::render::emit::write_spans(&mut out, buf, &update.spans, None);
-    finish_frame(&mut out, c, update.cursor);
-    Some(Rendered { bytes: out })
+    emit::write_spans(&mut out, buf, spans, None);
+    finish_frame(&mut out, c, cursor);
+    out
 }
 
 /// Composes the whole frame and sends the rows that differ from the shown one.
